@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { HardwareSpec, StorageKind } from './hardware.ts';
+import { DatabaseEnvironment, Engine } from './database.ts';
+import { RunNote, Sample, TimeSeriesPoint } from './run.ts';
+import { identifier, isoDateTime, scalar, sha256Hex } from './primitives.ts';
+
+/** RFC 9457 problem details, with the failing field paths and the request id. */
+export const Problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string().optional(),
+  instance: z.string().optional(),
+  requestId: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type Problem = z.infer<typeof Problem>;
+
+export const RunSource = z.enum(['measured', 'published']);
+export type RunSource = z.infer<typeof RunSource>;
+
+export const RunStatus = z.enum(['stored']);
+
+export const HardwareRef = z.object({
+  fingerprint: sha256Hex,
+  class: z.string(),
+});
+
+export const RunAccepted = z.object({
+  id: z.uuid(),
+  status: RunStatus,
+  idempotencyKey: z.string(),
+  scenario: z.object({ key: z.string(), version: z.string() }),
+  hardware: HardwareRef,
+  samples: z.number().int(),
+  timeSeriesPoints: z.number().int(),
+  receivedAt: isoDateTime,
+  links: z.object({ self: z.string() }),
+});
+export type RunAccepted = z.infer<typeof RunAccepted>;
+
+export const RunSummary = z.object({
+  id: z.uuid(),
+  source: RunSource,
+  status: RunStatus,
+  scenario: z.object({ key: z.string(), version: z.string() }),
+  hardware: HardwareRef,
+  database: z.object({ engine: Engine, version: z.string(), major: z.number(), minor: z.number() }),
+  runner: z.string().nullable(),
+  runnerVersion: z.string(),
+  startedAt: isoDateTime,
+  finishedAt: isoDateTime,
+  receivedAt: isoDateTime,
+  samples: z.number().int(),
+  links: z.object({ self: z.string() }),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+export const RunDetail = RunSummary.extend({
+  params: z.record(z.string(), scalar),
+  hardwareSpec: HardwareSpec,
+  databaseEnvironment: DatabaseEnvironment,
+  samples: z.array(Sample),
+  timeSeries: z.array(TimeSeriesPoint),
+  notes: z.array(RunNote),
+  warnings: z.array(z.string()),
+  order: z.array(z.object({ variant: z.string(), repetition: z.number() })).nullable(),
+});
+export type RunDetail = z.infer<typeof RunDetail>;
+
+export const Page = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+export const RunList = Page(RunSummary);
+export type RunList = z.infer<typeof RunList>;
+
+const cursor = z.string().max(200).regex(/^[A-Za-z0-9_-]+$/, 'must be a cursor returned by a previous page');
+const limit = z.coerce.number().int().min(1).max(500).default(50);
+
+export const RunListQuery = z.strictObject({
+  scenario: identifier.optional(),
+  hardware: sha256Hex.optional(),
+  class: z.string().max(100).optional(),
+  engine: Engine.optional(),
+  source: z.enum(['measured', 'published', 'all']).default('all'),
+  cursor: cursor.optional(),
+  limit,
+});
+export type RunListQuery = z.infer<typeof RunListQuery>;
+
+export const HardwareSummary = z.object({
+  fingerprint: sha256Hex,
+  class: z.string(),
+  cpuModel: z.string(),
+  physicalCores: z.number().int(),
+  logicalCpus: z.number().int(),
+  memoryBytes: z.number(),
+  storageKind: StorageKind,
+  storageModel: z.string().nullable(),
+  runs: z.number().int(),
+  firstSeenAt: isoDateTime,
+  lastSeenAt: isoDateTime,
+  links: z.object({ self: z.string() }),
+});
+export type HardwareSummary = z.infer<typeof HardwareSummary>;
+
+export const HardwareList = Page(HardwareSummary);
+export const HardwareListQuery = z.strictObject({
+  class: z.string().max(100).optional(),
+  storage: StorageKind.optional(),
+  cursor: cursor.optional(),
+  limit,
+});
+export type HardwareListQuery = z.infer<typeof HardwareListQuery>;
+
+export const HardwareDetail = HardwareSummary.extend({
+  spec: HardwareSpec,
+  scenarios: z.array(z.object({ key: z.string(), runs: z.number().int() })),
+});
+export type HardwareDetail = z.infer<typeof HardwareDetail>;
+
+export const ScenarioSummary = z.object({
+  key: z.string(),
+  title: z.string().nullable(),
+  runs: z.number().int(),
+  versions: z.array(z.object({ version: z.string(), firstSeenAt: isoDateTime, runs: z.number().int() })),
+});
+export const ScenarioList = z.object({ items: z.array(ScenarioSummary) });
+export type ScenarioList = z.infer<typeof ScenarioList>;
+
+export const Health = z.object({ status: z.literal('ok') });
+export const Readiness = z.object({ status: z.literal('ok'), database: z.literal('ok') });

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { boundedString, finiteNumber, count } from './primitives.ts';
+
+export const StorageKind = z.enum(['ssd', 'hdd', 'nvme', 'unknown']);
+export type StorageKind = z.infer<typeof StorageKind>;
+
+/**
+ * What the runner reports about the machine hosting the database under test.
+ * Only the stable fields feed the fingerprint (see `stableHardwareFields`):
+ * clock speed, bogomips and the like change from boot to boot and would split
+ * one machine into many profiles.
+ */
+export const HardwareSpec = z.strictObject({
+  cpuModel: boundedString(200),
+  physicalCores: count.min(1).max(4096),
+  logicalCpus: count.min(1).max(8192),
+  memoryBytes: z.number().int().positive().max(2 ** 53 - 1),
+  storage: z.strictObject({
+    kind: StorageKind,
+    model: boundedString(200).nullable().default(null),
+  }),
+  filesystem: boundedString(64).nullable().default(null),
+  os: boundedString(200),
+  kernel: boundedString(200),
+  virtualization: boundedString(64).nullable().default(null),
+  /** Volatile readings kept for display only; never part of the fingerprint. */
+  cpuSpeedGhz: finiteNumber.min(0).max(100).optional(),
+});
+export type HardwareSpec = z.infer<typeof HardwareSpec>;
+
+const GIB = 1024 ** 3;
+
+/** Fields that identify a machine; order matters for the canonical form. */
+export function stableHardwareFields(spec: HardwareSpec) {
+  return {
+    cpuModel: spec.cpuModel.trim().replace(/\s+/g, ' '),
+    physicalCores: spec.physicalCores,
+    logicalCpus: spec.logicalCpus,
+    // Memory is rounded to whole GiB: the kernel reserves a slightly different amount per boot.
+    memoryGib: Math.round(spec.memoryBytes / GIB),
+    storageKind: spec.storage.kind,
+    storageModel: spec.storage.model?.trim() ?? null,
+    filesystem: spec.filesystem,
+    os: spec.os,
+    virtualization: spec.virtualization,
+  };
+}
+
+/**
+ * The coarse class engineers think in: "8 cores / 32 GB / SSD".
+ * Memory is rounded to the nearest power-of-two-ish bucket a person would name.
+ */
+export function hardwareClassOf(spec: Pick<HardwareSpec, 'physicalCores' | 'memoryBytes' | 'storage'>): string {
+  const gb = Math.round(spec.memoryBytes / GIB);
+  const disk = spec.storage.kind === 'unknown' ? 'unknown disk' : spec.storage.kind.toUpperCase();
+  return `${spec.physicalCores} cores / ${gb} GB / ${disk}`;
+}
+
+export const HardwareClass = z.string().max(100);
+export type HardwareClass = z.infer<typeof HardwareClass>;
