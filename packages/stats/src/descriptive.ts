@@ -1,0 +1,100 @@
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { assertProbability, assertSample } from './validate.ts';
+
+export type Interval = { low: number; high: number };
+export type ConfidenceInterval = Interval & { level: number };
+
+export function mean(values: readonly number[]): number {
+  assertSample(values, 'values');
+  return sum(values) / values.length;
+}
+
+export function median(values: readonly number[]): number {
+  assertSample(values, 'values');
+  return sortedMedian([...values].sort((x, y) => x - y));
+}
+
+/** Sample standard deviation with Bessel's correction (divides by n − 1). */
+export function sampleStdDev(values: readonly number[]): number {
+  assertSample(values, 'values', 2);
+  return Math.sqrt(sampleVariance(values));
+}
+
+export function standardError(values: readonly number[]): number {
+  return sampleStdDev(values) / Math.sqrt(values.length);
+}
+
+/** sd / mean; undefined (RangeError) when the mean is 0. */
+export function coefficientOfVariation(values: readonly number[]): number {
+  const sd = sampleStdDev(values);
+  const m = mean(values);
+  if (m === 0) throw new RangeError('values have mean 0, so their coefficient of variation is undefined');
+  return sd / Math.abs(m);
+}
+
+/** Two-sided Student t interval for the mean: mean ± t(1 − (1 − level)/2, n − 1) · se. */
+export function confidenceIntervalMean(values: readonly number[], level = 0.95): ConfidenceInterval {
+  assertSample(values, 'values', 2);
+  assertProbability(level, 'level');
+  const m = mean(values);
+  const halfWidth = tQuantile(1 - (1 - level) / 2, values.length - 1) * standardError(values);
+  return { low: m - halfWidth, high: m + halfWidth, level };
+}
+
+/** exp(mean(ln x)); every value must be > 0. */
+export function geometricMean(values: readonly number[]): number {
+  assertSample(values, 'values');
+  values.forEach((value, index) => {
+    if (value <= 0) throw new RangeError(`values[${index}] must be > 0 for a geometric mean (got ${value})`);
+  });
+  return Math.exp(sum(values.map(Math.log)) / values.length);
+}
+
+export type RatioPair = { baseline: number; candidate: number };
+
+/**
+ * Geometric mean of candidate/baseline over scenarios: the one-number summary ClickBench uses
+ * across queries (https://github.com/ClickHouse/ClickBench#results-usage-and-scoreboards).
+ * `shift` is added to both sides first; ClickBench adds 0.01 s so that near-zero timings do not
+ * dominate. Below 1 means the candidate is smaller (faster, for durations) overall.
+ */
+export function geometricMeanOfRatios(pairs: readonly RatioPair[], options: { shift?: number } = {}): number {
+  const shift = options.shift ?? 0;
+  if (!Number.isFinite(shift) || shift < 0) throw new RangeError(`shift must be a finite number >= 0 (got ${shift})`);
+  if (!Array.isArray(pairs) || pairs.length === 0) throw new RangeError('pairs must not be empty');
+  const ratios = pairs.map((pair, index) => {
+    for (const side of ['baseline', 'candidate'] as const) {
+      const value = pair[side];
+      if (typeof value !== 'number' || !Number.isFinite(value) || value + shift <= 0) {
+        throw new RangeError(`pairs[${index}].${side} must be a finite number > 0 (got ${String(value)})`);
+      }
+    }
+    return (pair.candidate + shift) / (pair.baseline + shift);
+  });
+  return geometricMean(ratios);
+}
+
+// Internal helpers: callers have validated their input.
+
+export function sum(values: readonly number[]): number {
+  // Neumaier summation keeps long runs of similar timings exact to the last bits.
+  let total = 0;
+  let compensation = 0;
+  for (const value of values) {
+    const next = total + value;
+    compensation += Math.abs(total) >= Math.abs(value) ? total - next + value : value - next + total;
+    total = next;
+  }
+  return total + compensation;
+}
+
+export function sampleVariance(values: readonly number[]): number {
+  const m = sum(values) / values.length;
+  return sum(values.map((value) => (value - m) ** 2)) / (values.length - 1);
+}
+
+export function sortedMedian(sorted: readonly number[]): number {
+  const middle = Math.floor(sorted.length / 2);
+  const upper = sorted[middle] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
+}

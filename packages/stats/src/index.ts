@@ -1,0 +1,32 @@
+export {
+  mean,
+  median,
+  sampleStdDev,
+  standardError,
+  coefficientOfVariation,
+  confidenceIntervalMean,
+  geometricMean,
+  geometricMeanOfRatios,
+  type Interval,
+  type ConfidenceInterval,
+  type RatioPair,
+} from './descriptive.ts';
+export { summarize, findOutliers, OUTLIER_MODIFIED_Z, MAD_SCALE, type Summary } from './summarize.ts';
+export {
+  welchTTest,
+  mannWhitneyU,
+  type WelchTTest,
+  type MannWhitneyU,
+  type MannWhitneyMethod,
+} from './significance.ts';
+export { relativeDifference, type RelativeDifference } from './relative-difference.ts';
+export {
+  verdict,
+  formatP,
+  formatPercent,
+  type Direction,
+  type VerdictKind,
+  type LabeledSample,
+  type VerdictInput,
+  type Verdict,
+} from './verdict.ts';

@@ -1,0 +1,66 @@
+import {
+  coefficientOfVariation,
+  confidenceIntervalMean,
+  mean,
+  sampleStdDev,
+  sortedMedian,
+  standardError,
+  type Interval,
+} from './descriptive.ts';
+import { assertSample } from './validate.ts';
+
+/**
+ * Everything a report shows for one variant. Spread figures are null when n = 1 (no spread can
+ * be estimated) and `cv` is null when the mean is 0.
+ */
+export type Summary = {
+  n: number;
+  mean: number;
+  median: number;
+  sd: number | null;
+  se: number | null;
+  cv: number | null;
+  ci95: Interval | null;
+  min: number;
+  max: number;
+  /** Indices into the input of values flagged by `findOutliers`. */
+  outliers: number[];
+};
+
+/** Iglewicz & Hoaglin (1993), "How to Detect and Handle Outliers": flag |modified z| > 3.5. */
+export const OUTLIER_MODIFIED_Z = 3.5;
+/** Makes the MAD a consistent estimator of σ for normal data (1 / Φ⁻¹(3/4)). */
+export const MAD_SCALE = 1.4826;
+
+/**
+ * Indices of values whose modified z-score |x − median| / (1.4826 · MAD) exceeds 3.5.
+ * With MAD = 0 (more than half the values equal) nothing is flagged: the scale is unknown.
+ */
+export function findOutliers(values: readonly number[]): number[] {
+  assertSample(values, 'values');
+  const center = sortedMedian([...values].sort((x, y) => x - y));
+  const mad = sortedMedian(values.map((value) => Math.abs(value - center)).sort((x, y) => x - y));
+  if (mad === 0) return [];
+  const scale = MAD_SCALE * mad;
+  return values.flatMap((value, index) => (Math.abs(value - center) / scale > OUTLIER_MODIFIED_Z ? [index] : []));
+}
+
+export function summarize(values: readonly number[]): Summary {
+  assertSample(values, 'values');
+  const sorted = [...values].sort((x, y) => x - y);
+  const m = mean(values);
+  const hasSpread = values.length >= 2;
+  const ci = hasSpread ? confidenceIntervalMean(values, 0.95) : null;
+  return {
+    n: values.length,
+    mean: m,
+    median: sortedMedian(sorted),
+    sd: hasSpread ? sampleStdDev(values) : null,
+    se: hasSpread ? standardError(values) : null,
+    cv: hasSpread && m !== 0 ? coefficientOfVariation(values) : null,
+    ci95: ci ? { low: ci.low, high: ci.high } : null,
+    min: sorted[0] ?? Number.NaN,
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    outliers: findOutliers(values),
+  };
+}
