@@ -3,12 +3,9 @@ export function assertSample(values: readonly number[], name: string, minLength 
   if (!Array.isArray(values)) {
     throw new RangeError(`${name} must be an array of finite numbers`);
   }
+  if (values.length === 0) throw new RangeError(`${name} must not be empty`);
   if (values.length < minLength) {
-    throw new RangeError(
-      minLength === 1
-        ? `${name} must not be empty`
-        : `${name} must have at least ${minLength} values (got ${values.length})`,
-    );
+    throw new RangeError(`${name} must have at least ${minLength} values (got ${values.length})`);
   }
   values.forEach((value, index) => {
     if (typeof value !== 'number' || !Number.isFinite(value)) {

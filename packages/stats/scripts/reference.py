@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""Reference values for @tunelab/stats, computed independently with SciPy/NumPy.
+
+Run with Debian's SciPy (apt-get install -y python3-scipy python3-numpy):
+    /usr/bin/python3 scripts/reference.py > src/reference-values.json
+src/reference.test.ts compares every figure here with the TypeScript implementation.
+The relative-difference interval is Fieller's, with Welch–Satterthwaite df evaluated at the
+estimated ratio (see src/relative-difference.ts); here it is solved with numpy.roots.
+"""
+import json
+import sys
+
+import numpy as np
+import scipy
+from scipy import stats
+
+# Published VACUUM timings in seconds: INDEX_CLEANUP (1-x) vs drop/re-create indexes (2-x),
+# per server; see reference/published-results.json at the repository root.
+CASES = [
+    ("server-1 1-1 vs 1-2", [226, 222, 233, 224, 227], [143, 146, 120, 117, 181]),
+    ("server-1 2-1 vs 2-2", [232, 272, 328, 259, 389], [331, 220, 277, 398, 235]),
+    ("server-2 1-1 vs 1-2", [867, 788, 796, 810, 919], [731, 601, 634, 641, 740]),
+    ("server-3 1-1 vs 1-2", [602, 619, 581, 676, 569], [491, 576, 522, 500, 589]),
+    ("n = 2", [10.0, 12.0], [15.0, 19.0]),
+    ("ties", [1, 2, 2, 3, 3, 3, 4], [3, 3, 4, 4, 5, 5, 5, 6]),
+    ("identical samples", [5.1, 4.9, 5.0, 5.2], [5.1, 4.9, 5.0, 5.2]),
+    ("candidate much noisier", [100, 101, 99, 100.5, 99.5, 100.2], [60, 140, 95, 180, 70, 110]),
+    ("baseline with an outlier", [10, 10.2, 9.9, 10.1, 10.0, 25], [9, 9.1, 8.9, 9.2, 9.0, 9.05]),
+    ("larger samples",
+     [12.1, 14.3, 11.8, 13.5, 12.9, 15.2, 12.4, 13.1, 14.8, 12.7, 13.9, 12.2],
+     [11.2, 12.5, 10.9, 11.8, 13.0, 11.4, 12.1, 10.7, 11.9, 12.8, 11.1, 12.3, 11.6, 10.5, 12.0]),
+]
+MAD_SCALE = 1.4826
+OUTLIER_Z = 3.5
+
+
+def summary(values):
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    mean = float(np.mean(x))
+    sd = float(np.std(x, ddof=1))
+    se = float(stats.sem(x))
+    ci95 = stats.t.interval(0.95, n - 1, loc=mean, scale=se)
+    ci99 = stats.t.interval(0.99, n - 1, loc=mean, scale=se)
+    mad = float(stats.median_abs_deviation(x)) * MAD_SCALE
+    outliers = [] if mad == 0 else [int(i) for i in np.nonzero(np.abs(x - np.median(x)) / mad > OUTLIER_Z)[0]]
+    return {
+        "n": n,
+        "mean": mean,
+        "median": float(np.median(x)),
+        "sd": sd,
+        "se": se,
+        "cv": sd / abs(mean),
+        "ci95": {"low": float(ci95[0]), "high": float(ci95[1])},
+        "ci99": {"low": float(ci99[0]), "high": float(ci99[1])},
+        "min": float(np.min(x)),
+        "max": float(np.max(x)),
+        "outliers": outliers,
+        "geometricMean": float(stats.gmean(x)),
+    }
+
+
+def fieller(baseline, candidate, level):
+    b = np.asarray(baseline, dtype=float)
+    c = np.asarray(candidate, dtype=float)
+    mb, mc = b.mean(), c.mean()
+    vb, vc = b.var(ddof=1) / len(b), c.var(ddof=1) / len(c)
+    rho = mc / mb
+    df = (vc + rho**2 * vb) ** 2 / (vc**2 / (len(c) - 1) + (rho**2 * vb) ** 2 / (len(b) - 1))
+    t = stats.t.ppf(1 - (1 - level) / 2, df)
+    # (mc - rho*mb)^2 <= t^2 (vc + rho^2 vb)  <=>  A rho^2 + B rho + C <= 0
+    roots = np.sort(np.roots([mb**2 - t**2 * vb, -2 * mc * mb, mc**2 - t**2 * vc]).real)
+    return {
+        "absolute": float(mc - mb),
+        "relative": float(rho - 1),
+        "ci": {"low": float(roots[0] - 1), "high": float(roots[1] - 1)},
+        "df": float(df),
+    }
+
+
+def has_ties(a, b):
+    combined = list(a) + list(b)
+    return len(set(combined)) != len(combined)
+
+
+def case(name, baseline, candidate):
+    welch = stats.ttest_ind(baseline, candidate, equal_var=False)
+    va, vb = np.var(baseline, ddof=1) / len(baseline), np.var(candidate, ddof=1) / len(candidate)
+    welch_df = (va + vb) ** 2 / (va**2 / (len(baseline) - 1) + vb**2 / (len(candidate) - 1))
+    mwu = stats.mannwhitneyu(baseline, candidate, alternative="two-sided", method="asymptotic", use_continuity=True)
+    result = {
+        "name": name,
+        "baseline": baseline,
+        "candidate": candidate,
+        "summaryBaseline": summary(baseline),
+        "summaryCandidate": summary(candidate),
+        "welch": {"t": float(welch.statistic), "df": float(welch_df), "p": float(welch.pvalue)},
+        "mannWhitneyAsymptotic": {"u": float(mwu.statistic), "p": float(mwu.pvalue)},
+        "relativeDifference95": fieller(baseline, candidate, 0.95),
+        "relativeDifference90": fieller(baseline, candidate, 0.90),
+    }
+    if not has_ties(baseline, candidate):
+        exact = stats.mannwhitneyu(baseline, candidate, alternative="two-sided", method="exact")
+        result["mannWhitneyExact"] = {"u": float(exact.statistic), "p": float(exact.pvalue)}
+    return result
+
+
+def main():
+    servers = [c for c in CASES if c[0].endswith("1-1 vs 1-2")]
+    pairs = [{"baseline": float(np.mean(b)), "candidate": float(np.mean(c))} for _, b, c in servers]
+    output = {
+        "generatedBy": f"scripts/reference.py with SciPy {scipy.__version__}, NumPy {np.__version__}",
+        "cases": [case(*c) for c in CASES],
+        "geometricMeanOfRatios": {
+            "pairs": pairs,
+            "value": float(stats.gmean([p["candidate"] / p["baseline"] for p in pairs])),
+            "shift": 0.01,
+            "valueShifted": float(stats.gmean([(p["candidate"] + 0.01) / (p["baseline"] + 0.01) for p in pairs])),
+        },
+    }
+    json.dump(output, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

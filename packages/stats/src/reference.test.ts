@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import reference from './reference-values.json' with { type: 'json' };
+import {
+  coefficientOfVariation,
+  confidenceIntervalMean,
+  geometricMean,
+  geometricMeanOfRatios,
+  mannWhitneyU,
+  mean,
+  median,
+  relativeDifference,
+  sampleStdDev,
+  standardError,
+  summarize,
+  welchTTest,
+} from './index.ts';
+
+// Values from scripts/reference.py (SciPy); every figure must agree to 4 significant digits.
+const RELATIVE_TOLERANCE = 1e-4;
+
+function expectClose(actual: number | null | undefined, expected: number, what: string): void {
+  if (actual === null || actual === undefined) throw new Error(`${what}: got ${String(actual)}`);
+  const tolerance = Math.max(Math.abs(expected) * RELATIVE_TOLERANCE, 1e-12);
+  expect(Math.abs(actual - expected), `${what}: ${actual} vs reference ${expected}`).toBeLessThanOrEqual(tolerance);
+}
+
+describe.each(reference.cases)('$name', (testCase) => {
+  const sides = [
+    ['baseline', testCase.baseline, testCase.summaryBaseline],
+    ['candidate', testCase.candidate, testCase.summaryCandidate],
+  ] as const;
+
+  it.each(sides)('describes the %s like SciPy', (side, values, expected) => {
+    expectClose(mean(values), expected.mean, `${side} mean`);
+    expectClose(median(values), expected.median, `${side} median`);
+    expectClose(sampleStdDev(values), expected.sd, `${side} sd`);
+    expectClose(standardError(values), expected.se, `${side} se`);
+    expectClose(coefficientOfVariation(values), expected.cv, `${side} cv`);
+    expectClose(geometricMean(values), expected.geometricMean, `${side} geometric mean`);
+    const ci99 = confidenceIntervalMean(values, 0.99);
+    expectClose(ci99.low, expected.ci99.low, `${side} 99% CI low`);
+    expectClose(ci99.high, expected.ci99.high, `${side} 99% CI high`);
+    expect(ci99.level).toBe(0.99);
+
+    const summary = summarize(values);
+    expect(summary.n).toBe(expected.n);
+    expectClose(summary.mean, expected.mean, `${side} summary mean`);
+    expectClose(summary.median, expected.median, `${side} summary median`);
+    expectClose(summary.sd, expected.sd, `${side} summary sd`);
+    expectClose(summary.se, expected.se, `${side} summary se`);
+    expectClose(summary.cv, expected.cv, `${side} summary cv`);
+    expectClose(summary.ci95?.low, expected.ci95.low, `${side} 95% CI low`);
+    expectClose(summary.ci95?.high, expected.ci95.high, `${side} 95% CI high`);
+    expect(summary.min).toBe(expected.min);
+    expect(summary.max).toBe(expected.max);
+    expect(summary.outliers).toEqual(expected.outliers);
+  });
+
+  it('matches scipy.stats.ttest_ind(equal_var=False)', () => {
+    const welch = welchTTest(testCase.baseline, testCase.candidate);
+    expectClose(welch.t, testCase.welch.t, 't');
+    expectClose(welch.df, testCase.welch.df, 'df');
+    expectClose(welch.p, testCase.welch.p, 'p');
+  });
+
+  it("matches scipy.stats.mannwhitneyu(method='asymptotic', use_continuity=True)", () => {
+    const result = mannWhitneyU(testCase.baseline, testCase.candidate);
+    expect(result.method).toBe('asymptotic');
+    expectClose(result.u, testCase.mannWhitneyAsymptotic.u, 'U');
+    expectClose(result.p, testCase.mannWhitneyAsymptotic.p, 'p');
+  });
+
+  it.each([
+    [0.95, testCase.relativeDifference95],
+    [0.9, testCase.relativeDifference90],
+  ])('gives the Fieller relative-difference interval at level %s', (level, expected) => {
+    const result = relativeDifference(testCase.baseline, testCase.candidate, level);
+    expectClose(result.absolute, expected.absolute, 'absolute');
+    expectClose(result.relative, expected.relative, 'relative');
+    expectClose(result.ci.low, expected.ci.low, 'CI low');
+    expectClose(result.ci.high, expected.ci.high, 'CI high');
+    expectClose(result.df, expected.df, 'df');
+    expect(result.level).toBe(level);
+  });
+});
+
+const casesWithoutTies = reference.cases.flatMap((testCase) =>
+  'mannWhitneyExact' in testCase && testCase.mannWhitneyExact ? [{ ...testCase, exact: testCase.mannWhitneyExact }] : [],
+);
+
+describe.each(casesWithoutTies)("$name: scipy.stats.mannwhitneyu(method='exact')", (testCase) => {
+  it('matches the exact permutation p-value', () => {
+    const result = mannWhitneyU(testCase.baseline, testCase.candidate, { method: 'exact' });
+    expect(result.method).toBe('exact');
+    expectClose(result.u, testCase.exact.u, 'U');
+    expectClose(result.p, testCase.exact.p, 'p');
+    expect(mannWhitneyU(testCase.baseline, testCase.candidate, { method: 'auto' }).method).toBe('exact');
+  });
+});
+
+describe('geometricMeanOfRatios', () => {
+  const expected = reference.geometricMeanOfRatios;
+  it('summarizes candidate/baseline across scenarios like scipy.stats.gmean', () => {
+    expectClose(geometricMeanOfRatios(expected.pairs), expected.value, 'geometric mean of ratios');
+    expectClose(
+      geometricMeanOfRatios(expected.pairs, { shift: expected.shift }),
+      expected.valueShifted,
+      'shifted geometric mean of ratios',
+    );
+  });
+});
