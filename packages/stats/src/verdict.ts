@@ -37,7 +37,7 @@ export type Verdict = {
 
 /**
  * Turns two variants' samples into a verdict and a sentence a report can print as is, e.g.
- * "1-2 is 37.5% faster than 1-1 (95% CI 23.4%–50.9%, Welch p = 0.002, n = 5 + 5)".
+ * "1-2 is 37.5% faster than 1-1 (95% CI 23.4%–51.6%, Welch p = 0.002, n = 5 + 5)".
  *
  * - "faster"/"slower" need Welch p < alpha; the word is "faster"/"slower" in both directions
  *   (a higher throughput reads naturally as faster). The percentage is always relative to the
