@@ -1,0 +1,88 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from './generated/prisma/client.ts';
+import { applyMigrations, type MigrationResult, type ScriptRunner } from './migrate.ts';
+
+export const DEFAULT_DATA_DIR = '.tunelab/results';
+
+export type OpenOptions = {
+  /** PGlite data directory when no URL is given (default `.tunelab/results`). `memory://` for in-memory. */
+  dataDir?: string;
+  /** Connection pool size for PostgreSQL. */
+  poolSize?: number;
+};
+
+export type Connection = {
+  kind: 'postgresql' | 'pglite';
+  prisma: PrismaClient;
+  scripts: ScriptRunner;
+  /** Where the data lives, for messages ("embedded PGlite in .tunelab/results"). */
+  description: string;
+  migrate(): Promise<MigrationResult>;
+  close(): Promise<void>;
+};
+
+export async function openConnection(url?: string, options: OpenOptions = {}): Promise<Connection> {
+  if (url) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle client losing its server must not crash the process; the next query reports it.
+    pool.on('error', () => {});
+    const factory = new PrismaPg(pool, { disposeExternalPool: false });
+    const adapter = await factory.connect();
+    const prisma = new PrismaClient({ adapter: factory });
+    // adapter-pg 7's executeScript splits the script on ';' and may run the pieces on different
+    // pooled connections, which breaks dollar-quoting and BEGIN/COMMIT. The script goes whole to
+    // one connection of the adapter's own pool instead (simple query protocol, one transaction).
+    const driver = adapter.underlyingDriver();
+    const scripts: ScriptRunner = {
+      executeScript: async (sql) => {
+        const client = await driver.connect();
+        try {
+          await client.query(sql);
+        } finally {
+          client.release();
+        }
+      },
+      queryRows: async <T,>(sql: string) => (await driver.query(sql)).rows as T[],
+    };
+    const u = new URL(url);
+    return {
+      kind: 'postgresql',
+      prisma,
+      scripts,
+      description: `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`,
+      migrate: () => applyMigrations(scripts),
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+  const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
+  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir.startsWith('memory://') ? dataDir : resolve(dataDir));
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  // pglite-prisma-adapter 0.7's executeScript does not await PGlite's exec (errors would escape
+  // as unhandled rejections), so scripts go to the PGlite client directly.
+  const scripts: ScriptRunner = {
+    executeScript: async (sql) => {
+      await client.exec(sql);
+    },
+    queryRows: async <T,>(sql: string) => (await client.query<T>(sql)).rows,
+  };
+  return {
+    kind: 'pglite',
+    prisma,
+    scripts,
+    description: `embedded PGlite in ${dataDir}`,
+    migrate: () => applyMigrations(scripts),
+    close: async () => {
+      await prisma.$disconnect();
+      await client.close();
+    },
+  };
+}

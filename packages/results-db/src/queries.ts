@@ -1,0 +1,226 @@
+import type {
+  HardwareDetail,
+  HardwareListQuery,
+  HardwareSummary,
+  RunDetail,
+  RunListQuery,
+  RunSummary,
+  ScenarioList,
+} from '@tunelab/contracts';
+import {
+  DatabaseEnvironment as DatabaseEnvironmentSchema,
+  HardwareSpec as HardwareSpecSchema,
+  RunNote,
+  StorageKind,
+} from '@tunelab/contracts';
+import { z } from 'zod';
+import type { PrismaClient } from './generated/prisma/client.ts';
+import type { Prisma } from './generated/prisma/client.ts';
+
+/** Opaque keyset cursor: (receivedAt, id) of the last row of the previous page. */
+export class CursorError extends Error {}
+
+function encodeCursor(at: Date, id: string) {
+  return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
+}
+function decodeCursor(cursor: string): { at: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const date = new Date(at ?? '');
+  if (!id || Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw new CursorError('cursor is not one returned by a previous page');
+  return { at: date, id };
+}
+
+const runSummarySelect = {
+  id: true,
+  source: true,
+  status: true,
+  runnerVersion: true,
+  startedAt: true,
+  finishedAt: true,
+  receivedAt: true,
+  sampleCount: true,
+  runner: { select: { name: true } },
+  scenarioVersion: { select: { versionHash: true, scenario: { select: { key: true } } } },
+  hardwareProfile: { select: { fingerprint: true, hardwareClass: true } },
+  databaseEnvironment: { select: { engine: true, version: true, major: true, minor: true, settings: true } },
+} satisfies Prisma.RunSelect;
+
+type RunRow = Prisma.RunGetPayload<{ select: typeof runSummarySelect }>;
+
+function toSummary(r: RunRow): RunSummary {
+  return {
+    id: r.id,
+    source: r.source === 'published' ? 'published' : 'measured',
+    status: 'stored',
+    scenario: { key: r.scenarioVersion.scenario.key, version: r.scenarioVersion.versionHash },
+    hardware: { fingerprint: r.hardwareProfile.fingerprint, class: r.hardwareProfile.hardwareClass },
+    database: {
+      engine: DatabaseEnvironmentSchema.shape.engine.parse(r.databaseEnvironment.engine),
+      version: r.databaseEnvironment.version,
+      major: r.databaseEnvironment.major,
+      minor: r.databaseEnvironment.minor,
+    },
+    runner: r.runner?.name ?? null,
+    runnerVersion: r.runnerVersion,
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: r.finishedAt.toISOString(),
+    receivedAt: r.receivedAt.toISOString(),
+    samples: r.sampleCount,
+    links: { self: `/v1/runs/${r.id}` },
+  };
+}
+
+export async function listRuns(prisma: PrismaClient, q: RunListQuery): Promise<{ items: RunSummary[]; nextCursor: string | null }> {
+  const where: Prisma.RunWhereInput = {};
+  if (q.scenario) where.scenarioVersion = { scenario: { key: q.scenario } };
+  if (q.hardware || q.class) {
+    where.hardwareProfile = {
+      ...(q.hardware ? { fingerprint: q.hardware } : {}),
+      ...(q.class ? { hardwareClass: q.class } : {}),
+    };
+  }
+  if (q.engine) where.databaseEnvironment = { engine: q.engine };
+  if (q.source !== 'all') where.source = q.source;
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor);
+    where.OR = [{ receivedAt: { lt: c.at } }, { receivedAt: c.at, id: { lt: c.id } }];
+  }
+  const rows = await prisma.run.findMany({
+    where,
+    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
+    take: q.limit + 1,
+    select: runSummarySelect,
+  });
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return { items: page.map(toSummary), nextCursor: rows.length > q.limit && last ? encodeCursor(last.receivedAt, last.id) : null };
+}
+
+const storedSubmission = z.object({
+  order: z.array(z.object({ variant: z.string(), repetition: z.number() })).optional(),
+  notes: z.array(RunNote).optional(),
+  warnings: z.array(z.string()).optional(),
+});
+
+export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetail | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  const r = await prisma.run.findUnique({
+    where: { id },
+    select: {
+      ...runSummarySelect,
+      params: true,
+      document: true,
+      hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
+      samples: { orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }], select: { variant: true, repetition: true, metric: true, unit: true, value: true } },
+      timeSeries: { orderBy: { id: 'asc' }, select: { variant: true, repetition: true, metric: true, x: true, value: true } },
+    },
+  });
+  if (!r) return null;
+  const doc = storedSubmission.parse(r.document);
+  const env = r.databaseEnvironment;
+  return {
+    ...toSummary(r),
+    samples: r.samples,
+    params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).parse(r.params),
+    hardwareSpec: HardwareSpecSchema.parse(r.hardwareProfile.spec),
+    databaseEnvironment: DatabaseEnvironmentSchema.parse({
+      engine: env.engine,
+      version: env.version,
+      major: env.major,
+      minor: env.minor,
+      settings: env.settings,
+    }),
+    timeSeries: r.timeSeries,
+    notes: doc.notes ?? [],
+    warnings: doc.warnings ?? [],
+    order: doc.order ?? null,
+  };
+}
+
+const hardwareSelect = {
+  fingerprint: true,
+  hardwareClass: true,
+  cpuModel: true,
+  physicalCores: true,
+  logicalCpus: true,
+  memoryBytes: true,
+  storageKind: true,
+  storageModel: true,
+  firstSeenAt: true,
+  lastSeenAt: true,
+  _count: { select: { runs: true } },
+} satisfies Prisma.HardwareProfileSelect;
+
+function toHardwareSummary(h: Prisma.HardwareProfileGetPayload<{ select: typeof hardwareSelect }>): HardwareSummary {
+  return {
+    fingerprint: h.fingerprint,
+    class: h.hardwareClass,
+    cpuModel: h.cpuModel,
+    physicalCores: h.physicalCores,
+    logicalCpus: h.logicalCpus,
+    memoryBytes: Number(h.memoryBytes),
+    storageKind: StorageKind.parse(h.storageKind),
+    storageModel: h.storageModel,
+    runs: h._count.runs,
+    firstSeenAt: h.firstSeenAt.toISOString(),
+    lastSeenAt: h.lastSeenAt.toISOString(),
+    links: { self: `/v1/hardware/${h.fingerprint}` },
+  };
+}
+
+/** Hardware pages are ordered by fingerprint; the cursor is the last fingerprint. */
+export async function listHardware(prisma: PrismaClient, q: HardwareListQuery) {
+  if (q.cursor && !/^[0-9a-f]{64}$/.test(Buffer.from(q.cursor, 'base64url').toString('utf8'))) {
+    throw new CursorError('cursor is not one returned by a previous page');
+  }
+  const after = q.cursor ? Buffer.from(q.cursor, 'base64url').toString('utf8') : undefined;
+  const rows = await prisma.hardwareProfile.findMany({
+    where: {
+      ...(q.class ? { hardwareClass: q.class } : {}),
+      ...(q.storage ? { storageKind: q.storage } : {}),
+      ...(after ? { fingerprint: { gt: after } } : {}),
+    },
+    orderBy: { fingerprint: 'asc' },
+    take: q.limit + 1,
+    select: hardwareSelect,
+  });
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(toHardwareSummary),
+    nextCursor: rows.length > q.limit && last ? Buffer.from(last.fingerprint).toString('base64url') : null,
+  };
+}
+
+export async function getHardware(prisma: PrismaClient, fingerprint: string): Promise<HardwareDetail | null> {
+  const h = await prisma.hardwareProfile.findUnique({ where: { fingerprint }, select: { ...hardwareSelect, id: true, spec: true } });
+  if (!h) return null;
+  const perScenario = await prisma.$queryRaw<{ key: string; runs: bigint }[]>`
+    SELECT s.key, count(*) AS runs
+    FROM runs r JOIN scenario_versions v ON v.id = r.scenario_version_id JOIN scenarios s ON s.id = v.scenario_id
+    WHERE r.hardware_profile_id = ${h.id}::uuid GROUP BY s.key ORDER BY s.key`;
+  return {
+    ...toHardwareSummary(h),
+    spec: HardwareSpecSchema.parse(h.spec),
+    scenarios: perScenario.map((s) => ({ key: s.key, runs: Number(s.runs) })),
+  };
+}
+
+export async function listScenarios(prisma: PrismaClient): Promise<ScenarioList> {
+  const rows = await prisma.scenario.findMany({
+    orderBy: { key: 'asc' },
+    select: {
+      key: true,
+      title: true,
+      versions: { orderBy: { createdAt: 'asc' }, select: { versionHash: true, createdAt: true, _count: { select: { runs: true } } } },
+    },
+  });
+  return {
+    items: rows.map((s) => ({
+      key: s.key,
+      title: s.title,
+      runs: s.versions.reduce((n, v) => n + v._count.runs, 0),
+      versions: s.versions.map((v) => ({ version: v.versionHash, firstSeenAt: v.createdAt.toISOString(), runs: v._count.runs })),
+    })),
+  };
+}
