@@ -4,3 +4,4 @@ export * from './database.ts';
 export * from './run.ts';
 export * from './api.ts';
 export * from './canonical.ts';
+export * from './scenario.ts';

@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { realpath } from 'node:fs/promises';
+import si from 'systeminformation';
+import { HardwareSpec, type StorageKind } from '@tunelab/contracts';
+
+export type StorageProbe = { kind: StorageKind; model: string | null; filesystem: string | null; device: string | null; note: string };
+
+/**
+ * Finds the block device holding `dir` and classifies it. Uses the mount table and block-device
+ * list from systeminformation: the longest mount point that prefixes the directory wins; a
+ * partition is traced to its parent disk; NVMe by name/protocol, then rotational → HDD, else SSD.
+ */
+export async function probeStorageOf(dir: string): Promise<StorageProbe> {
+  // realpath needs search permission on every parent; without it the configured path is used.
+  const resolved = await realpath(dir).catch(() => path.resolve(dir));
+  const [mounts, devices, layout] = await Promise.all([si.fsSize(), si.blockDevices(), si.diskLayout().catch(() => [])]);
+  const within = (mount: string) => resolved === mount || resolved.startsWith(mount.endsWith('/') ? mount : `${mount}/`);
+  const mount = mounts.filter((m) => within(m.mount)).sort((a, b) => b.mount.length - a.mount.length)[0];
+  if (!mount) return { kind: 'unknown', model: null, filesystem: null, device: null, note: `no mount found for ${resolved}` };
+  const byName = (name: string) => devices.find((d) => d.name === name || d.device === name || `/dev/${d.name}` === name);
+  let dev = byName(mount.fs) ?? devices.find((d) => d.mount === mount.mount);
+  // A partition (vda1, nvme0n1p2) reports the parent disk's model and rotational flag.
+  if (dev && dev.type === 'part') dev = devices.find((d) => d.type === 'disk' && dev!.name.startsWith(d.name)) ?? dev;
+  if (!dev) return { kind: 'unknown', model: null, filesystem: mount.type || null, device: mount.fs, note: `device ${mount.fs} not in the block device list` };
+  const disk = layout.find((l) => l.device === dev.device || l.device === `/dev/${dev.name}`);
+  const model = (disk?.name || dev.model || '').trim() || null;
+  let kind: StorageKind;
+  if (dev.name.startsWith('nvme') || /nvme/i.test(dev.protocol) || disk?.type === 'NVMe') kind = 'nvme';
+  else if (dev.physical === 'HDD' || disk?.type === 'HD') kind = 'hdd'; // the kernel's rotational flag
+  else if (dev.physical === 'SSD' || disk?.type === 'SSD') kind = 'ssd';
+  else kind = 'unknown';
+  return { kind, model, filesystem: mount.type || null, device: dev.device ?? `/dev/${dev.name}`, note: `${resolved} is on ${dev.device ?? dev.name} (${mount.type}, ${kind})` };
+}
+
+export type HardwareProbeOptions = {
+  /** Data directory of a local server; null when unknown or the target is remote. */
+  dataDirectory: string | null;
+  /** --storage given by the user; wins over detection. */
+  storageOverride?: StorageKind;
+};
+
+/** Builds the contracts HardwareSpec of this machine; warnings explain anything left unknown. */
+export async function probeHardware(opts: HardwareProbeOptions): Promise<{ spec: HardwareSpec; warnings: string[]; notes: string[] }> {
+  const warnings: string[] = [];
+  const notes: string[] = [];
+  const [cpu, mem, os, system] = await Promise.all([si.cpu(), si.mem(), si.osInfo(), si.system()]);
+  let storage: StorageProbe = { kind: 'unknown', model: null, filesystem: null, device: null, note: 'remote target' };
+  if (opts.dataDirectory) {
+    try {
+      storage = await probeStorageOf(opts.dataDirectory);
+      notes.push(storage.note);
+    } catch (e) {
+      warnings.push(`could not probe the storage of ${opts.dataDirectory}: ${(e as Error).message}`);
+    }
+  }
+  if (opts.storageOverride) storage = { ...storage, kind: opts.storageOverride };
+  else if (storage.kind === 'unknown') warnings.push(`storage kind unknown (${storage.note}); pass --storage ssd|hdd|nvme`);
+  const cpuModel = [cpu.manufacturer, cpu.brand].filter(Boolean).join(' ').replace(/\s+/g, ' ').trim() || 'unknown CPU';
+  const virtualization = system.virtual ? (system.virtualHost || system.model || 'virtual').slice(0, 64) : null;
+  const spec = HardwareSpec.parse({
+    cpuModel: cpuModel.slice(0, 200),
+    physicalCores: Math.max(1, cpu.physicalCores || cpu.cores),
+    logicalCpus: Math.max(1, cpu.cores),
+    memoryBytes: mem.total,
+    storage: { kind: storage.kind, model: storage.model },
+    filesystem: storage.filesystem,
+    os: `${os.distro} ${os.release}`.trim().slice(0, 200) || os.platform,
+    kernel: os.kernel || 'unknown',
+    virtualization,
+    ...(cpu.speed > 0 ? { cpuSpeedGhz: cpu.speed } : {}),
+  });
+  return { spec, warnings, notes };
+}
