@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ResultsDb } from '@tunelab/results-db';
+import resultsDbPlugin from './plugins/external/results-db.ts';
+import swaggerPlugin from './plugins/external/swagger.ts';
+import errorsPlugin from './plugins/app/errors.ts';
+import jsonBodyPlugin from './plugins/app/json-body.ts';
+import authPlugin from './plugins/app/auth.ts';
+import healthRoutes from './routes/health.ts';
+import runsRoutes from './routes/runs.ts';
+import catalogRoutes from './routes/catalog.ts';
+import { ApiError } from './problem.ts';
+
+export type BuildAppOptions = {
+  resultsDb?: ResultsDb;
+  databaseUrl?: string;
+  dataDir?: string;
+  migrate?: boolean;
+  minRunnerVersion?: string;
+  rateLimitPerMinute?: number;
+  bodyLimitBytes?: number;
+  logger?: FastifyServerOptions['logger'];
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
+
+/** The API as a Fastify instance; `server.ts` listens, tests use `inject()` or listen on port 0. */
+export async function buildApp(opts: BuildAppOptions = {}) {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimitBytes ?? 16 * 1024 * 1024,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(resultsDbPlugin, { resultsDb: opts.resultsDb, databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, migrate: opts.migrate });
+  await app.register(rateLimit, {
+    global: false,
+    addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+    errorResponseBuilder: (_req, ctx) => {
+      const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
+      return new ApiError('rate-limited', `more than ${ctx.max} submissions per ${ctx.after} for this token; retry after ${seconds} s`, undefined, {
+        'retry-after': String(seconds),
+      });
+    },
+  });
+  await app.register(swaggerPlugin);
+  await app.register(jsonBodyPlugin);
+  await app.register(authPlugin, { minRunnerVersion: opts.minRunnerVersion ?? '0.1.0' });
+
+  await app.register(healthRoutes);
+  await app.register(runsRoutes, { prefix: '/v1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 600 });
+  await app.register(catalogRoutes, { prefix: '/v1' });
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

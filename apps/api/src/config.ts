@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** The API's environment, parsed once where the process starts (STYLE: never read env elsewhere). */
+export const ApiEnv = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  TUNELAB_DATA_DIR: z.string().min(1).default('.tunelab/results'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Runners reporting an older `User-Agent: tunelab-runner/x.y.z` are refused (426). */
+  TUNELAB_MIN_RUNNER_VERSION: z.string().regex(/^\d+\.\d+\.\d+$/).default('0.1.0'),
+  /** Submissions per runner token per minute. */
+  TUNELAB_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  TUNELAB_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  TUNELAB_PUBLIC_URL: z.string().url().optional(),
+});
+export type ApiEnv = z.infer<typeof ApiEnv>;
+
+export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
+  const r = ApiEnv.safeParse(env);
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid environment:\n${lines.join('\n')}`);
+  }
+  return r.data;
+}

@@ -1,0 +1,60 @@
+import fp from 'fastify-plugin';
+import type { FastifyError } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { IdempotencyConflictError, isDatabaseUnavailable, CursorError } from '@tunelab/results-db';
+import { ApiError, pointer, sendProblem, type FieldError } from '../../problem.ts';
+
+/** Turns every error into RFC 9457 problem+json with field paths and the request id. */
+export default fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const err = toApiError(error, request.routeOptions.url);
+      if (err.status >= 500) request.log.error({ err: error }, 'request failed');
+      else request.log.info({ code: err.code, detail: err.message }, 'request refused');
+      return sendProblem(reply, request, err);
+    });
+    app.setNotFoundHandler((request, reply) =>
+      sendProblem(reply, request, new ApiError('not-found', `no route for ${request.method} ${request.url.split('?')[0]}`)),
+    );
+  },
+  { name: 'errors' },
+);
+
+function toApiError(error: FastifyError, route: string | undefined): ApiError {
+  if (error instanceof ApiError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? 'body';
+    const at = (path: string) => (where === 'body' ? path : `${where}:${path}`);
+    const errors: FieldError[] = error.validation.flatMap((v) => {
+      const base = v.instancePath === '/' ? '' : v.instancePath;
+      // An unknown key is reported at its own path, so the client sees which key to remove.
+      const keys = (v.params as { keys?: unknown }).keys;
+      if (v.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+        return keys.map((k) => ({ path: at(`${base}/${String(k)}`), message: 'unknown key' }));
+      }
+      return [{ path: at(v.instancePath || '/'), message: v.message ?? 'invalid' }];
+    });
+    const summary = errors.slice(0, 3).map((e) => `${e.path} ${e.message}`).join('; ');
+    return new ApiError('validation-failed', `${where} is invalid: ${summary}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`, errors);
+  }
+  if (isResponseSerializationError(error)) return new ApiError('internal', `response for ${route} did not match its schema`);
+  if (error instanceof IdempotencyConflictError) return new ApiError('idempotency-conflict', error.message);
+  if (error instanceof CursorError) return new ApiError('validation-failed', error.message, [{ path: 'querystring:/cursor', message: error.message }]);
+  if (isDatabaseUnavailable(error)) return new ApiError('database-unavailable', 'The results database is not reachable; nothing was stored. Retry later.', undefined, { 'retry-after': '5' });
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload-too-large', error.message);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('unsupported-media-type', 'Content-Type must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('bad-request', 'the request body is empty; send a JSON document', [{ path: '/', message: 'required' }]);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('bad-request', `the body is not valid JSON: ${error.message}`, [{ path: '/', message: 'invalid JSON' }]);
+  }
+  if (error.statusCode === 429) return new ApiError('rate-limited', error.message);
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('bad-request', error.message, [{ path: pointer([]), message: error.message }]);
+  }
+  return new ApiError('internal');
+}

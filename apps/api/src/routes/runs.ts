@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Problem, RunAccepted, RunDetail, RunList, RunListQuery, RunSubmission } from '@tunelab/contracts';
+import { requestHash } from '@tunelab/results-db';
+import { ApiError } from '../problem.ts';
+
+export type RunsRouteOptions = { rateLimitPerMinute: number };
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
+
+const problems = { 400: Problem, 401: Problem, 409: Problem, 413: Problem, 415: Problem, 426: Problem, 429: Problem, 503: Problem } as const;
+
+const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
+  app.post(
+    '/runs',
+    {
+      onRequest: [app.requireRunner],
+      config: {
+        rateLimit: {
+          max: opts.rateLimitPerMinute,
+          timeWindow: '1 minute',
+          // Per token, not per address: runners behind one NAT must not throttle each other.
+          keyGenerator: (req) =>
+            req.headers.authorization ? createHash('sha256').update(req.headers.authorization).digest('hex') : req.ip,
+        },
+      },
+      schema: {
+        summary: 'Submit a finished run',
+        description:
+          'Stores one run in one transaction. `Idempotency-Key` makes retries safe: the same key with the same body returns the original answer (200); with another body, 409. Without the header the key is derived from the body.',
+        tags: ['runs'],
+        security: [{ runnerToken: [] }],
+        headers: z.object({
+          'idempotency-key': z.string().optional().describe('1–200 characters of A–Z a–z 0–9 . _ : -'),
+        }),
+        body: RunSubmission,
+        response: { 200: RunAccepted, 201: RunAccepted, ...problems },
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers['idempotency-key'];
+      if (header !== undefined && !IDEMPOTENCY_KEY.test(header)) {
+        throw new ApiError('validation-failed', 'Idempotency-Key must be 1–200 characters of A–Z a–z 0–9 . _ : -', [
+          { path: 'headers:/idempotency-key', message: 'invalid format' },
+        ]);
+      }
+      const document = request.document ?? request.body;
+      const idempotencyKey = header ?? `body:${requestHash(document)}`;
+      const result = await app.resultsDb.ingestRun({
+        submission: request.body,
+        document,
+        idempotencyKey,
+        runnerId: request.runner?.id ?? null,
+      });
+      reply.header('location', result.run.links.self);
+      if (result.outcome === 'replayed') {
+        reply.header('idempotent-replayed', 'true');
+        return reply.code(200).send(result.run);
+      }
+      return reply.code(201).send(result.run);
+    },
+  );
+
+  app.get(
+    '/runs',
+    {
+      schema: {
+        summary: 'List runs, newest first',
+        tags: ['runs'],
+        querystring: RunListQuery,
+        response: { 200: RunList, 400: Problem, 503: Problem },
+      },
+    },
+    async (request) => app.resultsDb.listRuns(request.query),
+  );
+
+  app.get(
+    '/runs/:id',
+    {
+      schema: {
+        summary: 'One run with its samples, time series and notes',
+        tags: ['runs'],
+        params: z.object({ id: z.string().max(100) }),
+        response: { 200: RunDetail, 404: Problem, 503: Problem },
+      },
+    },
+    async (request) => {
+      const run = await app.resultsDb.getRun(request.params.id);
+      if (!run) throw new ApiError('not-found', `no run with id ${request.params.id}`);
+      return run;
+    },
+  );
+};
+
+export default runs;

@@ -1,0 +1,80 @@
+/**
+ * Starts the API: opens the results database (embedded PGlite in .tunelab/results unless
+ * DATABASE_URL is set), applies migrations, listens, and closes gracefully on SIGINT/SIGTERM.
+ * `--quickstart` also mints a runner token and prints how to POST the sample submission.
+ */
+import { openResultsDb } from '@tunelab/results-db';
+import { buildApp } from './app.ts';
+import { loadEnv } from './config.ts';
+
+const quickstart = process.argv.includes('--quickstart');
+let env;
+try {
+  env = loadEnv();
+} catch (e) {
+  console.error(`tunelab-api: ${(e as Error).message}`);
+  process.exit(2);
+}
+
+const db = await openResultsDb(env.DATABASE_URL, { dataDir: env.TUNELAB_DATA_DIR });
+const migrations = await db.migrate();
+const app = await buildApp({
+  resultsDb: db,
+  migrate: false,
+  minRunnerVersion: env.TUNELAB_MIN_RUNNER_VERSION,
+  rateLimitPerMinute: env.TUNELAB_RATE_LIMIT,
+  bodyLimitBytes: env.TUNELAB_BODY_LIMIT_BYTES,
+  logger: env.LOG_LEVEL === 'silent' ? false : { level: env.LOG_LEVEL },
+});
+
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'closing');
+    void app
+      .close()
+      .then(() => db.close())
+      .then(() => process.exit(0), () => process.exit(1));
+  });
+}
+
+try {
+  await app.listen({ host: env.HOST, port: env.PORT });
+} catch (e) {
+  console.error(`tunelab-api: cannot listen on ${env.HOST}:${env.PORT}: ${(e as Error).message}\nSet PORT=… to use another port.`);
+  await db.close();
+  process.exit(3);
+}
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : env.PORT;
+const url = env.TUNELAB_PUBLIC_URL ?? `http://${env.HOST}:${port}`;
+
+const lines = [
+  '',
+  `TuneLab API listening on ${url}`,
+  `  results database: ${db.description} (migrations applied: ${migrations.applied.length}, already there: ${migrations.alreadyApplied.length})`,
+  `  OpenAPI: ${url}/openapi.json   docs: ${url}/docs   readiness: ${url}/readyz`,
+];
+if (quickstart) {
+  const name = `quickstart-${new Date().toISOString().replace(/[-:TZ.]/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 6)}`;
+  const runner = await db.createRunner(name);
+  lines.push(
+    '',
+    `Runner "${runner.name}" created. Its token is shown once:`,
+    '',
+    `  export TUNELAB_API_URL=${url}`,
+    `  export TUNELAB_TOKEN=${runner.token}`,
+    '',
+    'Submit the sample run and read it back (in another terminal, from the repository root):',
+    '',
+    `  curl -sS -X POST "$TUNELAB_API_URL/v1/runs" -H "Authorization: Bearer $TUNELAB_TOKEN" \\`,
+    `       -H 'Content-Type: application/json' -H 'Idempotency-Key: sample-1' \\`,
+    `       --data-binary @tests/fixtures/sample-submission.json`,
+    `  curl -sS "$TUNELAB_API_URL/v1/runs"`,
+    '',
+    'Ctrl-C stops the API; the data stays in the results database.',
+  );
+}
+console.log(lines.join('\n'));
