@@ -1,0 +1,47 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { canonicalJson, formatIssuePath, RunSubmission } from '@tunelab/contracts';
+import { CliError, EXIT } from './exit-codes.ts';
+
+/**
+ * What `tunelab run` writes before it submits anything, and what `submit` and the spool read:
+ * the submission plus the run id its idempotency key derives from, so a resend is recognised.
+ */
+export type RunFile = { format: 'tunelab-run/1'; runId: string; idempotencyKey: string; submission: RunSubmission };
+
+export function makeRunFile(runId: string, idempotencyKey: string, submission: RunSubmission): RunFile {
+  return { format: 'tunelab-run/1', runId, idempotencyKey, submission };
+}
+
+/** Writes atomically (temp file + rename), so a crash never leaves half a run behind. */
+export async function writeRunFile(file: string, run: RunFile): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(run, null, 2)}\n`);
+  await rename(tmp, file);
+}
+
+/** Reads a run file; a bare RunSubmission is accepted too (its key then derives from its content). */
+export async function readRunFile(file: string): Promise<RunFile> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    throw new CliError(`${file}: cannot read a run file: ${(e as Error).message}`, EXIT.USAGE);
+  }
+  const envelope = typeof raw === 'object' && raw !== null && 'format' in raw ? (raw as Partial<RunFile>) : null;
+  const parsed = RunSubmission.safeParse(envelope ? envelope.submission : raw);
+  if (!parsed.success) {
+    const where = envelope ? 'submission.' : '';
+    throw new CliError(
+      `${file}: not a valid run submission:\n${parsed.error.issues.map((i) => `  ${where}${formatIssuePath(i.path)}: ${i.message}`).join('\n')}`,
+      EXIT.USAGE,
+    );
+  }
+  if (envelope && typeof envelope.runId === 'string' && typeof envelope.idempotencyKey === 'string') {
+    return makeRunFile(envelope.runId, envelope.idempotencyKey, parsed.data);
+  }
+  const digest = createHash('sha256').update(canonicalJson(parsed.data)).digest('hex');
+  return makeRunFile(digest.slice(0, 32), `tunelab-sub-${digest}`, parsed.data);
+}

@@ -1,0 +1,95 @@
+import { Problem } from '@tunelab/contracts';
+import type { RunFile } from '../run-file.ts';
+import { RUNNER_VERSION } from '../version.ts';
+
+export type SubmitOptions = {
+  apiUrl: string;
+  token: string;
+  /** Retries after the first attempt for network errors, 5xx and 429. */
+  retries?: number;
+  baseDelayMs?: number;
+  /** Upper bound for one wait, including a server's Retry-After. */
+  maxDelayMs?: number;
+  timeoutMs?: number;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+};
+
+export type SubmitOutcome =
+  | { status: 'stored'; httpStatus: number; replay: boolean; body: unknown }
+  | { status: 'refused'; httpStatus: number; problem: Problem | null; message: string }
+  | { status: 'unreachable'; message: string };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Retry-After is either delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+export function describeProblem(p: Problem): string {
+  const lines = [`${p.status} ${p.title}${p.detail ? `: ${p.detail}` : ''} (request ${p.requestId})`];
+  for (const e of p.errors ?? []) lines.push(`  ${e.path}: ${e.message}`);
+  return lines.join('\n');
+}
+
+/**
+ * POSTs one run to `${apiUrl}/v1/runs`. 201 (created) and 200 (idempotent replay) are success;
+ * network errors, 5xx and 429 are retried with exponential backoff (honouring Retry-After)
+ * under the same Idempotency-Key, so a retry after a lost response never stores the run twice.
+ */
+export async function submitRun(run: RunFile, opts: SubmitOptions): Promise<SubmitOutcome> {
+  const retries = opts.retries ?? 3;
+  const base = opts.baseDelayMs ?? 500;
+  const maxDelay = opts.maxDelayMs ?? 30_000;
+  const url = new URL('v1/runs', opts.apiUrl.endsWith('/') ? opts.apiUrl : `${opts.apiUrl}/`);
+  const body = JSON.stringify(run.submission);
+  let lastReason = '';
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    let retryAfter: number | null = null;
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${opts.token}`,
+          'idempotency-key': run.idempotencyKey,
+          'user-agent': `tunelab-runner/${RUNNER_VERSION}`,
+          'content-type': 'application/json',
+          accept: 'application/json, application/problem+json',
+        },
+        body,
+        signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
+      });
+      const text = await res.text();
+      let json: unknown = null;
+      try {
+        json = text ? JSON.parse(text) : null;
+      } catch {
+        json = null;
+      }
+      if (res.status === 200 || res.status === 201) return { status: 'stored', httpStatus: res.status, replay: res.status === 200, body: json };
+      if (res.status === 429 || res.status >= 500) {
+        retryAfter = parseRetryAfter(res.headers.get('retry-after'));
+        lastReason = `HTTP ${res.status}${json && typeof json === 'object' && 'title' in json ? ` ${String(json.title)}` : ''}`;
+      } else {
+        const problem = Problem.safeParse(json);
+        return {
+          status: 'refused',
+          httpStatus: res.status,
+          problem: problem.success ? problem.data : null,
+          message: problem.success ? describeProblem(problem.data) : `HTTP ${res.status}: ${text.slice(0, 500)}`,
+        };
+      }
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string; message?: string } };
+      lastReason = err.cause?.code ?? err.cause?.message ?? err.message;
+    }
+    if (attempt === retries) break;
+    const delayMs = Math.min(maxDelay, retryAfter ?? base * 2 ** attempt * (0.75 + Math.random() * 0.5));
+    opts.onRetry?.({ attempt: attempt + 1, delayMs, reason: lastReason });
+    await sleep(delayMs);
+  }
+  return { status: 'unreachable', message: `the API did not take the run after ${retries + 1} attempts (last: ${lastReason})` };
+}
