@@ -12,6 +12,7 @@ export { RunnerNameError, type RunnerIdentity } from './runners.ts';
 export { CursorError } from './queries.ts';
 export { hardwareFingerprint, settingsHash, requestHash } from './hashing.ts';
 export type { IngestInput, IngestResult } from './ingest.ts';
+export { createTestDatabase, TEST_PG_ADMIN_URL } from './testing.ts';
 
 export type ResultsDb = Awaited<ReturnType<typeof openResultsDb>>;
 
@@ -28,6 +29,7 @@ export async function openResultsDb(url?: string, options: OpenOptions = {}) {
     description: conn.description,
     prisma,
     migrate: conn.migrate,
+    scripts: conn.scripts,
     close: conn.close,
     async ping(): Promise<void> {
       await prisma.$queryRaw`SELECT 1`;

@@ -43,6 +43,11 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
         const client = await driver.connect();
         try {
           await client.query(sql);
+        } catch (err) {
+          // A failed statement leaves an explicit BEGIN open in the aborted state; end it here
+          // so the connection goes back to the pool clean.
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
         } finally {
           client.release();
         }
@@ -70,7 +75,12 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
   // as unhandled rejections), so scripts go to the PGlite client directly.
   const scripts: ScriptRunner = {
     executeScript: async (sql) => {
-      await client.exec(sql);
+      try {
+        await client.exec(sql);
+      } catch (err) {
+        await client.exec('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
     },
     queryRows: async <T,>(sql: string) => (await client.query<T>(sql)).rows,
   };

@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunSubmission } from '@tunelab/contracts';
+import { createTestDatabase, hardwareFingerprint, IdempotencyConflictError, openResultsDb, type ResultsDb } from './index.ts';
+
+const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+
+function variantOf(doc: typeof fixture, patch: (d: typeof fixture) => void) {
+  const copy = structuredClone(doc);
+  patch(copy);
+  return copy;
+}
+
+for (const backend of ['postgresql', 'pglite'] as const) {
+  describe(`ingestRun on ${backend}`, () => {
+    let db: ResultsDb;
+    let pgdb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+    beforeAll(async () => {
+      if (backend === 'postgresql') pgdb = await createTestDatabase();
+      db = await openResultsDb(pgdb?.url, { dataDir: 'memory://' });
+      await db.migrate();
+    });
+    afterAll(async () => {
+      await db.close();
+      await pgdb?.drop();
+    });
+
+    it('stores a whole submission and reads back the same samples, series and notes', async () => {
+      const runner = await db.createRunner('rt');
+      const res = await db.ingestRun({ submission: RunSubmission.parse(fixture), document: fixture, idempotencyKey: 'rt-1', runnerId: runner.id });
+      expect(res.outcome).toBe('created');
+      const run = await db.getRun(res.run.id);
+      expect(run).not.toBeNull();
+      const sortKey = (s: { variant: string; repetition: number; metric: string }) => `${s.variant}|${s.repetition}|${s.metric}`;
+      expect([...run!.samples].sort((a, b) => sortKey(a).localeCompare(sortKey(b)))).toEqual(
+        [...fixture.samples].sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
+      );
+      expect(run!.timeSeries).toEqual(fixture.timeSeries);
+      expect(run!.notes).toEqual(fixture.notes);
+      expect(run!.order).toEqual(fixture.order);
+      expect(run!.params).toEqual(fixture.params);
+      expect(run!.databaseEnvironment.settings).toEqual(fixture.database.settings);
+      expect(run!.runner).toBe('rt');
+      const stored = await db.prisma.run.findUniqueOrThrow({ where: { id: res.run.id }, select: { document: true } });
+      expect(stored.document).toEqual(fixture);
+    });
+
+    it('reuses the hardware profile for a second run from the same machine, even when the clock speed differs', async () => {
+      const second = variantOf(fixture, (d) => {
+        d.hardware.cpuSpeedGhz = 3.1;
+        d.startedAt = '2026-11-22T04:00:00.000Z';
+        d.finishedAt = '2026-11-22T04:01:00.000Z';
+      });
+      const a = await db.ingestRun({ submission: RunSubmission.parse(second), document: second, idempotencyKey: 'reuse-2', runnerId: null });
+      expect(a.run.hardware.fingerprint).toBe(hardwareFingerprint(RunSubmission.parse(fixture).hardware));
+      expect(await db.prisma.hardwareProfile.count({ where: { fingerprint: a.run.hardware.fingerprint } })).toBe(1);
+      const other = variantOf(fixture, (d) => {
+        d.hardware.storage = { kind: 'hdd', model: 'WDC WD40EFRX' };
+      });
+      const b = await db.ingestRun({ submission: RunSubmission.parse(other), document: other, idempotencyKey: 'reuse-3', runnerId: null });
+      expect(b.run.hardware.fingerprint).not.toBe(a.run.hardware.fingerprint);
+      expect(b.run.hardware.class).toBe('2 cores / 24 GB / HDD');
+      const envs = await db.prisma.databaseEnvironment.count();
+      expect(envs).toBe(1);
+    });
+
+    it('replays the same key and body, refuses the same key with another body, and stores nothing new', async () => {
+      const before = await db.prisma.sample.count();
+      const replay = await db.ingestRun({ submission: RunSubmission.parse(fixture), document: fixture, idempotencyKey: 'rt-1', runnerId: null });
+      expect(replay.outcome).toBe('replayed');
+      const changed = variantOf(fixture, (d) => {
+        d.samples[0].value = 99;
+      });
+      await expect(
+        db.ingestRun({ submission: RunSubmission.parse(changed), document: changed, idempotencyKey: 'rt-1', runnerId: null }),
+      ).rejects.toBeInstanceOf(IdempotencyConflictError);
+      expect(await db.prisma.sample.count()).toBe(before);
+    });
+
+    it('pages through runs with a cursor, newest first, without repeats', async () => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await db.listRuns({ source: 'all', limit: 1, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.items.map((r) => r.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      expect(seen).toHaveLength(3);
+      expect(new Set(seen).size).toBe(3);
+    });
+  });
+}
