@@ -1,0 +1,128 @@
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RunSubmission } from '@tunelab/contracts';
+import { databasesWithPrefix, TEST_PG_URL } from '../test-support/pg.ts';
+import { renderRunTable } from '../report/table.ts';
+import { DEFAULT_SCENARIOS_DIR, loadScenario } from '../scenario/load.ts';
+import { cleanupRun, runPrefix, runScenario, type RunEvent } from './run-scenario.ts';
+import { postgresDriver } from '../drivers/postgres.ts';
+import { EXIT } from '../exit-codes.ts';
+
+const runIds: string[] = [];
+afterAll(async () => {
+  for (const id of runIds) await cleanupRun(postgresDriver, TEST_PG_URL, id);
+});
+
+describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
+  const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
+  const events: RunEvent[] = [];
+  const runId = crypto.randomUUID();
+  runIds.push(runId);
+  const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '3000' }, repetitions: 2, runId, onEvent: (e) => events.push(e) });
+  const run = result.submission;
+
+  it('produces a valid submission with every metric for every variant × repetition', () => {
+    expect(RunSubmission.safeParse(run).success).toBe(true);
+    expect(run.scenario).toMatchObject({ key: 'vacuum-index-cleanup', version: scenario.version });
+    expect(run.params).toMatchObject({ rows: 3000, repetitions: 2 });
+    for (const v of ['1-1', '1-2', '2-1', '2-2'])
+      for (const rep of [1, 2])
+        for (const m of ['duration', 'table_size_after', 'index_size_after', 'total_size_after', 'dead_tuples_before', 'wal_bytes', 'restore_duration'])
+          expect(run.samples.find((s) => s.variant === v && s.repetition === rep && s.metric === m), `${v}#${rep} ${m}`).toBeDefined();
+    expect(run.samples.find((s) => s.variant === 'fixture' && s.metric === 'build_duration')?.value).toBeGreaterThan(0);
+  });
+
+  it('interleaves repetitions and records the order', () => {
+    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual(['1-1#1', '1-2#1', '2-1#1', '2-2#1', '1-1#2', '1-2#2', '2-1#2', '2-2#2']);
+  });
+
+  it('measures what the article describes: one dead tuple per row, removed by every variant', () => {
+    const dead = run.samples.filter((s) => s.metric === 'dead_tuples_before').map((s) => s.value);
+    expect(new Set(dead)).toEqual(new Set([3000]));
+    for (const s of run.samples.filter((x) => x.metric === 'dead_tuples_after')) expect(s.value).toBe(0);
+    // VACUUM FULL rewrites the table; plain VACUUM only frees space inside it.
+    const size = (v: string) => run.samples.find((s) => s.variant === v && s.repetition === 1 && s.metric === 'table_size_after')!.value;
+    expect(size('2-1')).toBeLessThan(size('1-1'));
+  });
+
+  it('keeps the server VACUUM VERBOSE output as notes', () => {
+    const note = run.notes.find((n) => n.kind === 'server-output' && n.variant === '1-1' && n.repetition === 1);
+    expect(note?.text).toMatch(/vacuuming ".*idx_test_table"/);
+  });
+
+  it('restores the identical fixture before every variant × repetition', () => {
+    const before = result.snapshots.filter((s) => s.at === 'before');
+    expect(before).toHaveLength(8);
+    const first = JSON.stringify({ sizes: before[0]!.sizes, tuples: before[0]!.tupleStats });
+    for (const s of before) expect(JSON.stringify({ sizes: s.sizes, tuples: s.tupleStats })).toBe(first);
+    expect(before[0]!.tupleStats.idx_test_table?.tuple_count).toBe(3000);
+  });
+
+  it('reports restore vs rebuild', () => {
+    expect(result.fixture.restoreSeconds).toHaveLength(8);
+    expect(result.fixture.ratio).toBeGreaterThan(0);
+    expect(run.notes.some((n) => n.kind === 'fixture-snapshot')).toBe(true);
+  });
+
+  it('renders the article-style table', () => {
+    const table = renderRunTable(scenario.doc, run);
+    expect(table).toMatch(/1-2 is \d+\.\d% (faster|slower) than 1-1/);
+    expect(table).toMatch(/2-2 is \d+\.\d% (faster|slower) than 2-1/);
+    expect(table).toContain('restore is');
+  });
+
+  it('leaves no database behind', async () => {
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+    expect(events.some((e) => e.type === 'phase' && e.phase === 'cleanup')).toBe(true);
+  });
+});
+
+describe('vacuum-full-rewrite end to end (tiny scale)', async () => {
+  const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
+  const runId = crypto.randomUUID();
+  runIds.push(runId);
+  const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '2000' }, repetitions: 2, runId });
+  const run = result.submission;
+  const mean = (v: string, m: string) => {
+    const xs = run.samples.filter((s) => s.variant === v && s.metric === m).map((s) => s.value);
+    return xs.reduce((a, b) => a + b, 0) / xs.length;
+  };
+
+  it('compares the four ways and shows which ones shrink the table', () => {
+    expect(RunSubmission.safeParse(run).success).toBe(true);
+    for (const v of ['vacuum', 'vacuum-full', 'vacuum-reindex', 'cluster']) expect(mean(v, 'duration')).toBeGreaterThan(0);
+    expect(mean('vacuum-full', 'table_size_after')).toBeLessThan(mean('vacuum', 'table_size_after'));
+    expect(mean('cluster', 'table_size_after')).toBeLessThan(mean('vacuum', 'table_size_after'));
+    expect(mean('vacuum-reindex', 'index_size_after')).toBeLessThan(mean('vacuum', 'index_size_after'));
+  });
+
+  it('restores identically and cleans up', async () => {
+    const before = result.snapshots.filter((s) => s.at === 'before').map((s) => JSON.stringify(s.sizes));
+    expect(new Set(before).size).toBe(1);
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  });
+});
+
+describe('failures', () => {
+  it('drops everything when a step fails', async () => {
+    const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
+    const broken = {
+      ...scenario,
+      doc: { ...scenario.doc, variants: [{ key: 'bad', label: 'bad', steps: [{ action: 'timed' as const, metric: 'duration', steps: [{ action: 'sql' as const, sql: 'SELECT * FROM no_such_table' }] }] }] },
+    };
+    const runId = crypto.randomUUID();
+    runIds.push(runId);
+    await expect(runScenario({ scenario: broken, target: TEST_PG_URL, params: { rows: '100' }, repetitions: 1, runId })).rejects.toThrow(/no_such_table/);
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  });
+
+  it('reports an unreachable target with exit code 3', async () => {
+    const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
+    await expect(runScenario({ scenario, target: 'postgres://postgres@127.0.0.1:1/postgres', repetitions: 1 })).rejects.toMatchObject({ exitCode: EXIT.TARGET_UNREACHABLE });
+  });
+
+  it('rejects an out-of-range parameter with exit code 2', async () => {
+    const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
+    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: /rows=0: expected at least 1/ });
+  });
+});

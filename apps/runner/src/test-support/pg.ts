@@ -1,0 +1,16 @@
+import pg from 'pg';
+
+/** The shared PostgreSQL the tests run against; every test names its objects uniquely. */
+export const TEST_PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Databases on the test server whose names start with `prefix`. */
+export async function databasesWithPrefix(prefix: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: TEST_PG_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+    return rows.map((r) => r.datname);
+  } finally {
+    await client.end();
+  }
+}
