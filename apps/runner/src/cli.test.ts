@@ -1,0 +1,189 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunSubmission } from '@tunelab/contracts';
+import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
+import { postgresDriver } from './drivers/postgres.ts';
+import { EXIT } from './exit-codes.ts';
+import { databasesWithPrefix, TEST_PG_URL } from './test-support/pg.ts';
+
+const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const TSX = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-cli-'));
+const runIds: string[] = [];
+afterAll(async () => {
+  for (const id of runIds) await cleanupRun(postgresDriver, TEST_PG_URL, id);
+  await rm(tmp, { recursive: true, force: true });
+});
+
+type Result = { code: number | null; stdout: string; stderr: string };
+function tunelab(args: string[], env: Record<string, string> = {}, onStderr?: (chunk: string, child: ReturnType<typeof spawn>) => void): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [TSX, CLI, ...args], {
+      env: { ...process.env, TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      onStderr?.(stderr, child);
+    });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('exit codes', () => {
+  it('--help exits 0 and documents exit codes', async () => {
+    const r = await tunelab(['--help']);
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stdout).toContain('Exit codes:');
+  });
+  it('usage errors exit 2', async () => {
+    expect((await tunelab(['run', 'vacuum-index-cleanup'])).code).toBe(EXIT.USAGE); // no --target
+    expect((await tunelab(['run', 'no-such-scenario', '--target', TEST_PG_URL])).code).toBe(EXIT.USAGE);
+    expect((await tunelab(['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=abc'])).code).toBe(EXIT.USAGE);
+    expect((await tunelab(['validate', 'nope'])).code).toBe(EXIT.USAGE);
+  });
+  it('an unreachable target exits 3', async () => {
+    const r = await tunelab(['run', 'vacuum-index-cleanup', '--target', 'postgres://postgres@127.0.0.1:1/postgres']);
+    expect(r.code).toBe(EXIT.TARGET_UNREACHABLE);
+    expect(r.stderr).toMatch(/cannot reach the target/);
+  });
+  it('scenarios lists versions', async () => {
+    const r = await tunelab(['scenarios', '--json']);
+    expect(JSON.parse(r.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'vacuum-index-cleanup', version: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
+  });
+});
+
+describe('Ctrl-C', () => {
+  // Once while the fixture is being built (statements in flight in the template), once while clones run.
+  it.each([
+    { phase: 'fixture build', when: /fixture: building/, delayMs: 700 },
+    { phase: 'measurement', when: /2\/80 variant/, delayMs: 0 },
+  ])('SIGINT during $phase drops every database the run created', async ({ when, delayMs }) => {
+    const runId = crypto.randomUUID();
+    runIds.push(runId);
+    const prefix = runPrefix(runId);
+    let sent = false;
+    let seen: string[] = [];
+    const r = await tunelab(['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=60000', '--repetitions', '20', '--run-id', runId, '--json'], {}, (stderr, child) => {
+      if (!sent && when.test(stderr)) {
+        sent = true;
+        setTimeout(() => {
+          void databasesWithPrefix(prefix).then((names) => {
+            seen = names;
+            child.kill('SIGINT');
+          });
+        }, delayMs);
+      }
+    });
+    expect(sent).toBe(true);
+    expect(seen).toContain(`${prefix}tpl`);
+    expect(r.code).toBe(EXIT.INTERRUPTED);
+    expect(r.stderr).toMatch(/interrupted/);
+    expect(r.stdout).toBe('');
+    expect(await databasesWithPrefix(prefix)).toEqual([]);
+  });
+});
+
+describe('run → submit → spool', () => {
+  type Received = { headers: IncomingMessage['headers']; body: unknown };
+  const received: Received[] = [];
+  let mode: 'ok' | 'fail-then-ok' | 'problem' | 'throttle' = 'ok';
+  let calls = 0;
+  let server: Server;
+  let api = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (d: Buffer) => (text += d.toString()));
+      req.on('end', () => {
+        calls++;
+        received.push({ headers: req.headers, body: JSON.parse(text) });
+        if (mode === 'fail-then-ok' && calls === 1) {
+          res.writeHead(503, { 'content-type': 'application/problem+json' }).end('{}');
+          return;
+        }
+        if (mode === 'throttle' && calls === 1) {
+          res.writeHead(429, { 'retry-after': '1' }).end();
+          return;
+        }
+        if (mode === 'problem') {
+          res.writeHead(422, { 'content-type': 'application/problem+json' }).end(
+            JSON.stringify({ type: 'about:blank', title: 'Unprocessable', status: 422, detail: 'samples are wrong', requestId: 'req-1', errors: [{ path: 'samples.0.value', message: 'must be finite' }] }),
+          );
+          return;
+        }
+        const replay = received.filter((r) => r.headers['idempotency-key'] === req.headers['idempotency-key']).length > 1;
+        res.writeHead(replay ? 200 : 201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: crypto.randomUUID(), status: 'stored' }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  let runFile = '';
+  it('runs, writes the run file and submits it with the documented headers', async () => {
+    mode = 'fail-then-ok';
+    calls = 0;
+    received.length = 0;
+    runFile = path.join(tmp, 'run.json');
+    const runId = crypto.randomUUID();
+    runIds.push(runId);
+    const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=1000', '--repetitions', '1', '--out', runFile, '--api', api, '--token', 'tok-1', '--run-id', runId]);
+    expect(r.stderr).toMatch(/retry 1/);
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stdout).toMatch(/vacuum is [\d.]+% (faster|slower) than vacuum-full/);
+    const file = JSON.parse(await readFile(runFile, 'utf8'));
+    expect(file).toMatchObject({ format: 'tunelab-run/1', runId, idempotencyKey: `tunelab-run-${runId}` });
+    expect(received).toHaveLength(2); // 503, then 201 — same key both times
+    for (const rec of received) {
+      expect(rec.headers.authorization).toBe('Bearer tok-1');
+      expect(rec.headers['idempotency-key']).toBe(`tunelab-run-${runId}`);
+      expect(rec.headers['user-agent']).toMatch(/^tunelab-runner\/\d+\.\d+\.\d+/);
+      expect(RunSubmission.safeParse(rec.body).success).toBe(true);
+    }
+  });
+
+  it('a refused run (4xx problem) shows the detail, keeps the run file and exits 4', async () => {
+    mode = 'problem';
+    const r = await tunelab(['submit', runFile, '--api', api, '--token', 'tok-1']);
+    expect(r.code).toBe(EXIT.NOT_STORED);
+    expect(r.stderr).toContain('samples are wrong');
+    expect(r.stderr).toContain('samples.0.value: must be finite');
+    expect(await readFile(runFile, 'utf8')).toContain('tunelab-run/1');
+    expect(await readdir(path.join(tmp, 'spool')).catch(() => [])).toEqual([]);
+  });
+
+  it('honours 429 Retry-After', async () => {
+    mode = 'throttle';
+    calls = 0;
+    const t0 = Date.now();
+    const r = await tunelab(['submit', runFile, '--api', api, '--token', 'tok-1']);
+    expect(r.code).toBe(EXIT.OK);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    expect(r.stderr).toMatch(/replay/);
+  });
+
+  it('an unreachable API spools the run; flush sends it once and empties the spool', async () => {
+    const r = await tunelab(['submit', runFile, '--api', 'http://127.0.0.1:1', '--token', 'tok-1'], { TUNELAB_SUBMIT_RETRIES: '1' });
+    expect(r.code).toBe(EXIT.NOT_STORED);
+    expect(r.stderr).toMatch(/waits in the spool/);
+    const list = await tunelab(['spool', 'list', '--json']);
+    expect(JSON.parse(list.stdout)).toHaveLength(1);
+    mode = 'ok';
+    const before = received.length;
+    const flush = await tunelab(['spool', 'flush', '--api', api, '--token', 'tok-1']);
+    expect(flush.code).toBe(EXIT.OK);
+    expect(flush.stdout).toMatch(/stored/);
+    expect(received.length - before).toBe(1);
+    expect(await readdir(path.join(tmp, 'spool'))).toEqual([]);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { findPlaceholders, formatIssuePath, resolveParams, substituteParams, validateScenarioDocument, type ParamDef } from './scenario.ts';
+
+const doc = () => ({
+  key: 'demo',
+  title: 'Demo',
+  engines: ['postgresql'],
+  params: { rows: { type: 'integer', default: 10, published: 1000, min: 1 }, mode: { type: 'enum', choices: ['on', 'off'], default: 'on' } },
+  fixture: [{ action: 'sql', sql: 'CREATE TABLE t AS SELECT generate_series(1, {{rows}}) i' }],
+  variants: [
+    { key: 'a', label: 'A', steps: [{ action: 'set', name: 'work_mem', value: '64MB' }, { action: 'timed', steps: [{ action: 'sql', sql: 'VACUUM t' }] }] },
+    { key: 'b', label: 'B', steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'VACUUM (INDEX_CLEANUP {{mode}}) t' }] }] },
+  ],
+  comparisons: [{ baseline: 'a', candidate: 'b' }],
+  metrics: [
+    { key: 'duration', source: 'timed', unit: 's', better: 'lower' },
+    { key: 'size', source: 'relation_size', relation: 't', part: 'total', at: 'after', unit: 'bytes', better: 'lower' },
+  ],
+  repetitions: { default: 3, published: 5 },
+});
+
+describe('ScenarioDocument', () => {
+  it('accepts a valid document and fills defaults', () => {
+    const r = validateScenarioDocument(doc());
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.scenario.settings).toEqual({ session: {}, expect: {} });
+      expect(r.scenario.variants[0]!.steps[1]).toMatchObject({ action: 'timed', metric: 'duration' });
+    }
+  });
+
+  it.each([
+    ['duplicate variant', (d: ReturnType<typeof doc>) => d.variants.push({ ...d.variants[0]! }), 'variants[2].key'],
+    ['comparison with itself', (d: ReturnType<typeof doc>) => (d.comparisons = [{ baseline: 'a', candidate: 'a' }]), 'comparisons[0]'],
+    ['quoted relation', (d: ReturnType<typeof doc>) => ((d.metrics[1] as Record<string, unknown>).relation = 't"; DROP'), 'metrics[1].relation'],
+    ['placeholder of undeclared param', (d: ReturnType<typeof doc>) => (d.fixture[0]!.sql = 'SELECT {{x}}'), 'fixture[0].sql'],
+    ['enum default not a choice', (d: ReturnType<typeof doc>) => (d.params.mode.default = 'maybe'), 'params.mode.default'],
+    ['enum choice with SQL characters', (d: ReturnType<typeof doc>) => (d.params.mode.choices = ["on'; --"]), 'params.mode.choices[0]'],
+  ])('rejects %s at %s', (_name, mutate, path) => {
+    const d = doc();
+    mutate(d);
+    const r = validateScenarioDocument(d, 'demo/scenario.yaml');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues.map((i) => i.path)).toContain(path);
+    if (!r.ok) expect(r.issues.every((i) => i.file === 'demo/scenario.yaml')).toBe(true);
+  });
+});
+
+describe('parameters', () => {
+  const defs: Record<string, ParamDef> = {
+    rows: { type: 'integer', default: 10, published: 1000, min: 1 },
+    ratio: { type: 'number', default: 0.5, max: 1 },
+    on: { type: 'boolean', default: true },
+    mode: { type: 'enum', choices: ['a', 'b'], default: 'a' },
+  };
+  it('resolves defaults, the published scale and typed overrides', () => {
+    expect(resolveParams(defs)).toEqual({ ok: true, params: { rows: 10, ratio: 0.5, on: true, mode: 'a' } });
+    expect(resolveParams(defs, {}, 'published')).toMatchObject({ params: { rows: 1000 } });
+    expect(resolveParams(defs, { rows: '1_000', on: 'off', mode: 'b' })).toMatchObject({ params: { rows: 1000, on: false, mode: 'b' } });
+  });
+  it('rejects bad overrides with the reason', () => {
+    const r = resolveParams(defs, { rows: '0', ratio: 'x', mode: "a'", nope: '1' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.errors).toEqual(expect.arrayContaining([expect.stringMatching(/rows=0: expected at least 1/), expect.stringMatching(/unknown parameter "nope"/), expect.stringMatching(/mode=a': expected one of: a, b/)]));
+    }
+  });
+  it('substitutes declared placeholders only', () => {
+    expect(findPlaceholders('a {{rows}} b {{ mode }}')).toEqual(['rows', 'mode']);
+    expect(substituteParams('LIMIT {{rows}}', { rows: 5 })).toBe('LIMIT 5');
+    expect(() => substituteParams('{{x}}', {})).toThrow(/unknown parameter/);
+  });
+  it('formats issue paths', () => {
+    expect(formatIssuePath(['variants', 1, 'steps', 0, 'sql'])).toBe('variants[1].steps[0].sql');
+    expect(formatIssuePath([])).toBe('(root)');
+  });
+});
