@@ -5,3 +5,4 @@ export * from './run.ts';
 export * from './api.ts';
 export * from './canonical.ts';
 export * from './scenario.ts';
+export * from './comparisons.ts';

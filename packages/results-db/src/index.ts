@@ -4,6 +4,8 @@ import { ingestRun, type IngestInput, type IngestResult } from './ingest.ts';
 import { authenticateRunner, createRunner, listRunners, revokeRunner, touchRunner } from './runners.ts';
 import { getHardware, getRun, listHardware, listRuns, listScenarios } from './queries.ts';
 import { hardwareFingerprint } from './hashing.ts';
+import { compareVariants, findSimilarHardware, listFindings } from './comparisons.ts';
+import { importPublished } from './published.ts';
 
 export { DEFAULT_DATA_DIR, type OpenOptions } from './open.ts';
 export { applyMigrations, readMigrations, type MigrationResult } from './migrate.ts';
@@ -12,6 +14,8 @@ export { RunnerNameError, type RunnerIdentity } from './runners.ts';
 export { CursorError } from './queries.ts';
 export { hardwareFingerprint, settingsHash, requestHash } from './hashing.ts';
 export type { IngestInput, IngestResult } from './ingest.ts';
+export { compareVariants, listFindings, findSimilarHardware } from './comparisons.ts';
+export { importPublished, publishedSubmissions, publishedVersion, PublishedImportError, type PublishedImportResult } from './published.ts';
 export { createTestDatabase, TEST_PG_ADMIN_URL } from './testing.ts';
 
 export type ResultsDb = Awaited<ReturnType<typeof openResultsDb>>;
@@ -55,5 +59,9 @@ export async function openResultsDb(url?: string, options: OpenOptions = {}) {
     listHardware: (q: Parameters<typeof listHardware>[1]) => listHardware(prisma, q),
     getHardware: (fingerprint: string) => getHardware(prisma, fingerprint),
     listScenarios: () => listScenarios(prisma),
+    compare: (q: Parameters<typeof compareVariants>[1]) => compareVariants(prisma, q),
+    listFindings: (q: Parameters<typeof listFindings>[1]) => listFindings(prisma, q),
+    findSimilarHardware: (fingerprint: string, q: Parameters<typeof findSimilarHardware>[2]) => findSimilarHardware(prisma, fingerprint, q),
+    importPublished: (scenariosDir: string) => importPublished({ prisma }, scenariosDir),
   };
 }

@@ -1,0 +1,203 @@
+import { z } from 'zod';
+import { StorageKind } from './hardware.ts';
+import { Engine } from './database.ts';
+import { identifier, isoDateTime, sha256Hex } from './primitives.ts';
+
+// ─── Queries ─────────────────────────────────────────────────────────────────────────────────
+// Querystrings arrive as text: numbers are coerced, every key is bounded, unknown keys are refused.
+
+export const ComparisonSource = z.enum(['measured', 'published', 'all']);
+export type ComparisonSource = z.infer<typeof ComparisonSource>;
+export const GroupBy = z.enum(['hardware', 'class']);
+export type GroupBy = z.infer<typeof GroupBy>;
+export const MetricDirection = z.enum(['lower-is-better', 'higher-is-better']);
+export type MetricDirection = z.infer<typeof MetricDirection>;
+
+const cores = z.coerce.number().int().min(1).max(4096);
+const memoryGb = z.coerce.number().int().min(0).max(1_048_576);
+
+/** Filters shared by comparisons and findings: which samples take part. */
+const filterShape = {
+  scenario: identifier.optional(),
+  metric: identifier.default('duration'),
+  engine: Engine.optional(),
+  engineMajor: z.coerce.number().int().min(0).max(1000).optional(),
+  storage: StorageKind.optional(),
+  minCores: cores.optional(),
+  maxCores: cores.optional(),
+  minMemoryGb: memoryGb.optional(),
+  maxMemoryGb: memoryGb.optional(),
+  hardware: sha256Hex.optional(),
+  /** measured (default), published (figures imported from articles), or all (side by side, never pooled). */
+  source: ComparisonSource.default('measured'),
+  groupBy: GroupBy.default('hardware'),
+  direction: MetricDirection.default('lower-is-better'),
+};
+
+function checkRanges(q: { minCores?: number; maxCores?: number; minMemoryGb?: number; maxMemoryGb?: number }, ctx: z.RefinementCtx) {
+  if (q.minCores !== undefined && q.maxCores !== undefined && q.minCores > q.maxCores) {
+    ctx.addIssue({ code: 'custom', path: ['maxCores'], message: 'must be at least minCores' });
+  }
+  if (q.minMemoryGb !== undefined && q.maxMemoryGb !== undefined && q.minMemoryGb > q.maxMemoryGb) {
+    ctx.addIssue({ code: 'custom', path: ['maxMemoryGb'], message: 'must be at least minMemoryGb' });
+  }
+}
+
+export const ComparisonQuery = z
+  .strictObject({
+    ...filterShape,
+    /** Compare exactly this pair (both or neither); otherwise the declared pairs, else every pair. */
+    baseline: identifier.optional(),
+    candidate: identifier.optional(),
+  })
+  .superRefine((q, ctx) => {
+    checkRanges(q, ctx);
+    if ((q.baseline === undefined) !== (q.candidate === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [q.baseline === undefined ? 'baseline' : 'candidate'], message: 'baseline and candidate go together' });
+    }
+    if (q.baseline !== undefined && q.baseline === q.candidate) {
+      ctx.addIssue({ code: 'custom', path: ['candidate'], message: 'must differ from baseline' });
+    }
+  });
+export type ComparisonQuery = z.infer<typeof ComparisonQuery>;
+
+export const FindingsQuery = z
+  .strictObject({
+    ...filterShape,
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+  })
+  .superRefine(checkRanges);
+export type FindingsQuery = z.infer<typeof FindingsQuery>;
+
+export const SimilarHardwareQuery = z.strictObject({
+  scenario: identifier.optional(),
+  /** Default all: every item is one source, so nothing is pooled. */
+  source: ComparisonSource.default('all'),
+  limit: z.coerce.number().int().min(1).max(200).default(20),
+});
+export type SimilarHardwareQuery = z.infer<typeof SimilarHardwareQuery>;
+
+// ─── Responses ───────────────────────────────────────────────────────────────────────────────
+
+/** An interval; an end is null when it is unbounded (JSON has no ∞). */
+export const Bounds = z.object({ low: z.number().nullable(), high: z.number().nullable() });
+export type Bounds = z.infer<typeof Bounds>;
+
+export const VariantSummary = z.object({
+  variant: z.string(),
+  n: z.number().int(),
+  mean: z.number(),
+  median: z.number(),
+  sd: z.number().nullable(),
+  se: z.number().nullable(),
+  /** Coefficient of variation sd / mean. */
+  cv: z.number().nullable(),
+  ci95: Bounds.nullable(),
+  min: z.number(),
+  max: z.number(),
+  /** Values with |modified z| > 3.5 (Iglewicz & Hoaglin), with the run they came from. */
+  outliers: z.array(z.object({ value: z.number(), runId: z.uuid(), repetition: z.number().int() })),
+});
+export type VariantSummary = z.infer<typeof VariantSummary>;
+
+export const VerdictKind = z.enum(['faster', 'slower', 'no-significant-difference', 'insufficient-data']);
+
+export const PairComparison = z.object({
+  baseline: z.string(),
+  candidate: z.string(),
+  direction: MetricDirection,
+  /** mean(candidate) − mean(baseline), in the metric's unit; null with insufficient data. */
+  difference: z.number().nullable(),
+  /**
+   * Improvement of the candidate over the baseline in the metric's direction, as a fraction of
+   * the baseline mean (0.375 = 37.5% faster), with its Fieller 95% CI.
+   */
+  improvement: z.number().nullable(),
+  ci95: Bounds.nullable(),
+  welch: z.object({ t: z.number().nullable(), df: z.number(), p: z.number() }).nullable(),
+  mannWhitney: z.object({ u: z.number(), p: z.number(), method: z.enum(['asymptotic', 'exact']) }).nullable(),
+  verdict: z.object({ kind: VerdictKind, sentence: z.string(), significant: z.boolean() }),
+});
+export type PairComparison = z.infer<typeof PairComparison>;
+
+export const GroupHardware = z.object({
+  /** Hardware class ("8 cores / 32 GB / SSD"); with groupBy=hardware also the exact machine. */
+  class: z.string(),
+  fingerprint: sha256Hex.nullable(),
+  cpuModel: z.string().nullable(),
+  storageKind: StorageKind,
+  physicalCores: z.number().int(),
+  memoryGb: z.number().int(),
+  profiles: z.number().int(),
+});
+
+export const ComparisonGroup = z.object({
+  /** scenario@version/source/hardware-or-class/metric[unit]: two scenario versions never share a group. */
+  key: z.string(),
+  scenario: z.object({ key: z.string(), version: z.string() }),
+  source: z.enum(['measured', 'published']),
+  hardware: GroupHardware,
+  metric: z.string(),
+  unit: z.string(),
+  /** Database servers the group's runs used (a group is not split by them; check before trusting it). */
+  databaseVersions: z.array(z.object({ engine: Engine, version: z.string(), major: z.number().int(), minor: z.number().int(), runs: z.number().int() })),
+  runCount: z.number().int(),
+  newestRunAt: isoDateTime,
+  /** The newest runs behind the group (at most 100). */
+  runs: z.array(z.object({ id: z.uuid(), receivedAt: isoDateTime, link: z.string() })),
+  variants: z.array(VariantSummary),
+  /** `declared` = the scenario version's own pairs, `query` = baseline/candidate, `all-pairs` = every two variants. */
+  pairsFrom: z.enum(['query', 'declared', 'all-pairs']),
+  comparisons: z.array(PairComparison),
+  warnings: z.array(z.string()),
+});
+export type ComparisonGroup = z.infer<typeof ComparisonGroup>;
+
+export const ComparisonResult = z.object({
+  metric: z.string(),
+  source: ComparisonSource,
+  groupBy: GroupBy,
+  direction: MetricDirection,
+  groups: z.array(ComparisonGroup),
+});
+export type ComparisonResult = z.infer<typeof ComparisonResult>;
+
+export const Finding = z.object({
+  scenario: z.object({ key: z.string(), version: z.string() }),
+  group: z.string(),
+  source: z.enum(['measured', 'published']),
+  hardwareClass: z.string(),
+  fingerprint: sha256Hex.nullable(),
+  metric: z.string(),
+  baseline: z.string(),
+  candidate: z.string(),
+  kind: VerdictKind,
+  sentence: z.string(),
+  newestRunAt: isoDateTime,
+  runs: z.array(z.string()),
+  links: z.object({ comparison: z.string() }),
+});
+export type Finding = z.infer<typeof Finding>;
+export const FindingList = z.object({ items: z.array(Finding) });
+export type FindingList = z.infer<typeof FindingList>;
+
+export const SimilarHardwareGroup = z.object({
+  class: z.string(),
+  source: z.enum(['measured', 'published']),
+  storageKind: StorageKind,
+  physicalCores: z.number().int(),
+  memoryGb: z.number().int(),
+  sameStorage: z.boolean(),
+  /** |log2(cores ratio)| + |log2(memory ratio)|: 0 = same size, 1 = one doubling away. */
+  distance: z.number(),
+  profiles: z.number().int(),
+  runs: z.number().int(),
+  scenarios: z.array(z.string()),
+  newestRunAt: isoDateTime,
+  links: z.object({ comparisons: z.string() }),
+});
+export const SimilarHardware = z.object({
+  machine: z.object({ fingerprint: sha256Hex, class: z.string(), storageKind: StorageKind, physicalCores: z.number().int(), memoryGb: z.number().int() }),
+  items: z.array(SimilarHardwareGroup),
+});
+export type SimilarHardware = z.infer<typeof SimilarHardware>;
