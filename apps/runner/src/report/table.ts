@@ -9,7 +9,7 @@ import type { MetricDef, RunSubmission, ScenarioDocument } from '@tunelab/contra
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function formatValue(value: number, unit: string): string {
-  if (unit === 'bytes') return `${(value / 1024 / 1024).toFixed(1)} MB`;
+  if (unit === 'bytes') return (value / 1024 / 1024).toFixed(1); // shown in MB, see displayUnit
   if (unit === 's') return value.toFixed(3);
   if (unit === 'ms' || unit === 'MB' || unit === 'kB') return value.toFixed(1);
   return Number.isInteger(value) ? String(value) : value.toFixed(2);
