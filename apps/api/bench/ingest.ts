@@ -162,14 +162,14 @@ async function main(): Promise<number> {
 
   const admin = new pg.Client({ connectionString: adminUrl.toString() });
   await admin.connect();
-  const { rows: [server] } = await admin.query<{ v: string }>('SHOW server_version');
+  const { rows: [server] } = await admin.query<{ server_version: string }>('SHOW server_version');
   try {
     await admin.query(`CREATE DATABASE "${dbName}"`);
     dbCreated = true;
   } finally {
     await admin.end();
   }
-  console.log(`database: ${dbName} on PostgreSQL ${server?.v} at ${adminUrl.host}`);
+  console.log(`database: ${dbName} on PostgreSQL ${server?.server_version} at ${adminUrl.host}`);
 
   app = await buildApp({ databaseUrl: benchUrl.toString(), logger: false, rateLimitPerMinute: 1e9 });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import sjson from 'secure-json-parse';
 import { ApiError } from '../../problem.ts';
 
 declare module 'fastify' {
@@ -17,7 +18,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  */
 export default fp(
   async (app) => {
-    app.removeContentTypeParser(['application/json']);
+    // Only JSON is accepted; every other type (Fastify's text/plain parser too) is a 415.
+    app.removeAllContentTypeParsers();
     app.addContentTypeParser(/^application\/(?:[\w.+-]+\+)?json$/, { parseAs: 'buffer' }, (request, body: Buffer, done) => {
       let text: string;
       try {
@@ -31,10 +33,7 @@ export default fp(
         return;
       }
       try {
-        const value: unknown = JSON.parse(text, (key, v: unknown) => {
-          if (key === '__proto__' || key === 'constructor') throw new SyntaxError(`forbidden key "${key}"`);
-          return v;
-        });
+        const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
         request.document = value;
         done(null, value);
       } catch (e) {
