@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, hardwareClassOf, parseServerVersion, RunSubmission, stableHardwareFields } from './index.ts';
+
+const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+
+describe('RunSubmission', () => {
+  it('accepts the sample submission', () => {
+    expect(RunSubmission.safeParse(fixture).success).toBe(true);
+  });
+
+  it('rejects unknown keys with their path, and non-finite numbers', () => {
+    const r = RunSubmission.safeParse({ ...fixture, hardware: { ...fixture.hardware, gpu: 'x' }, samples: [{ ...fixture.samples[0], value: Infinity }] });
+    expect(r.success).toBe(false);
+    const issues = r.error!.issues.map((i) => ({ path: i.path.join('.'), code: i.code }));
+    expect(issues).toContainEqual({ path: 'hardware', code: 'unrecognized_keys' });
+    expect(issues.some((i) => i.path === 'samples.0.value')).toBe(true);
+  });
+});
+
+describe('hardware identity', () => {
+  it('ignores clock speed and rounds memory to whole GiB', () => {
+    const a = stableHardwareFields({ ...fixture.hardware, cpuSpeedGhz: 2.1, memoryBytes: 25769803776 });
+    const b = stableHardwareFields({ ...fixture.hardware, cpuSpeedGhz: 3.9, memoryBytes: 25769803776 - 4096 });
+    expect(canonicalJson(a)).toBe(canonicalJson(b));
+  });
+
+  it('names the coarse class the way engineers do', () => {
+    expect(hardwareClassOf({ physicalCores: 8, memoryBytes: 32 * 1024 ** 3, storage: { kind: 'ssd', model: null } })).toBe('8 cores / 32 GB / SSD');
+    expect(hardwareClassOf({ physicalCores: 2, memoryBytes: 4 * 1024 ** 3, storage: { kind: 'unknown', model: null } })).toBe('2 cores / 4 GB / unknown disk');
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"x":0,"z":1}]},"b":1}');
+  });
+});
+
+describe('parseServerVersion', () => {
+  it.each([
+    ['PostgreSQL 15.19 (Debian 15.19-0+deb12u1) on x86_64-pc-linux-gnu', 15, 19],
+    ['10.11.19-MariaDB-0+deb12u1', 10, 11],
+    ['8.0.36', 8, 0],
+  ])('%s → %i.%i', (v, major, minor) => {
+    expect(parseServerVersion(v)).toEqual({ major, minor });
+  });
+  it('returns null for text without a version', () => {
+    expect(parseServerVersion('unknown')).toBeNull();
+  });
+});
