@@ -11,6 +11,7 @@ import authPlugin from './plugins/app/auth.ts';
 import healthRoutes from './routes/health.ts';
 import runsRoutes from './routes/runs.ts';
 import catalogRoutes from './routes/catalog.ts';
+import comparisonRoutes from './routes/comparisons.ts';
 import { ApiError } from './problem.ts';
 
 export type BuildAppOptions = {
@@ -65,6 +66,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(healthRoutes);
   await app.register(runsRoutes, { prefix: '/v1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 600 });
   await app.register(catalogRoutes, { prefix: '/v1' });
+  await app.register(comparisonRoutes, { prefix: '/v1' });
   return app;
 }
 

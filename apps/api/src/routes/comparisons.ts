@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ComparisonQuery, ComparisonResult, FindingList, FindingsQuery, Problem, SimilarHardware, SimilarHardwareQuery, sha256Hex } from '@tunelab/contracts';
+import { ApiError } from '../problem.ts';
+
+/** Public reads over the results: comparisons with statistics, findings, hardware like mine. */
+const comparisons: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/comparisons',
+    {
+      schema: {
+        summary: 'Compare variants per hardware group, with statistics',
+        description:
+          'Per group (scenario version × source × machine or hardware class × unit): per-variant n, mean, median, sd, 95% CI, CV and outliers; per pair the difference, its Fieller 95% CI, Welch and Mann–Whitney p-values and a verdict sentence. Pairs: baseline/candidate if given, else the pairs the scenario version declares, else every two variants. Two scenario versions are never pooled. `source` defaults to measured; published figures appear with source=published or all, in groups of their own.',
+        tags: ['comparisons'],
+        querystring: ComparisonQuery,
+        response: { 200: ComparisonResult, 400: Problem, 503: Problem },
+      },
+    },
+    async (request) => app.resultsDb.compare(request.query),
+  );
+
+  app.get(
+    '/findings',
+    {
+      schema: {
+        summary: 'Verdict sentences per scenario × group, newest data first',
+        tags: ['comparisons'],
+        querystring: FindingsQuery,
+        response: { 200: FindingList, 400: Problem, 503: Problem },
+      },
+    },
+    async (request) => app.resultsDb.listFindings(request.query),
+  );
+
+  app.get(
+    '/hardware/:fingerprint/similar',
+    {
+      schema: {
+        summary: 'Hardware classes closest to a machine: same storage kind first, then cores and memory',
+        tags: ['hardware', 'comparisons'],
+        params: z.strictObject({ fingerprint: sha256Hex }),
+        querystring: SimilarHardwareQuery,
+        response: { 200: SimilarHardware, 400: Problem, 404: Problem, 503: Problem },
+      },
+    },
+    async (request) => {
+      const similar = await app.resultsDb.findSimilarHardware(request.params.fingerprint, request.query);
+      if (!similar) throw new ApiError('not-found', `no hardware profile with fingerprint ${request.params.fingerprint}`);
+      return similar;
+    },
+  );
+};
+
+export default comparisons;

@@ -1,0 +1,144 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ComparisonResult, FindingList, SimilarHardware } from '@tunelab/contracts';
+import { FIXTURE, post, startApi } from './helpers.ts';
+
+const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
+
+type Api = Awaited<ReturnType<typeof startApi>>;
+
+describe('comparisons, findings and similar hardware over published and measured runs', () => {
+  let api: Api;
+  let measuredRunId: string;
+  let measuredFingerprint: string;
+  const get = async <T,>(path: string) => {
+    const res = await fetch(`${api.url}${path}`);
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as T };
+  };
+
+  beforeAll(async () => {
+    api = await startApi();
+    await api.db.importPublished(SCENARIOS);
+  });
+  afterAll(async () => api?.close());
+
+  it('reproduces the article for all three servers, with CIs, p-values and significance at n = 5', async () => {
+    const { status, body } = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published');
+    expect(status).toBe(200);
+    expect(body.groups).toHaveLength(3);
+    const want = {
+      'server-1': { baseline: 226.4, candidate: 141.4, faster: '37.5%' },
+      'server-2': { baseline: 836, candidate: 669.4, faster: '19.9%' },
+      'server-3': { baseline: 609.4, candidate: 535.6, faster: '12.1%' },
+    };
+    for (const [server, w] of Object.entries(want)) {
+      const g = body.groups.find((x) => x.hardware.cpuModel === `unspecified (published: ${server})`)!;
+      expect(g.scenario.version).toMatch(/^[0-9a-f]{64}$/);
+      expect(g.key).toContain(g.scenario.version.slice(0, 12));
+      expect(g.databaseVersions).toHaveLength(1);
+      const v = Object.fromEntries(g.variants.map((x) => [x.variant, x]));
+      expect(v['1-1']!.mean).toBeCloseTo(w.baseline, 6);
+      expect(v['1-2']!.mean).toBeCloseTo(w.candidate, 6);
+      expect(v['1-1']!).toMatchObject({ n: 5 });
+      expect(v['1-1']!.ci95!.low!).toBeLessThan(w.baseline);
+      const [cleanup, full] = g.comparisons;
+      expect(cleanup).toMatchObject({ baseline: '1-1', candidate: '1-2', direction: 'lower-is-better' });
+      expect(cleanup!.verdict.sentence).toContain(`1-2 is ${w.faster} faster than 1-1`);
+      expect(cleanup!.welch!.p).toBeGreaterThan(0);
+      expect(cleanup!.mannWhitney!.method).toBe('exact');
+      expect(cleanup!.ci95!.low).not.toBeNull();
+      expect(full).toMatchObject({ baseline: '2-1', candidate: '2-2' });
+      if (server === 'server-1') expect(full!.verdict.kind).toBe('no-significant-difference');
+    }
+    const s1 = body.groups.find((x) => x.hardware.cpuModel === 'unspecified (published: server-1)')!;
+    expect(s1.comparisons[0]!.verdict.significant).toBe(true);
+    expect(s1.comparisons[1]!.verdict.significant).toBe(false);
+  });
+
+  it('honours baseline/candidate and the direction override', async () => {
+    const { body } = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published&baseline=1-2&candidate=1-1&storage=ssd');
+    expect(body.groups).toHaveLength(1);
+    expect(body.groups[0]!.pairsFrom).toBe('query');
+    expect(body.groups[0]!.comparisons[0]!.verdict.kind).toBe('slower');
+    const higher = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published&storage=ssd&direction=higher-is-better');
+    expect(higher.body.groups[0]!.comparisons[0]!.verdict.kind).toBe('slower');
+  });
+
+  it('filters by cores and memory and groups by class', async () => {
+    const { body } = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published&groupBy=class&minMemoryGb=16&storage=hdd&minCores=8&maxCores=8');
+    expect(body.groups.map((g) => g.hardware.class)).toEqual(['8 cores / 32 GB / HDD']);
+    expect(body.groups[0]!.hardware.fingerprint).toBeNull();
+  });
+
+  it('a measured run posted to the API appears in findings, and never mixes with published unless source=all', async () => {
+    const res = await post(api.url, api.token, FIXTURE, { 'idempotency-key': 'cmp-measured-1' });
+    expect(res.status).toBe(201);
+    const accepted = (await res.json()) as { id: string; hardware: { fingerprint: string } };
+    measuredRunId = accepted.id;
+    measuredFingerprint = accepted.hardware.fingerprint;
+
+    const findings = await get<FindingList>('/v1/findings?scenario=vacuum-index-cleanup');
+    expect(findings.status).toBe(200);
+    expect(findings.body.items.length).toBeGreaterThan(0);
+    expect(findings.body.items.every((f) => f.source === 'measured')).toBe(true);
+    expect(findings.body.items[0]!.runs).toContain(`/v1/runs/${measuredRunId}`);
+    const runLink = await fetch(`${api.url}${findings.body.items[0]!.runs[0]}`);
+    expect(runLink.status).toBe(200);
+    const drill = await get<ComparisonResult>(findings.body.items[0]!.links.comparison);
+    expect(drill.status).toBe(200);
+    expect(drill.body.groups).toHaveLength(1);
+
+    const measured = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup');
+    expect(measured.body.groups.map((g) => g.source)).toEqual(['measured']);
+    const published = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published');
+    expect(published.body.groups.every((g) => g.source === 'published')).toBe(true);
+    const all = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=all&groupBy=class');
+    expect(all.body.groups).toHaveLength(4);
+    // Same class on both sides would still be two groups: source and scenario version are in the key.
+    expect(new Set(all.body.groups.map((g) => g.key)).size).toBe(4);
+
+    const newest = await get<FindingList>('/v1/findings?source=all&limit=500');
+    expect(newest.body.items[0]!.source).toBe('measured');
+  });
+
+  it('lists the hardware closest to a machine, same storage kind first', async () => {
+    const { status, body } = await get<SimilarHardware>(`/v1/hardware/${measuredFingerprint}/similar`);
+    expect(status).toBe(200);
+    expect(body.machine.class).toBe('2 cores / 24 GB / SSD');
+    expect(body.items[0]).toMatchObject({ class: '2 cores / 24 GB / SSD', source: 'measured', distance: 0 });
+    expect(body.items[1]).toMatchObject({ class: '8 cores / 32 GB / SSD', source: 'published', sameStorage: true });
+    expect(body.items.at(-1)!.storageKind).toBe('unknown');
+    const follow = await get<ComparisonResult>(body.items[1]!.links.comparisons);
+    expect(follow.body.groups[0]!.hardware.class).toBe('8 cores / 32 GB / SSD');
+    const missing = await get(`/v1/hardware/${'0'.repeat(64)}/similar`);
+    expect(missing.status).toBe(404);
+  });
+
+  const BAD: [string, string][] = [
+    ['/v1/comparisons?source=bogus', 'querystring:/source'],
+    ['/v1/comparisons?minCores=abc', 'querystring:/minCores'],
+    ['/v1/comparisons?minCores=0', 'querystring:/minCores'],
+    ['/v1/comparisons?maxMemoryGb=-1', 'querystring:/maxMemoryGb'],
+    ['/v1/comparisons?minCores=8&maxCores=4', 'querystring:/maxCores'],
+    ['/v1/comparisons?baseline=1-1', 'querystring:/candidate'],
+    ['/v1/comparisons?baseline=1-1&candidate=1-1', 'querystring:/candidate'],
+    ['/v1/comparisons?metric=drop%20table', 'querystring:/metric'],
+    ['/v1/comparisons?scenario=' + 'x'.repeat(101), 'querystring:/scenario'],
+    ['/v1/comparisons?hardware=abc', 'querystring:/hardware'],
+    ['/v1/comparisons?engine=oracle', 'querystring:/engine'],
+    ['/v1/comparisons?groupBy=rack', 'querystring:/groupBy'],
+    ['/v1/comparisons?direction=up', 'querystring:/direction'],
+    ['/v1/comparisons?bogus=1', 'querystring:/bogus'],
+    ['/v1/findings?limit=0', 'querystring:/limit'],
+    ['/v1/findings?storage=floppy', 'querystring:/storage'],
+    ['/v1/hardware/nothex/similar', 'params:/fingerprint'],
+    [`/v1/hardware/${'a'.repeat(64)}/similar?limit=1000`, 'querystring:/limit'],
+  ];
+  it.each(BAD)('GET %s → 400 problem+json naming %s', async (path, field) => {
+    const { status, type, body } = await get<{ status: number; errors?: { path: string }[]; requestId: string }>(path);
+    expect(status).toBe(400);
+    expect(type).toMatch(/^application\/problem\+json/);
+    expect(body.errors?.map((e) => e.path)).toContain(field);
+    expect(body.requestId).toBeTruthy();
+  });
+});
