@@ -1,0 +1,184 @@
+/**
+ * Runner → API → results database, across apps: a real `tunelab` CLI process submits to a real
+ * API process (apps/api/src/server.ts) backed by a throwaway PostgreSQL database of its own.
+ * The "API killed mid-submit" cases put a TCP proxy between them that SIGKILLs the API either
+ * as the request arrives (nothing stored) or as the response leaves (stored, answer lost).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, openResultsDb } from '@tunelab/results-db';
+import { RunDetail, RunList } from '@tunelab/contracts';
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+const CLI = path.join(ROOT, 'apps/runner/src/cli.ts');
+const SERVER = path.join(ROOT, 'apps/api/src/server.ts');
+const TARGET = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SCENARIO = 'vacuum-full-rewrite';
+
+const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-runner-api-'));
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  await rm(tmp, { recursive: true, force: true });
+});
+
+type Result = { code: number | null; stdout: string; stderr: string };
+function tunelab(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [TSX, CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '50', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A results database and an API process on it; `start()` can be called again after a kill. */
+async function apiOnFreshDatabase() {
+  const database = await createTestDatabase('tunelab_rt');
+  cleanups.push(() => database.drop());
+  const db = await openResultsDb(database.url);
+  await db.migrate();
+  const { token } = await db.createRunner(`runner-api-${Date.now()}`);
+  await db.close();
+  let child: ChildProcess | null = null;
+  const start = () =>
+    new Promise<string>((resolve, reject) => {
+      const c = spawn(process.execPath, [TSX, SERVER], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' },
+      });
+      child = c;
+      cleanups.push(async () => c.exitCode === null && c.kill('SIGKILL'));
+      let out = '';
+      c.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      c.on('exit', (code) => reject(new Error(`API exited with ${code}: ${out}`)));
+    });
+  const kill = () =>
+    new Promise<void>((resolve) => {
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return resolve();
+      c.once('exit', () => resolve());
+      c.kill('SIGKILL');
+    });
+  return { token, start, kill };
+}
+
+/** Forwards to `upstream`; `onRequest`/`onResponse` may kill the API and swallow the bytes. */
+async function startProxy(upstream: () => number, hooks: { onRequest?: () => Promise<void>; onResponse?: () => Promise<void> }) {
+  const server = net.createServer((client) => {
+    const up = net.connect(upstream(), '127.0.0.1');
+    up.on('error', () => client.destroy());
+    client.on('error', () => up.destroy());
+    client.on('data', async (chunk) => {
+      if (hooks.onRequest) {
+        client.pause();
+        await hooks.onRequest();
+        client.destroy();
+        return;
+      }
+      up.write(chunk);
+    });
+    up.on('data', async (chunk) => {
+      if (hooks.onResponse) {
+        await hooks.onResponse();
+        client.destroy();
+        return;
+      }
+      client.write(chunk);
+    });
+    up.on('end', () => client.end());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => new Promise((r) => server.close(r)));
+  return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+}
+
+async function runsOf(api: string) {
+  const res = await fetch(`${api}/v1/runs?scenario=${SCENARIO}`);
+  expect(res.status).toBe(200);
+  return RunList.parse(await res.json()).items;
+}
+
+let runFile = '';
+beforeAll(async () => {
+  // One measured run (tiny scale) for the mid-submit cases; the round trip makes its own.
+  runFile = path.join(tmp, 'measured.json');
+  const r = await tunelab(['run', SCENARIO, '--target', TARGET, '--param', 'rows=1000', '--repetitions', '2', '--out', runFile, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+});
+
+describe('runner → API round trip', () => {
+  it('a run submitted by `tunelab run --api` reads back with every sample', async () => {
+    const api = await apiOnFreshDatabase();
+    const url = await api.start();
+    const out = path.join(tmp, 'roundtrip.json');
+    const r = await tunelab(['run', SCENARIO, '--target', TARGET, '--param', 'rows=1000', '--repetitions', '2', '--out', out, '--api', url, '--token', api.token]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/stored/);
+    const run = JSON.parse(await readFile(out, 'utf8'));
+    const items = await runsOf(url);
+    expect(items).toHaveLength(1);
+    expect(items[0]!.scenario).toEqual({ key: SCENARIO, version: run.submission.scenario.version });
+    const detail = RunDetail.parse(await (await fetch(`${url}/v1/runs/${items[0]!.id}`)).json());
+    const key = (s: { variant: string; repetition: number; metric: string }) => `${s.variant}#${s.repetition}#${s.metric}`;
+    const sent = new Map<string, number>(run.submission.samples.map((s: { variant: string; repetition: number; metric: string; value: number }) => [key(s), s.value]));
+    expect(detail.samples).toHaveLength(sent.size);
+    for (const s of detail.samples) expect(s.value).toBeCloseTo(sent.get(key(s))!, 9);
+    expect(detail.order).toEqual(run.submission.order);
+    expect(detail.notes.some((n) => n.kind === 'fixture-snapshot')).toBe(true);
+    // Submitting the same run file again is an idempotent replay, not a second run.
+    const again = await tunelab(['submit', out, '--api', url, '--token', api.token]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/replay/);
+    expect(await runsOf(url)).toHaveLength(1);
+    await api.kill();
+  });
+});
+
+describe('API killed mid-submit', () => {
+  it.each([
+    { when: 'as the request arrives (nothing stored)', hook: 'onRequest' as const, replay: false },
+    { when: 'after storing, before the response (answer lost)', hook: 'onResponse' as const, replay: true },
+  ])('$when: the run waits in the spool and a flush stores it exactly once', async ({ hook, replay }) => {
+    const api = await apiOnFreshDatabase();
+    const first = await api.start();
+    const port = Number(new URL(first).port);
+    const proxy = await startProxy(() => port, { [hook]: api.kill });
+    const spool = path.join(tmp, `spool-${hook}`);
+    const env = { TUNELAB_SPOOL_DIR: spool, TUNELAB_SUBMIT_RETRIES: '2' };
+
+    const r = await tunelab(['submit', runFile, '--api', proxy, '--token', api.token], env);
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/waits in the spool/);
+    expect(await readdir(spool)).toHaveLength(1);
+
+    const second = await api.start(); // the API comes back (on another port)
+    const flush = await tunelab(['spool', 'flush', '--api', second, '--token', api.token], env);
+    expect(flush.code, flush.stdout + flush.stderr).toBe(0);
+    expect(flush.stdout).toMatch(replay ? /stored \(replay\)/ : /stored$/m);
+    expect(await readdir(spool)).toEqual([]);
+    expect(await runsOf(second)).toHaveLength(1);
+
+    const again = await tunelab(['spool', 'flush', '--api', second, '--token', api.token], env);
+    expect(again.stdout).toMatch(/nothing to flush/);
+    expect(await runsOf(second)).toHaveLength(1);
+    await api.kill();
+  });
+});
