@@ -1,0 +1,45 @@
+/**
+ * npm run import:published [-- SCENARIOS_DIR]
+ * Imports every scenarios/<key>/published.json as published runs (idempotent: a second import
+ * stores nothing). Uses DATABASE_URL when set, otherwise the embedded database in
+ * TUNELAB_DATA_DIR (.tunelab/results). Exit codes: 0 ok, 1 failure, 2 usage error.
+ */
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { openResultsDb } from '../src/index.ts';
+
+const Env = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  TUNELAB_DATA_DIR: z.string().min(1).default('.tunelab/results'),
+});
+
+const args = process.argv.slice(2);
+if (args.length > 1 || args[0] === '--help' || args[0] === '-h') {
+  console.log('usage: npm run import:published [-- SCENARIOS_DIR]   (default: the repository\'s scenarios/)');
+  process.exit(args[0] === '--help' || args[0] === '-h' ? 0 : 2);
+}
+const env = Env.safeParse(process.env);
+if (!env.success) {
+  console.error(`invalid environment: ${env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  process.exit(2);
+}
+const dir = args[0] ?? fileURLToPath(new URL('../../../scenarios/', import.meta.url));
+if (!existsSync(dir)) {
+  console.error(`no scenarios directory at ${dir}`);
+  process.exit(2);
+}
+
+const db = await openResultsDb(env.data.DATABASE_URL, { dataDir: env.data.TUNELAB_DATA_DIR });
+try {
+  await db.migrate();
+  const result = await db.importPublished(dir);
+  for (const i of result.imported) console.log(`${i.outcome === 'created' ? 'imported' : 'unchanged'}  ${i.idempotencyKey}  (${i.samples} samples, /v1/runs/${i.runId})`);
+  for (const s of result.skipped) console.log(`skipped   ${s.scenario}: ${s.reason}`);
+  console.log(`${result.imported.filter((i) => i.outcome === 'created').length} run(s) imported into ${db.description}`);
+} catch (err) {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exitCode = 1;
+} finally {
+  await db.close();
+}
