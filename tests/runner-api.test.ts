@@ -17,7 +17,8 @@ import { RunDetail, RunList } from '@tunelab/contracts';
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+// One process per child (no tsx wrapper in between), so a SIGKILL really ends the API.
+const TSX = ['--import', 'tsx'];
 const CLI = path.join(ROOT, 'apps/runner/src/cli.ts');
 const SERVER = path.join(ROOT, 'apps/api/src/server.ts');
 const TARGET = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -33,7 +34,7 @@ afterAll(async () => {
 type Result = { code: number | null; stdout: string; stderr: string };
 function tunelab(args: string[], env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [TSX, CLI, ...args], {
+    const child = spawn(process.execPath, [...TSX, CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '50', ...env },
     });
@@ -56,7 +57,7 @@ async function apiOnFreshDatabase() {
   let child: ChildProcess | null = null;
   const start = () =>
     new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, [TSX, SERVER], {
+      const c = spawn(process.execPath, [...TSX, SERVER], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' },
       });

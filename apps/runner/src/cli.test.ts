@@ -13,7 +13,7 @@ import { EXIT } from './exit-codes.ts';
 import { databasesWithPrefix, TEST_PG_URL } from './test-support/pg.ts';
 
 const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-cli-'));
 const runIds: string[] = [];
 afterAll(async () => {
@@ -24,7 +24,8 @@ afterAll(async () => {
 type Result = { code: number | null; stdout: string; stderr: string };
 function tunelab(args: string[], env: Record<string, string> = {}, onStderr?: (chunk: string, child: ReturnType<typeof spawn>) => void): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [TSX, CLI, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
       env: { ...process.env, TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', ...env },
     });
     let stdout = '';
