@@ -29,7 +29,7 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: '{phase} |{bar}| {value}/{total} {what} | elapsed {duration_formatted} | ETA {eta_formatted}',
+      format: '{phase} |{bar}| {value}/{total} {what} | elapsed {duration_formatted} | ETA {etaText}',
       hideCursor: true,
       clearOnComplete: false,
       etaBuffer: 4,
@@ -37,6 +37,13 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
     cliProgress.Presets.shades_classic,
   );
   let started_ = false;
+  let measureStart = 0;
+  // cli-progress prints "NF" until the first unit finishes; estimate from whole units instead.
+  const etaText = (done: number, total: number) => {
+    if (done === 0) return '…';
+    const s = Math.round((((Date.now() - measureStart) / done) * (total - done)) / 1000);
+    return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  };
   return {
     onEvent(e) {
       if (e.type === 'warning') {
@@ -44,7 +51,7 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
         return;
       }
       if (e.type === 'phase' && e.phase !== 'measure') {
-        if (started_) bar.update({ phase: e.phase, what: e.message });
+        if (started_) bar.update({ phase: e.phase, what: e.message, etaText: '0s' });
         else stream.write(`${stamp()} ${e.phase}: ${e.message}\n`);
         return;
       }
@@ -54,12 +61,15 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
       }
       if (e.type === 'unit-start') {
         if (!started_) {
-          bar.start(e.total, 0, { phase: 'measure', what: '' });
+          measureStart = Date.now();
+          bar.start(e.total, 0, { phase: 'measure', what: '', etaText: '…' });
           started_ = true;
         }
-        bar.update(e.index - 1, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}` });
+        bar.update(e.index - 1, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}`, etaText: etaText(e.index - 1, e.total) });
       }
-      if (e.type === 'unit-done') bar.update(e.index, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}: ${e.seconds.toFixed(2)} s` });
+      if (e.type === 'unit-done') {
+        bar.update(e.index, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}: ${e.seconds.toFixed(2)} s`, etaText: etaText(e.index, e.total) });
+      }
     },
     stop() {
       if (started_) bar.stop();
