@@ -58,8 +58,10 @@ export const postgresDriver: Driver = {
         const version = rows[0]?.version ?? 'unknown';
         const serverVersionNum = Number(rows[0]?.num ?? 0);
         // Everything not at its built-in default: config file, command line, ALTER SYSTEM, environment…
+        // 'client' and 'session' are this connection's own (application_name carries the run id)
+        // and would make every run's settings look different.
         const settings = await client.query<{ name: string; setting: string }>(
-          "SELECT name, coalesce(current_setting(name, true), setting) AS setting FROM pg_settings WHERE source NOT IN ('default', 'override') ORDER BY name",
+          "SELECT name, coalesce(current_setting(name, true), setting) AS setting FROM pg_settings WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name",
         );
         const parsed = parseServerVersion(version) ?? { major: Math.floor(serverVersionNum / 10000), minor: serverVersionNum % 10000 };
         const env: DatabaseEnvironment = {

@@ -32,6 +32,13 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
     expect(run.samples.find((s) => s.variant === 'fixture' && s.metric === 'build_duration')?.value).toBeGreaterThan(0);
   });
 
+  it('describes the server without this connection\'s own settings', () => {
+    expect(run.database.engine).toBe('postgresql');
+    expect(run.database.major).toBeGreaterThanOrEqual(12);
+    expect(run.database.version).toMatch(/^PostgreSQL /);
+    expect(run.database.settings.application_name).toBeUndefined();
+  });
+
   it('interleaves repetitions and records the order', () => {
     expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual(['1-1#1', '1-2#1', '2-1#1', '2-2#1', '1-1#2', '1-2#2', '2-1#2', '2-2#2']);
   });
@@ -39,7 +46,13 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
   it('measures what the article describes: one dead tuple per row, removed by every variant', () => {
     const dead = run.samples.filter((s) => s.metric === 'dead_tuples_before').map((s) => s.value);
     expect(new Set(dead)).toEqual(new Set([3000]));
-    for (const s of run.samples.filter((x) => x.metric === 'dead_tuples_after')) expect(s.value).toBe(0);
+    // All of them are removable unless a concurrent transaction on the shared server holds back
+    // the xmin horizon — which the runner then reports as a warning.
+    const held = run.warnings.some((w) => /not yet removable/.test(w));
+    for (const s of run.samples.filter((x) => x.metric === 'dead_tuples_after')) {
+      if (held) expect(s.value).toBeLessThanOrEqual(3000);
+      else expect(s.value).toBe(0);
+    }
     // VACUUM FULL rewrites the table; plain VACUUM only frees space inside it.
     const size = (v: string) => run.samples.find((s) => s.variant === v && s.repetition === 1 && s.metric === 'table_size_after')!.value;
     expect(size('2-1')).toBeLessThan(size('1-1'));

@@ -240,6 +240,14 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
         }
         const after = await observe(session, relations, needsTupleStats);
         const messages = session.drainMessages();
+        // A transaction elsewhere on the server (even in another database) holds back the
+        // xmin horizon; VACUUM then keeps dead tuples and the run measures something else.
+        for (const m of messages) {
+          const held = /(\d+) are dead but not yet removable/.exec(m.message);
+          if (held && Number(held[1]) > 0) {
+            warn(`${variant.key} #${repetition}: ${held[1]} dead tuples were not yet removable — another transaction on the server held back the xmin horizon`);
+          }
+        }
         if (messages.length) {
           notes.push({
             variant: variant.key,
