@@ -60,14 +60,26 @@ type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate'> & { baseline?: st
 const hasHardwareFilter = (q: Filters) =>
   q.storage !== undefined || q.minCores !== undefined || q.maxCores !== undefined || q.minMemoryGb !== undefined || q.maxMemoryGb !== undefined || q.hardware !== undefined;
 
-/** Reads the samples behind a comparison: index lookups only, never a scan of all samples. */
+type VersionRow = { id: string; scenario_key: string; version_hash: string; comparisons: unknown };
+type ProfileRow = { id: string; fingerprint: string; hardware_class: string; cpu_model: string; storage_kind: string; physical_cores: number; memory_bytes: number };
+type RunRow = { id: string; source: string; received_at: Date; engine: string; db_version: string; major: number; minor: number };
+
+const PROFILE_COLUMNS = Prisma.sql`id::text, fingerprint, hardware_class, cpu_model, storage_kind, physical_cores, memory_bytes::float8 AS memory_bytes`;
+
+/**
+ * Reads the samples behind a comparison in single-table statements, each an index lookup:
+ * versions and profiles first (small tables), then samples by the comparison index, then the
+ * runs those samples belong to by primary key. Separate statements keep the planner from
+ * trading the primary-key lookups for a hash join over every run when its row estimate is high.
+ */
 async function loadSamples(prisma: PrismaClient, q: Filters): Promise<SampleRow[]> {
-  const versions = await prisma.$queryRaw<{ id: string }[]>`
-    SELECT v.id::text FROM scenario_versions v JOIN scenarios s ON s.id = v.scenario_id
+  const versions = await prisma.$queryRaw<VersionRow[]>`
+    SELECT v.id::text, s.key AS scenario_key, v.version_hash, v.comparisons
+    FROM scenario_versions v JOIN scenarios s ON s.id = v.scenario_id
     ${q.scenario !== undefined ? Prisma.sql`WHERE s.key = ${q.scenario}` : Prisma.empty}`;
   if (versions.length === 0) return [];
 
-  const where: Prisma.Sql[] = [Prisma.sql`s.scenario_version_id = ANY(${versions.map((v) => v.id)}::uuid[])`, Prisma.sql`s.metric = ${q.metric}`];
+  let profiles: ProfileRow[] | null = null;
   if (hasHardwareFilter(q)) {
     const hw: Prisma.Sql[] = [];
     if (q.hardware !== undefined) hw.push(Prisma.sql`fingerprint = ${q.hardware}`);
@@ -77,27 +89,63 @@ async function loadSamples(prisma: PrismaClient, q: Filters): Promise<SampleRow[
     // Memory is compared in whole GiB, rounded as in the hardware class.
     if (q.minMemoryGb !== undefined) hw.push(Prisma.sql`memory_bytes >= ${String(Math.round((q.minMemoryGb - 0.5) * GIB))}::bigint`);
     if (q.maxMemoryGb !== undefined) hw.push(Prisma.sql`memory_bytes < ${String(Math.round((q.maxMemoryGb + 0.5) * GIB))}::bigint`);
-    const profiles = await prisma.$queryRaw<{ id: string }[]>`SELECT id::text FROM hardware_profiles WHERE ${Prisma.join(hw, ' AND ')}`;
+    profiles = await prisma.$queryRaw<ProfileRow[]>`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE ${Prisma.join(hw, ' AND ')}`;
     if (profiles.length === 0) return [];
-    where.push(Prisma.sql`s.hardware_profile_id = ANY(${profiles.map((p) => p.id)}::uuid[])`);
   }
-  if (q.source !== 'all') where.push(Prisma.sql`r.source = ${q.source}`);
-  if (q.engine !== undefined) where.push(Prisma.sql`de.engine = ${q.engine}`);
-  if (q.engineMajor !== undefined) where.push(Prisma.sql`de.major = ${q.engineMajor}::int`);
-  if (q.baseline !== undefined && q.candidate !== undefined) where.push(Prisma.sql`s.variant IN (${q.baseline}, ${q.candidate})`);
 
-  return prisma.$queryRaw<SampleRow[]>`
-    SELECT s.variant, s.repetition, s.value, s.unit, s.run_id::text AS run_id,
-           sc.key AS scenario_key, v.version_hash, v.comparisons,
-           h.fingerprint, h.hardware_class, h.cpu_model, h.storage_kind, h.physical_cores, h.memory_bytes::float8 AS memory_bytes,
-           r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor
-    FROM samples s
-    JOIN runs r ON r.id = s.run_id
-    JOIN database_environments de ON de.id = r.database_environment_id
-    JOIN hardware_profiles h ON h.id = s.hardware_profile_id
-    JOIN scenario_versions v ON v.id = s.scenario_version_id
-    JOIN scenarios sc ON sc.id = v.scenario_id
-    WHERE ${Prisma.join(where, ' AND ')}`;
+  const where: Prisma.Sql[] = [Prisma.sql`scenario_version_id = ANY(${versions.map((v) => v.id)}::uuid[])`, Prisma.sql`metric = ${q.metric}`];
+  if (profiles) where.push(Prisma.sql`hardware_profile_id = ANY(${profiles.map((p) => p.id)}::uuid[])`);
+  if (q.baseline !== undefined && q.candidate !== undefined) where.push(Prisma.sql`variant IN (${q.baseline}, ${q.candidate})`);
+  const samples = await prisma.$queryRaw<{ variant: string; repetition: number; value: number; unit: string; run_id: string; scenario_version_id: string; hardware_profile_id: string }[]>`
+    SELECT variant, repetition, value, unit, run_id::text, scenario_version_id::text, hardware_profile_id::text
+    FROM samples WHERE ${Prisma.join(where, ' AND ')}`;
+  if (samples.length === 0) return [];
+
+  const runWhere: Prisma.Sql[] = [Prisma.sql`r.id = ANY(${[...new Set(samples.map((x) => x.run_id))]}::uuid[])`];
+  if (q.source !== 'all') runWhere.push(Prisma.sql`r.source = ${q.source}`);
+  if (q.engine !== undefined) runWhere.push(Prisma.sql`de.engine = ${q.engine}`);
+  if (q.engineMajor !== undefined) runWhere.push(Prisma.sql`de.major = ${q.engineMajor}::int`);
+  const runs = await prisma.$queryRaw<RunRow[]>`
+    SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor
+    FROM runs r JOIN database_environments de ON de.id = r.database_environment_id
+    WHERE ${Prisma.join(runWhere, ' AND ')}`;
+  if (runs.length === 0) return [];
+
+  if (!profiles) {
+    const ids = [...new Set(samples.map((x) => x.hardware_profile_id))];
+    profiles = await prisma.$queryRaw<ProfileRow[]>`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE id = ANY(${ids}::uuid[])`;
+  }
+  const versionById = new Map(versions.map((v) => [v.id, v]));
+  const profileById = new Map(profiles.map((p) => [p.id, p]));
+  const runById = new Map(runs.map((r) => [r.id, r]));
+  return samples.flatMap((x) => {
+    const v = versionById.get(x.scenario_version_id);
+    const h = profileById.get(x.hardware_profile_id);
+    const r = runById.get(x.run_id);
+    if (!v || !h || !r) return [];
+    return [{
+      variant: x.variant,
+      repetition: x.repetition,
+      value: x.value,
+      unit: x.unit,
+      run_id: x.run_id,
+      scenario_key: v.scenario_key,
+      version_hash: v.version_hash,
+      comparisons: v.comparisons,
+      fingerprint: h.fingerprint,
+      hardware_class: h.hardware_class,
+      cpu_model: h.cpu_model,
+      storage_kind: h.storage_kind,
+      physical_cores: h.physical_cores,
+      memory_bytes: h.memory_bytes,
+      source: r.source,
+      received_at: r.received_at,
+      engine: r.engine,
+      db_version: r.db_version,
+      major: r.major,
+      minor: r.minor,
+    }];
+  });
 }
 
 type Acc = {

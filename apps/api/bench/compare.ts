@@ -1,0 +1,209 @@
+/**
+ * Comparison benchmark (not a test): how does a filtered `GET /v1/comparisons` scale with the
+ * size of the results database?
+ *
+ *   npm run bench:compare -- [--iterations 200] [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
+ *
+ * A fresh database `tunelab_benchcmp_<random>` (dropped at the end, also on failure and Ctrl-C)
+ * is bulk-loaded with SQL generate_series — not through the API — to 10^4, 10^5 and 10^6 samples:
+ * thousands of hardware profiles over 75 storage × cores × memory combinations, four scenarios,
+ * three PostgreSQL majors, 40 samples per run (4 variants × 5 repetitions × 2 metrics).
+ *
+ * The query asks what an engineer asks: one scenario and metric on one hardware class
+ * (NVMe, 16 cores, 64 GB, PostgreSQL 16). Its answer — 10 runs on 5 machines, 200 samples — is the
+ * same at every size; what grows is everything around it, including other-scenario runs on the
+ * very same hardware class. So latency(10^6) ÷ latency(10^4) measures whether the query's cost
+ * follows its answer (index lookups) or the table (a scan); the aim is ≤ 2. The benchmark also
+ * counts sequential scans of `samples` during the timed queries, which must be 0.
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createTestDatabase, openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { buildApp, type App } from '../src/index.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    iterations: { type: 'string', default: '200' },
+    'database-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  strict: true,
+});
+if (args.help) {
+  console.log('usage: npm run bench:compare -- [--iterations 200] [--database-url URL]');
+  process.exit(0);
+}
+const ITERATIONS = Number(args.iterations);
+if (!Number.isInteger(ITERATIONS) || ITERATIONS < 10) {
+  console.error(`--iterations must be an integer ≥ 10, got ${args.iterations}`);
+  process.exit(2);
+}
+process.env.TEST_PG_URL ??= args['database-url'];
+
+const SIZES = [10_000, 100_000, 1_000_000];
+const SAMPLES_PER_RUN = 40;
+const RUNS_PER_PROFILE = 4;
+const SCENARIOS = ['bench-vacuum', 'bench-fillfactor', 'bench-recovery', 'bench-compression'];
+const QUERY =
+  '/v1/comparisons?scenario=bench-vacuum&metric=duration&storage=nvme&minCores=16&maxCores=16&minMemoryGb=64&maxMemoryGb=64&engine=postgresql&engineMajor=16&groupBy=class';
+
+const GIB = 1024 ** 3;
+const CLASS_SQL = (cores: string, mem: string, storage: string) => `${cores} || ' cores / ' || ${mem} || ' GB / ' || upper(${storage})`;
+
+/** Fixed rows: scenarios, versions, database servers, and the 5 target machines with 10 runs. */
+function setupSql(): string {
+  const scenarios = SCENARIOS.map((key, i) => `(bench_uuid('sc${i}'), '${key}', '${key}')`).join(',');
+  const versions = SCENARIOS.map((_, i) => `(bench_uuid('sv${i}'), bench_uuid('sc${i}'), encode(sha256('v${i}'::bytea), 'hex'))`).join(',');
+  const envs = [14, 15, 16].map((m, i) => `(bench_uuid('de${i}'), 'postgresql', 'PostgreSQL ${m}.4', ${m}, 4, repeat('0', 64), '{}'::jsonb)`).join(',');
+  return `
+    -- A deterministic id with the version-4 bits set, so it reads as a UUID the API's schema accepts.
+    CREATE FUNCTION bench_uuid(t text) RETURNS uuid IMMUTABLE LANGUAGE sql
+      AS $$ SELECT overlay(overlay(md5(t) PLACING '4' FROM 13) PLACING '8' FROM 17)::uuid $$;
+    INSERT INTO scenarios (id, key, title) VALUES ${scenarios};
+    INSERT INTO scenario_versions (id, scenario_id, version_hash) VALUES ${versions};
+    INSERT INTO database_environments (id, engine, version, major, minor, settings_hash, settings) VALUES ${envs};
+    INSERT INTO hardware_profiles (id, fingerprint, hardware_class, cpu_model, physical_cores, logical_cpus, memory_bytes,
+                                   storage_kind, os, kernel, spec, source)
+    SELECT bench_uuid('target' || p), encode(sha256(('target' || p)::bytea), 'hex'), '16 cores / 64 GB / NVME', 'Target CPU ' || p,
+           16, 32, 64::bigint * ${GIB}, 'nvme', 'Linux', '6.1', '{}'::jsonb, 'measured'
+    FROM generate_series(0, 4) p;
+    WITH ins AS (
+      INSERT INTO runs (id, idempotency_key, request_hash, source, scenario_version_id, hardware_profile_id, database_environment_id,
+                        params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
+      SELECT bench_uuid('target-run' || r), 'target-' || r, repeat('0', 64), 'measured', bench_uuid('sv0'), bench_uuid('target' || (r % 5)),
+             bench_uuid('de2'), '{}'::jsonb, '0.1.0', now(), now(), ${SAMPLES_PER_RUN}, 0, '{}'::json
+      FROM generate_series(0, 9) r
+      RETURNING id, scenario_version_id, hardware_profile_id
+    )
+    ${samplesFrom('ins')};`;
+}
+
+/** 4 variants × 5 repetitions × 2 metrics for every run in `source`. */
+function samplesFrom(source: string): string {
+  return `
+    INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value)
+    SELECT i.id, i.scenario_version_id, i.hardware_profile_id, v.name, rep, m.name, m.unit,
+           v.base * m.scale * (0.95 + 0.1 * random())
+    FROM ${source} i
+    CROSS JOIN (VALUES ('a', 100.0), ('b', 80.0), ('c', 120.0), ('d', 101.0)) v(name, base)
+    CROSS JOIN generate_series(1, 5) rep
+    CROSS JOIN (VALUES ('duration', 's', 1.0), ('wal_bytes', 'bytes', 1e6)) m(name, unit, scale)`;
+}
+
+/**
+ * Background machines p0..p1-1 over every storage × cores × memory combination (one of the 75 is
+ * the target class), and their runs. Runs of the benchmarked scenario never land on the target
+ * class, so the answer stays the same; other scenarios' runs do.
+ */
+function noiseSql(p0: number, p1: number): string {
+  const attrs = `(ARRAY['ssd','hdd','nvme'])[1 + p % 3] AS storage, (ARRAY[2,4,8,16,32])[1 + (p / 3) % 5] AS cores, (ARRAY[8,16,32,64,128])[1 + (p / 15) % 5] AS mem`;
+  return `
+    INSERT INTO hardware_profiles (id, fingerprint, hardware_class, cpu_model, physical_cores, logical_cpus, memory_bytes,
+                                   storage_kind, os, kernel, spec, source)
+    SELECT bench_uuid('hw' || p), encode(sha256(('hw' || p)::bytea), 'hex'), ${CLASS_SQL('a.cores', 'a.mem', 'a.storage')}, 'Bench CPU ' || p,
+           a.cores, a.cores * 2, a.mem::bigint * ${GIB}, a.storage, 'Linux', '6.1', '{}'::jsonb, 'measured'
+    FROM generate_series(${p0}, ${p1 - 1}) p, LATERAL (SELECT ${attrs}) a;
+    WITH ins AS (
+      INSERT INTO runs (id, idempotency_key, request_hash, source, scenario_version_id, hardware_profile_id, database_environment_id,
+                        params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
+      SELECT bench_uuid('run' || r), 'bench-' || r, repeat('0', 64), 'measured',
+             bench_uuid('sv' || (CASE WHEN a.storage = 'nvme' AND a.cores = 16 AND a.mem = 64 AND r % 4 = 0 THEN 1 ELSE r % 4 END)),
+             bench_uuid('hw' || p), bench_uuid('de' || (r % 3)), '{}'::jsonb, '0.1.0', now(), now(), ${SAMPLES_PER_RUN}, 0, '{}'::json
+      FROM generate_series(${p0}, ${p1 - 1}) p, LATERAL (SELECT ${attrs}) a,
+           LATERAL (SELECT p * ${RUNS_PER_PROFILE} + k AS r FROM generate_series(0, ${RUNS_PER_PROFILE - 1}) k) rr
+      RETURNING id, scenario_version_id, hardware_profile_id
+    )
+    ${samplesFrom('ins')};`;
+}
+
+const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+
+async function main() {
+  const database = await createTestDatabase('tunelab_benchcmp');
+  let db: ResultsDb | undefined;
+  let app: App | undefined;
+  const admin = new pg.Client({ connectionString: database.url });
+  const cleanup = async () => {
+    await app?.close().catch(() => {});
+    await db?.close().catch(() => {});
+    await admin.end().catch(() => {});
+    await database.drop();
+  };
+  const onSignal = () => {
+    console.error('\ninterrupted; dropping the benchmark database');
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    db = await openResultsDb(database.url);
+    await db.migrate();
+    app = await buildApp({ resultsDb: db, migrate: false });
+    await admin.connect();
+    console.log(`database ${database.name}; query: GET ${QUERY}`);
+    const t0 = performance.now();
+    await admin.query(setupSql());
+    let profiles = 0;
+    const rows: { size: number; samples: number; p50: number; p95: number; loadS: number; seqScans: number }[] = [];
+    for (const size of SIZES) {
+      const loadStart = performance.now();
+      const { rows: [have] } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
+      const runsNeeded = Math.max(0, Math.round((size - Number(have?.n ?? 0)) / SAMPLES_PER_RUN));
+      const newProfiles = Math.ceil(runsNeeded / RUNS_PER_PROFILE);
+      // Load in slices so each statement stays moderate in memory and progress is visible.
+      const slice = 2_500;
+      for (let p = profiles; p < profiles + newProfiles; p += slice) {
+        await admin.query(noiseSql(p, Math.min(p + slice, profiles + newProfiles)));
+        process.stdout.write('.');
+      }
+      profiles += newProfiles;
+      await admin.query('ANALYZE');
+      const { rows: [count] } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
+      const loadS = (performance.now() - loadStart) / 1000;
+
+      // Warm up, check the answer, then time.
+      const check = await app.inject({ method: 'GET', url: QUERY });
+      const body = check.json() as { groups: { runCount: number; variants: { n: number }[] }[] };
+      if (check.statusCode !== 200 || body.groups.length !== 1 || body.groups[0]?.runCount !== 10) {
+        throw new Error(`unexpected answer (${check.statusCode}): ${check.body.slice(0, 300)}`);
+      }
+      for (let i = 0; i < 20; i++) await app.inject({ method: 'GET', url: QUERY });
+      const seqBefore = await seqScans(admin);
+      const latencies: number[] = [];
+      for (let i = 0; i < ITERATIONS; i++) {
+        const start = performance.now();
+        const res = await app.inject({ method: 'GET', url: QUERY });
+        latencies.push(performance.now() - start);
+        if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
+      }
+      // The statistics collector reports with a delay; give it a moment before reading.
+      await new Promise((r) => setTimeout(r, 1200));
+      const seqDuring = (await seqScans(admin)) - seqBefore;
+      latencies.sort((a, b) => a - b);
+      const row = { size, samples: Number(count?.n), p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), loadS, seqScans: seqDuring };
+      rows.push(row);
+      console.log(
+        `\n${String(row.samples).padStart(9)} samples (${profiles + 5} machines, loaded in ${loadS.toFixed(1)} s): p50 ${row.p50.toFixed(2)} ms  p95 ${row.p95.toFixed(2)} ms  seq scans of samples: ${seqDuring}`,
+      );
+    }
+    const first = rows[0]!;
+    const last = rows.at(-1)!;
+    console.log('\n| samples | p50 ms | p95 ms | seq scans of samples |\n| ---: | ---: | ---: | ---: |');
+    for (const r of rows) console.log(`| ${r.samples} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.seqScans} |`);
+    console.log(`\nlatency(10^6) ÷ latency(10^4): p50 ${(last.p50 / first.p50).toFixed(2)}, p95 ${(last.p95 / first.p95).toFixed(2)} (aim ≤ 2)`);
+    console.log(`total ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanup();
+  }
+}
+
+async function seqScans(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: string }>(`SELECT coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE relname = 'samples'`);
+  return Number(rows[0]?.n ?? 0);
+}
+
+await main();
