@@ -308,6 +308,8 @@ export async function compareVariants(prisma: PrismaClient, q: Filters): Promise
     (x, y) =>
       x.scenario.key.localeCompare(y.scenario.key) ||
       x.source.localeCompare(y.source) ||
+      // Published figures have no meaningful age: they keep the article's machine order.
+      (x.source === 'published' ? (x.hardware.cpuModel ?? x.hardware.class).localeCompare(y.hardware.cpuModel ?? y.hardware.class) : 0) ||
       y.newestRunAt.localeCompare(x.newestRunAt) ||
       x.key.localeCompare(y.key),
   );

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ComparisonQuery, FindingsQuery, RunSubmission, SimilarHardwareQuery } from '@tunelab/contracts';
+import { createTestDatabase, openResultsDb, type ResultsDb } from './index.ts';
+
+const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+const V1 = 'a'.repeat(64);
+const V2 = 'b'.repeat(64);
+
+/** A measured submission of scenario `cmp` with the given durations per variant. */
+function submission(opts: { version?: string; major?: number; cores?: number; memoryGb?: number; storage?: string; cpu?: string; durations: Record<string, number[]> }) {
+  const doc = structuredClone(fixture);
+  doc.scenario = { key: 'cmp', version: opts.version ?? V1 };
+  doc.database.major = opts.major ?? 15;
+  doc.database.version = `PostgreSQL ${opts.major ?? 15}.4`;
+  doc.hardware.physicalCores = opts.cores ?? 2;
+  doc.hardware.logicalCpus = opts.cores ?? 2;
+  doc.hardware.memoryBytes = (opts.memoryGb ?? 24) * 1024 ** 3;
+  doc.hardware.storage.kind = opts.storage ?? 'ssd';
+  doc.hardware.cpuModel = opts.cpu ?? 'AMD EPYC 7B13';
+  doc.samples = Object.entries(opts.durations).flatMap(([variant, xs]) => xs.map((value, i) => ({ variant, repetition: i + 1, metric: 'duration', unit: 's', value })));
+  delete doc.timeSeries;
+  delete doc.order;
+  return doc;
+}
+
+for (const backend of ['postgresql', 'pglite'] as const) {
+  describe(`comparisons on ${backend}`, () => {
+    let db: ResultsDb;
+    let pgdb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+    let n = 0;
+    const ingest = async (doc: unknown) => (await db.ingestRun({ submission: RunSubmission.parse(doc), document: doc, idempotencyKey: `cmp-${n++}`, runnerId: null })).run;
+
+    beforeAll(async () => {
+      if (backend === 'postgresql') pgdb = await createTestDatabase();
+      db = await openResultsDb(pgdb?.url, { dataDir: 'memory://' });
+      await db.migrate();
+      await ingest(submission({ durations: { a: [10, 11, 10.5], b: [8, 8.2, 7.9], c: [10, 10.4, 10.2] } }));
+      await ingest(submission({ major: 16, durations: { a: [10.2, 10.8, 10.1], b: [8.1, 8.3, 7.8], c: [10.1, 10.2, 10.6] } }));
+      await ingest(submission({ version: V2, durations: { a: [20, 21, 22], b: [20, 21, 22] } }));
+      await ingest(submission({ cores: 8, memoryGb: 32, cpu: 'Big box', durations: { a: [5, 5.1, 5.2], b: [5, 5.2, 5.1] } }));
+      await ingest(submission({ storage: 'hdd', cores: 2, cpu: 'Spinning box', durations: { a: [50, 51, 52], b: [40, 41, 42] } }));
+    });
+    afterAll(async () => {
+      await db.close();
+      await pgdb?.drop();
+    });
+
+    it('never pools two scenario versions; lists database versions and warns when majors mix', async () => {
+      const res = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', hardware: undefined, storage: 'ssd', maxCores: 2 }));
+      expect(res.groups.map((g) => g.scenario.version).sort()).toEqual([V1, V2]);
+      const v1 = res.groups.find((g) => g.scenario.version === V1)!;
+      expect(v1.runCount).toBe(2);
+      expect(v1.variants.find((v) => v.variant === 'a')!.n).toBe(6);
+      expect(v1.databaseVersions.map((d) => d.major).sort()).toEqual([15, 16]);
+      expect(v1.warnings.join(' ')).toMatch(/postgresql 15, postgresql 16|postgresql 16, postgresql 15/);
+      // Nothing declared: every pair, alphabetical baseline.
+      expect(v1.pairsFrom).toBe('all-pairs');
+      expect(v1.comparisons.map((c) => `${c.baseline}>${c.candidate}`)).toEqual(['a>b', 'a>c', 'b>c']);
+      expect(v1.comparisons[0]!.verdict.kind).toBe('faster');
+      const only16 = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', engineMajor: '16', storage: 'ssd', maxCores: 2 }));
+      expect(only16.groups).toHaveLength(1);
+      expect(only16.groups[0]!.warnings).toEqual([]);
+    });
+
+    it('filters by memory in whole GB and groups by class', async () => {
+      const big = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', minMemoryGb: '32', groupBy: 'class' }));
+      expect(big.groups.map((g) => g.hardware.class)).toEqual(['8 cores / 32 GB / SSD']);
+      expect(big.groups[0]!.comparisons[0]!.verdict.kind).toBe('no-significant-difference');
+      const none = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', minCores: '64' }));
+      expect(none.groups).toEqual([]);
+    });
+
+    it('reports a missing variant of an explicit pair as insufficient data', async () => {
+      const res = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', baseline: 'a', candidate: 'c', storage: 'hdd' }));
+      expect(res.groups[0]!.comparisons[0]!.verdict).toMatchObject({ kind: 'insufficient-data', significant: false });
+    });
+
+    it('findings: newest data first, each with the runs behind it', async () => {
+      const { items } = await db.listFindings(FindingsQuery.parse({ scenario: 'cmp' }));
+      expect(items[0]!.hardwareClass).toBe('2 cores / 24 GB / HDD');
+      expect(items[0]!.sentence).toMatch(/^b is 19\.6% faster than a/);
+      for (let i = 1; i < items.length; i++) expect(items[i - 1]!.newestRunAt >= items[i]!.newestRunAt).toBe(true);
+      expect(items.every((f) => f.runs.length > 0 && f.runs.every((r) => r.startsWith('/v1/runs/')))).toBe(true);
+      expect((await db.listFindings(FindingsQuery.parse({ scenario: 'cmp', limit: '2' }))).items).toHaveLength(2);
+    });
+
+    it('similar hardware: same storage first, then distance in cores and memory', async () => {
+      const hdd = await db.prisma.hardwareProfile.findFirstOrThrow({ where: { cpuModel: 'Spinning box' } });
+      const res = (await db.findSimilarHardware(hdd.fingerprint, SimilarHardwareQuery.parse({})))!;
+      expect(res.items.map((i) => i.class)).toEqual(['2 cores / 24 GB / HDD', '2 cores / 24 GB / SSD', '8 cores / 32 GB / SSD']);
+      expect(res.items[0]).toMatchObject({ sameStorage: true, distance: 0 });
+      expect(res.items[2]!.distance).toBeCloseTo(2 + Math.log2(32 / 24), 3);
+      expect(await db.findSimilarHardware('f'.repeat(64), SimilarHardwareQuery.parse({}))).toBeNull();
+    });
+  });
+}
