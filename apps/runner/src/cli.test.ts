@@ -188,3 +188,19 @@ describe('run → submit → spool', () => {
     expect(await readdir(path.join(tmp, 'spool'))).toEqual([]);
   });
 });
+
+describe('validate', () => {
+  it('names the file and the path of every problem and exits 2', async () => {
+    const dir = path.join(tmp, 'scenarios', 'broken');
+    await import('node:fs/promises').then(async (fs) => {
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(path.join(dir, 'scenario.yaml'), 'key: broken\ntitle: x\nengines: [postgresql]\nfixture: []\nvariants: []\nmetrics: []\nrepetitions: { default: 0 }\n');
+      await fs.writeFile(path.join(dir, 'README.md'), '#');
+    });
+    const r = await tunelab(['validate'], { TUNELAB_SCENARIOS_DIR: path.join(tmp, 'scenarios') });
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stdout).toContain('invalid  broken');
+    expect(r.stdout).toMatch(/broken\/scenario\.yaml: fixture: /);
+    expect(r.stdout).toMatch(/broken\/scenario\.yaml: repetitions\.default: /);
+  });
+});

@@ -183,7 +183,7 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
       }
       // Nothing measured is lost: the run file exists before any network call.
       const run = makeRunFile(result.runId, result.idempotencyKey, result.submission);
-      const file = opts.out ?? path.join(config.runsDir, `${result.runId}.json`);
+      const file = opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${result.runId}.json`);
       await writeRunFile(file, run);
       if (opts.json) io.out(`${JSON.stringify(run, null, 2)}\n`);
       else io.out(`\n${renderRunTable(scenario.doc, result.submission)}\n\nrun ${result.runId} written to ${file}\n`);
@@ -197,7 +197,7 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
     .option('--api <url>', 'TuneLab API (or TUNELAB_API_URL)')
     .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
     .action(async (file: string, opts: { api?: string; token?: string }) => {
-      const run = await readRunFile(file);
+      const run = await readRunFile(path.resolve(config.cwd, file));
       const api = apiFrom(opts, config);
       if (!api) throw new CliError('submit needs --api/TUNELAB_API_URL and --token/TUNELAB_TOKEN', EXIT.USAGE);
       exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`))).code;

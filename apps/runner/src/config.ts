@@ -12,6 +12,8 @@ export type RunnerConfig = {
   /** Retries after the first submit attempt (TUNELAB_SUBMIT_RETRIES, default 3). */
   submitRetries: number;
   submitBaseDelayMs: number;
+  /** Relative paths on the command line resolve here: where the user typed the command, also under `npm run` (INIT_CWD). */
+  cwd: string;
 };
 
 export function readConfig(env: NodeJS.ProcessEnv): RunnerConfig {
@@ -31,5 +33,6 @@ export function readConfig(env: NodeJS.ProcessEnv): RunnerConfig {
     scenariosDir: env.TUNELAB_SCENARIOS_DIR || DEFAULT_SCENARIOS_DIR,
     submitRetries: int('TUNELAB_SUBMIT_RETRIES', 3),
     submitBaseDelayMs: int('TUNELAB_SUBMIT_BACKOFF_MS', 500),
+    cwd: env.npm_lifecycle_event === 'tunelab' && env.INIT_CWD ? env.INIT_CWD : process.cwd(),
   };
 }
