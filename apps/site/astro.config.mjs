@@ -1,0 +1,14 @@
+// Static report site; every page is rendered at build time from the results database.
+import { defineConfig } from 'astro/config';
+
+export default defineConfig({
+  output: 'static',
+  site: process.env.TUNELAB_SITE_URL || 'http://localhost:4321',
+  trailingSlash: 'ignore',
+  build: { format: 'directory' },
+  devToolbar: { enabled: false },
+  vite: {
+    // Database drivers and the WASM PostgreSQL stay plain Node modules at build time.
+    ssr: { external: ['@electric-sql/pglite', 'pg', 'pglite-prisma-adapter', '@prisma/client', '@prisma/adapter-pg', 'echarts'] },
+  },
+});

@@ -1,0 +1,53 @@
+/**
+ * Where the site's data comes from, parsed once per build:
+ * - TUNELAB_API_URL: a running TuneLab API (read-only GETs);
+ * - else DATABASE_URL: a PostgreSQL results database;
+ * - else the embedded PGlite database in TUNELAB_DATA_DIR (default `.tunelab/results`, relative
+ *   to the repository root, not to apps/site).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_DATA_DIR } from '@tunelab/results-db';
+
+const SiteEnv = z.object({
+  TUNELAB_API_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  TUNELAB_DATA_DIR: z.string().min(1).optional(),
+  TUNELAB_SITE_URL: z.url().default('http://localhost:4321'),
+  TUNELAB_SCENARIOS_DIR: z.string().min(1).optional(),
+});
+
+export type SiteConfig =
+  | { kind: 'api'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string }
+  | { kind: 'postgresql'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string }
+  | { kind: 'pglite'; dataDir: string; repoRoot: string; scenariosDir: string; siteUrl: string };
+
+/** The monorepo root: the nearest package.json upwards that declares workspaces. */
+export function findRepoRoot(from: string = process.cwd()): string {
+  let dir = resolve(from);
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      const parsed = z.object({ workspaces: z.array(z.string()).optional() }).safeParse(JSON.parse(readFileSync(pkg, 'utf8')));
+      if (parsed.success && parsed.data.workspaces) return dir;
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`TuneLab site: no monorepo root (package.json with "workspaces") above ${from}`);
+    dir = up;
+  }
+}
+
+export function readSiteConfig(env: NodeJS.ProcessEnv = process.env): SiteConfig {
+  const parsed = SiteEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+  if (!parsed.success) {
+    throw new Error(`TuneLab site: bad environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const e = parsed.data;
+  const repoRoot = findRepoRoot();
+  const fromRoot = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
+  const common = { repoRoot, scenariosDir: fromRoot(e.TUNELAB_SCENARIOS_DIR ?? 'scenarios'), siteUrl: e.TUNELAB_SITE_URL };
+  if (e.TUNELAB_API_URL) return { kind: 'api', url: e.TUNELAB_API_URL.replace(/\/+$/, ''), ...common };
+  if (e.DATABASE_URL) return { kind: 'postgresql', url: e.DATABASE_URL, ...common };
+  return { kind: 'pglite', dataDir: fromRoot(e.TUNELAB_DATA_DIR ?? DEFAULT_DATA_DIR), ...common };
+}

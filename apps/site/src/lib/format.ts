@@ -1,0 +1,73 @@
+/** Number formats of the report: the article's own (h:mm:ss, ms) and the statistics' (%, CI). */
+import type { Bounds } from '@tunelab/contracts';
+
+/** How the reproduced article wrote durations. */
+export type DurationFormat = 'hms' | 'ms' | 's';
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Seconds as the article wrote them. h:mm:ss is rounded to whole seconds like the article's
+ * table (226.4 s → 0:03:46); below a minute it keeps two decimals so short measured runs stay
+ * readable (4.31 s → 0:00:04.31).
+ */
+export function formatDuration(seconds: number, format: DurationFormat): string {
+  if (!Number.isFinite(seconds)) return '—';
+  if (format === 'ms') return `${(seconds * 1000).toFixed(3)}`;
+  if (format === 's') return seconds >= 100 ? seconds.toFixed(1) : seconds.toPrecision(4);
+  const sign = seconds < 0 ? '-' : '';
+  const abs = Math.abs(seconds);
+  if (abs < 60) return `${sign}0:00:${abs < 10 ? '0' : ''}${abs.toFixed(2)}`;
+  const whole = Math.round(abs);
+  return `${sign}${Math.floor(whole / 3600)}:${pad(Math.floor((whole % 3600) / 60))}:${pad(whole % 60)}`;
+}
+
+export const durationUnitLabel = (format: DurationFormat) => (format === 'hms' ? 'h:mm:ss' : format === 'ms' ? 'ms' : 's');
+
+/** Any metric value in its unit; durations go through the article format. */
+export function formatValue(value: number, unit: string, format: DurationFormat): string {
+  if (unit === 's') return formatDuration(value, format);
+  if (unit === 'bytes') return formatBytes(value);
+  if (Math.abs(value) >= 1e6 || Number.isInteger(value)) return Math.round(value).toLocaleString('en-US');
+  return value.toPrecision(4);
+}
+
+export function formatBytes(b: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = b;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
+}
+
+export const formatPct = (fraction: number | null | undefined, digits = 1) =>
+  fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
+
+export function formatPctInterval(b: Bounds | null): string {
+  if (!b) return '—';
+  const end = (x: number | null, inf: string) => (x === null ? inf : `${(x * 100).toFixed(1)}%`);
+  return `${end(b.low, '−∞')} to ${end(b.high, '∞')}`;
+}
+
+export function formatInterval(b: Bounds | null, unit: string, format: DurationFormat): string {
+  if (!b) return '—';
+  const end = (x: number | null, inf: string) => (x === null ? inf : formatValue(x, unit, format));
+  return `${end(b.low, '−∞')} – ${end(b.high, '∞')}`;
+}
+
+export function formatP(p: number | null | undefined): string {
+  if (p === null || p === undefined) return '—';
+  if (p < 0.001) return '< 0.001';
+  return p.toFixed(3);
+}
+
+export const formatDate = (iso: string) => iso.slice(0, 10);
+
+export const shortHash = (h: string) => h.slice(0, 12);
+
+export function formatGib(bytes: number): string {
+  return `${Math.round(bytes / 1024 ** 3)} GB`;
+}

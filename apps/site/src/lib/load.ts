@@ -1,0 +1,269 @@
+/**
+ * Loads everything the site shows, once per build: a handful of list/compare queries plus one
+ * detail read per run and per machine (each page's own record), then joins them in memory.
+ * No page queries the database; per-page cost stays flat as the data grows.
+ */
+import {
+  ComparisonQuery,
+  SimilarHardwareQuery,
+  type ComparisonGroup,
+  type Finding,
+  type HardwareDetail,
+  type HardwareSummary,
+  type MetricDirection,
+  type PairComparison,
+  type RunDetail,
+  type RunSummary,
+  type SimilarHardware,
+} from '@tunelab/contracts';
+import { readSiteConfig, type SiteConfig } from './env.ts';
+import { openSiteSource, SiteDataError, type SiteSource } from './source.ts';
+import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
+import type { DurationFormat } from './format.ts';
+
+export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
+
+export type ScenarioView = {
+  key: string;
+  title: string;
+  folder: ScenarioFolder | null;
+  metric: Metric;
+  format: DurationFormat;
+  variantLabels: Record<string, string>;
+  versions: { version: string; firstSeenAt: string; runs: number }[];
+  measuredRuns: number;
+  machines: number;
+  newestAt: string | null;
+  /** Measured, one group per hardware class (× scenario version). */
+  classGroups: ComparisonGroup[];
+  /** Published figures, one group per article machine. */
+  publishedGroups: ComparisonGroup[];
+};
+
+export type SiteData = {
+  config: SiteConfig;
+  sourceDescription: string;
+  generatedAt: string;
+  scenarios: ScenarioView[];
+  hardware: HardwareSummary[];
+  hardwareDetail: Map<string, HardwareDetail>;
+  runs: RunSummary[];
+  runDetail: Map<string, RunDetail>;
+  runsByHardware: Map<string, RunSummary[]>;
+  /** Measured groups per machine (groupBy hardware), by fingerprint. */
+  machineGroups: Map<string, ComparisonGroup[]>;
+  similar: Map<string, SimilarHardware>;
+  hardwareByClass: Map<string, HardwareSummary[]>;
+  findings: Finding[];
+};
+
+const DEFAULT_METRIC: Metric = { key: 'duration', unit: 's', direction: 'lower-is-better', label: 'duration' };
+
+function primaryMetric(folder: ScenarioFolder | null): Metric {
+  const m = folder?.doc.metrics.find((x) => x.key === 'duration') ?? folder?.doc.metrics[0];
+  if (!m) return DEFAULT_METRIC;
+  return { key: m.key, unit: m.unit, direction: m.better === 'higher' ? 'higher-is-better' : 'lower-is-better', label: m.label ?? m.key };
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i] as T);
+      }
+    }),
+  );
+  return out;
+}
+
+const classKey = (h: { storageKind: string; physicalCores: number; memoryGb: number }) => `${h.storageKind}/${h.physicalCores}/${h.memoryGb}`;
+const memoryGbOf = (bytes: number) => Math.round(bytes / 1024 ** 3);
+
+async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteData> {
+  const [folders, scenarioList, hardware, runs] = await Promise.all([readScenarioFolders(config.scenariosDir), source.scenarios(), source.hardware(), source.runs()]);
+  const folderByKey = new Map(folders.map((f) => [f.key, f]));
+  const keys = [...new Set([...folders.map((f) => f.key), ...scenarioList.items.map((s) => s.key)])].sort();
+
+  // Referential checks: a page must never link to a record that is not there.
+  const hardwareByFp = new Map(hardware.map((h) => [h.fingerprint, h]));
+  for (const r of runs) {
+    if (!hardwareByFp.has(r.hardware.fingerprint)) throw new SiteDataError(`run ${r.id} refers to hardware profile ${r.hardware.fingerprint}, which ${source.description} does not list`);
+  }
+
+  const runDetailList = await mapLimit(runs, 8, (r) => source.run(r.id));
+  const runDetail = new Map(runDetailList.map((r) => [r.id, r]));
+  const detailList = await mapLimit(hardware, 8, (h) => source.hardwareDetail(h.fingerprint));
+  const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
+
+  // One comparison per metric × grouping for all scenarios at once.
+  const metrics = new Map<string, Metric>();
+  for (const key of keys) {
+    const m = primaryMetric(folderByKey.get(key) ?? null);
+    metrics.set(`${m.key}|${m.direction}`, m);
+  }
+  const classGroups: ComparisonGroup[] = [];
+  const machineGroupList: ComparisonGroup[] = [];
+  const publishedGroups: ComparisonGroup[] = [];
+  for (const m of metrics.values()) {
+    const base = { metric: m.key, direction: m.direction };
+    const [byClass, byMachine, published] = await Promise.all([
+      source.compare(ComparisonQuery.parse({ ...base, source: 'measured', groupBy: 'class' })),
+      source.compare(ComparisonQuery.parse({ ...base, source: 'measured', groupBy: 'hardware' })),
+      source.compare(ComparisonQuery.parse({ ...base, source: 'published', groupBy: 'hardware' })),
+    ]);
+    const forKey = (g: ComparisonGroup) => primaryMetric(folderByKey.get(g.scenario.key) ?? null).key === m.key;
+    classGroups.push(...byClass.groups.filter(forKey));
+    machineGroupList.push(...byMachine.groups.filter(forKey));
+    publishedGroups.push(...published.groups.filter(forKey));
+  }
+  // Measured scenario versions carry no declared pairs in the database (only imported articles
+  // do), so the shared code falls back to every pair in alphabetical order. The scenario.yaml
+  // pairs are asked for explicitly instead (baseline/candidate), once per scenario and pair.
+  for (const [groups, groupBy] of [[classGroups, 'class'], [machineGroupList, 'hardware']] as const) {
+    for (const key of keys) {
+      const pairs = folderByKey.get(key)?.doc.comparisons ?? [];
+      const mine = groups.filter((g) => g.scenario.key === key && g.pairsFrom === 'all-pairs');
+      if (pairs.length === 0 || mine.length === 0) continue;
+      const m = primaryMetric(folderByKey.get(key) ?? null);
+      const byGroup = new Map<string, PairComparison[]>();
+      for (const p of pairs) {
+        const res = await source.compare(ComparisonQuery.parse({ scenario: key, metric: m.key, direction: m.direction, source: 'measured', groupBy, baseline: p.baseline, candidate: p.candidate }));
+        for (const g of res.groups) {
+          const c = g.comparisons[0];
+          if (c) byGroup.set(g.key, [...(byGroup.get(g.key) ?? []), c]);
+        }
+      }
+      for (const g of mine) {
+        g.comparisons = byGroup.get(g.key) ?? [];
+        g.pairsFrom = 'query';
+      }
+    }
+  }
+  for (const g of [...classGroups, ...machineGroupList, ...publishedGroups]) {
+    for (const r of g.runs) if (!runDetail.has(r.id)) throw new SiteDataError(`comparison group ${g.key} refers to run ${r.id}, which ${source.description} does not list`);
+  }
+
+  const measuredRuns = runs.filter((r) => r.source === 'measured');
+  const scenarios: ScenarioView[] = keys.map((key) => {
+    const folder = folderByKey.get(key) ?? null;
+    const db = scenarioList.items.find((s) => s.key === key);
+    const mine = measuredRuns.filter((r) => r.scenario.key === key);
+    const variantLabels: Record<string, string> = {};
+    for (const v of folder?.doc.variants ?? []) variantLabels[v.key] = v.label;
+    return {
+      key,
+      title: folder?.doc.title ?? db?.title ?? key,
+      folder,
+      metric: primaryMetric(folder),
+      format: folder?.published?.format ?? 's',
+      variantLabels,
+      versions: db?.versions ?? [],
+      measuredRuns: mine.length,
+      machines: new Set(mine.map((r) => r.hardware.fingerprint)).size,
+      newestAt: mine.reduce<string | null>((a, r) => (a === null || r.receivedAt > a ? r.receivedAt : a), null),
+      classGroups: classGroups.filter((g) => g.scenario.key === key),
+      publishedGroups: publishedGroups.filter((g) => g.scenario.key === key),
+    };
+  });
+
+  const runsByHardware = new Map<string, RunSummary[]>();
+  for (const r of runs) {
+    const list = runsByHardware.get(r.hardware.fingerprint) ?? [];
+    list.push(r);
+    runsByHardware.set(r.hardware.fingerprint, list);
+  }
+  const machineGroups = new Map<string, ComparisonGroup[]>();
+  for (const g of machineGroupList) {
+    if (!g.hardware.fingerprint) continue;
+    const list = machineGroups.get(g.hardware.fingerprint) ?? [];
+    list.push(g);
+    machineGroups.set(g.hardware.fingerprint, list);
+  }
+  const hardwareByClass = new Map<string, HardwareSummary[]>();
+  for (const h of hardware) {
+    const k = `${classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) })}`;
+    const list = hardwareByClass.get(k) ?? [];
+    list.push(h);
+    hardwareByClass.set(k, list);
+  }
+  // "Hardware like mine" depends on the machine only through its class: one query per class.
+  const similar = new Map<string, SimilarHardware>();
+  const byClass = new Map<string, SimilarHardware>();
+  const q = SimilarHardwareQuery.parse({ limit: 8 });
+  for (const h of hardware) {
+    const k = classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) });
+    let s = byClass.get(k);
+    if (!s) {
+      s = await source.similar(h.fingerprint, q);
+      byClass.set(k, s);
+    }
+    similar.set(h.fingerprint, { ...s, machine: { ...s.machine, fingerprint: h.fingerprint, class: h.class } });
+  }
+  // Findings as the API's listFindings shapes them, from the groups above (which carry the
+  // scenario's declared pairs), newest data first.
+  const findings: Finding[] = classGroups
+    .flatMap((g) =>
+      g.comparisons.map((c) => ({
+        scenario: g.scenario,
+        group: g.key,
+        source: g.source,
+        hardwareClass: g.hardware.class,
+        fingerprint: g.hardware.fingerprint,
+        metric: g.metric,
+        baseline: c.baseline,
+        candidate: c.candidate,
+        kind: c.verdict.kind,
+        sentence: c.verdict.sentence,
+        newestRunAt: g.newestRunAt,
+        runs: g.runs.map((r) => r.link),
+        links: { comparison: `/scenarios/${g.scenario.key}/` },
+      })),
+    )
+    .sort((x, y) => y.newestRunAt.localeCompare(x.newestRunAt) || x.group.localeCompare(y.group) || x.candidate.localeCompare(y.candidate))
+    .slice(0, 200);
+
+  return {
+    config,
+    sourceDescription: source.description,
+    generatedAt: new Date().toISOString(),
+    scenarios,
+    hardware,
+    hardwareDetail,
+    runs,
+    runDetail,
+    runsByHardware,
+    machineGroups,
+    similar,
+    hardwareByClass,
+    findings,
+  };
+}
+
+export const classKeyOf = (s: { storageKind: string; physicalCores: number; memoryGb: number }) => classKey(s);
+export const classKeyOfHardware = (h: HardwareSummary) => classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) });
+
+export async function loadSiteData(config: SiteConfig = readSiteConfig()): Promise<SiteData> {
+  const source = await openSiteSource(config);
+  try {
+    return await loadFrom(source, config);
+  } finally {
+    await source.close();
+  }
+}
+
+// Every page's getStaticPaths asks for the data; the build loads it once. This is a per-process
+// memo of an immutable snapshot, not a database handle (the database is closed after loading).
+let snapshot: Promise<SiteData> | undefined;
+export function siteData(): Promise<SiteData> {
+  snapshot ??= loadSiteData().catch((err: unknown) => {
+    if (err instanceof SiteDataError) {
+      // Astro prints the stack of whatever a page throws; the sentence is what matters.
+      console.error(`\n✖ TuneLab site build stopped: ${err.message}\n`);
+    }
+    throw err;
+  });
+  return snapshot;
+}

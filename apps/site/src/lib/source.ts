@@ -1,0 +1,176 @@
+/**
+ * One read-only interface over the two places the site can read from: the results database
+ * (through @tunelab/results-db, the same comparison code the API serves) or the API itself.
+ * Everything read is validated with the contracts' zod schemas; a failure names the record and
+ * the field, and fails the build.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import {
+  ComparisonQuery,
+  ComparisonResult,
+  FindingList,
+  FindingsQuery,
+  HardwareDetail,
+  HardwareList,
+  RunDetail,
+  RunList,
+  ScenarioList,
+  SimilarHardware,
+  SimilarHardwareQuery,
+} from '@tunelab/contracts';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import type { SiteConfig } from './env.ts';
+
+export class SiteDataError extends Error {
+  override name = 'SiteDataError';
+}
+
+export type SiteSource = {
+  description: string;
+  scenarios(): Promise<ScenarioList>;
+  hardware(): Promise<HardwareList['items']>;
+  runs(): Promise<RunList['items']>;
+  run(id: string): Promise<RunDetail>;
+  hardwareDetail(fingerprint: string): Promise<HardwareDetail>;
+  compare(q: ComparisonQuery): Promise<ComparisonResult>;
+  findings(q: FindingsQuery): Promise<FindingList>;
+  similar(fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardware>;
+  close(): Promise<void>;
+};
+
+function describeIssues(err: z.ZodError): string {
+  return err.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+/** Validates `value` against a contracts schema; the error says which record and which field. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown, what: string, where: string): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new SiteDataError(`${what} from ${where} failed validation: ${describeIssues(r.error)}`);
+  return r.data;
+}
+
+/** Runs a read; a validation error thrown inside the shared query code gets the record's name. */
+async function read<T>(what: string, where: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof SiteDataError) throw err;
+    if (err instanceof z.ZodError) throw new SiteDataError(`${what} from ${where} failed validation: ${describeIssues(err)}`);
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new SiteDataError(`reading ${what} from ${where} failed: ${msg.split('\n').filter(Boolean).slice(-3).join(' ')}`);
+  }
+}
+
+const PAGE = 500;
+
+async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | 'pglite' }>): Promise<SiteSource> {
+  if (config.kind === 'pglite' && !existsSync(join(config.dataDir, 'PG_VERSION'))) {
+    throw new SiteDataError(
+      `no results database at ${config.dataDir} (TUNELAB_DATA_DIR). Create one with \`npm run admin -- migrate\` (or \`npm start\`), ` +
+        'or point DATABASE_URL at PostgreSQL or TUNELAB_API_URL at a TuneLab API.',
+    );
+  }
+  const where = config.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
+  let db: ResultsDb;
+  try {
+    db = config.kind === 'pglite' ? await openResultsDb(undefined, { dataDir: config.dataDir }) : await openResultsDb(config.url, { poolSize: 4 });
+  } catch (err) {
+    throw new SiteDataError(`cannot open the results database (${where}): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const schema = await read('the schema check', where, () => db.prisma.$queryRaw<{ runs: string | null }[]>`SELECT to_regclass('public.runs')::text AS runs`);
+  if (!schema[0]?.runs) {
+    await db.close();
+    throw new SiteDataError(`${where} has no TuneLab tables; apply the migrations first (\`npm run admin -- migrate\`)`);
+  }
+  return {
+    description: db.description,
+    scenarios: () => read('the scenario list', where, async () => validate(ScenarioList, await db.listScenarios(), 'the scenario list', where)),
+    hardware: () =>
+      read('the hardware list', where, async () => {
+        const items: HardwareList['items'] = [];
+        let cursor: string | undefined;
+        do {
+          const page = validate(HardwareList, await db.listHardware({ limit: PAGE, ...(cursor ? { cursor } : {}) }), 'a hardware list page', where);
+          items.push(...page.items);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+        return items;
+      }),
+    runs: () =>
+      read('the run list', where, async () => {
+        const items: RunList['items'] = [];
+        let cursor: string | undefined;
+        do {
+          const page = validate(RunList, await db.listRuns({ limit: PAGE, source: 'all', ...(cursor ? { cursor } : {}) }), 'a run list page', where);
+          items.push(...page.items);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+        return items;
+      }),
+    run: (id) =>
+      read(`run ${id}`, where, async () => {
+        const r = await db.getRun(id);
+        if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
+        return validate(RunDetail, r, `run ${id}`, where);
+      }),
+    hardwareDetail: (fp) =>
+      read(`hardware profile ${fp}`, where, async () => {
+        const h = await db.getHardware(fp);
+        if (!h) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
+        return validate(HardwareDetail, h, `hardware profile ${fp}`, where);
+      }),
+    compare: (q) => read('comparisons', where, async () => validate(ComparisonResult, await db.compare(q), 'comparisons', where)),
+    findings: (q) => read('findings', where, async () => validate(FindingList, await db.listFindings(q), 'findings', where)),
+    similar: (fp, q) =>
+      read(`similar hardware for ${fp}`, where, async () => {
+        const s = await db.findSimilarHardware(fp, q);
+        if (!s) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
+        return validate(SimilarHardware, s, `similar hardware for ${fp}`, where);
+      }),
+    close: () => db.close(),
+  };
+}
+
+function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource {
+  const where = `the API at ${config.url}`;
+  async function get<T extends z.ZodType>(path: string, schema: T, what: string): Promise<z.infer<T>> {
+    return read(what, where, async () => {
+      const res = await fetch(`${config.url}${path}`, { headers: { accept: 'application/json' } });
+      if (!res.ok) throw new SiteDataError(`GET ${path} on ${where} answered ${res.status} ${res.statusText}: ${(await res.text()).slice(0, 300)}`);
+      return validate(schema, await res.json(), what, `${where} (GET ${path})`);
+    });
+  }
+  const qs = (q: Record<string, unknown>) =>
+    new URLSearchParams(Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]))).toString();
+  async function pages<T>(path: string, schema: z.ZodType<{ items: T[]; nextCursor: string | null }>, what: string): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: T[]; nextCursor: string | null } = await get(`${path}${path.includes('?') ? '&' : '?'}${qs({ limit: PAGE, cursor: cursor ?? undefined })}`, schema, what);
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return items;
+  }
+  return {
+    description: `TuneLab API at ${config.url}`,
+    scenarios: () => get('/v1/scenarios', ScenarioList, 'the scenario list'),
+    hardware: () => pages('/v1/hardware', HardwareList, 'the hardware list'),
+    runs: () => pages('/v1/runs?source=all', RunList, 'the run list'),
+    run: (id) => get(`/v1/runs/${encodeURIComponent(id)}`, RunDetail, `run ${id}`),
+    hardwareDetail: (fp) => get(`/v1/hardware/${fp}`, HardwareDetail, `hardware profile ${fp}`),
+    compare: (q) => get(`/v1/comparisons?${qs(q)}`, ComparisonResult, 'comparisons'),
+    findings: (q) => get(`/v1/findings?${qs(q)}`, FindingList, 'findings'),
+    similar: (fp, q) => get(`/v1/hardware/${fp}/similar?${qs(q)}`, SimilarHardware, `similar hardware for ${fp}`),
+    close: async () => {},
+  };
+}
+
+export async function openSiteSource(config: SiteConfig): Promise<SiteSource> {
+  return config.kind === 'api' ? openApiSource(config) : openDbSource(config);
+}
