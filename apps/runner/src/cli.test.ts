@@ -141,7 +141,7 @@ describe('run → submit → spool', () => {
     const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=1000', '--repetitions', '1', '--out', runFile, '--api', api, '--token', 'tok-1', '--run-id', runId]);
     expect(r.stderr).toMatch(/retry 1/);
     expect(r.code).toBe(EXIT.OK);
-    expect(r.stdout).toMatch(/vacuum is [\d.]+% (faster|slower) than vacuum-full/);
+    expect(r.stdout).toMatch(/vacuum is [\d.]+% (faster|slower) than full-rewrite/);
     const file = JSON.parse(await readFile(runFile, 'utf8'));
     expect(file).toMatchObject({ format: 'tunelab-run/1', runId, idempotencyKey: `tunelab-run-${runId}` });
     expect(received).toHaveLength(2); // 503, then 201 — same key both times
