@@ -47,6 +47,8 @@ export const RunSubmission = z
       key: identifier,
       version: sha256Hex,
       title: boundedString(300).optional(),
+      /** The comparison pairs the scenario declares; comparisons use them instead of every pair. */
+      comparisons: z.array(z.strictObject({ baseline: identifier, candidate: identifier })).max(50).optional(),
     }),
     params: boundedRecord(scalar, 200),
     hardware: HardwareSpec,

@@ -77,6 +77,20 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       expect(await db.prisma.sample.count()).toBe(before);
     });
 
+    it('keeps the comparison pairs a scenario version declares', async () => {
+      const declared = variantOf(fixture, (d) => {
+        d.scenario.version = 'b'.repeat(64);
+        d.scenario.comparisons = [{ baseline: '1-1', candidate: '1-2' }, { baseline: '2-1', candidate: '2-2' }];
+      });
+      await db.ingestRun({ submission: RunSubmission.parse(declared), document: declared, idempotencyKey: 'declared-1', runnerId: null });
+      const v = await db.prisma.scenarioVersion.findFirstOrThrow({ where: { versionHash: 'b'.repeat(64) } });
+      expect(v.comparisons).toEqual(declared.scenario.comparisons);
+      const cmp = await db.compare({ scenario: 'vacuum-index-cleanup', metric: 'duration', source: 'measured', groupBy: 'hardware', direction: 'lower-is-better' });
+      const group = cmp.groups.find((g) => g.scenario.version === 'b'.repeat(64));
+      expect(group?.pairsFrom).toBe('declared');
+      expect(group?.comparisons.map((c) => `${c.baseline}>${c.candidate}`)).toEqual(['1-1>1-2', '2-1>2-2']);
+    });
+
     it('pages through runs with a cursor, newest first, without repeats', async () => {
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -85,8 +99,8 @@ for (const backend of ['postgresql', 'pglite'] as const) {
         seen.push(...page.items.map((r) => r.id));
         cursor = page.nextCursor ?? undefined;
       } while (cursor);
-      expect(seen).toHaveLength(3);
-      expect(new Set(seen).size).toBe(3);
+      expect(seen).toHaveLength(4);
+      expect(new Set(seen).size).toBe(4);
     });
   });
 }

@@ -98,7 +98,11 @@ async function storeRun(tx: Tx, input: IngestInput, hash: string): Promise<RunAc
   );
   const versionId = await insertOrGet(
     tx,
-    tx.$queryRaw`INSERT INTO scenario_versions (id, scenario_id, version_hash) VALUES (gen_random_uuid(), ${scenarioId}::uuid, ${s.scenario.version})
+    // The version hash covers the scenario folder, so its declared pairs are the same for every
+    // run of that version: the first writer's copy stands.
+    tx.$queryRaw`INSERT INTO scenario_versions (id, scenario_id, version_hash, comparisons)
+                 VALUES (gen_random_uuid(), ${scenarioId}::uuid, ${s.scenario.version},
+                         ${s.scenario.comparisons?.length ? JSON.stringify(s.scenario.comparisons) : null}::jsonb)
                  ON CONFLICT (scenario_id, version_hash) DO NOTHING RETURNING id::text`,
     () => tx.$queryRaw`SELECT id::text FROM scenario_versions WHERE scenario_id = ${scenarioId}::uuid AND version_hash = ${s.scenario.version}`,
   );

@@ -15,11 +15,16 @@ import { probeHardware } from '../probe/hardware.ts';
 import type { LoadedScenario } from '../scenario/load.ts';
 import { RUNNER_VERSION } from '../version.ts';
 import { runPlainStep, type StepContext } from './steps.ts';
+import { decideStop, describeUnstable, formatCvPercent, MIN_STARTING_REPETITIONS, type StopDecision, type UntilStable } from './stopping.ts';
 
 export type RunEvent =
   | { type: 'phase'; phase: 'probe' | 'fixture' | 'measure' | 'cleanup' | 'done'; message: string }
-  | { type: 'unit-start'; variant: string; repetition: number; index: number; total: number }
-  | { type: 'unit-done'; variant: string; repetition: number; index: number; total: number; seconds: number; restoreSeconds: number }
+  // `total` is the units planned so far; with --until-stable it grows by one round at a time up
+  // to `maxTotal` (absent when the count is fixed).
+  | { type: 'unit-start'; variant: string; repetition: number; index: number; total: number; maxTotal?: number }
+  | { type: 'unit-done'; variant: string; repetition: number; index: number; total: number; maxTotal?: number; seconds: number; restoreSeconds: number }
+  /** --until-stable: another round was added (`stopped` absent), or the rule stopped the run. */
+  | { type: 'stability'; repetitions: number; message: string; stopped?: StopDecision['stopped'] }
   | { type: 'fixture-built'; seconds: number }
   | { type: 'warning'; message: string };
 
@@ -32,6 +37,11 @@ export type RunOptions = {
   params?: Record<string, string>;
   scale?: 'default' | 'published';
   repetitions?: number;
+  /**
+   * Keep adding interleaved rounds while a compared variant's timed metric has CV above
+   * `cvThreshold`, starting from `repetitions` (at least 3), up to `maxRepetitions`.
+   */
+  untilStable?: UntilStable;
   runId?: string;
   storage?: StorageKind;
   signal?: AbortSignal;
@@ -53,6 +63,8 @@ export type RunResult = {
   submission: RunSubmission;
   snapshots: Snapshot[];
   fixture: { buildSeconds: number; restoreSeconds: number[]; ratio: number };
+  /** With `untilStable`: why the run stopped where it did. */
+  stopping?: StopDecision;
 };
 
 /** Everything a run creates on the target starts with this, so cleanup can find it. */
@@ -125,8 +137,21 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
   const resolved = resolveParams(doc.params, opts.params ?? {}, opts.scale ?? 'default');
   if (!resolved.ok) throw new CliError(resolved.errors.join('\n'), EXIT.USAGE);
   const params: Record<string, ParamValue> = resolved.params;
-  const repetitions = opts.repetitions ?? (opts.scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
-  if (!Number.isInteger(repetitions) || repetitions < 1) throw new CliError('repetitions must be a positive integer', EXIT.USAGE);
+  const requested = opts.repetitions ?? (opts.scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
+  if (!Number.isInteger(requested) || requested < 1) throw new CliError('repetitions must be a positive integer', EXIT.USAGE);
+  const rule = opts.untilStable;
+  // The stopping rule judges a spread, so it starts from at least three repetitions.
+  const startRepetitions = rule ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
+  if (rule) {
+    if (!Number.isInteger(rule.maxRepetitions) || rule.maxRepetitions < 1) throw new CliError('--max-repetitions must be a positive integer', EXIT.USAGE);
+    if (!Number.isFinite(rule.cvThreshold) || rule.cvThreshold <= 0) throw new CliError('--cv-threshold must be a positive number (a fraction: 0.03 = 3%)', EXIT.USAGE);
+    if (rule.maxRepetitions < startRepetitions) {
+      throw new CliError(
+        `--max-repetitions ${rule.maxRepetitions} is below the starting count of ${startRepetitions} repetitions (--repetitions or the scenario's default, at least ${MIN_STARTING_REPETITIONS} with --until-stable)`,
+        EXIT.USAGE,
+      );
+    }
+  }
 
   const runId = opts.runId ?? randomUUID();
   const prefix = runPrefix(runId);
@@ -204,18 +229,28 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
     emit({ type: 'fixture-built', seconds: buildSeconds });
 
     // ── Interleaved repetitions: A B C D, A B C D, … ──
-    emit({ type: 'phase', phase: 'measure', message: `${doc.variants.length} variants × ${repetitions} repetitions` });
+    emit({
+      type: 'phase',
+      phase: 'measure',
+      message: rule
+        ? `${doc.variants.length} variants × ${startRepetitions}–${rule.maxRepetitions} repetitions, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}`
+        : `${doc.variants.length} variants × ${startRepetitions} repetitions`,
+    });
     const samples: Sample[] = [];
     const snapshots: Snapshot[] = [];
     const order: { variant: string; repetition: number }[] = [];
     const restoreSeconds: number[] = [];
-    const total = doc.variants.length * repetitions;
+    let planned = startRepetitions;
+    const maxTotal = rule ? { maxTotal: doc.variants.length * rule.maxRepetitions } : {};
     let index = 0;
-    for (let repetition = 1; repetition <= repetitions; repetition++) {
+    let stopping: StopDecision | undefined;
+    let repetitions = 0;
+    for (let repetition = 1; repetition <= planned; repetition++) {
+      const total = doc.variants.length * planned;
       for (const [vi, variant] of doc.variants.entries()) {
         signal.throwIfAborted();
         index++;
-        emit({ type: 'unit-start', variant: variant.key, repetition, index, total });
+        emit({ type: 'unit-start', variant: variant.key, repetition, index, total, ...maxTotal });
         const dbName = `${prefix}r${repetition}_v${vi + 1}`;
         const restoreStart = process.hrtime.bigint();
         await admin.createDatabase(dbName, template);
@@ -267,9 +302,22 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
         snapshots.push({ variant: variant.key, repetition, at: 'before', sizes: before.sizes, tupleStats: before.tupleStats });
         snapshots.push({ variant: variant.key, repetition, at: 'after', sizes: after.sizes, tupleStats: after.tupleStats });
         order.push({ variant: variant.key, repetition });
-        emit({ type: 'unit-done', variant: variant.key, repetition, index, total, seconds: timed.values().next().value ?? 0, restoreSeconds: restore });
+        emit({ type: 'unit-done', variant: variant.key, repetition, index, total, ...maxTotal, seconds: timed.values().next().value ?? 0, restoreSeconds: restore });
+      }
+      repetitions = repetition;
+      // One full round at a time, so every variant always has the same number of repetitions.
+      if (rule && repetition === planned) {
+        const decision = decideStop(doc, samples, repetition, rule);
+        if (decision) {
+          stopping = decision;
+          emit({ type: 'stability', repetitions: repetition, message: decision.reason, stopped: decision.stopped });
+        } else {
+          planned++;
+          emit({ type: 'stability', repetitions: repetition, message: `${describeUnstable(doc, samples, rule)}: adding repetition ${planned} (max ${rule.maxRepetitions})` });
+        }
       }
     }
+    if (stopping) notes.push({ kind: 'stopping-rule', text: stopping.reason });
 
     const meanRestore = restoreSeconds.reduce((a, b) => a + b, 0) / restoreSeconds.length;
     const ratio = buildSeconds / meanRestore;
@@ -281,8 +329,17 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
     });
 
     const submission = RunSubmission.parse({
-      scenario: { key: doc.key, version: scenario.version, title: doc.title },
-      params: { ...params, repetitions },
+      scenario: {
+        key: doc.key,
+        version: scenario.version,
+        title: doc.title,
+        ...(doc.comparisons.length > 0 ? { comparisons: doc.comparisons.map((c) => ({ baseline: c.baseline, candidate: c.candidate })) } : {}),
+      },
+      params: {
+        ...params,
+        repetitions,
+        ...(rule ? { until_stable: true, max_repetitions: rule.maxRepetitions, cv_threshold: rule.cvThreshold } : {}),
+      },
       hardware: hw.spec,
       database,
       runnerVersion: RUNNER_VERSION,
@@ -295,7 +352,7 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
       order,
     });
     emit({ type: 'phase', phase: 'done', message: 'measurements complete' });
-    return { runId, idempotencyKey: idempotencyKeyOf(runId), submission, snapshots, fixture: { buildSeconds, restoreSeconds, ratio } };
+    return { runId, idempotencyKey: idempotencyKeyOf(runId), submission, snapshots, fixture: { buildSeconds, restoreSeconds, ratio }, ...(stopping ? { stopping } : {}) };
   } catch (e) {
     if (signal.aborted) throw new CliError('interrupted; every database of this run was dropped', EXIT.INTERRUPTED);
     throw e;
