@@ -4,14 +4,21 @@
  * INSERT into identically shaped tables with the same concurrency. The figure of merit is
  * API rows/s ÷ plain-insert rows/s.
  *
- *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--ingest prisma|unnest]
+ *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4]
+ *                           [--ingest prisma|unnest|lean]
  *                           [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
  *
- * `--ingest unnest` swaps the shipped ingestRun for the prototype in ./ingest-unnest.ts (same
- * transaction, samples and points written with INSERT … SELECT FROM unnest(...)), to measure it.
- * The database `tunelab_bench_<random>` is dropped at the end, also on failure and Ctrl-C.
+ * `--ingest unnest|lean` swaps the shipped ingestRun (packages/results-db/src/ingest.ts) for a
+ * prototype in ./ingest-prototypes.ts, to measure a proposed change before making it.
+ * Besides throughput and latency it prints where the time goes: server time in ingestRun vs the
+ * rest of the request, and CPU seconds per submission in this process and in PostgreSQL.
+ * The database `tunelab_bench_<random>` is dropped at the end, also on failure and Ctrl-C (by a
+ * supervising parent process, see supervise()).
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -19,13 +26,15 @@ import * as hdr from 'hdr-histogram-js';
 import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
-import { ingestRunUnnest } from './ingest-unnest.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { ingestRunLean, ingestRunUnnest } from './ingest-prototypes.ts';
 
 const { values: args } = parseArgs({
   options: {
     clients: { type: 'string', default: '8' },
     submissions: { type: 'string', default: '200' },
     warmup: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '4' },
     ingest: { type: 'string', default: 'prisma' },
     'database-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -34,7 +43,7 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log('usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--ingest prisma|unnest] [--database-url URL]');
+  console.log('usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--ingest prisma|unnest|lean] [--database-url URL]');
   process.exit(0);
 }
 
@@ -49,50 +58,95 @@ function positiveInt(name: string, v: string, min = 1): number {
 const CLIENTS = positiveInt('clients', args.clients);
 const SUBMISSIONS = positiveInt('submissions', args.submissions);
 const WARMUP = positiveInt('warmup', args.warmup, 0);
+const ROUNDS = positiveInt('rounds', args.rounds);
 const INGEST = args.ingest;
-if (INGEST !== 'prisma' && INGEST !== 'unnest') {
-  console.error(`--ingest must be prisma or unnest, got ${INGEST}`);
+if (INGEST !== 'prisma' && INGEST !== 'unnest' && INGEST !== 'lean') {
+  console.error(`--ingest must be prisma, unnest or lean, got ${INGEST}`);
   process.exit(2);
 }
 
 const adminUrl = new URL(args['database-url']);
-const dbName = `tunelab_bench_${randomBytes(6).toString('hex')}`;
+// The database's life belongs to a small supervisor process: this script re-runs itself as a child
+// that does the measuring, and the parent creates the database, waits for the child and drops the
+// database whatever became of it. tsx SIGKILLs a child whose event loop does not answer a Ctrl-C
+// within 30 ms (a saturated API does not), so a handler in the measuring process alone cannot
+// guarantee the drop; the supervisor's event loop is idle and always can.
+const CHILD_ENV = 'TUNELAB_BENCH_DATABASE';
+const dbName = process.env[CHILD_ENV] ?? `tunelab_bench_${randomBytes(6).toString('hex')}`;
 const benchUrl = new URL(adminUrl);
 benchUrl.pathname = `/${dbName}`;
 
+async function adminQuery(sql: string) {
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  try {
+    return await admin.query(sql);
+  } finally {
+    await admin.end().catch(() => {});
+  }
+}
+
+async function supervise(): Promise<never> {
+  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  let interrupted: NodeJS.Signals | undefined;
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, [CHILD_ENV]: dbName },
+  });
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = signal;
+    console.error(`\n${signal}: stopping, dropping ${dbName} …`);
+    child.kill(signal);
+    setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const code = await new Promise<number>((resolve) => {
+    child.on('exit', (c) => resolve(c ?? 1));
+    child.on('error', (err) => {
+      console.error(err);
+      resolve(1);
+    });
+  });
+  try {
+    // FORCE: connections an interrupted child left behind must not keep the database alive.
+    await adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  } catch (err) {
+    console.error(`could not drop database ${dbName}: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  process.exit(interrupted ? (interrupted === 'SIGINT' ? 130 : 143) : code);
+}
+
+if (!process.env[CHILD_ENV]) await supervise();
+
 // ---------------------------------------------------------------------------------------------
-// Lifecycle: whatever happens, close the app and drop the database.
+// The measuring process: close the app and pools on the way out (the supervisor drops the database).
 
 let app: App | undefined;
 let plainPool: pg.Pool | undefined;
-let dbCreated = false;
 let cleaning: Promise<void> | undefined;
+let interrupted = false;
 
 const withTimeout = <T,>(p: Promise<T>, ms: number) =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 
 function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    if (app) await withTimeout(app.close(), 10_000).catch(() => {});
-    if (plainPool) await withTimeout(plainPool.end(), 5_000).catch(() => {});
-    if (!dbCreated) return;
-    const admin = new pg.Client({ connectionString: adminUrl.toString() });
-    try {
-      await admin.connect();
-      // FORCE: a connection left behind by an interrupted run must not keep the database alive.
-      await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    } catch (err) {
-      console.error(`could not drop database ${dbName}: ${(err as Error).message}`);
-    } finally {
-      await admin.end().catch(() => {});
-    }
-  })();
+  // Bounded: in-flight requests and keep-alive sockets must not hold the exit up for long.
+  const closeWithin = interrupted ? 1_000 : 5_000;
+  cleaning ??= Promise.all([
+    app ? withTimeout(app.close(), closeWithin).catch(() => {}) : undefined,
+    plainPool ? withTimeout(plainPool.end(), closeWithin).catch(() => {}) : undefined,
+  ]).then(() => {});
   return cleaning;
 }
 
+// `on`, not `once`: a Ctrl-C can arrive more than once (terminal, tsx, supervisor).
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: dropping ${dbName} …`);
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
     void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
 }
@@ -127,7 +181,44 @@ async function runPool<T>(items: T[], clients: number, fn: (item: T) => Promise<
 
 class HttpFailure extends Error {}
 
-function submitter(baseUrl: string, token: string, latency?: Histogram) {
+/**
+ * CPU seconds of this process and of the local PostgreSQL backends connected to the bench database
+ * (Linux /proc; 0 elsewhere). Shared server processes (WAL writer, checkpointer) and other
+ * databases' backends are left out: other people's work on the same server must not count.
+ */
+type CpuSnapshot = { node: NodeJS.CpuUsage; pg: Map<number, number> };
+const TICKS_PER_SECOND = 100;
+function postgresTicks(): Map<number, number> {
+  const out = new Map<number, number>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dbName)) continue;
+      const f = stat.slice(close + 2).split(' ');
+      out.set(Number(pid), Number(f[11]) + Number(f[12])); // utime + stime (fields 14, 15)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+const cpuSnapshot = (): CpuSnapshot => ({ node: process.cpuUsage(), pg: postgresTicks() });
+function cpuSince(start: CpuSnapshot): { node: number; pg: number } {
+  const node = process.cpuUsage(start.node);
+  let ticks = 0;
+  for (const [pid, t] of postgresTicks()) ticks += t - (start.pg.get(pid) ?? 0);
+  return { node: (node.user + node.system) / 1e6, pg: ticks / TICKS_PER_SECOND };
+}
+
+function submitter(baseUrl: string, token: string, latency?: Histogram, ids?: Map<Workload, string>) {
   return async (w: Workload) => {
     const t0 = performance.now();
     const res = await fetch(`${baseUrl}/v1/runs`, {
@@ -145,6 +236,7 @@ function submitter(baseUrl: string, token: string, latency?: Histogram) {
     if (res.status < 200 || res.status > 299) {
       throw new HttpFailure(`POST /v1/runs (${w.idempotencyKey}) → ${res.status}: ${text.slice(0, 2000)}`);
     }
+    ids?.set(w, (JSON.parse(text) as { id: string }).id);
   };
 }
 
@@ -157,19 +249,12 @@ async function main(): Promise<number> {
   const rowsPer = SAMPLES_PER_SUBMISSION + POINTS_PER_SUBMISSION;
   console.log(
     `ingest bench: ${CLIENTS} clients, ${SUBMISSIONS} submissions (+${WARMUP} warm-up), ` +
-      `${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points each, ingest=${INGEST}`,
+      `${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points each, ` +
+      `API and plain INSERT alternating in ${ROUNDS} rounds, ingest=${INGEST}`,
   );
 
-  const admin = new pg.Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  const { rows: [server] } = await admin.query<{ server_version: string }>('SHOW server_version');
-  try {
-    await admin.query(`CREATE DATABASE "${dbName}"`);
-    dbCreated = true;
-  } finally {
-    await admin.end();
-  }
-  console.log(`database: ${dbName} on PostgreSQL ${server?.server_version} at ${adminUrl.host}`);
+  const { rows: [server] } = await adminQuery('SHOW server_version');
+  console.log(`database: ${dbName} on PostgreSQL ${(server as { server_version?: string } | undefined)?.server_version} at ${adminUrl.host} (dropped at the end)`);
 
   app = await buildApp({ databaseUrl: benchUrl.toString(), logger: false, rateLimitPerMinute: 1e9 });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -182,7 +267,8 @@ async function main(): Promise<number> {
   // latency is HTTP, JSON parsing, auth, zod validation and serialization (+ client overhead).
   const db = app.resultsDb;
   const shipped = db.ingestRun.bind(db);
-  const ingestImpl: typeof db.ingestRun = INGEST === 'unnest' ? (input) => ingestRunUnnest(db, input) : shipped;
+  const ingestImpl: typeof db.ingestRun =
+    INGEST === 'unnest' ? (input) => ingestRunUnnest(db, input) : INGEST === 'lean' ? (input) => ingestRunLean(db, input) : shipped;
   let ingestHist: Histogram | undefined;
   db.ingestRun = async (input) => {
     const t0 = performance.now();
@@ -197,14 +283,61 @@ async function main(): Promise<number> {
   const warm = Array.from({ length: WARMUP }, (_, i) => makeSubmission(i, `${prefix}-warm`));
   const measured = Array.from({ length: SUBMISSIONS }, (_, i) => makeSubmission(WARMUP + i, prefix));
 
-  // --- API -------------------------------------------------------------------------------------
-  if (warm.length > 0) await runPool(warm, CLIENTS, submitter(baseUrl, token));
-  const apiLatency = newHistogram();
-  ingestHist = newHistogram();
-  const apiMs = await runPool(measured, CLIENTS, submitter(baseUrl, token, apiLatency));
-  const apiIngest = ingestHist;
-  ingestHist = undefined;
+  const plainStmt = plainStatements(SAMPLES_PER_SUBMISSION, POINTS_PER_SUBMISSION);
+  plainPool = new pg.Pool({ connectionString: benchUrl.toString(), max: CLIENTS });
+  plainPool.on('error', () => {});
+  await plainPool.query(PLAIN_SCHEMA);
+  const pool = plainPool;
 
+  // --- warm-up: both paths (JIT, connection pools, parent rows, first index pages) --------------
+  if (warm.length > 0) {
+    await runPool(warm, CLIENTS, submitter(baseUrl, token));
+    await runPool(warm, CLIENTS, async (w) => void (await plainInsert(pool, w, plainStmt)));
+  }
+
+  // --- measured: API and plain INSERT alternate in rounds (A B B A …), so that load from other
+  // processes on the machine drifting during the run hits both sides alike ---------------------
+  const apiLatency = newHistogram();
+  const plainLatency = newHistogram();
+  const apiIngest = newHistogram();
+  const runIds = new Map<Workload, string>();
+  let apiMs = 0;
+  let plainMs = 0;
+  const apiCpu = { node: 0, pg: 0 };
+  const plainCpu = { node: 0, pg: 0 };
+  const add = (into: { node: number; pg: number }, d: { node: number; pg: number }) => {
+    into.node += d.node;
+    into.pg += d.pg;
+  };
+  const rounds = Math.min(ROUNDS, SUBMISSIONS);
+  for (let r = 0; r < rounds; r++) {
+    const chunk = measured.slice(Math.floor((r * SUBMISSIONS) / rounds), Math.floor(((r + 1) * SUBMISSIONS) / rounds));
+    const api = async () => {
+      ingestHist = apiIngest;
+      const cpu0 = cpuSnapshot();
+      apiMs += await runPool(chunk, CLIENTS, submitter(baseUrl, token, apiLatency, runIds));
+      add(apiCpu, cpuSince(cpu0));
+      ingestHist = undefined;
+    };
+    const plain = async () => {
+      const cpu0 = cpuSnapshot();
+      plainMs += await runPool(chunk, CLIENTS, async (w) => {
+        const t0 = performance.now();
+        await plainInsert(pool, w, plainStmt);
+        plainLatency.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+      });
+      add(plainCpu, cpuSince(cpu0));
+    };
+    if (r % 2 === 0) {
+      await api();
+      await plain();
+    } else {
+      await plain();
+      await api();
+    }
+  }
+
+  // --- checks: everything stored, and stored as sent ------------------------------------------
   const counts = await app.resultsDb.prisma.$queryRaw<{ runs: bigint; samples: bigint; points: bigint }[]>`
     SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM samples) AS samples, (SELECT count(*) FROM time_series_points) AS points`;
   const c = counts[0]!;
@@ -212,20 +345,21 @@ async function main(): Promise<number> {
   if (Number(c.runs) !== expectedRuns || Number(c.samples) !== expectedRuns * SAMPLES_PER_SUBMISSION || Number(c.points) !== expectedRuns * POINTS_PER_SUBMISSION) {
     throw new Error(`stored ${c.runs} runs / ${c.samples} samples / ${c.points} points, expected ${expectedRuns} / ${expectedRuns * SAMPLES_PER_SUBMISSION} / ${expectedRuns * POINTS_PER_SUBMISSION}`);
   }
-
-  // --- plain multi-row INSERT, same rows, same concurrency ------------------------------------
-  plainPool = new pg.Pool({ connectionString: benchUrl.toString(), max: CLIENTS });
-  plainPool.on('error', () => {});
-  await plainPool.query(PLAIN_SCHEMA);
-  const stmt = plainStatements(SAMPLES_PER_SUBMISSION, POINTS_PER_SUBMISSION);
-  const pool = plainPool;
-  if (warm.length > 0) await runPool(warm, CLIENTS, async (w) => void (await plainInsert(pool, w, stmt)));
-  const plainLatency = newHistogram();
-  const plainMs = await runPool(measured, CLIENTS, async (w) => {
-    const t0 = performance.now();
-    await plainInsert(pool, w, stmt);
-    plainLatency.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
-  });
+  for (const w of [measured[0]!, measured[measured.length >> 1]!, measured[measured.length - 1]!]) {
+    const res = await fetch(`${baseUrl}/v1/runs/${runIds.get(w)}`);
+    if (res.status !== 200) throw new HttpFailure(`GET /v1/runs/${runIds.get(w)} → ${res.status}: ${(await res.text()).slice(0, 2000)}`);
+    const got = (await res.json()) as { samples: Record<string, unknown>[]; timeSeries: Record<string, unknown>[] };
+    const key = (o: Record<string, unknown>, cols: string[]) => cols.map((col) => JSON.stringify(o[col])).join('|');
+    const same = (a: Record<string, unknown>[], b: Record<string, unknown>[], cols: string[]) =>
+      a.length === b.length && JSON.stringify(a.map((o) => key(o, cols)).sort()) === JSON.stringify(b.map((o) => key(o, cols)).sort());
+    const sc = ['variant', 'repetition', 'metric', 'unit', 'value'];
+    const tc = ['variant', 'repetition', 'metric', 'x', 'value'];
+    if (!same(got.samples, w.submission.samples, sc) || !same(got.timeSeries, w.submission.timeSeries ?? [], tc)) {
+      throw new Error(`run ${runIds.get(w)} (${w.idempotencyKey}) does not read back as submitted`);
+    }
+  }
+  const [plainCount] = (await pool.query<{ n: string }>('SELECT count(*) AS n FROM plain_samples')).rows;
+  if (Number(plainCount?.n) !== expectedRuns * SAMPLES_PER_SUBMISSION) throw new Error(`plain_samples has ${plainCount?.n} rows`);
 
   // --- report ----------------------------------------------------------------------------------
   const apiSubs = SUBMISSIONS / (apiMs / 1000);
@@ -252,6 +386,12 @@ async function main(): Promise<number> {
     `mean latency ${ms(apiLatency.mean)} ms = ingestRun ${ms(apiIngest.mean)} ms (${((apiIngest.mean / apiLatency.mean) * 100).toFixed(0)}%)` +
       ` + HTTP/parse/auth/validation/serialization ${ms(meanHttp)} ms`,
   );
+  const perSub = (sec: number) => ((sec * 1000) / SUBMISSIONS).toFixed(2);
+  console.log(
+    `CPU per submission: API path node ${perSub(apiCpu.node)} ms + postgres ${perSub(apiCpu.pg)} ms;` +
+      ` plain INSERT node ${perSub(plainCpu.node)} ms + postgres ${perSub(plainCpu.pg)} ms` +
+      `  (${os.availableParallelism()} CPUs, load average ${os.loadavg()[0]!.toFixed(1)})`,
+  );
   console.log(`rows per submission: ${rowsPer} (${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points)`);
   console.log('');
   console.log(`ratio  API rows/s ÷ plain-insert rows/s = ${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${ratio.toFixed(2)}  (target ≥ 0.50${ratio >= 0.5 ? ', met' : ', NOT met'})`);
@@ -262,7 +402,7 @@ let code = 1;
 try {
   code = await main();
 } catch (err) {
-  console.error(err instanceof HttpFailure ? `non-2xx response: ${err.message}` : err);
+  if (!interrupted) console.error(err instanceof HttpFailure ? `non-2xx response: ${err.message}` : err);
   code = 1;
 } finally {
   await cleanup();
