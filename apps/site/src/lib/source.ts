@@ -14,6 +14,7 @@ import {
   FindingsQuery,
   HardwareDetail,
   HardwareList,
+  type HardwareSummary,
   RunDetail,
   RunList,
   ScenarioList,
@@ -30,7 +31,7 @@ export class SiteDataError extends Error {
 export type SiteSource = {
   description: string;
   scenarios(): Promise<ScenarioList>;
-  hardware(): Promise<HardwareList['items']>;
+  hardware(): Promise<HardwareSummary[]>;
   runs(): Promise<RunList['items']>;
   run(id: string): Promise<RunDetail>;
   hardwareDetail(fingerprint: string): Promise<HardwareDetail>;
@@ -92,7 +93,7 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
     scenarios: () => read('the scenario list', where, async () => validate(ScenarioList, await db.listScenarios(), 'the scenario list', where)),
     hardware: () =>
       read('the hardware list', where, async () => {
-        const items: HardwareList['items'] = [];
+        const items: HardwareSummary[] = [];
         let cursor: string | undefined;
         do {
           const page = validate(HardwareList, await db.listHardware({ limit: PAGE, ...(cursor ? { cursor } : {}) }), 'a hardware list page', where);
