@@ -1,7 +1,7 @@
 import type { RunSubmission } from '@tunelab/contracts';
 import { openConnection, type OpenOptions, DEFAULT_DATA_DIR } from './open.ts';
 import { ingestRun, type IngestInput, type IngestResult } from './ingest.ts';
-import { authenticateRunner, createRunner, listRunners, revokeRunner, touchRunner } from './runners.ts';
+import { authenticateRunner, createRunner, listRunners, revokeRunner } from './runners.ts';
 import { getHardware, getRun, listHardware, listRuns, listScenarios } from './queries.ts';
 import { hardwareFingerprint } from './hashing.ts';
 import { compareVariants, findSimilarHardware, listFindings } from './comparisons.ts';
@@ -38,17 +38,7 @@ export async function openResultsDb(url?: string, options: OpenOptions = {}) {
     async ping(): Promise<void> {
       await prisma.$queryRaw`SELECT 1`;
     },
-    async ingestRun(input: IngestInput): Promise<IngestResult> {
-      const result = await ingestRun(prisma, input);
-      if (result.outcome === 'created') {
-        // Bookkeeping outside the ingest transaction: it must not serialize concurrent ingests.
-        await prisma.hardwareProfile
-          .update({ where: { fingerprint: result.run.hardware.fingerprint }, data: { lastSeenAt: new Date() } })
-          .catch(() => {});
-      }
-      if (input.runnerId) await touchRunner(prisma, input.runnerId).catch(() => {});
-      return result;
-    },
+    ingestRun: (input: IngestInput): Promise<IngestResult> => ingestRun(prisma, input),
     fingerprintOf: (hardware: RunSubmission['hardware']) => hardwareFingerprint(hardware),
     createRunner: (name: string) => createRunner(prisma, name),
     revokeRunner: (name: string) => revokeRunner(prisma, name),

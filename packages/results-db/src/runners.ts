@@ -50,7 +50,3 @@ export async function authenticateRunner(prisma: PrismaClient, token: string): P
   if (!runner || !ok || runner.revokedAt) return null;
   return { id: runner.id, name: runner.name };
 }
-
-export async function touchRunner(prisma: PrismaClient, id: string) {
-  await prisma.runner.update({ where: { id }, data: { lastSeenAt: new Date() } });
-}
