@@ -5,11 +5,8 @@
  * API rows/s ÷ plain-insert rows/s.
  *
  *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4]
- *                           [--ingest prisma|unnest|lean]
  *                           [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
  *
- * `--ingest unnest|lean` swaps the shipped ingestRun (packages/results-db/src/ingest.ts) for a
- * prototype in ./ingest-prototypes.ts, to measure a proposed change before making it.
  * Besides throughput and latency it prints where the time goes: server time in ingestRun vs the
  * rest of the request, and CPU seconds per submission in this process and in PostgreSQL.
  * The database `tunelab_bench_<random>` is dropped at the end, also on failure and Ctrl-C (by a
@@ -27,7 +24,6 @@ import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
 import { readdirSync, readFileSync } from 'node:fs';
-import { ingestRunLean, ingestRunUnnest } from './ingest-prototypes.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,7 +31,6 @@ const { values: args } = parseArgs({
     submissions: { type: 'string', default: '200' },
     warmup: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '4' },
-    ingest: { type: 'string', default: 'prisma' },
     'database-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -43,7 +38,7 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log('usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--ingest prisma|unnest|lean] [--database-url URL]');
+  console.log('usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--database-url URL]');
   process.exit(0);
 }
 
@@ -59,11 +54,6 @@ const CLIENTS = positiveInt('clients', args.clients);
 const SUBMISSIONS = positiveInt('submissions', args.submissions);
 const WARMUP = positiveInt('warmup', args.warmup, 0);
 const ROUNDS = positiveInt('rounds', args.rounds);
-const INGEST = args.ingest;
-if (INGEST !== 'prisma' && INGEST !== 'unnest' && INGEST !== 'lean') {
-  console.error(`--ingest must be prisma, unnest or lean, got ${INGEST}`);
-  process.exit(2);
-}
 
 const adminUrl = new URL(args['database-url']);
 // The database's life belongs to a small supervisor process: this script re-runs itself as a child
@@ -250,7 +240,7 @@ async function main(): Promise<number> {
   console.log(
     `ingest bench: ${CLIENTS} clients, ${SUBMISSIONS} submissions (+${WARMUP} warm-up), ` +
       `${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points each, ` +
-      `API and plain INSERT alternating in ${ROUNDS} rounds, ingest=${INGEST}`,
+      `API and plain INSERT alternating in ${ROUNDS} rounds`,
   );
 
   const { rows: [server] } = await adminQuery('SHOW server_version');
@@ -267,13 +257,11 @@ async function main(): Promise<number> {
   // latency is HTTP, JSON parsing, auth, zod validation and serialization (+ client overhead).
   const db = app.resultsDb;
   const shipped = db.ingestRun.bind(db);
-  const ingestImpl: typeof db.ingestRun =
-    INGEST === 'unnest' ? (input) => ingestRunUnnest(db, input) : INGEST === 'lean' ? (input) => ingestRunLean(db, input) : shipped;
   let ingestHist: Histogram | undefined;
   db.ingestRun = async (input) => {
     const t0 = performance.now();
     try {
-      return await ingestImpl(input);
+      return await shipped(input);
     } finally {
       ingestHist?.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
     }
