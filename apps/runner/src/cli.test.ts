@@ -51,6 +51,28 @@ describe('exit codes', () => {
     expect((await tunelab(['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=abc'])).code).toBe(EXIT.USAGE);
     expect((await tunelab(['validate', 'nope'])).code).toBe(EXIT.USAGE);
   });
+  it('--until-stable usage errors exit 2 with a clear message, before touching the server', async () => {
+    const run = ['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=100'];
+    const cases: [string[], RegExp][] = [
+      [['--until-stable', '--max-repetitions', '2'], /--max-repetitions 2 is below the starting count of 3 repetitions/],
+      [['--until-stable', '--repetitions', '6', '--max-repetitions', '5'], /--max-repetitions 5 is below the starting count of 6/],
+      [['--until-stable', '--max-repetitions', 'ten'], /--max-repetitions <n>' argument 'ten' is invalid\. expected a positive integer/],
+      [['--until-stable', '--cv-threshold', 'abc'], /--cv-threshold <fraction>' argument 'abc' is invalid/],
+      [['--until-stable', '--cv-threshold', '0'], /expected a positive number/],
+      [['--max-repetitions', '5'], /--max-repetitions only applies with --until-stable/],
+    ];
+    const results = await Promise.all(cases.map(([extra]) => tunelab([...run, ...extra])));
+    results.forEach((r, i) => {
+      expect(r.code, cases[i]![0].join(' ')).toBe(EXIT.USAGE);
+      expect(r.stderr).toMatch(cases[i]![1]);
+    });
+  });
+  it('run --help documents --until-stable', async () => {
+    const r = await tunelab(['run', '--help']);
+    expect(r.stdout).toMatch(/--until-stable/);
+    expect(r.stdout).toMatch(/--max-repetitions <n>/);
+    expect(r.stdout).toMatch(/--cv-threshold <fraction>/);
+  });
   it('an unreachable target exits 3', async () => {
     const r = await tunelab(['run', 'vacuum-index-cleanup', '--target', 'postgres://postgres@127.0.0.1:1/postgres']);
     expect(r.code).toBe(EXIT.TARGET_UNREACHABLE);
@@ -186,6 +208,35 @@ describe('run → submit → spool', () => {
     expect(flush.stdout).toMatch(/stored/);
     expect(received.length - before).toBe(1);
     expect(await readdir(path.join(tmp, 'spool'))).toEqual([]);
+  });
+});
+
+describe('run --until-stable', () => {
+  it('prints the CV per variant and why it stopped in the table footer, and records it in the run file', async () => {
+    const runId = crypto.randomUUID();
+    runIds.push(runId);
+    const out = path.join(tmp, 'until-stable.json');
+    const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=300', '--until-stable', '--max-repetitions', '4', '--cv-threshold', '0.000001', '--run-id', runId, '--out', out]);
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stdout).toMatch(/#4 +mean +CV\n/);
+    expect(r.stdout).toMatch(/\nstopped: max-repetitions reached \(4\): CV of .+ > 0\.0001%\n/);
+    expect(r.stderr).toMatch(/until-stable: CV of \S+ = [\d.]+% > 0\.0001%: adding repetition 4 \(max 4\)/);
+    expect(r.stderr).toMatch(/16\/16 variant/);
+    const { submission } = JSON.parse(await readFile(out, 'utf8'));
+    expect(submission.params).toMatchObject({ repetitions: 4, until_stable: true, max_repetitions: 4, cv_threshold: 0.000001 });
+    expect(submission.notes).toContainEqual({ kind: 'stopping-rule', text: expect.stringMatching(/^max-repetitions reached \(4\)/) });
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  });
+
+  it('--json carries the stopping rule in the submission', async () => {
+    const runId = crypto.randomUUID();
+    runIds.push(runId);
+    const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=300', '--until-stable', '--cv-threshold', '10', '--run-id', runId, '--out', path.join(tmp, 'stable.json'), '--json']);
+    expect(r.code).toBe(EXIT.OK);
+    const { submission } = JSON.parse(r.stdout);
+    expect(submission.params).toMatchObject({ repetitions: 3, until_stable: true, max_repetitions: 10, cv_threshold: 10 });
+    expect(submission.notes).toContainEqual({ kind: 'stopping-rule', text: expect.stringMatching(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/) });
+    expect(r.stderr).toMatch(/until-stable: stable: /);
   });
 });
 

@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { formatScenarioIssue, StorageKind } from '@tunelab/contracts';
 import { readConfig, type RunnerConfig } from './config.ts';
 import { runScenario } from './engine/run-scenario.ts';
+import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS } from './engine/stopping.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { createProgress } from './progress.ts';
 import { renderRunTable } from './report/table.ts';
@@ -41,6 +42,11 @@ const collectParam = (value: string, previous: Record<string, string>) => {
 const positiveInt = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+const positiveFraction = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number, a fraction (0.03 = 3%)');
   return n;
 };
 
@@ -140,13 +146,22 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
     .option('--repetitions <n>', 'repetitions of each variant (default: the scenario\'s)', positiveInt)
     .option('--param <name=value>', 'override a scenario parameter (repeatable)', collectParam)
     .option('--published-scale', 'use the published parameter values and repetitions')
+    .option('--until-stable', `add interleaved rounds (A B A B …) while the timed metric of a compared variant has a coefficient of variation above --cv-threshold; starts from --repetitions (at least ${MIN_STARTING_REPETITIONS})`)
+    .option('--max-repetitions <n>', `with --until-stable: stop after this many repetitions even if still unstable (default ${DEFAULT_MAX_REPETITIONS}, or the starting count if higher)`, positiveInt)
+    .option('--cv-threshold <fraction>', `with --until-stable: largest acceptable CV, sd/mean (default ${DEFAULT_CV_THRESHOLD} = 3%, the Phoronix Test Suite rule)`, positiveFraction)
     .option('--api <url>', 'TuneLab API to submit to (or TUNELAB_API_URL)')
     .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
     .option('--out <file>', 'where to write the run file (default: TUNELAB_RUNS_DIR/<run id>.json)')
     .option('--json', 'print the run file as JSON on stdout; progress as plain lines on stderr')
     .addOption(new Option('--storage <kind>', 'storage kind of the server\'s disk, when it cannot be probed').choices(StorageKind.options.filter((k) => k !== 'unknown')))
     .addOption(new Option('--run-id <uuid>', 'use this run id (tests, resuming)').hideHelp())
-    .action(async (key: string, opts: { target: string; repetitions?: number; param?: Record<string, string>; publishedScale?: boolean; api?: string; token?: string; out?: string; json?: boolean; storage?: StorageKind; runId?: string }) => {
+    .action(async (key: string, opts: { target: string; repetitions?: number; param?: Record<string, string>; publishedScale?: boolean; untilStable?: boolean; maxRepetitions?: number; cvThreshold?: number; api?: string; token?: string; out?: string; json?: boolean; storage?: StorageKind; runId?: string }) => {
+      if (!opts.untilStable && (opts.maxRepetitions !== undefined || opts.cvThreshold !== undefined)) {
+        throw new CliError(`${opts.maxRepetitions !== undefined ? '--max-repetitions' : '--cv-threshold'} only applies with --until-stable`, EXIT.USAGE);
+      }
+      const untilStable = opts.untilStable
+        ? { cvThreshold: opts.cvThreshold ?? DEFAULT_CV_THRESHOLD, ...(opts.maxRepetitions !== undefined ? { maxRepetitions: opts.maxRepetitions } : {}) }
+        : undefined;
       const api = apiFrom(opts, config);
       const scenario = await loadByKey(config, key);
       const progress = createProgress({ tty: io.isTTY && !opts.json });
@@ -171,6 +186,7 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
           params: opts.param ?? {},
           scale: opts.publishedScale ? 'published' : 'default',
           ...(opts.repetitions ? { repetitions: opts.repetitions } : {}),
+          ...(untilStable ? { untilStable } : {}),
           ...(opts.storage ? { storage: opts.storage } : {}),
           ...(opts.runId ? { runId: opts.runId } : {}),
           signal: controller.signal,

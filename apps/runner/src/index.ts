@@ -1,6 +1,7 @@
 /** The runner engine, for tests and embedding; the CLI lives in ./cli.ts. */
 export { runScenario, cleanupRun, runPrefix, idempotencyKeyOf, DATABASE_PREFIX, type RunOptions, type RunResult, type RunEvent, type Snapshot } from './engine/run-scenario.ts';
 export { STEP_EXECUTORS, runPlainStep } from './engine/steps.ts';
+export { assessStability, decideStop, comparedVariants, DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS, type StopDecision, type UntilStable, type UntilStableOptions } from './engine/stopping.ts';
 export { loadScenario, listScenarioDirs, hashScenarioFolder, ScenarioError, DEFAULT_SCENARIOS_DIR, type LoadedScenario } from './scenario/load.ts';
 export { postgresDriver, isLocalPostgresTarget, quoteIdent } from './drivers/postgres.ts';
 export type { Driver, AdminSession, DatabaseSession } from './drivers/driver.ts';

@@ -3,7 +3,9 @@ import type { RunEvent } from './engine/run-scenario.ts';
 
 /**
  * Turns engine events into a progress bar on a TTY (phase, variant, repetition, elapsed, ETA) or
- * into plain time-stamped lines on stderr otherwise (CI logs, --json, pipes).
+ * into plain time-stamped lines on stderr otherwise (CI logs, --json, pipes). With --until-stable
+ * the total grows one round at a time: the bar follows it, and the ETA also gives the bound for
+ * running up to --max-repetitions.
  */
 export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream }): { onEvent: (e: RunEvent) => void; stop: () => void } {
   const stream = opts.stream ?? process.stderr;
@@ -12,6 +14,7 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
     const s = Math.round((Date.now() - started) / 1000);
     return `[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}]`;
   };
+  const upTo = (e: { total: number; maxTotal?: number }) => (e.maxTotal !== undefined && e.maxTotal > e.total ? ` (up to ${e.maxTotal})` : '');
   if (!opts.tty) {
     return {
       onEvent(e) {
@@ -19,8 +22,9 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
           e.type === 'phase' ? `${e.phase}: ${e.message}`
           : e.type === 'warning' ? `warning: ${e.message}`
           : e.type === 'fixture-built' ? `fixture built in ${e.seconds.toFixed(2)} s`
-          : e.type === 'unit-start' ? `${e.index}/${e.total} variant ${e.variant} repetition ${e.repetition}…`
-          : `${e.index}/${e.total} variant ${e.variant} repetition ${e.repetition}: ${e.seconds.toFixed(3)} s (restore ${e.restoreSeconds.toFixed(3)} s)`;
+          : e.type === 'stability' ? `until-stable: ${e.message}`
+          : e.type === 'unit-start' ? `${e.index}/${e.total} variant ${e.variant} repetition ${e.repetition}…${upTo(e)}`
+          : `${e.index}/${e.total} variant ${e.variant} repetition ${e.repetition}: ${e.seconds.toFixed(3)} s (restore ${e.restoreSeconds.toFixed(3)} s)${upTo(e)}`;
         stream.write(`${stamp()} ${line}\n`);
       },
       stop() {},
@@ -39,15 +43,24 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
   let started_ = false;
   let measureStart = 0;
   // cli-progress prints "NF" until the first unit finishes; estimate from whole units instead.
-  const etaText = (done: number, total: number) => {
+  const duration = (s: number) => (s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`);
+  const etaText = (done: number, total: number, maxTotal?: number) => {
     if (done === 0) return '…';
-    const s = Math.round((((Date.now() - measureStart) / done) * (total - done)) / 1000);
-    return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+    const perUnit = (Date.now() - measureStart) / done;
+    const eta = duration(Math.round((perUnit * (total - done)) / 1000));
+    return maxTotal !== undefined && maxTotal > total ? `${eta} (≤ ${duration(Math.round((perUnit * (maxTotal - done)) / 1000))} if unstable)` : eta;
   };
+  // Why the current extra round runs; shown next to the unit until the next decision.
+  let why = '';
   return {
     onEvent(e) {
       if (e.type === 'warning') {
         stream.write(`warning: ${e.message}\n`);
+        return;
+      }
+      if (e.type === 'stability') {
+        why = e.stopped ? '' : ` — ${e.message.replace(/: adding repetition .*$/, '')}`;
+        if (started_) bar.update({ what: e.message });
         return;
       }
       if (e.type === 'phase' && e.phase !== 'measure') {
@@ -65,10 +78,11 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
           bar.start(e.total, 0, { phase: 'measure', what: '', etaText: '…' });
           started_ = true;
         }
-        bar.update(e.index - 1, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}`, etaText: etaText(e.index - 1, e.total) });
+        if (bar.getTotal() !== e.total) bar.setTotal(e.total);
+        bar.update(e.index - 1, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}${why}`, etaText: etaText(e.index - 1, e.total, e.maxTotal) });
       }
       if (e.type === 'unit-done') {
-        bar.update(e.index, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}: ${e.seconds.toFixed(2)} s`, etaText: etaText(e.index, e.total) });
+        bar.update(e.index, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}: ${e.seconds.toFixed(2)} s${why}`, etaText: etaText(e.index, e.total, e.maxTotal) });
       }
     },
     stop() {

@@ -82,6 +82,10 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
     expect(table).toMatch(/1-2 is \d+\.\d% (faster|slower) than 1-1/);
     expect(table).toMatch(/2-2 is \d+\.\d% (faster|slower) than 2-1/);
     expect(table).toContain('restore is');
+    // Without --until-stable: no CV column, no stopping rule.
+    expect(table).not.toMatch(/CV|stopped:/);
+    expect(run.notes.some((n) => n.kind === 'stopping-rule')).toBe(false);
+    expect(run.params.until_stable).toBeUndefined();
   });
 
   it('leaves no database behind', async () => {
@@ -137,5 +141,60 @@ describe('failures', () => {
   it('rejects an out-of-range parameter with exit code 2', async () => {
     const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
     await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: /rows=0: expected at least 1/ });
+  });
+});
+
+describe('--until-stable (tiny scale)', async () => {
+  const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
+  const stopNote = (run: RunSubmission) => run.notes.filter((n) => n.kind === 'stopping-rule');
+
+  it('keeps adding whole interleaved rounds up to --max-repetitions while a CV is above the threshold', async () => {
+    const events: RunEvent[] = [];
+    const runId = crypto.randomUUID();
+    runIds.push(runId);
+    const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '500' }, runId, untilStable: { maxRepetitions: 4, cvThreshold: 0.000001 }, onEvent: (e) => events.push(e) });
+    const run = result.submission;
+    expect(RunSubmission.safeParse(run).success).toBe(true);
+    expect(run.params).toMatchObject({ repetitions: 4, until_stable: true, max_repetitions: 4, cv_threshold: 0.000001 });
+    expect(result.stopping).toMatchObject({ stopped: 'max-repetitions', repetitions: 4 });
+    expect(stopNote(run)).toHaveLength(1);
+    expect(stopNote(run)[0]!.text).toMatch(/^max-repetitions reached \(4\): CV of \S+ = [\d.]+%.* > 0\.0001%$/);
+    // A B C D, A B C D, …: every variant has every repetition, in order.
+    const keys = scenario.doc.variants.map((v) => v.key);
+    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual([1, 2, 3, 4].flatMap((r) => keys.map((k) => `${k}#${r}`)));
+    // Progress: the total grows one round at a time, bounded by maxTotal.
+    const starts = events.filter((e): e is Extract<RunEvent, { type: 'unit-start' }> => e.type === 'unit-start');
+    expect(starts.map((e) => e.index)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(starts[0]).toMatchObject({ total: 12, maxTotal: 16 });
+    expect(starts[15]).toMatchObject({ total: 16, maxTotal: 16 });
+    const stability = events.filter((e) => e.type === 'stability');
+    expect(stability.map((e) => e.stopped)).toEqual([undefined, 'max-repetitions']);
+    expect(stability[0]!.message).toMatch(/adding repetition 4 \(max 4\)/);
+    expect(renderRunTable(scenario.doc, run)).toMatch(/\nstopped: max-repetitions reached \(4\): CV of /);
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  });
+
+  it('stops after the starting count (at least 3) once every compared CV is within the threshold', async () => {
+    const runId = crypto.randomUUID();
+    runIds.push(runId);
+    const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '500' }, repetitions: 1, runId, untilStable: { cvThreshold: 10 } });
+    const run = result.submission;
+    expect(run.params).toMatchObject({ repetitions: 3, until_stable: true, max_repetitions: 10, cv_threshold: 10 });
+    expect(result.stopping?.stopped).toBe('stable');
+    expect(stopNote(run)[0]!.text).toMatch(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/);
+    expect(run.order).toHaveLength(3 * scenario.doc.variants.length);
+    const table = renderRunTable(scenario.doc, run);
+    expect(table).toMatch(/mean +CV\n/);
+    expect(table).toMatch(/\nstopped: stable: /);
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  });
+
+  it('a maximum below the starting count is a usage error, before any database exists', async () => {
+    const runId = crypto.randomUUID();
+    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '500' }, repetitions: 5, runId, untilStable: { maxRepetitions: 4 } })).rejects.toMatchObject({
+      exitCode: EXIT.USAGE,
+      message: /--max-repetitions 4 is below the starting count of 5 repetitions/,
+    });
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
 });

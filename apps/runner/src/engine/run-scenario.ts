@@ -15,7 +15,17 @@ import { probeHardware } from '../probe/hardware.ts';
 import type { LoadedScenario } from '../scenario/load.ts';
 import { RUNNER_VERSION } from '../version.ts';
 import { runPlainStep, type StepContext } from './steps.ts';
-import { decideStop, describeUnstable, formatCvPercent, MIN_STARTING_REPETITIONS, type StopDecision, type UntilStable } from './stopping.ts';
+import {
+  decideStop,
+  DEFAULT_CV_THRESHOLD,
+  DEFAULT_MAX_REPETITIONS,
+  describeUnstable,
+  formatCvPercent,
+  MIN_STARTING_REPETITIONS,
+  type StopDecision,
+  type UntilStable,
+  type UntilStableOptions,
+} from './stopping.ts';
 
 export type RunEvent =
   | { type: 'phase'; phase: 'probe' | 'fixture' | 'measure' | 'cleanup' | 'done'; message: string }
@@ -41,7 +51,7 @@ export type RunOptions = {
    * Keep adding interleaved rounds while a compared variant's timed metric has CV above
    * `cvThreshold`, starting from `repetitions` (at least 3), up to `maxRepetitions`.
    */
-  untilStable?: UntilStable;
+  untilStable?: UntilStableOptions;
   runId?: string;
   storage?: StorageKind;
   signal?: AbortSignal;
@@ -139,9 +149,12 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
   const params: Record<string, ParamValue> = resolved.params;
   const requested = opts.repetitions ?? (opts.scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
   if (!Number.isInteger(requested) || requested < 1) throw new CliError('repetitions must be a positive integer', EXIT.USAGE);
-  const rule = opts.untilStable;
   // The stopping rule judges a spread, so it starts from at least three repetitions.
-  const startRepetitions = rule ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
+  const startRepetitions = opts.untilStable ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
+  const rule: UntilStable | undefined = opts.untilStable && {
+    maxRepetitions: opts.untilStable.maxRepetitions ?? Math.max(DEFAULT_MAX_REPETITIONS, startRepetitions),
+    cvThreshold: opts.untilStable.cvThreshold ?? DEFAULT_CV_THRESHOLD,
+  };
   if (rule) {
     if (!Number.isInteger(rule.maxRepetitions) || rule.maxRepetitions < 1) throw new CliError('--max-repetitions must be a positive integer', EXIT.USAGE);
     if (!Number.isFinite(rule.cvThreshold) || rule.cvThreshold <= 0) throw new CliError('--cv-threshold must be a positive number (a fraction: 0.03 = 3%)', EXIT.USAGE);

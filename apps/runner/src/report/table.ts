@@ -1,9 +1,12 @@
 import type { MetricDef, RunSubmission, ScenarioDocument } from '@tunelab/contracts';
+import { cvOf, formatCv } from '../engine/stopping.ts';
 
 /**
  * The end-of-run report in the style of the articles the scenarios reproduce: one row per
  * variant with every repetition and the mean, then one sentence per comparison pair
  * ("1-2 is 37.5% faster than 1-1"). Significance testing is @tunelab/stats' job, not this one.
+ * Runs made with --until-stable also show each variant's coefficient of variation and, at the
+ * end, why the run stopped (the `stopping-rule` note).
  */
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -43,13 +46,15 @@ export function renderRunTable(doc: ScenarioDocument, run: RunSubmission): strin
   const values = (variant: string, metric: string) =>
     run.samples.filter((s) => s.variant === variant && s.metric === metric).sort((a, b) => a.repetition - b.repetition);
 
+  const untilStable = run.params.until_stable === true;
   const primary = doc.metrics.filter((m) => m.source === 'timed');
   for (const m of primary) {
     out.push('', `${m.label ?? m.key} (${displayUnit(m.unit)}, ${m.better} is better)`);
-    const rows: string[][] = [['variant', 'label', ...Array.from({ length: reps }, (_, i) => `#${i + 1}`), 'mean']];
+    const rows: string[][] = [['variant', 'label', ...Array.from({ length: reps }, (_, i) => `#${i + 1}`), 'mean', ...(untilStable ? ['CV'] : [])]];
     for (const v of doc.variants) {
       const vs = values(v.key, m.key);
-      rows.push([v.key, v.label, ...Array.from({ length: reps }, (_, i) => (vs[i] ? formatValue(vs[i].value, m.unit) : '—')), vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—']);
+      const cv = untilStable ? [vs.length >= 2 ? formatCv(cvOf(vs.map((s) => s.value))) : '—'] : [];
+      rows.push([v.key, v.label, ...Array.from({ length: reps }, (_, i) => (vs[i] ? formatValue(vs[i].value, m.unit) : '—')), vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—', ...cv]);
     }
     out.push(...pad(rows));
     for (const c of doc.comparisons) {
@@ -83,6 +88,8 @@ export function renderRunTable(doc: ScenarioDocument, run: RunSubmission): strin
       `fixture: built once in ${build.value.toFixed(2)} s; restored from the template ${restores.length}× in ${r.toFixed(3)} s on average — restore is ${(build.value / r).toFixed(1)}× faster than a rebuild`,
     );
   }
+  const stop = run.notes.find((n) => n.kind === 'stopping-rule');
+  if (stop) out.push('', `stopped: ${stop.text}`);
   if (run.warnings.length) out.push('', 'warnings:', ...run.warnings.map((w) => `  - ${w}`));
   return out.join('\n');
 }
