@@ -112,7 +112,8 @@ describe('site built from a results database with measured and published runs', 
     await page.waitForURL('**/runs/*/');
     const command = await page.locator('code.reproduce').textContent();
     expect(command).toMatch(/^tunelab run vacuum-index-cleanup --target \S+ --repetitions 3 --param fillfactor=100 --param rows=200000$/);
-    await expect(page.locator('table.samples tbody tr').count()).resolves.toBe(36);
+    await expect(page.locator('table.samples tbody tr').count()).resolves.toBe(12);
+    expect(await page.locator('table.samples thead th').allTextContents()).toEqual(['Variant', 'Repetition', 'duration (s)', 'table_size_after (bytes)', 'wal_bytes (bytes)']);
     await expect(page.locator('#notes ~ section.note pre').first().textContent()).resolves.toContain('vacuuming');
     await expect(page.locator('#environment + dl').textContent()).resolves.toContain('PostgreSQL 15.19');
     await page.screenshot({ path: join(SCREENSHOTS, '4-run.png'), fullPage: true });

@@ -5,6 +5,7 @@
  */
 import {
   ComparisonQuery,
+  HardwareDetail as HardwareDetailSchema,
   SimilarHardwareQuery,
   type ComparisonGroup,
   type Finding,
@@ -17,7 +18,7 @@ import {
   type SimilarHardware,
 } from '@tunelab/contracts';
 import { readSiteConfig, type SiteConfig } from './env.ts';
-import { openSiteSource, SiteDataError, type SiteSource } from './source.ts';
+import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
 import type { DurationFormat } from './format.ts';
 
@@ -95,7 +96,19 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
 
   const runDetailList = await mapLimit(runs, 8, (r) => source.run(r.id));
   const runDetail = new Map(runDetailList.map((r) => [r.id, r]));
-  const detailList = await mapLimit(hardware, 8, (h) => source.hardwareDetail(h.fingerprint));
+  // A run's detail already carries its machine's stored spec (getRun reads the profile's), so a
+  // machine page needs its own read only when no run lists it.
+  const runsOf = new Map<string, RunSummary[]>();
+  for (const r of runs) runsOf.set(r.hardware.fingerprint, [...(runsOf.get(r.hardware.fingerprint) ?? []), r]);
+  const detailList = await mapLimit(hardware, 8, async (h): Promise<HardwareDetail> => {
+    const mine = runsOf.get(h.fingerprint) ?? [];
+    const first = mine[0] ? runDetail.get(mine[0].id) : undefined;
+    if (!first || mine.length !== h.runs) return source.hardwareDetail(h.fingerprint);
+    const perScenario = new Map<string, number>();
+    for (const r of mine) perScenario.set(r.scenario.key, (perScenario.get(r.scenario.key) ?? 0) + 1);
+    const scenarios = [...perScenario.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => ({ key, runs: n }));
+    return validate(HardwareDetailSchema, { ...h, spec: first.hardwareSpec, scenarios }, `hardware profile ${h.fingerprint}`, source.description);
+  });
   const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
 
   // One comparison per metric × grouping for all scenarios at once.
@@ -258,7 +271,11 @@ export async function loadSiteData(config: SiteConfig = readSiteConfig()): Promi
 // memo of an immutable snapshot, not a database handle (the database is closed after loading).
 let snapshot: Promise<SiteData> | undefined;
 export function siteData(): Promise<SiteData> {
-  snapshot ??= loadSiteData().catch((err: unknown) => {
+  const started = performance.now();
+  snapshot ??= loadSiteData().then((data) => {
+    console.log(`[tunelab] loaded ${data.runs.length} runs on ${data.hardware.length} machines, ${data.scenarios.length} scenarios from ${data.sourceDescription} in ${Math.round(performance.now() - started)} ms`);
+    return data;
+  }).catch((err: unknown) => {
     if (err instanceof SiteDataError) {
       // Astro prints the stack of whatever a page throws; the sentence is what matters.
       console.error(`\n✖ TuneLab site build stopped: ${err.message}\n`);
