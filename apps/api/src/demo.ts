@@ -4,7 +4,7 @@
  * real `tunelab` CLI (which submits over HTTP), import the published results, build the report
  * site, and print where to open it and the headline verdicts.
  *
- *   npm start [-- --target postgres://user@host:port/db] [-- --scenarios a,b] [-- --repetitions N]
+ *   npm start [-- --target postgres://user@host:port/db] [--scenarios a,b] [--repetitions N] [--param k=v]…
  *
  * Exit codes: 0 ok, 1 a step failed, 2 usage error, 3 the target PostgreSQL is unreachable.
  */
@@ -33,6 +33,7 @@ options:
                       its own databases there
   --scenarios LIST    comma-separated scenario keys (default ${DEFAULT_SCENARIOS.join(',')})
   --repetitions N     repetitions per variant (default: each scenario's own)
+  --param k=v         scenario parameter passed to every run (repeatable), e.g. --param rows=50000
   --no-site           skip the site build
   -h, --help          this text
 
@@ -54,6 +55,7 @@ try {
       target: { type: 'string' },
       scenarios: { type: 'string' },
       repetitions: { type: 'string' },
+      param: { type: 'string', multiple: true, default: [] },
       'no-site': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -72,6 +74,9 @@ for (const key of scenarios) {
   if (!existsSync(join(SCENARIOS_DIR, key, 'scenario.yaml'))) fail(2, `no scenario ${JSON.stringify(key)} in ${relative(process.cwd(), SCENARIOS_DIR) || '.'}`);
 }
 if (args.repetitions !== undefined && !/^[1-9]\d{0,2}$/.test(args.repetitions)) fail(2, `--repetitions must be a whole number from 1 to 999, got ${JSON.stringify(args.repetitions)}`);
+for (const p of args.param) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*=.+$/.test(p)) fail(2, `--param must look like name=value, got ${JSON.stringify(p)}`);
+}
 
 let env;
 try {
@@ -131,8 +136,9 @@ for (const key of scenarios) {
   if (interrupted) break;
   const t0 = performance.now();
   const argv = [RUNNER_BIN, 'run', key, '--target', target, '--api', apiUrl, '--token', token];
-  if (args.repetitions) argv.push('--repetitions', args.repetitions);
-  console.log(`\n  $ tunelab run ${key} --target ${redact(target)} --api ${apiUrl} --token …${args.repetitions ? ` --repetitions ${args.repetitions}` : ''}`);
+  const extra = [...(args.repetitions ? ['--repetitions', args.repetitions] : []), ...args.param.flatMap((p) => ['--param', p])];
+  argv.push(...extra);
+  console.log(`\n  $ tunelab run ${key} --target ${redact(target)} --api ${apiUrl} --token … ${extra.join(' ')}`);
   const code = await new Promise<number | null>((done) => {
     const child = spawn(process.execPath, argv, { stdio: 'inherit', cwd: REPO_ROOT, env: { ...process.env, TUNELAB_SCENARIOS_DIR: SCENARIOS_DIR } });
     child.on('close', (c) => done(c));

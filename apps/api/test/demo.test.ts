@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openResultsDb } from '@tunelab/results-db';
+
+const DEMO = fileURLToPath(new URL('../src/demo.ts', import.meta.url));
+
+function runDemo(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', DEMO, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+describe('npm start (the demo)', () => {
+  it('says how to point --target at a server, and exits 3, when no PostgreSQL is reachable', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tunelab-demo-'));
+    try {
+      const r = await runDemo(['--target', 'postgres://postgres@127.0.0.1:1/postgres'], { TUNELAB_DATA_DIR: dataDir });
+      expect(r.code, r.out).toBe(3);
+      expect(r.out).toMatch(/cannot reach PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres/);
+      expect(r.out).toMatch(/npm start -- --target postgres:\/\//);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses unknown options and scenarios with a usage error (exit 2)', async () => {
+    const a = await runDemo(['--bogus']);
+    expect(a.code).toBe(2);
+    expect(a.out).toMatch(/Unknown option '--bogus'/);
+    const b = await runDemo(['--scenarios', 'no-such-scenario']);
+    expect(b.code).toBe(2);
+    expect(b.out).toMatch(/no scenario "no-such-scenario"/);
+    const c = await runDemo(['--repetitions', 'many']);
+    expect(c.code).toBe(2);
+  });
+
+  it('prints its help', async () => {
+    const r = await runDemo(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/--target URL/);
+  });
+
+  it('runs end to end at a tiny scale: both scenarios measured and stored, published imported, site built, verdicts printed', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tunelab-demo-'));
+    try {
+      const r = await runDemo(['--param', 'rows=3000', '--repetitions', '3'], { TUNELAB_DATA_DIR: dataDir, PORT: '0' });
+      expect(r.code, r.out.slice(-3000)).toBe(0);
+      expect(r.out).toMatch(/vacuum-index-cleanup: measured and stored/);
+      expect(r.out).toMatch(/vacuum-full-rewrite: measured and stored/);
+      expect(r.out).toMatch(/published · 8 cores \/ 32 GB \/ SSD: 1-2 is 37\.5% faster than 1-1/);
+      expect(r.out).toMatch(/vacuum-index-cleanup · measured · [^\n]+: (?:1-2|2-2) /);
+      const index = fileURLToPath(new URL('../../site/dist/index.html', import.meta.url));
+      expect(existsSync(index)).toBe(true);
+      expect(readFileSync(index, 'utf8')).toMatch(/vacuum-index-cleanup/);
+      const db = await openResultsDb(undefined, { dataDir });
+      try {
+        const runs = await db.listRuns({ source: 'all', limit: 50 });
+        expect(runs.items.filter((x) => x.source === 'measured').map((x) => x.scenario.key).sort()).toEqual(['vacuum-full-rewrite', 'vacuum-index-cleanup']);
+        expect(runs.items.filter((x) => x.source === 'published').length).toBe(4);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
