@@ -42,6 +42,8 @@ export type DistributionInput = {
   variants: { label: string; values: number[] }[];
   axisName: string;
   formatValue: (v: number) => string;
+  /** Axis ticks, when they want fewer digits than the values (default formatValue). */
+  formatAxis?: (v: number) => string;
 };
 
 /** Per-variant box plot with every repetition as a point on top (a strip chart). */
@@ -65,7 +67,7 @@ export function distributionChart(input: DistributionInput): string {
         nameLocation: 'middle',
         nameGap: 26,
         scale: true,
-        axisLabel: { formatter: (v: number) => input.formatValue(v), color: MUTED },
+        axisLabel: { formatter: (v: number) => (input.formatAxis ?? input.formatValue)(v), color: MUTED },
         splitLine: { lineStyle: { color: '#e5e7eb' } },
       },
       yAxis: { type: 'category', data: labels, inverse: true, axisLabel: { color: INK, width: 140, overflow: 'truncate' }, axisTick: { show: false } },
@@ -107,9 +109,10 @@ export function differenceChart(input: DifferenceInput): string {
   const finiteEnds = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x));
   const lo = Math.min(0, ...finiteEnds);
   const hi = Math.max(0, ...finiteEnds);
-  const pad = (hi - lo) * 0.08 || 0.1;
-  const min = lo - pad;
-  const max = hi + pad;
+  // Axis ends on whole 5% steps, with a little room around the widest interval.
+  const pad = (hi - lo) * 0.05 || 0.05;
+  const min = Math.floor((lo - pad) * 20) / 20;
+  const max = Math.ceil((hi + pad) * 20) / 20;
   const height = 80 + 40 * Math.max(2, rows.length);
   const desc = rows
     .map((r) => `${r.label}: ${pct(r.estimate)} (95% CI ${r.low === null ? '−∞' : pct(r.low)} to ${r.high === null ? '∞' : pct(r.high)})${r.significant ? ', significant' : ', not significant'}`)

@@ -68,7 +68,7 @@ function tableRows(g: ComparisonGroup, values: Map<string, number[]>, sc: Scenar
     const pair = pairFor(g, v.variant);
     return {
       variant: v.variant,
-      label: sc.variantLabels[v.variant] ?? v.variant,
+      label: sc.variantLabels[v.variant] ?? '',
       values: values.get(v.variant) ?? [],
       mean: v.mean,
       avgText: formatValue(v.mean, g.unit, fmt),
@@ -107,7 +107,7 @@ export function publishedTables(sc: ScenarioView): PublishedTable[] {
       }
       return {
         variant: v.variant,
-        label: sc.variantLabels[v.variant] ?? v.variant,
+        label: sc.variantLabels[v.variant] ?? art.variantText[v.variant] ?? '',
         values: v.values,
         mean,
         // The article's own AVG text when it printed one (0:03:46), else the mean in its format.
