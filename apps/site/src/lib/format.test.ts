@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, formatInterval, formatPctInterval } from './format.ts';
+import { reproduceCommand, toCsv } from './views.ts';
+import { RunDetail } from '@tunelab/contracts';
+
+describe('formatDuration', () => {
+  it('writes h:mm:ss like the article (226.4 s → 0:03:46, 141.4 s → 0:02:21)', () => {
+    expect(formatDuration(226.4, 'hms')).toBe('0:03:46');
+    expect(formatDuration(141.4, 'hms')).toBe('0:02:21');
+    expect(formatDuration(836, 'hms')).toBe('0:13:56');
+    expect(formatDuration(3725, 'hms')).toBe('1:02:05');
+  });
+  it('keeps hundredths below a minute so short measured runs stay readable', () => {
+    expect(formatDuration(4.368, 'hms')).toBe('0:00:04.37');
+    expect(formatDuration(14.5, 'hms')).toBe('0:00:14.50');
+  });
+  it('writes milliseconds for articles that reported them', () => {
+    expect(formatDuration(48.011511, 'ms')).toBe('48011.511');
+  });
+});
+
+describe('intervals', () => {
+  it('prints unbounded ends as infinities', () => {
+    expect(formatPctInterval({ low: 0.234, high: null })).toBe('23.4% to ∞');
+    expect(formatInterval({ low: 2.5, high: 3 }, 's', 's')).toBe('2.500 – 3.000');
+  });
+});
+
+describe('reproduceCommand', () => {
+  const base = {
+    id: '00000000-0000-4000-8000-000000000001',
+    source: 'measured',
+    status: 'stored',
+    scenario: { key: 'vacuum-index-cleanup', version: 'a'.repeat(64) },
+    hardware: { fingerprint: 'b'.repeat(64), class: '2 cores / 24 GB / SSD' },
+    database: { engine: 'postgresql', version: '15.19', major: 15, minor: 19 },
+    runner: null,
+    runnerVersion: '0.1.0',
+    startedAt: '2026-11-22T03:00:00.000Z',
+    finishedAt: '2026-11-22T03:01:00.000Z',
+    receivedAt: '2026-11-22T03:01:00.000Z',
+    links: { self: '/v1/runs/x' },
+    hardwareSpec: { cpuModel: 'x', physicalCores: 2, logicalCpus: 2, memoryBytes: 1, storage: { kind: 'ssd', model: null }, filesystem: null, os: 'x', kernel: 'x', virtualization: null },
+    databaseEnvironment: { engine: 'postgresql', version: '15.19', major: 15, minor: 19, settings: {} },
+    timeSeries: [],
+    notes: [],
+    warnings: [],
+    order: null,
+  };
+  it('repeats the scenario, repetitions and parameters; quotes what the shell would split', () => {
+    const run = RunDetail.parse({
+      ...base,
+      params: { rows: 200000, mode: 'a b', 'published.title': 'skipped' },
+      samples: [1, 2, 3].map((repetition) => ({ variant: '1-1', repetition, metric: 'duration', unit: 's', value: 1 })),
+    });
+    expect(reproduceCommand(run)).toBe("tunelab run vacuum-index-cleanup --target postgres://USER@HOST:5432/DBNAME --repetitions 3 --param 'mode=a b' --param rows=200000");
+  });
+});
+
+describe('toCsv', () => {
+  it('quotes commas, quotes and newlines (RFC 4180)', () => {
+    expect(toCsv(['a', 'b'], [['x,y', 'say "hi"'], [null, 2]])).toBe('a,b\r\n"x,y","say ""hi"""\r\n,2\r\n');
+  });
+});
