@@ -4,15 +4,17 @@
  * INSERT into identically shaped tables with the same concurrency. The figure of merit is
  * API rows/s ÷ plain-insert rows/s.
  *
- *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4]
+ *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process]
  *                           [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
  *
+ * The API runs as its own process (`src/server.ts`, as in production) unless `--in-process`, which
+ * builds it inside this process — then the HTTP clients share its event loop and CPU.
  * Besides throughput and latency it prints where the time goes: server time in ingestRun vs the
  * rest of the request, and CPU seconds per submission in this process and in PostgreSQL.
  * The database `tunelab_bench_<random>` is dropped at the end, also on failure and Ctrl-C (by a
  * supervising parent process, see supervise()).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -20,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import * as hdr from 'hdr-histogram-js';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
@@ -31,6 +34,7 @@ const { values: args } = parseArgs({
     submissions: { type: 'string', default: '200' },
     warmup: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '4' },
+    'in-process': { type: 'boolean', default: false },
     'database-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -38,7 +42,7 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log('usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--database-url URL]');
+  console.log('usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--database-url URL]');
   process.exit(0);
 }
 
@@ -115,6 +119,8 @@ if (!process.env[CHILD_ENV]) await supervise();
 // The measuring process: close the app and pools on the way out (the supervisor drops the database).
 
 let app: App | undefined;
+let apiProcess: ChildProcess | undefined;
+let benchDb: ResultsDb | undefined;
 let plainPool: pg.Pool | undefined;
 let cleaning: Promise<void> | undefined;
 let interrupted = false;
@@ -127,6 +133,8 @@ function cleanup(): Promise<void> {
   const closeWithin = interrupted ? 1_000 : 5_000;
   cleaning ??= Promise.all([
     app ? withTimeout(app.close(), closeWithin).catch(() => {}) : undefined,
+    apiProcess ? stopProcess(apiProcess, closeWithin) : undefined,
+    benchDb ? withTimeout(benchDb.close(), closeWithin).catch(() => {}) : undefined,
     plainPool ? withTimeout(plainPool.end(), closeWithin).catch(() => {}) : undefined,
   ]).then(() => {});
   return cleaning;
@@ -147,6 +155,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const newHistogram = () =>
   hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3, useWebAssembly: false });
 type Histogram = ReturnType<typeof newHistogram>;
+/** Where the server's own `Server-Timing: ingest;dur=…` goes while the API side is measured. */
+let ingestHist: Histogram | undefined;
 
 /** Runs `fn` over `items` with `clients` workers pulling the next item; returns the wall time in ms. */
 async function runPool<T>(items: T[], clients: number, fn: (item: T) => Promise<void>): Promise<number> {
@@ -176,7 +186,7 @@ class HttpFailure extends Error {}
  * (Linux /proc; 0 elsewhere). Shared server processes (WAL writer, checkpointer) and other
  * databases' backends are left out: other people's work on the same server must not count.
  */
-type CpuSnapshot = { node: NodeJS.CpuUsage; pg: Map<number, number> };
+type CpuSnapshot = { node: NodeJS.CpuUsage; api: number; pg: Map<number, number> };
 const TICKS_PER_SECOND = 100;
 function postgresTicks(): Map<number, number> {
   const out = new Map<number, number>();
@@ -200,12 +210,13 @@ function postgresTicks(): Map<number, number> {
   }
   return out;
 }
-const cpuSnapshot = (): CpuSnapshot => ({ node: process.cpuUsage(), pg: postgresTicks() });
-function cpuSince(start: CpuSnapshot): { node: number; pg: number } {
+const cpuSnapshot = (): CpuSnapshot => ({ node: process.cpuUsage(), api: processSeconds(apiProcess?.pid), pg: postgresTicks() });
+/** CPU since `start`: this process (clients, and the API when in-process), the API process, PostgreSQL. */
+function cpuSince(start: CpuSnapshot): { node: number; api: number; pg: number } {
   const node = process.cpuUsage(start.node);
   let ticks = 0;
   for (const [pid, t] of postgresTicks()) ticks += t - (start.pg.get(pid) ?? 0);
-  return { node: (node.user + node.system) / 1e6, pg: ticks / TICKS_PER_SECOND };
+  return { node: (node.user + node.system) / 1e6, api: processSeconds(apiProcess?.pid) - start.api, pg: ticks / TICKS_PER_SECOND };
 }
 
 function submitter(baseUrl: string, token: string, latency?: Histogram, ids?: Map<Workload, string>) {
@@ -223,11 +234,56 @@ function submitter(baseUrl: string, token: string, latency?: Histogram, ids?: Ma
     });
     const text = await res.text();
     latency?.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+    const timing = /ingest;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
+    if (timing && ingestHist) ingestHist.recordValue(Math.max(1, Math.round(Number(timing[1]) * 1000)));
     if (res.status < 200 || res.status > 299) {
       throw new HttpFailure(`POST /v1/runs (${w.idempotencyKey}) → ${res.status}: ${text.slice(0, 2000)}`);
     }
     ids?.set(w, (JSON.parse(text) as { id: string }).id);
   };
+}
+
+function stopProcess(child: ChildProcess, within: number): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), within).unref();
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Starts `src/server.ts` on the bench database as its own process; resolves with its URL. */
+async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', server], {
+    env: { ...process.env, DATABASE_URL: benchUrl.toString(), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', TUNELAB_RATE_LIMIT: '1000000000' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the API process exited with ${code} before listening:\n${out}`)));
+  });
+  return { url, child };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (0 elsewhere). */
+function processSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
 }
 
 const ms = (us: number) => (us / 1000).toFixed(1);
@@ -246,26 +302,21 @@ async function main(): Promise<number> {
   const { rows: [server] } = await adminQuery('SHOW server_version');
   console.log(`database: ${dbName} on PostgreSQL ${(server as { server_version?: string } | undefined)?.server_version} at ${adminUrl.host} (dropped at the end)`);
 
-  app = await buildApp({ databaseUrl: benchUrl.toString(), logger: false, rateLimitPerMinute: 1e9 });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = app.server.address();
-  if (!addr || typeof addr === 'string') throw new Error('the API did not listen on a TCP port');
-  const baseUrl = `http://127.0.0.1:${addr.port}`;
-  const { token } = await app.resultsDb.createRunner(`bench-${randomBytes(3).toString('hex')}`);
-
-  // Server-side time spent in resultsDb.ingestRun (the database work); the rest of a request's
-  // latency is HTTP, JSON parsing, auth, zod validation and serialization (+ client overhead).
-  const db = app.resultsDb;
-  const shipped = db.ingestRun.bind(db);
-  let ingestHist: Histogram | undefined;
-  db.ingestRun = async (input) => {
-    const t0 = performance.now();
-    try {
-      return await shipped(input);
-    } finally {
-      ingestHist?.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
-    }
-  };
+  let baseUrl: string;
+  if (args['in-process']) {
+    app = await buildApp({ databaseUrl: benchUrl.toString(), logger: false, rateLimitPerMinute: 1e9 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const addr = app.server.address();
+    if (!addr || typeof addr === 'string') throw new Error('the API did not listen on a TCP port');
+    baseUrl = `http://127.0.0.1:${addr.port}`;
+  } else {
+    const started = await startApiProcess();
+    apiProcess = started.child;
+    baseUrl = started.url;
+  }
+  console.log(`API: ${args['in-process'] ? 'in this process (clients share its event loop)' : `its own process (pid ${apiProcess?.pid})`} at ${baseUrl}`);
+  benchDb = await openResultsDb(benchUrl.toString(), { poolSize: 2 });
+  const { token } = await benchDb.createRunner(`bench-${randomBytes(3).toString('hex')}`);
 
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
   const warm = Array.from({ length: WARMUP }, (_, i) => makeSubmission(i, `${prefix}-warm`));
@@ -291,10 +342,11 @@ async function main(): Promise<number> {
   const runIds = new Map<Workload, string>();
   let apiMs = 0;
   let plainMs = 0;
-  const apiCpu = { node: 0, pg: 0 };
-  const plainCpu = { node: 0, pg: 0 };
-  const add = (into: { node: number; pg: number }, d: { node: number; pg: number }) => {
+  const apiCpu = { node: 0, api: 0, pg: 0 };
+  const plainCpu = { node: 0, api: 0, pg: 0 };
+  const add = (into: typeof apiCpu, d: typeof apiCpu) => {
     into.node += d.node;
+    into.api += d.api;
     into.pg += d.pg;
   };
   const rounds = Math.min(ROUNDS, SUBMISSIONS);
@@ -326,7 +378,7 @@ async function main(): Promise<number> {
   }
 
   // --- checks: everything stored, and stored as sent ------------------------------------------
-  const counts = await app.resultsDb.prisma.$queryRaw<{ runs: bigint; samples: bigint; points: bigint }[]>`
+  const counts = await benchDb.prisma.$queryRaw<{ runs: bigint; samples: bigint; points: bigint }[]>`
     SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM samples) AS samples, (SELECT count(*) FROM time_series_points) AS points`;
   const c = counts[0]!;
   const expectedRuns = WARMUP + SUBMISSIONS;
@@ -376,7 +428,7 @@ async function main(): Promise<number> {
   );
   const perSub = (sec: number) => ((sec * 1000) / SUBMISSIONS).toFixed(2);
   console.log(
-    `CPU per submission: API path node ${perSub(apiCpu.node)} ms + postgres ${perSub(apiCpu.pg)} ms;` +
+    `CPU per submission: API path ${args['in-process'] ? `node (API + clients) ${perSub(apiCpu.node)}` : `API process ${perSub(apiCpu.api)} ms + clients ${perSub(apiCpu.node)}`} ms + postgres ${perSub(apiCpu.pg)} ms;` +
       ` plain INSERT node ${perSub(plainCpu.node)} ms + postgres ${perSub(plainCpu.pg)} ms` +
       `  (${os.availableParallelism()} CPUs, load average ${os.loadavg()[0]!.toFixed(1)})`,
   );

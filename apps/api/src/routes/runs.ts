@@ -47,12 +47,16 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
       }
       const document = request.document ?? request.body;
       const idempotencyKey = header ?? `body:${requestHash(document)}`;
+      const started = performance.now();
       const result = await app.resultsDb.ingestRun({
         submission: request.body,
         document,
         idempotencyKey,
         runnerId: request.runner?.id ?? null,
       });
+      // Time spent storing the run (RFC: W3C Server Timing), so clients and benchmarks can tell
+      // database work from transport.
+      reply.header('server-timing', `ingest;dur=${(performance.now() - started).toFixed(1)}`);
       reply.header('location', result.run.links.self);
       if (result.outcome === 'replayed') {
         reply.header('idempotent-replayed', 'true');
