@@ -77,6 +77,20 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       expect(await db.prisma.sample.count()).toBe(before);
     });
 
+    it('stores every double exactly as JavaScript parsed it (samples are read out of the document by PostgreSQL)', async () => {
+      const values = [0.1, 1 / 3, 1e-300, 5e-324, 9007199254740991, 1.7976931348623157e308, -2.5e-8, 123456.789];
+      const doc = variantOf(fixture, (d) => {
+        d.startedAt = '2026-11-22T04:30:00.000Z';
+        d.finishedAt = '2026-11-22T04:31:00.000Z';
+        d.samples = values.map((value, i) => ({ variant: 'v', repetition: i + 1, metric: 'm', unit: 'x', value }));
+        d.timeSeries = values.map((value, i) => ({ variant: 'v', repetition: 1, metric: 'm', x: i / 7, value }));
+      });
+      const res = await db.ingestRun({ submission: RunSubmission.parse(doc), document: doc, idempotencyKey: 'doubles', runnerId: null });
+      const run = await db.getRun(res.run.id);
+      expect(run!.samples.map((x) => x.value)).toEqual(values);
+      expect(run!.timeSeries.map((p) => [p.x, p.value])).toEqual(values.map((v, i) => [i / 7, v]));
+    });
+
     it('keeps the comparison pairs a scenario version declares', async () => {
       const declared = variantOf(fixture, (d) => {
         d.scenario.version = 'b'.repeat(64);
@@ -99,8 +113,8 @@ for (const backend of ['postgresql', 'pglite'] as const) {
         seen.push(...page.items.map((r) => r.id));
         cursor = page.nextCursor ?? undefined;
       } while (cursor);
-      expect(seen).toHaveLength(4);
-      expect(new Set(seen).size).toBe(4);
+      expect(seen).toHaveLength(5);
+      expect(new Set(seen).size).toBe(5);
     });
   });
 }

@@ -26,8 +26,8 @@ const runLink = (id: string) => `/v1/runs/${id}`;
  * The common case (a machine, scenario version and server configuration seen before) takes two
  * statements and one commit: one query finds the three parent ids, and one statement inserts the
  * run with `ON CONFLICT (idempotency_key) DO NOTHING` together with all its samples and points
- * (one `unnest` array per column — Prisma's createMany built 360-row parameter lists at ~45 ms
- * of CPU per submission; see apps/api/bench/README.md). A statement is atomic, so a run is never
+ * (read out of the submitted document by PostgreSQL — Prisma's createMany built 360-row parameter
+ * lists at ~45 ms of CPU per submission; see apps/api/bench/README.md). A statement is atomic, so a run is never
  * half-written. A submission that brings a new parent row goes through the insert-or-get
  * sequence inside a transaction with the run.
  *
@@ -181,32 +181,37 @@ async function createParents(tx: Tx, s: RunSubmission, fingerprint: string, hard
   return { versionId, hardwareId, environmentId };
 }
 
-/** Run + samples + points (+ hardware last seen) in one statement; undefined when the key is taken. */
+/**
+ * Run + samples + points (+ hardware last seen) in one statement; undefined when the key is taken.
+ * Samples and points are read by PostgreSQL out of the stored document itself
+ * (`json_to_recordset`), so the rows cross the wire once, as the JSON text the runner sent,
+ * instead of a second time as per-column arrays. That is sound because the document passed the
+ * strict RunSubmission schema, which neither coerces nor fills sample or point fields (a missing
+ * `timeSeries` gives no rows); numbers parse to the same doubles in PostgreSQL as in JavaScript
+ * (both round correctly), and for a repeated key both take the last value.
+ */
 async function insertRun(db: Db, input: IngestInput, hash: string, source: string, p: Parents) {
   const s = input.submission;
-  const smp = s.samples;
-  const ts = s.timeSeries;
   const [row] = await db.$queryRaw<{ id: string; received_at: Date }[]>`
-    WITH run AS (
+    WITH doc AS (
+      SELECT ${JSON.stringify(input.document)}::json AS d
+    ), run AS (
       INSERT INTO runs (id, idempotency_key, request_hash, source, runner_id, scenario_version_id, hardware_profile_id,
                         database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
-      VALUES (${randomUUID()}::uuid, ${input.idempotencyKey}, ${hash}, ${source}, ${input.runnerId}::uuid, ${p.versionId}::uuid,
-              ${p.hardwareId}::uuid, ${p.environmentId}::uuid, ${JSON.stringify(s.params)}::jsonb, ${s.runnerVersion},
-              ${new Date(s.startedAt)}, ${new Date(s.finishedAt)}, ${smp.length}::int, ${ts.length}::int, ${JSON.stringify(input.document)}::json)
+      SELECT ${randomUUID()}::uuid, ${input.idempotencyKey}, ${hash}, ${source}, ${input.runnerId}::uuid, ${p.versionId}::uuid,
+             ${p.hardwareId}::uuid, ${p.environmentId}::uuid, ${JSON.stringify(s.params)}::jsonb, ${s.runnerVersion},
+             ${new Date(s.startedAt)}, ${new Date(s.finishedAt)}, ${s.samples.length}::int, ${s.timeSeries.length}::int, doc.d
+      FROM doc
       ON CONFLICT (idempotency_key) DO NOTHING
       RETURNING id, received_at
     ), s AS (
       INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value)
       SELECT run.id, ${p.versionId}::uuid, ${p.hardwareId}::uuid, t.variant, t.repetition, t.metric, t.unit, t.value
-      FROM run, unnest(${smp.map((x) => x.variant)}::text[], ${smp.map((x) => x.repetition)}::int[], ${smp.map((x) => x.metric)}::text[],
-                       ${smp.map((x) => x.unit)}::text[], ${smp.map((x) => x.value)}::float8[])
-                AS t(variant, repetition, metric, unit, value)
+      FROM run, doc, json_to_recordset(doc.d -> 'samples') AS t(variant text, repetition int, metric text, unit text, value float8)
     ), p AS (
       INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value)
       SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value
-      FROM run, unnest(${ts.map((x) => x.variant)}::text[], ${ts.map((x) => x.repetition)}::int[], ${ts.map((x) => x.metric)}::text[],
-                       ${ts.map((x) => x.x)}::float8[], ${ts.map((x) => x.value)}::float8[])
-                AS t(variant, repetition, metric, x, value)
+      FROM run, doc, json_to_recordset(COALESCE(doc.d -> 'timeSeries', '[]'::json)) AS t(variant text, repetition int, metric text, x float8, value float8)
     ), seen AS (
       UPDATE hardware_profiles SET last_seen_at = now()
       WHERE id = ${p.hardwareId}::uuid AND last_seen_at < now() - interval '1 minute' AND EXISTS (SELECT 1 FROM run)
