@@ -329,11 +329,12 @@ function comparisonLink(g: ComparisonGroup, q: FindingsQuery): string {
   return `/v1/comparisons?${p.toString()}`;
 }
 
-/** Verdict sentences per scenario × group × pair, newest data first, with the runs behind each. */
-export async function listFindings(prisma: PrismaClient, q: FindingsQuery): Promise<{ items: Finding[] }> {
-  const { limit, ...filters } = q;
-  const result = await compareVariants(prisma, filters);
-  const items = result.groups.flatMap((g) =>
+/**
+ * One finding per comparison pair of each group, newest data first: the verdict sentence with
+ * the runs behind it. Shared by the API (`/v1/findings`) and the site (home page, feed).
+ */
+export function findingsOf(groups: ComparisonGroup[], linkOf: (g: ComparisonGroup) => string): Finding[] {
+  const items = groups.flatMap((g) =>
     g.comparisons.map((c) => ({
       scenario: g.scenario,
       group: g.key,
@@ -347,11 +348,17 @@ export async function listFindings(prisma: PrismaClient, q: FindingsQuery): Prom
       sentence: c.verdict.sentence,
       newestRunAt: g.newestRunAt,
       runs: g.runs.map((r) => r.link),
-      links: { comparison: comparisonLink(g, q) },
+      links: { comparison: linkOf(g) },
     })),
   );
-  items.sort((x, y) => y.newestRunAt.localeCompare(x.newestRunAt) || x.group.localeCompare(y.group) || x.candidate.localeCompare(y.candidate));
-  return { items: items.slice(0, limit) };
+  return items.sort((x, y) => y.newestRunAt.localeCompare(x.newestRunAt) || x.group.localeCompare(y.group) || x.candidate.localeCompare(y.candidate));
+}
+
+/** Verdict sentences per scenario × group × pair, newest data first, with the runs behind each. */
+export async function listFindings(prisma: PrismaClient, q: FindingsQuery): Promise<{ items: Finding[] }> {
+  const { limit, ...filters } = q;
+  const result = await compareVariants(prisma, filters);
+  return { items: findingsOf(result.groups, (g) => comparisonLink(g, q)).slice(0, limit) };
 }
 
 /**

@@ -14,7 +14,7 @@ export { RunnerNameError, type RunnerIdentity } from './runners.ts';
 export { CursorError } from './queries.ts';
 export { hardwareFingerprint, settingsHash, requestHash } from './hashing.ts';
 export type { IngestInput, IngestResult } from './ingest.ts';
-export { compareVariants, listFindings, findSimilarHardware } from './comparisons.ts';
+export { compareVariants, findingsOf, listFindings, findSimilarHardware } from './comparisons.ts';
 export { importPublished, publishedSubmissions, publishedVersion, PublishedImportError, type PublishedImportResult } from './published.ts';
 export { createTestDatabase, TEST_PG_ADMIN_URL } from './testing.ts';
 

@@ -17,6 +17,7 @@ import {
   type RunSummary,
   type SimilarHardware,
 } from '@tunelab/contracts';
+import { findingsOf } from '@tunelab/results-db';
 import { readSiteConfig, type SiteConfig } from './env.ts';
 import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
@@ -217,26 +218,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   }
   // Findings as the API's listFindings shapes them, from the groups above (which carry the
   // scenario's declared pairs), newest data first.
-  const findings: Finding[] = classGroups
-    .flatMap((g) =>
-      g.comparisons.map((c) => ({
-        scenario: g.scenario,
-        group: g.key,
-        source: g.source,
-        hardwareClass: g.hardware.class,
-        fingerprint: g.hardware.fingerprint,
-        metric: g.metric,
-        baseline: c.baseline,
-        candidate: c.candidate,
-        kind: c.verdict.kind,
-        sentence: c.verdict.sentence,
-        newestRunAt: g.newestRunAt,
-        runs: g.runs.map((r) => r.link),
-        links: { comparison: `/scenarios/${g.scenario.key}/` },
-      })),
-    )
-    .sort((x, y) => y.newestRunAt.localeCompare(x.newestRunAt) || x.group.localeCompare(y.group) || x.candidate.localeCompare(y.candidate))
-    .slice(0, 200);
+  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`).slice(0, 200);
 
   return {
     config,
