@@ -36,6 +36,8 @@ export type MeasuredTable = {
   id: string;
   heading: string;
   group: ComparisonGroup;
+  /** How this table writes durations: the article's, or seconds when h:mm:ss would read 0:00:01.23. */
+  format: DurationFormat;
   rows: TableRow[];
   verdicts: { baseline: string; candidate: string; sentence: string; kind: string; p: number | null; improvement: number | null }[];
 };
@@ -130,13 +132,22 @@ export function publishedTables(sc: ScenarioView): PublishedTable[] {
   });
 }
 
+/**
+ * The article's h:mm:ss suits runs of minutes; a machine whose every variant takes under a minute
+ * (the default scale) is shown in seconds instead, where 0.859 reads better than 0:00:00.86.
+ */
+export function measuredFormat(sc: ScenarioView, g: ComparisonGroup): DurationFormat {
+  return sc.format === 'hms' && g.variants.every((v) => Math.abs(v.mean) < 60) ? 's' : sc.format;
+}
+
 export function measuredTables(sc: ScenarioView, data: SiteData, groups: ComparisonGroup[] = sc.classGroups): MeasuredTable[] {
   const multipleVersions = new Set(groups.map((g) => g.scenario.version)).size > 1;
   return groups.map((g) => ({
     id: groupAnchor(g),
     heading: `${g.hardware.class}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
     group: g,
-    rows: tableRows(g, groupValues(g, data.runDetail), sc, sc.format),
+    format: measuredFormat(sc, g),
+    rows: tableRows(g, groupValues(g, data.runDetail), sc, measuredFormat(sc, g)),
     verdicts: g.comparisons.map((c) => ({
       baseline: c.baseline,
       candidate: c.candidate,
