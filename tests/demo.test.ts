@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 
-const DEMO = fileURLToPath(new URL('../src/demo.ts', import.meta.url));
+const DEMO = fileURLToPath(new URL('../apps/api/src/demo.ts', import.meta.url));
 
 function runDemo(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -58,7 +58,7 @@ describe('npm start (the demo)', () => {
       expect(r.out).toMatch(/vacuum-full-rewrite: measured and stored/);
       expect(r.out).toMatch(/published · 8 cores \/ 32 GB \/ SSD: 1-2 is 37\.5% faster than 1-1/);
       expect(r.out).toMatch(/vacuum-index-cleanup · measured · [^\n]+: (?:1-2|2-2) /);
-      const index = fileURLToPath(new URL('../../site/dist/index.html', import.meta.url));
+      const index = fileURLToPath(new URL('../apps/site/dist/index.html', import.meta.url));
       expect(existsSync(index)).toBe(true);
       expect(readFileSync(index, 'utf8')).toMatch(/vacuum-index-cleanup/);
       const db = await openResultsDb(undefined, { dataDir });

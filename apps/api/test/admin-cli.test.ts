@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, openResultsDb } from '@tunelab/results-db';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => database?.drop());
+
+function admin(...args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      env: { ...process.env, DATABASE_URL: database.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('tunelab admin', () => {
+  it('mints a token shown once, stores only its hash, refuses a second runner of the same name, and revokes', async () => {
+    const created = await admin('create-runner', 'lab-box-1');
+    expect(created.code, created.stderr).toBe(0);
+    const token = /tlr_[A-Za-z0-9_-]{43}/.exec(created.stdout)?.[0];
+    expect(token).toBeDefined();
+
+    const db = await openResultsDb(database.url);
+    try {
+      expect(await db.authenticateRunner(token!)).toMatchObject({ name: 'lab-box-1' });
+      const again = await admin('create-runner', 'lab-box-1');
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/a runner named lab-box-1 already exists/);
+
+      const listed = await admin('list-runners');
+      expect(listed.stdout).toMatch(/^lab-box-1\tcreated /m);
+      expect(listed.stdout).not.toContain(token!);
+
+      expect((await admin('revoke-runner', 'lab-box-1')).code).toBe(0);
+      expect(await db.authenticateRunner(token!)).toBeNull();
+      const twice = await admin('revoke-runner', 'lab-box-1');
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toMatch(/no active runner named lab-box-1/);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('rejects bad names and usage with a clear message and exit 2 / 1', async () => {
+    const bad = await admin('create-runner', 'has spaces');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/runner name "has spaces" must be/);
+    const usage = await admin('create-runner');
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/expects exactly one NAME/);
+    const unknown = await admin('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    const help = await admin('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/create-runner NAME/);
+  });
+});
