@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, openResultsDb } from '@tunelab/results-db';
-import { RunDetail, RunList } from '@tunelab/contracts';
+import { FindingList, RunDetail, RunList } from '@tunelab/contracts';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
@@ -130,7 +130,7 @@ describe('runner → API round trip', () => {
     const api = await apiOnFreshDatabase();
     const url = await api.start();
     const out = path.join(tmp, 'roundtrip.json');
-    const r = await tunelab(['run', SCENARIO, '--target', TARGET, '--param', 'rows=1000', '--repetitions', '2', '--out', out, '--api', url, '--token', api.token]);
+    const r = await tunelab(['run', SCENARIO, '--target', TARGET, '--param', 'rows=1000', '--repetitions', '3', '--out', out, '--api', url, '--token', api.token]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/stored/);
     const run = JSON.parse(await readFile(out, 'utf8'));
@@ -149,6 +149,19 @@ describe('runner → API round trip', () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/replay/);
     expect(await runsOf(url)).toHaveLength(1);
+
+    // The measured run is a finding, compared on the pairs its scenario.yaml declares.
+    const declared = run.submission.scenario.comparisons as { baseline: string; candidate: string }[];
+    expect(declared.length).toBeGreaterThan(0);
+    const findings = FindingList.parse(await (await fetch(`${url}/v1/findings?scenario=${SCENARIO}`)).json());
+    expect(findings.items.map((f) => `${f.baseline}>${f.candidate}`).sort()).toEqual(
+      declared.map((c) => `${c.baseline}>${c.candidate}`).sort(),
+    );
+    for (const f of findings.items) {
+      expect(f.source).toBe('measured');
+      expect(f.runs).toEqual([`/v1/runs/${items[0]!.id}`]);
+      expect(f.sentence).toMatch(/n = 3 \+ 3\)$/);
+    }
     await api.kill();
   });
 });
