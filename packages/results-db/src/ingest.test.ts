@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
-import { createTestDatabase, hardwareFingerprint, IdempotencyConflictError, openResultsDb, type ResultsDb } from './index.ts';
+import { hardwareFingerprint, IdempotencyConflictError, type ResultsDb } from './index.ts';
+import { BACKENDS, useResultsDb } from './test-backends.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
 
@@ -11,18 +12,12 @@ function variantOf(doc: typeof fixture, patch: (d: typeof fixture) => void) {
   return copy;
 }
 
-for (const backend of ['postgresql', 'pglite'] as const) {
+for (const backend of BACKENDS) {
   describe(`ingestRun on ${backend}`, () => {
+    const getDb = useResultsDb(backend);
     let db: ResultsDb;
-    let pgdb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-    beforeAll(async () => {
-      if (backend === 'postgresql') pgdb = await createTestDatabase();
-      db = await openResultsDb(pgdb?.url, { dataDir: 'memory://' });
-      await db.migrate();
-    });
-    afterAll(async () => {
-      await db.close();
-      await pgdb?.drop();
+    beforeAll(() => {
+      db = getDb();
     });
 
     it('stores a whole submission and reads back the same samples, series and notes', async () => {

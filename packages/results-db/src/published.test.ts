@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ComparisonQuery, RunSubmission } from '@tunelab/contracts';
-import { createTestDatabase, openResultsDb, publishedSubmissions, publishedVersion, type ResultsDb } from './index.ts';
+import { publishedSubmissions, publishedVersion, type ResultsDb } from './index.ts';
+import { BACKENDS, useResultsDb } from './test-backends.ts';
 
 const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
 const INDEX_CLEANUP = readFileSync(new URL('vacuum-index-cleanup/published.json', `file://${SCENARIOS}`));
@@ -32,18 +33,12 @@ describe('publishedSubmissions', () => {
   });
 });
 
-for (const backend of ['postgresql', 'pglite'] as const) {
+for (const backend of BACKENDS) {
   describe(`importPublished on ${backend}`, () => {
+    const getDb = useResultsDb(backend);
     let db: ResultsDb;
-    let pgdb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-    beforeAll(async () => {
-      if (backend === 'postgresql') pgdb = await createTestDatabase();
-      db = await openResultsDb(pgdb?.url, { dataDir: 'memory://' });
-      await db.migrate();
-    });
-    afterAll(async () => {
-      await db.close();
-      await pgdb?.drop();
+    beforeAll(() => {
+      db = getDb();
     });
 
     it('imports every published.json once; a second import changes nothing', async () => {
