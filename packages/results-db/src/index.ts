@@ -38,7 +38,7 @@ export async function openResultsDb(url?: string, options: OpenOptions = {}) {
     async ping(): Promise<void> {
       await prisma.$queryRaw`SELECT 1`;
     },
-    ingestRun: (input: IngestInput): Promise<IngestResult> => ingestRun(prisma, input),
+    ingestRun: (input: IngestInput): Promise<IngestResult> => ingestRun(prisma, conn.sql, input),
     fingerprintOf: (hardware: RunSubmission['hardware']) => hardwareFingerprint(hardware),
     createRunner: (name: string) => createRunner(prisma, name),
     revokeRunner: (name: string) => revokeRunner(prisma, name),
@@ -52,6 +52,6 @@ export async function openResultsDb(url?: string, options: OpenOptions = {}) {
     compare: (q: Parameters<typeof compareVariants>[1]) => compareVariants(prisma, q),
     listFindings: (q: Parameters<typeof listFindings>[1]) => listFindings(prisma, q),
     findSimilarHardware: (fingerprint: string, q: Parameters<typeof findSimilarHardware>[2]) => findSimilarHardware(prisma, fingerprint, q),
-    importPublished: (scenariosDir: string) => importPublished({ prisma }, scenariosDir),
+    importPublished: (scenariosDir: string) => importPublished({ prisma, sql: conn.sql }, scenariosDir),
   };
 }

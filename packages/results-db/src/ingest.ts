@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hardwareClassOf, type RunAccepted, type RunSource, type RunSubmission } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
+import type { SqlRunner } from './open.ts';
 import { IdempotencyConflictError, isUniqueViolation } from './errors.ts';
 import { hardwareFingerprint, requestHash, settingsHash } from './hashing.ts';
-
-type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
 export type IngestInput = {
   submission: RunSubmission;
@@ -36,7 +35,7 @@ const runLink = (id: string) => `/v1/runs/${id}`;
  * idempotency_key decides, the losers (no row returned, or a unique violation on the slow path)
  * read the winner's answer.
  */
-export async function ingestRun(prisma: PrismaClient, input: IngestInput): Promise<IngestResult> {
+export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: IngestInput): Promise<IngestResult> {
   const s = input.submission;
   const hash = requestHash(input.document);
   const source = input.source ?? 'measured';
@@ -46,13 +45,10 @@ export async function ingestRun(prisma: PrismaClient, input: IngestInput): Promi
 
   let stored: { id: string; received_at: Date } | undefined;
   try {
-    const found = await findParents(prisma, s, fingerprint, envHash, input.runnerId);
+    const found = await findParents(sql, s, fingerprint, envHash, input.runnerId);
     stored = found
-      ? await insertRun(prisma, input, hash, source, found)
-      : await prisma.$transaction(
-          async (tx) => insertRun(tx, input, hash, source, await createParents(tx, s, fingerprint, hardwareClass, envHash, source)),
-          { timeout: 60_000, maxWait: 30_000 },
-        );
+      ? await insertRun(sql, input, hash, source, found)
+      : await sql.transaction(async (tx) => insertRun(tx, input, hash, source, await createParents(tx, s, fingerprint, hardwareClass, envHash, source)));
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
   }
@@ -71,7 +67,7 @@ export async function ingestRun(prisma: PrismaClient, input: IngestInput): Promi
       hardware: { fingerprint, class: hardwareClass },
       samples: s.samples.length,
       timeSeriesPoints: s.timeSeries.length,
-      receivedAt: stored.received_at.toISOString(),
+      receivedAt: new Date(stored.received_at).toISOString(),
       links: { self: runLink(stored.id) },
     },
   };
@@ -112,31 +108,33 @@ function replay(run: StoredRun, hash: string, idempotencyKey: string): IngestRes
   };
 }
 
-type Db = PrismaClient | Tx;
+type Query = Pick<SqlRunner, 'query'>;
 type Parents = { versionId: string; hardwareId: string; environmentId: string };
 
 /**
  * Parent ids in one round trip. It also marks the runner seen — at most once a minute, so that
  * a busy runner does not rewrite its row (and flush WAL) on every submission.
  */
-async function findParents(db: Db, s: RunSubmission, fingerprint: string, envHash: string, runnerId: string | null): Promise<Parents | null> {
-  const [row] = await db.$queryRaw<{ version_id: string | null; hardware_id: string | null; environment_id: string | null }[]>`
-    WITH touch AS (
-      UPDATE runners SET last_seen_at = now()
-      WHERE id = ${runnerId}::uuid AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')
-    )
-    SELECT (SELECT v.id::text FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
-             WHERE sc.key = ${s.scenario.key} AND v.version_hash = ${s.scenario.version}) AS version_id,
-           (SELECT id::text FROM hardware_profiles WHERE fingerprint = ${fingerprint}) AS hardware_id,
-           (SELECT id::text FROM database_environments
-             WHERE engine = ${s.database.engine} AND version = ${s.database.version} AND settings_hash = ${envHash}) AS environment_id`;
+async function findParents(db: Query, s: RunSubmission, fingerprint: string, envHash: string, runnerId: string | null): Promise<Parents | null> {
+  const [row] = await db.query<{ version_id: string | null; hardware_id: string | null; environment_id: string | null }>(
+    `WITH touch AS (
+       UPDATE runners SET last_seen_at = now()
+       WHERE id = $1::uuid AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')
+     )
+     SELECT (SELECT v.id::text FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
+              WHERE sc.key = $2 AND v.version_hash = $3) AS version_id,
+            (SELECT id::text FROM hardware_profiles WHERE fingerprint = $4) AS hardware_id,
+            (SELECT id::text FROM database_environments
+              WHERE engine = $5 AND version = $6 AND settings_hash = $7) AS environment_id`,
+    [runnerId, s.scenario.key, s.scenario.version, fingerprint, s.database.engine, s.database.version, envHash],
+  );
   if (!row?.version_id || !row.hardware_id || !row.environment_id) return null;
   return { versionId: row.version_id, hardwareId: row.hardware_id, environmentId: row.environment_id };
 }
 
-async function insertOrGet(insert: Promise<{ id: string }[]>, select: () => Promise<{ id: string }[]>): Promise<string> {
-  const inserted = await insert;
-  const id = inserted[0]?.id ?? (await select())[0]?.id;
+async function insertOrGet(db: Query, insert: string, insertParams: unknown[], select: string, selectParams: unknown[]): Promise<string> {
+  const inserted = await db.query<{ id: string }>(insert, insertParams);
+  const id = inserted[0]?.id ?? (await db.query<{ id: string }>(select, selectParams))[0]?.id;
   if (!id) throw new Error('row vanished between insert and select');
   return id;
 }
@@ -146,37 +144,45 @@ async function insertOrGet(insert: Promise<{ id: string }[]>, select: () => Prom
  * separate statement, so concurrent ingests never hold row locks on shared parents (no DO UPDATE)
  * and the read sees a row another transaction just committed.
  */
-async function createParents(tx: Tx, s: RunSubmission, fingerprint: string, hardwareClass: string, envHash: string, source: string): Promise<Parents> {
+async function createParents(tx: Query, s: RunSubmission, fingerprint: string, hardwareClass: string, envHash: string, source: string): Promise<Parents> {
   const scenarioId = await insertOrGet(
-    tx.$queryRaw`INSERT INTO scenarios (id, key, title) VALUES (gen_random_uuid(), ${s.scenario.key}, ${s.scenario.title ?? null})
-                 ON CONFLICT (key) DO NOTHING RETURNING id::text`,
-    () => tx.$queryRaw`SELECT id::text FROM scenarios WHERE key = ${s.scenario.key}`,
+    tx,
+    `INSERT INTO scenarios (id, key, title) VALUES (gen_random_uuid(), $1, $2) ON CONFLICT (key) DO NOTHING RETURNING id::text`,
+    [s.scenario.key, s.scenario.title ?? null],
+    `SELECT id::text FROM scenarios WHERE key = $1`,
+    [s.scenario.key],
   );
   // The version hash covers the scenario folder, so its declared pairs are the same for every
   // run of that version: the first writer's copy stands.
   const versionId = await insertOrGet(
-    tx.$queryRaw`INSERT INTO scenario_versions (id, scenario_id, version_hash, comparisons)
-                 VALUES (gen_random_uuid(), ${scenarioId}::uuid, ${s.scenario.version},
-                         ${s.scenario.comparisons?.length ? JSON.stringify(s.scenario.comparisons) : null}::jsonb)
-                 ON CONFLICT (scenario_id, version_hash) DO NOTHING RETURNING id::text`,
-    () => tx.$queryRaw`SELECT id::text FROM scenario_versions WHERE scenario_id = ${scenarioId}::uuid AND version_hash = ${s.scenario.version}`,
+    tx,
+    `INSERT INTO scenario_versions (id, scenario_id, version_hash, comparisons) VALUES (gen_random_uuid(), $1::uuid, $2, $3::jsonb)
+     ON CONFLICT (scenario_id, version_hash) DO NOTHING RETURNING id::text`,
+    [scenarioId, s.scenario.version, s.scenario.comparisons?.length ? JSON.stringify(s.scenario.comparisons) : null],
+    `SELECT id::text FROM scenario_versions WHERE scenario_id = $1::uuid AND version_hash = $2`,
+    [scenarioId, s.scenario.version],
   );
   const h = s.hardware;
   const hardwareId = await insertOrGet(
-    tx.$queryRaw`INSERT INTO hardware_profiles (id, fingerprint, hardware_class, cpu_model, physical_cores, logical_cpus, memory_bytes,
-                   storage_kind, storage_model, filesystem, os, kernel, virtualization, spec, source)
-                 VALUES (gen_random_uuid(), ${fingerprint}, ${hardwareClass}, ${h.cpuModel}, ${h.physicalCores}::int, ${h.logicalCpus}::int,
-                   ${String(h.memoryBytes)}::bigint, ${h.storage.kind}, ${h.storage.model}, ${h.filesystem}, ${h.os}, ${h.kernel},
-                   ${h.virtualization}, ${JSON.stringify(h)}::jsonb, ${source})
-                 ON CONFLICT (fingerprint) DO NOTHING RETURNING id::text`,
-    () => tx.$queryRaw`SELECT id::text FROM hardware_profiles WHERE fingerprint = ${fingerprint}`,
+    tx,
+    `INSERT INTO hardware_profiles (id, fingerprint, hardware_class, cpu_model, physical_cores, logical_cpus, memory_bytes,
+       storage_kind, storage_model, filesystem, os, kernel, virtualization, spec, source)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4::int, $5::int, $6::bigint, $7, $8, $9, $10, $11, $12, $13::jsonb, $14)
+     ON CONFLICT (fingerprint) DO NOTHING RETURNING id::text`,
+    [fingerprint, hardwareClass, h.cpuModel, h.physicalCores, h.logicalCpus, String(h.memoryBytes), h.storage.kind, h.storage.model,
+      h.filesystem, h.os, h.kernel, h.virtualization, JSON.stringify(h), source],
+    `SELECT id::text FROM hardware_profiles WHERE fingerprint = $1`,
+    [fingerprint],
   );
   const d = s.database;
   const environmentId = await insertOrGet(
-    tx.$queryRaw`INSERT INTO database_environments (id, engine, version, major, minor, settings_hash, settings)
-                 VALUES (gen_random_uuid(), ${d.engine}, ${d.version}, ${d.major}::int, ${d.minor}::int, ${envHash}, ${JSON.stringify(d.settings)}::jsonb)
-                 ON CONFLICT (engine, version, settings_hash) DO NOTHING RETURNING id::text`,
-    () => tx.$queryRaw`SELECT id::text FROM database_environments WHERE engine = ${d.engine} AND version = ${d.version} AND settings_hash = ${envHash}`,
+    tx,
+    `INSERT INTO database_environments (id, engine, version, major, minor, settings_hash, settings)
+     VALUES (gen_random_uuid(), $1, $2, $3::int, $4::int, $5, $6::jsonb)
+     ON CONFLICT (engine, version, settings_hash) DO NOTHING RETURNING id::text`,
+    [d.engine, d.version, d.major, d.minor, envHash, JSON.stringify(d.settings)],
+    `SELECT id::text FROM database_environments WHERE engine = $1 AND version = $2 AND settings_hash = $3`,
+    [d.engine, d.version, envHash],
   );
   return { versionId, hardwareId, environmentId };
 }
@@ -190,32 +196,33 @@ async function createParents(tx: Tx, s: RunSubmission, fingerprint: string, hard
  * `timeSeries` gives no rows); numbers parse to the same doubles in PostgreSQL as in JavaScript
  * (both round correctly), and for a repeated key both take the last value.
  */
-async function insertRun(db: Db, input: IngestInput, hash: string, source: string, p: Parents) {
+async function insertRun(db: Query, input: IngestInput, hash: string, source: string, p: Parents) {
   const s = input.submission;
-  const [row] = await db.$queryRaw<{ id: string; received_at: Date }[]>`
-    WITH doc AS (
-      SELECT ${JSON.stringify(input.document)}::json AS d
-    ), run AS (
-      INSERT INTO runs (id, idempotency_key, request_hash, source, runner_id, scenario_version_id, hardware_profile_id,
-                        database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
-      SELECT ${randomUUID()}::uuid, ${input.idempotencyKey}, ${hash}, ${source}, ${input.runnerId}::uuid, ${p.versionId}::uuid,
-             ${p.hardwareId}::uuid, ${p.environmentId}::uuid, ${JSON.stringify(s.params)}::jsonb, ${s.runnerVersion},
-             ${new Date(s.startedAt)}, ${new Date(s.finishedAt)}, ${s.samples.length}::int, ${s.timeSeries.length}::int, doc.d
-      FROM doc
-      ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING id, received_at
-    ), s AS (
-      INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value)
-      SELECT run.id, ${p.versionId}::uuid, ${p.hardwareId}::uuid, t.variant, t.repetition, t.metric, t.unit, t.value
-      FROM run, doc, json_to_recordset(doc.d -> 'samples') AS t(variant text, repetition int, metric text, unit text, value float8)
-    ), p AS (
-      INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value)
-      SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value
-      FROM run, doc, json_to_recordset(COALESCE(doc.d -> 'timeSeries', '[]'::json)) AS t(variant text, repetition int, metric text, x float8, value float8)
-    ), seen AS (
-      UPDATE hardware_profiles SET last_seen_at = now()
-      WHERE id = ${p.hardwareId}::uuid AND last_seen_at < now() - interval '1 minute' AND EXISTS (SELECT 1 FROM run)
-    )
-    SELECT id::text, received_at FROM run`;
+  const [row] = await db.query<{ id: string; received_at: Date }>(
+    `WITH doc AS (
+       SELECT $1::json AS d
+     ), run AS (
+       INSERT INTO runs (id, idempotency_key, request_hash, source, runner_id, scenario_version_id, hardware_profile_id,
+                         database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
+       SELECT $2::uuid, $3, $4, $5, $6::uuid, $7::uuid, $8::uuid, $9::uuid, $10::jsonb, $11, $12::timestamptz, $13::timestamptz, $14::int, $15::int, doc.d
+       FROM doc
+       ON CONFLICT (idempotency_key) DO NOTHING
+       RETURNING id, received_at
+     ), s AS (
+       INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value)
+       SELECT run.id, $7::uuid, $8::uuid, t.variant, t.repetition, t.metric, t.unit, t.value
+       FROM run, doc, json_to_recordset(doc.d -> 'samples') AS t(variant text, repetition int, metric text, unit text, value float8)
+     ), p AS (
+       INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value)
+       SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value
+       FROM run, doc, json_to_recordset(COALESCE(doc.d -> 'timeSeries', '[]'::json)) AS t(variant text, repetition int, metric text, x float8, value float8)
+     ), seen AS (
+       UPDATE hardware_profiles SET last_seen_at = now()
+       WHERE id = $8::uuid AND last_seen_at < now() - interval '1 minute' AND EXISTS (SELECT 1 FROM run)
+     )
+     SELECT id::text, received_at FROM run`,
+    [JSON.stringify(input.document), randomUUID(), input.idempotencyKey, hash, source, input.runnerId, p.versionId, p.hardwareId,
+      p.environmentId, JSON.stringify(s.params), s.runnerVersion, s.startedAt, s.finishedAt, s.samples.length, s.timeSeries.length],
+  );
   return row;
 }

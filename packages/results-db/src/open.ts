@@ -16,7 +16,15 @@ export type OpenOptions = {
   poolSize?: number;
 };
 
+/** Parameterized SQL straight to the driver ($1, $2 …): the ingest hot path, without Prisma's query engine. */
+export type SqlRunner = {
+  query<T>(sql: string, params: unknown[]): Promise<T[]>;
+  /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
+  transaction<T>(fn: (q: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
+};
+
 export type Connection = {
+  sql: SqlRunner;
   kind: 'postgresql' | 'pglite';
   prisma: PrismaClient;
   scripts: ScriptRunner;
@@ -54,9 +62,27 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
       },
       queryRows: async <T,>(sql: string) => (await driver.query(sql)).rows as T[],
     };
+    const sql: SqlRunner = {
+      query: async <T,>(text: string, params: unknown[]) => (await driver.query({ text, values: params })).rows as T[],
+      transaction: async (fn) => {
+        const client = await driver.connect();
+        try {
+          await client.query('BEGIN');
+          const out = await fn({ query: async <T,>(text: string, params: unknown[]) => (await client.query({ text, values: params })).rows as T[] });
+          await client.query('COMMIT');
+          return out;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        } finally {
+          client.release();
+        }
+      },
+    };
     const u = new URL(url);
     return {
       kind: 'postgresql',
+      sql,
       prisma,
       scripts,
       description: `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`,
@@ -84,8 +110,13 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
     },
     queryRows: async <T,>(sql: string) => (await client.query<T>(sql)).rows,
   };
+  const sql: SqlRunner = {
+    query: async <T,>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
+    transaction: (fn) => client.transaction((tx) => fn({ query: async <T,>(text: string, params: unknown[]) => (await tx.query<T>(text, params)).rows })),
+  };
   return {
     kind: 'pglite',
+    sql,
     prisma,
     scripts,
     description: `embedded PGlite in ${dataDir}`,

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { RunSubmission, parseServerVersion, type RunSubmissionInput } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
+import type { SqlRunner } from './open.ts';
 import { ingestRun } from './ingest.ts';
 import { hardwareFingerprint } from './hashing.ts';
 
@@ -158,7 +159,7 @@ export function publishedSubmissions(bytes: Buffer | string): { version: string;
  * the stored runs. A published.json that changed since it was imported is refused
  * (IdempotencyConflictError from ingest, wrapped in PublishedImportError naming the file).
  */
-export async function importPublished(db: { prisma: PrismaClient }, scenariosDir: string): Promise<PublishedImportResult> {
+export async function importPublished(db: { prisma: PrismaClient; sql: SqlRunner }, scenariosDir: string): Promise<PublishedImportResult> {
   const prisma = db.prisma;
   const result: PublishedImportResult = { imported: [], skipped: [] };
   const entries = (await readdir(scenariosDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
@@ -188,7 +189,7 @@ export async function importPublished(db: { prisma: PrismaClient }, scenariosDir
       const idempotencyKey = `published:${key}:${machine}`;
       let ingested;
       try {
-        ingested = await ingestRun(prisma, { submission: parsed.data, document: submission, idempotencyKey, runnerId: null, source: 'published' });
+        ingested = await ingestRun(prisma, db.sql, { submission: parsed.data, document: submission, idempotencyKey, runnerId: null, source: 'published' });
       } catch (err) {
         if (err instanceof Error && 'code' in err && err.code === 'idempotency-conflict') {
           throw new PublishedImportError(`${path} changed since it was imported as ${idempotencyKey}; published figures are immutable once imported`);
