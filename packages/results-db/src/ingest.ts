@@ -26,9 +26,10 @@ const runLink = (id: string) => `/v1/runs/${id}`;
  * statements and one commit: one query finds the three parent ids, and one statement inserts the
  * run with `ON CONFLICT (idempotency_key) DO NOTHING` together with all its samples and points
  * (read out of the submitted document by PostgreSQL — Prisma's createMany built 360-row parameter
- * lists at ~45 ms of CPU per submission; see apps/api/bench/README.md). A statement is atomic, so a run is never
- * half-written. A submission that brings a new parent row goes through the insert-or-get
- * sequence inside a transaction with the run.
+ * lists at ~45 ms of CPU per submission; see apps/api/bench/README.md). A statement is atomic, so
+ * a run is never half-written. A submission that brings a new parent row goes through the
+ * insert-or-get sequence inside a transaction with the run. These statements go straight to the
+ * driver (`SqlRunner`); the replay lookup uses the Prisma client like every read.
  *
  * Idempotency: the same key with the same body returns the first answer; with another body it
  * raises IdempotencyConflictError. Concurrent duplicates store one run: the unique index on
