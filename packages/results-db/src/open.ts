@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { applyMigrations, type MigrationResult, type ScriptRunner } from './migrate.ts';
+import { isDatabaseUnavailable } from './errors.ts';
 
 export const DEFAULT_DATA_DIR = '.tunelab/results';
 
@@ -47,37 +48,33 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
     // one connection of the adapter's own pool instead (simple query protocol, one transaction).
     const driver = adapter.underlyingDriver();
     const scripts: ScriptRunner = {
-      executeScript: async (sql) => {
-        const client = await driver.connect();
-        try {
-          await client.query(sql);
-        } catch (err) {
-          // A failed statement leaves an explicit BEGIN open in the aborted state; end it here
-          // so the connection goes back to the pool clean.
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        } finally {
-          client.release();
-        }
-      },
+      executeScript: (sql) =>
+        withClient(driver, async (client) => {
+          try {
+            await client.query(sql);
+          } catch (err) {
+            // A failed statement leaves an explicit BEGIN open in the aborted state; end it here
+            // so the connection goes back to the pool clean.
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+        }),
       queryRows: async <T,>(sql: string) => (await driver.query(sql)).rows as T[],
     };
     const sql: SqlRunner = {
       query: async <T,>(text: string, params: unknown[]) => (await driver.query({ text, values: params })).rows as T[],
-      transaction: async (fn) => {
-        const client = await driver.connect();
-        try {
+      transaction: (fn) =>
+        withClient(driver, async (client) => {
           await client.query('BEGIN');
-          const out = await fn({ query: async <T,>(text: string, params: unknown[]) => (await client.query({ text, values: params })).rows as T[] });
-          await client.query('COMMIT');
-          return out;
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        } finally {
-          client.release();
-        }
-      },
+          try {
+            const out = await fn({ query: async <T,>(text: string, params: unknown[]) => (await client.query({ text, values: params })).rows as T[] });
+            await client.query('COMMIT');
+            return out;
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+        }),
     };
     const u = new URL(url);
     return {
@@ -126,4 +123,28 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
       await client.close();
     },
   };
+}
+
+/**
+ * Runs `fn` on one pooled connection. While checked out, a connection that dies (the server
+ * restarting, a network cut) emits 'error' on its client, and pg-pool listens only on idle
+ * clients: without a listener here that event would crash the process. A broken connection is
+ * destroyed on release instead of going back to the pool.
+ */
+async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on('error', onError);
+  try {
+    return await fn(client);
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) broken ??= err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    client.off('error', onError);
+    client.release(broken);
+  }
 }
