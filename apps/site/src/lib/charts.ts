@@ -47,6 +47,25 @@ export type DistributionInput = {
 };
 
 /** Per-variant box plot with every repetition as a point on top (a strip chart). */
+/** The frame both charts share: title, grid, a value axis along x and the groups down y. */
+const chartTitle = (text: string) => ({ text, left: 0, top: 0, textStyle: { fontSize: 14, fontWeight: 600, fontFamily: FONT, color: INK } });
+const valueAxis = (name: string, formatter: (v: number) => string, range: { min: number; max: number } | { scale: true }) => ({
+  type: 'value' as const,
+  name,
+  nameLocation: 'middle' as const,
+  nameGap: 26,
+  ...range,
+  axisLabel: { formatter, color: MUTED },
+  splitLine: { lineStyle: { color: '#e5e7eb' } },
+});
+const categoryAxis = (labels: string[], width: number) => ({
+  type: 'category' as const,
+  data: labels,
+  inverse: true,
+  axisLabel: { color: INK, width, overflow: 'truncate' as const },
+  axisTick: { show: false },
+});
+
 export function distributionChart(input: DistributionInput): string {
   const labels = input.variants.map((v) => v.label);
   const height = 70 + 46 * Math.max(2, labels.length);
@@ -59,18 +78,10 @@ export function distributionChart(input: DistributionInput): string {
     .join('; ');
   return render(
     {
-      title: { text: input.title, left: 0, top: 0, textStyle: { fontSize: 14, fontWeight: 600, fontFamily: FONT, color: INK } },
+      title: chartTitle(input.title),
       grid: { left: 8, right: 24, top: 40, bottom: 36, containLabel: true },
-      xAxis: {
-        type: 'value',
-        name: input.axisName,
-        nameLocation: 'middle',
-        nameGap: 26,
-        scale: true,
-        axisLabel: { formatter: (v: number) => (input.formatAxis ?? input.formatValue)(v), color: MUTED },
-        splitLine: { lineStyle: { color: '#e5e7eb' } },
-      },
-      yAxis: { type: 'category', data: labels, inverse: true, axisLabel: { color: INK, width: 140, overflow: 'truncate' }, axisTick: { show: false } },
+      xAxis: valueAxis(input.axisName, (v) => (input.formatAxis ?? input.formatValue)(v), { scale: true }),
+      yAxis: categoryAxis(labels, 140),
       series: [
         {
           type: 'boxplot',
@@ -119,19 +130,10 @@ export function differenceChart(input: DifferenceInput): string {
     .join('; ');
   return render(
     {
-      title: { text: input.title, left: 0, top: 0, textStyle: { fontSize: 14, fontWeight: 600, fontFamily: FONT, color: INK } },
+      title: chartTitle(input.title),
       grid: { left: 8, right: 24, top: 40, bottom: 40, containLabel: true },
-      xAxis: {
-        type: 'value',
-        name: input.axisName,
-        nameLocation: 'middle',
-        nameGap: 26,
-        min,
-        max,
-        axisLabel: { formatter: pct, color: MUTED },
-        splitLine: { lineStyle: { color: '#e5e7eb' } },
-      },
-      yAxis: { type: 'category', data: rows.map((r) => r.label), inverse: true, axisLabel: { color: INK, width: 180, overflow: 'truncate' }, axisTick: { show: false } },
+      xAxis: valueAxis(input.axisName, pct, { min, max }),
+      yAxis: categoryAxis(rows.map((r) => r.label), 180),
       series: [
         {
           // The interval drawn as whiskers: a box plot whose box collapses onto the estimate.

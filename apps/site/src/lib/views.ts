@@ -142,21 +142,24 @@ export function measuredFormat(sc: ScenarioView, g: ComparisonGroup): DurationFo
 
 export function measuredTables(sc: ScenarioView, data: SiteData, groups: ComparisonGroup[] = sc.classGroups): MeasuredTable[] {
   const multipleVersions = new Set(groups.map((g) => g.scenario.version)).size > 1;
-  return groups.map((g) => ({
-    id: groupAnchor(g),
-    heading: `${g.hardware.class}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
-    group: g,
-    format: measuredFormat(sc, g),
-    rows: tableRows(g, groupValues(g, data.runDetail), sc, measuredFormat(sc, g)),
-    verdicts: g.comparisons.map((c) => ({
-      baseline: c.baseline,
-      candidate: c.candidate,
-      sentence: c.verdict.sentence,
-      kind: c.verdict.kind,
-      p: c.welch?.p ?? null,
-      improvement: c.improvement,
-    })),
-  }));
+  return groups.map((g) => {
+    const format = measuredFormat(sc, g);
+    return {
+      id: groupAnchor(g),
+      heading: `${g.hardware.class}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
+      group: g,
+      format,
+      rows: tableRows(g, groupValues(g, data.runDetail), sc, format),
+      verdicts: g.comparisons.map((c) => ({
+        baseline: c.baseline,
+        candidate: c.candidate,
+        sentence: c.verdict.sentence,
+        kind: c.verdict.kind,
+        p: c.welch?.p ?? null,
+        improvement: c.improvement,
+      })),
+    };
+  });
 }
 
 /** Comparison pairs of a scenario, with each group's estimate: the rows of the forest plots. */
