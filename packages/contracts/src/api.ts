@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { HardwareSpec, StorageKind } from './hardware.ts';
 import { DatabaseEnvironment, Engine } from './database.ts';
-import { RunNote, Sample, TimeSeriesPoint } from './run.ts';
-import { identifier, isoDateTime, scalar, sha256Hex } from './primitives.ts';
+import { RunNote, RunSubmissionOptions, StoredSample, StoredTimeSeriesPoint } from './run.ts';
+import { identifier, isoDateTime, scalar, sha256Hex, text } from './primitives.ts';
 
 /** RFC 9457 problem details, with the failing field paths and the request id. */
 export const Problem = z.object({
@@ -58,10 +58,12 @@ export type RunSummary = z.infer<typeof RunSummary>;
 
 export const RunDetail = RunSummary.extend({
   params: z.record(z.string(), scalar),
+  /** The run options (repetitions, until-stable, scale); null for runs that did not send them. */
+  options: RunSubmissionOptions.nullable().default(null),
   hardwareSpec: HardwareSpec,
   databaseEnvironment: DatabaseEnvironment,
-  samples: z.array(Sample),
-  timeSeries: z.array(TimeSeriesPoint),
+  samples: z.array(StoredSample),
+  timeSeries: z.array(StoredTimeSeriesPoint),
   notes: z.array(RunNote),
   warnings: z.array(z.string()),
   order: z.array(z.object({ variant: z.string(), repetition: z.number() })).nullable(),
@@ -80,7 +82,7 @@ const limit = z.coerce.number().int().min(1).max(500).default(50);
 export const RunListQuery = z.strictObject({
   scenario: identifier.optional(),
   hardware: sha256Hex.optional(),
-  class: z.string().max(100).optional(),
+  class: text(100).optional(),
   engine: Engine.optional(),
   source: z.enum(['measured', 'published', 'all']).default('all'),
   cursor: cursor.optional(),
@@ -106,7 +108,7 @@ export type HardwareSummary = z.infer<typeof HardwareSummary>;
 
 export const HardwareList = Page(HardwareSummary);
 export const HardwareListQuery = z.strictObject({
-  class: z.string().max(100).optional(),
+  class: text(100).optional(),
   storage: StorageKind.optional(),
   cursor: cursor.optional(),
   limit,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { StorageKind } from './hardware.ts';
 import { Engine } from './database.ts';
 import { identifier, isoDateTime, sha256Hex } from './primitives.ts';
+import { SweepPoint } from './run.ts';
 
 // ─── Queries ─────────────────────────────────────────────────────────────────────────────────
 // Querystrings arrive as text: numbers are coerced, every key is bounded, unknown keys are refused.
@@ -28,6 +29,8 @@ const filterShape = {
   minMemoryGb: memoryGb.optional(),
   maxMemoryGb: memoryGb.optional(),
   hardware: sha256Hex.optional(),
+  /** Only samples measured at this sweep point value (e.g. `point=4` for 4 virtual users). */
+  point: z.coerce.number().finite().optional(),
   /** measured (default), published (figures imported from articles), or all (side by side, never pooled). */
   source: ComparisonSource.default('measured'),
   groupBy: GroupBy.default('hardware'),
@@ -132,13 +135,15 @@ export const GroupHardware = z.object({
 });
 
 export const ComparisonGroup = z.object({
-  /** scenario@version/source/hardware-or-class/metric[unit]: two scenario versions never share a group. */
+  /** scenario@version/source/hardware-or-class/metric[unit], then @param=value at a sweep point: two scenario versions never share a group. */
   key: z.string(),
   scenario: z.object({ key: z.string(), version: z.string() }),
   source: z.enum(['measured', 'published']),
   hardware: GroupHardware,
   metric: z.string(),
   unit: z.string(),
+  /** The sweep point of the group's samples (a swept scenario gets one group per point). */
+  point: SweepPoint.optional(),
   /** Database servers the group's runs used (a group is not split by them; check before trusting it). */
   databaseVersions: z.array(z.object({ engine: Engine, version: z.string(), major: z.number().int(), minor: z.number().int(), runs: z.number().int() })),
   runCount: z.number().int(),
@@ -169,6 +174,7 @@ export const Finding = z.object({
   hardwareClass: z.string(),
   fingerprint: sha256Hex.nullable(),
   metric: z.string(),
+  point: SweepPoint.optional(),
   baseline: z.string(),
   candidate: z.string(),
   kind: VerdictKind,

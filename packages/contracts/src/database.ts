@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedRecord, boundedString, count, LIMITS } from './primitives.ts';
+import { boundedRecord, boundedString, count, LIMITS, text } from './primitives.ts';
 
 export const Engine = z.enum(['postgresql', 'mysql', 'mariadb']);
 export type Engine = z.infer<typeof Engine>;
@@ -11,7 +11,7 @@ export const DatabaseEnvironment = z.strictObject({
   version: boundedString(500),
   major: count.max(1000),
   minor: count.max(100000),
-  settings: boundedRecord(z.string().max(LIMITS.shortString * 10)),
+  settings: boundedRecord(text(LIMITS.shortString * 10)),
 });
 export type DatabaseEnvironment = z.infer<typeof DatabaseEnvironment>;
 

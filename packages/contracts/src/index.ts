@@ -1,4 +1,5 @@
 export * from './primitives.ts';
+export * from './units.ts';
 export * from './hardware.ts';
 export * from './database.ts';
 export * from './run.ts';
@@ -6,3 +7,7 @@ export * from './api.ts';
 export * from './canonical.ts';
 export * from './scenario.ts';
 export * from './comparisons.ts';
+export * from './scenario-names.ts';
+export * from './steps/index.ts';
+export * from './metrics/index.ts';
+export * from './csv.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, hardwareClassOf, parseServerVersion, RunSubmission, stableHardwareFields } from './index.ts';
+import { canonicalJson, hardwareClassOf, parseServerVersion, RunSubmission, stableHardwareFields, toCsv } from './index.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
 
@@ -15,6 +15,16 @@ describe('RunSubmission', () => {
     const issues = r.error!.issues.map((i) => ({ path: i.path.join('.'), code: i.code }));
     expect(issues).toContainEqual({ path: 'hardware', code: 'unrecognized_keys' });
     expect(issues.some((i) => i.path === 'samples.0.value')).toBe(true);
+  });
+
+  it('keys samples by (variant, repetition, metric, sweep point)', () => {
+    const s = { variant: 'a', repetition: 1, metric: 'tpm', unit: 'tx/min', value: 5 };
+    const at = (value: number) => ({ ...s, point: { param: 'vus', value } });
+    expect(RunSubmission.safeParse({ ...fixture, samples: [at(1), at(4), s] }).success).toBe(true);
+    const dup = RunSubmission.safeParse({ ...fixture, samples: [at(1), at(4), at(4)] });
+    expect(dup.success).toBe(false);
+    expect(dup.error!.issues[0]!.message).toBe('duplicate sample for variant a, repetition 1, metric tpm, vus = 4');
+    expect(RunSubmission.safeParse({ ...fixture, samples: [{ ...s, point: { param: 'v us', value: 1 } }] }).success).toBe(false);
   });
 });
 
@@ -47,5 +57,24 @@ describe('parseServerVersion', () => {
   });
   it('returns null for text without a version', () => {
     expect(parseServerVersion('unknown')).toBeNull();
+  });
+});
+
+describe('toCsv', () => {
+  it('neutralises cells a spreadsheet would evaluate (OWASP), quotes per RFC 4180, keeps numbers', () => {
+    const csv = toCsv(['a', 'b', 'c'], [
+      ['=HYPERLINK("http://x","y")', '+1', '-2+3'],
+      ['@SUM(A1)', '\tx', '\rx'],
+      [-5, 1.5e-9, 'plain, text'],
+      [null, undefined, true],
+    ]);
+    expect(csv.split('\r\n')).toEqual([
+      'a,b,c',
+      `"'=HYPERLINK(""http://x"",""y"")",'+1,'-2+3`,
+      `'@SUM(A1),'\tx,"'\rx"`,
+      '-5,1.5e-9,"plain, text"',
+      ',,true',
+      '',
+    ]);
   });
 });

@@ -10,23 +10,46 @@ import {
   LIMITS,
   scalar,
   sha256Hex,
+  text,
 } from './primitives.ts';
+import { checkValueInRange, SERIES_LIMIT } from './units.ts';
 
-export const Sample = z.strictObject({
+/** The sweep point a sample or time-series point was measured at, e.g. `{ param: 'vus', value: 4 }`. */
+export const SweepPoint = z.strictObject({
+  param: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a parameter name (letters, digits, _)'),
+  value: finiteNumber,
+});
+export type SweepPoint = z.infer<typeof SweepPoint>;
+
+/** A sample as read back: no range check, so rows stored before the check existed stay readable. */
+export const StoredSample = z.strictObject({
   variant: identifier,
   repetition: z.number().int().min(1).max(100_000),
   metric: identifier,
   unit: boundedString(32),
   value: finiteNumber,
+  /** Absent when the scenario declares no sweep. */
+  point: SweepPoint.optional(),
+});
+/** A submitted sample: its value must be plausible for its unit (see units.ts). */
+export const Sample = StoredSample.superRefine((s, ctx) => {
+  const problem = checkValueInRange(s.value, s.unit);
+  if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
 });
 export type Sample = z.infer<typeof Sample>;
 
-export const TimeSeriesPoint = z.strictObject({
+/** A time-series point as read back (no range check, like StoredSample). */
+export const StoredTimeSeriesPoint = z.strictObject({
   variant: identifier,
   repetition: z.number().int().min(1).max(100_000),
   metric: identifier,
   x: finiteNumber,
   value: finiteNumber,
+  point: SweepPoint.optional(),
+});
+export const TimeSeriesPoint = StoredTimeSeriesPoint.extend({
+  x: finiteNumber.min(-SERIES_LIMIT).max(SERIES_LIMIT),
+  value: finiteNumber.min(-SERIES_LIMIT).max(SERIES_LIMIT),
 });
 export type TimeSeriesPoint = z.infer<typeof TimeSeriesPoint>;
 
@@ -34,9 +57,29 @@ export const RunNote = z.strictObject({
   variant: identifier.optional(),
   repetition: z.number().int().min(1).max(100_000).optional(),
   kind: boundedString(64),
-  text: z.string().max(LIMITS.note),
+  text: text(LIMITS.note),
 });
 export type RunNote = z.infer<typeof RunNote>;
+
+/**
+ * How the run was made, apart from the scenario's parameters: repetitions, the until-stable rule
+ * and the scale. Reproducing a run means the same scenario, `params` and `options`.
+ */
+export const RunSubmissionOptions = z.strictObject({
+  /** Repetitions of each variant actually run. */
+  repetitions: z.number().int().min(1).max(100_000),
+  /** `published`: the scenario's published parameter values and repetitions were the base. */
+  scale: z.enum(['default', 'published']).default('default'),
+  /** --until-stable: started at `startRepetitions`, stopped at stability or `maxRepetitions`. */
+  untilStable: z
+    .strictObject({
+      startRepetitions: z.number().int().min(1).max(100_000),
+      maxRepetitions: z.number().int().min(1).max(100_000),
+      cvThreshold: finiteNumber.refine((x) => x > 0, 'must be positive'),
+    })
+    .optional(),
+});
+export type RunSubmissionOptions = z.infer<typeof RunSubmissionOptions>;
 
 export const runnerVersion = z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'must be a semantic version x.y.z');
 
@@ -50,7 +93,10 @@ export const RunSubmission = z
       /** The comparison pairs the scenario declares; comparisons use them instead of every pair. */
       comparisons: z.array(z.strictObject({ baseline: identifier, candidate: identifier })).max(50).optional(),
     }),
+    /** The scenario's declared parameters only (a swept one as `1,2,4`). */
     params: boundedRecord(scalar, 200),
+    /** Absent in runs from before options had their own field, and in imported published figures. */
+    options: RunSubmissionOptions.optional(),
     hardware: HardwareSpec,
     database: DatabaseEnvironment,
     runnerVersion,
@@ -59,9 +105,9 @@ export const RunSubmission = z
     samples: z.array(Sample).min(1).max(LIMITS.samples),
     timeSeries: z.array(TimeSeriesPoint).max(LIMITS.timeSeriesPoints).default([]),
     notes: z.array(RunNote).max(LIMITS.notes).default([]),
-    warnings: z.array(z.string().max(LIMITS.note)).max(LIMITS.notes).default([]),
+    warnings: z.array(text(LIMITS.note)).max(LIMITS.notes).default([]),
     /** Order in which variant × repetition ran (interleaved A B A B …). */
-    order: z.array(z.strictObject({ variant: identifier, repetition: z.number().int().min(1) })).max(LIMITS.samples).optional(),
+    order: z.array(z.strictObject({ variant: identifier, repetition: z.number().int().min(1).max(100_000) })).max(LIMITS.samples).optional(),
   })
   .superRefine((run, ctx) => {
     if (Date.parse(run.finishedAt) < Date.parse(run.startedAt)) {
@@ -69,12 +115,13 @@ export const RunSubmission = z
     }
     const seen = new Set<string>();
     run.samples.forEach((s, i) => {
-      const key = `${s.variant}\u0000${s.repetition}\u0000${s.metric}`;
+      // Unique per (variant, repetition, metric, sweep point).
+      const key = `${s.variant}\u0000${s.repetition}\u0000${s.metric}\u0000${s.point ? `${s.point.param}=${s.point.value}` : ''}`;
       if (seen.has(key)) {
         ctx.addIssue({
           code: 'custom',
           path: ['samples', i],
-          message: `duplicate sample for variant ${s.variant}, repetition ${s.repetition}, metric ${s.metric}`,
+          message: `duplicate sample for variant ${s.variant}, repetition ${s.repetition}, metric ${s.metric}${s.point ? `, ${s.point.param} = ${s.point.value}` : ''}`,
         });
       }
       seen.add(key);

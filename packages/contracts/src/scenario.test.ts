@@ -24,7 +24,7 @@ describe('ScenarioDocument', () => {
     const r = validateScenarioDocument(doc());
     expect(r.ok).toBe(true);
     if (r.ok) {
-      expect(r.scenario.settings).toEqual({ session: {}, expect: {} });
+      expect(r.scenario.settings).toEqual({ session: {}, expect: {}, global: {} });
       expect(r.scenario.variants[0]!.steps[1]).toMatchObject({ action: 'timed', metric: 'duration' });
     }
   });
@@ -36,6 +36,14 @@ describe('ScenarioDocument', () => {
     ['placeholder of undeclared param', (d: ReturnType<typeof doc>) => (d.fixture[0]!.sql = 'SELECT {{x}}'), 'fixture[0].sql'],
     ['enum default not a choice', (d: ReturnType<typeof doc>) => (d.params.mode.default = 'maybe'), 'params.mode.default'],
     ['enum choice with SQL characters', (d: ReturnType<typeof doc>) => (d.params.mode.choices = ["on'; --"]), 'params.mode.choices[0]'],
+    ['sweep over an undeclared parameter', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'vus', default: [1] } }), 'sweep.param'],
+    ['sweep over an enum parameter', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'mode', default: [1] } }), 'sweep.param'],
+    ['sweep value below the minimum', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 0] } }), 'sweep.default[1]'],
+    ['sweep value twice', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 10] } }), 'sweep.default'],
+    ['fixture using the swept parameter', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 20] } }), 'fixture[0]'],
+    ['report on an undeclared metric', (d: ReturnType<typeof doc>) => Object.assign(d, { report: { charts: [{ kind: 'sweep', metric: 'nopm' }] } }), 'report.charts[0].metric'],
+    ['report primary metric undeclared', (d: ReturnType<typeof doc>) => Object.assign(d, { report: { primary_metric: 'nope' } }), 'report.primary_metric'],
+    ['report setting that is not a setting name', (d: ReturnType<typeof doc>) => Object.assign(d, { report: { relevant_settings: ['Shared Buffers'] } }), 'report.relevant_settings[0]'],
   ])('rejects %s at %s', (_name, mutate, path) => {
     const d = doc();
     mutate(d);
@@ -43,6 +51,26 @@ describe('ScenarioDocument', () => {
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.issues.map((i) => i.path)).toContain(path);
     if (!r.ok) expect(r.issues.every((i) => i.file === 'demo/scenario.yaml')).toBe(true);
+  });
+});
+
+describe('report', () => {
+  it('defaults to no extra charts and no relevant settings; accepts sweep and series charts', () => {
+    const plain = validateScenarioDocument(doc());
+    expect(plain.ok && plain.scenario.report).toEqual({ relevant_settings: [], charts: [] });
+    const r = validateScenarioDocument({
+      ...doc(),
+      report: {
+        primary_metric: 'size',
+        relevant_settings: ['maintenance_work_mem'],
+        charts: [
+          { kind: 'sweep', metric: 'duration', log: 'xy' },
+          { kind: 'series', metric: 'rows_per_s', unit: 'rows/s', better: 'higher', x_label: 'rows inserted' },
+        ],
+      },
+    });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.scenario.report.charts.map((c) => `${c.kind}:${c.log}`)).toEqual(['sweep:xy', 'series:none']);
   });
 });
 
@@ -64,6 +92,12 @@ describe('parameters', () => {
     if (!r.ok) {
       expect(r.errors).toEqual(expect.arrayContaining([expect.stringMatching(/rows=0: expected at least 1/), expect.stringMatching(/unknown parameter "nope"/), expect.stringMatching(/mode=a': expected one of: a, b/)]));
     }
+  });
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'])('refuses --param %s=x as unknown (own-property lookups only)', (name) => {
+    const r = resolveParams(defs, Object.fromEntries([[name, 'x']]));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toEqual([expect.stringMatching(new RegExp(`unknown parameter "${name}"`))]);
+    expect(() => substituteParams(`{{${name}}}`, { rows: 5 })).toThrow(/unknown parameter/);
   });
   it('substitutes declared placeholders only', () => {
     expect(findPlaceholders('a {{rows}} b {{ mode }}')).toEqual(['rows', 'mode']);

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { Engine } from './database.ts';
-import { boundedString, identifier, scalar } from './primitives.ts';
+import { MetricDef } from './metrics/index.ts';
+import { boundedString, identifier, ownValue, scalar } from './primitives.ts';
+import { paramName, settingName, settingValue } from './scenario-names.ts';
+import { PlainStep, Step } from './steps/index.ts';
 
 /**
  * The `scenario.yaml` of a scenario folder (`scenarios/<key>/`). A scenario is data a remote
@@ -9,17 +12,8 @@ import { boundedString, identifier, scalar } from './primitives.ts';
  * nothing in it is ever evaluated as code. Pure zod: no Node-only imports (the site reads it too).
  */
 
-/** `{{name}}` placeholders; names follow the parameter-name rule below. */
+/** `{{name}}` placeholders; names follow the parameter-name rule of scenario-names.ts. */
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-const paramName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a parameter name (letters, digits, _)');
-/** Relation names as written in SQL; schema-qualified allowed, quoting is not. */
-const relationName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/, 'must be a plain (optionally schema-qualified) relation name');
-const settingName = z.string().regex(/^[a-z_][a-z0-9_.]*$/, 'must be a server setting name such as maintenance_work_mem');
-const settingValue = z.union([z.string().max(200), z.number(), z.boolean()]);
-/** Files referenced by a scenario live in its folder: no directories, no dot-files. */
-const sqlFileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\.sql$/, 'must be a .sql file name inside the scenario folder');
 
 // ─── Parameters ──────────────────────────────────────────────────────────────────────────────
 const paramBase = {
@@ -62,55 +56,14 @@ export const ParamDef = z.discriminatedUnion('type', [IntegerParam, NumberParam,
 export type ParamDef = z.infer<typeof ParamDef>;
 export type ParamValue = number | boolean | string;
 
-// ─── Steps ───────────────────────────────────────────────────────────────────────────────────
-/**
- * Built-in step actions. Add a new action by adding a member to `PlainStep` (or `Step`) and an
- * executor in the runner's step registry; existing scenarios keep validating unchanged.
- */
-export const SqlStep = z
-  .strictObject({
-    action: z.literal('sql'),
-    /** Inline SQL; may contain several statements and `{{param}}` placeholders. */
-    sql: z.string().min(1).max(100_000).optional(),
-    /** Or a `.sql` file in the scenario folder. */
-    file: sqlFileName.optional(),
-    name: z.string().max(200).optional(),
-  })
-  .refine((s) => (s.sql === undefined) !== (s.file === undefined), {
-    message: 'expected exactly one of "sql" (inline text) or "file" (a .sql file in the folder)',
-  });
-export const SetStep = z.strictObject({
-  action: z.literal('set'),
-  /** Session setting, applied with set_config(name, value, false). */
-  name: settingName,
-  value: settingValue,
-});
-export const CollectKind = z.enum(['relation_sizes', 'table_stats', 'tuple_stats', 'wal']);
-export const CollectStep = z.strictObject({
-  action: z.literal('collect'),
-  /** What to record as a note: sizes, pg_stat_user_tables counters, pgstattuple figures, WAL position. */
-  what: z.array(CollectKind).min(1),
-  relations: z.array(relationName).default([]),
-  label: identifier,
-});
-/** Steps that may appear anywhere, including inside a timed block. */
-export const PlainStep = z.union([SqlStep, SetStep, CollectStep]);
-export type PlainStep = z.infer<typeof PlainStep>;
-export const TimedStep = z.strictObject({
-  action: z.literal('timed'),
-  /** The metric key that receives this block's wall time (a `timed` metric). */
-  metric: identifier.default('duration'),
-  steps: z.array(PlainStep).min(1),
-});
-export type TimedStep = z.infer<typeof TimedStep>;
-export const Step = z.union([PlainStep, TimedStep]);
-export type Step = z.infer<typeof Step>;
-
+// ─── Steps: one schema file per action in ./steps/, listed in STEP_SCHEMAS ─────────────────────
 // ─── Variants, comparisons, metrics ──────────────────────────────────────────────────────────
 export const Variant = z.strictObject({
   key: identifier,
   label: boundedString(200),
   description: z.string().max(2000).optional(),
+  /** Runs only on these engines (e.g. a MariaDB-only table option); elsewhere skipped with a note. */
+  engines: z.array(Engine).min(1).optional(),
   steps: z.array(Step).min(1),
 });
 export type Variant = z.infer<typeof Variant>;
@@ -118,66 +71,66 @@ export type Variant = z.infer<typeof Variant>;
 export const Comparison = z.strictObject({ baseline: identifier, candidate: identifier });
 export type Comparison = z.infer<typeof Comparison>;
 
-const metricBase = {
-  key: identifier,
-  label: z.string().max(200).optional(),
-  better: z.enum(['lower', 'higher']),
-};
-const sizeUnit = z.enum(['bytes', 'kB', 'MB']);
-/** Wall time of the variant's timed block with this metric key (monotonic clock). */
-export const TimedMetric = z.strictObject({ ...metricBase, source: z.literal('timed'), unit: z.enum(['s', 'ms']) });
-/** pg_table_size / pg_indexes_size / pg_total_relation_size before or after the timed block. */
-export const RelationSizeMetric = z.strictObject({
-  ...metricBase,
-  source: z.literal('relation_size'),
-  unit: sizeUnit,
-  relation: relationName,
-  part: z.enum(['table', 'indexes', 'total']),
-  at: z.enum(['before', 'after']),
-});
-export const TABLE_STAT_COUNTERS = [
-  'n_live_tup',
-  'n_dead_tup',
-  'n_tup_ins',
-  'n_tup_upd',
-  'n_tup_del',
-  'n_tup_hot_upd',
-  'seq_scan',
-  'idx_scan',
-  'vacuum_count',
-  'autovacuum_count',
-  'analyze_count',
-] as const;
+// Metric definitions: one schema file per source in ./metrics/, listed in METRIC_SCHEMAS.
+
+// ─── Report (how the site presents the scenario) ─────────────────────────────────────────────
+/** Axes drawn on a logarithmic scale: none, x only, y only or both (log–log). */
+const logAxes = z.enum(['none', 'x', 'y', 'xy']).default('none');
 /**
- * pg_stat_user_tables counters. They are per database and start at zero in a database cloned
- * from the fixture template, so `delta` is usually what you want.
+ * One metric against the sweep point (x = the swept parameter's value), one line per variant;
+ * the article's points are drawn apart from the measured ones, with the verdict per point.
  */
-export const TableStatMetric = z.strictObject({
-  ...metricBase,
-  source: z.literal('table_stat'),
-  unit: z.string().min(1).max(32),
-  relation: relationName,
-  counter: z.enum(TABLE_STAT_COUNTERS),
-  at: z.enum(['before', 'after', 'delta']),
+export const SweepChart = z.strictObject({
+  kind: z.literal('sweep'),
+  metric: identifier,
+  title: z.string().max(200).optional(),
+  /** Axis title for x; default: the swept parameter's description or name. */
+  x_label: z.string().max(100).optional(),
+  log: logAxes,
 });
-/** pgstattuple figures (exact, read from the heap; needs the pgstattuple extension). */
-export const TupleStatMetric = z.strictObject({
-  ...metricBase,
-  source: z.literal('tuple_stat'),
-  unit: z.string().min(1).max(32),
-  relation: relationName,
-  field: z.enum(['tuple_count', 'dead_tuple_count', 'tuple_len', 'dead_tuple_len', 'free_space', 'table_len']),
-  at: z.enum(['before', 'after']),
+/**
+ * A time-series metric (points recorded with `series(metric, x, value)`) against its x, one
+ * line per variant, with the point where two variants' lines cross marked.
+ */
+export const SeriesChart = z.strictObject({
+  kind: z.literal('series'),
+  metric: identifier,
+  title: z.string().max(200).optional(),
+  /** Unit and direction of the series' values (a series metric need not be in `metrics`). */
+  unit: z.string().min(1).max(32).optional(),
+  better: z.enum(['lower', 'higher']).optional(),
+  x_label: z.string().max(100).optional(),
+  x_unit: z.string().max(32).optional(),
+  log: logAxes,
 });
-/** WAL generated during the timed block (pg_stat_wal on PG14+, else the pg_current_wal_lsn difference). */
-export const WalMetric = z.strictObject({
-  ...metricBase,
-  source: z.literal('wal'),
-  unit: sizeUnit,
-  counter: z.literal('wal_bytes').default('wal_bytes'),
+export const ReportChart = z.discriminatedUnion('kind', [SweepChart, SeriesChart]);
+export type ReportChart = z.infer<typeof ReportChart>;
+/**
+ * A straight line fitted per variant over every unit of a run (least squares): `metric` against
+ * `per`, its slope × `factor` printed with `label` — e.g. sync_duration (ms) per datadir_files
+ * with factor 1000 and label "µs per file".
+ */
+export const ReportFit = z.strictObject({
+  metric: identifier,
+  per: identifier,
+  label: z.string().min(1).max(40),
+  factor: z.number().positive().default(1),
 });
-export const MetricDef = z.discriminatedUnion('source', [TimedMetric, RelationSizeMetric, TableStatMetric, TupleStatMetric, WalMetric]);
-export type MetricDef = z.infer<typeof MetricDef>;
+export type ReportFit = z.infer<typeof ReportFit>;
+export const ReportSpec = z.strictObject({
+  /** The metric that answers the scenario's question (default: duration, else the first metric). */
+  primary_metric: identifier.optional(),
+  /**
+   * Server settings that decide the outcome. The site compares only these with the article's
+   * and with other groups; a difference in one makes a verdict "not comparable".
+   */
+  relevant_settings: z.array(settingName).max(50).default([]),
+  /** Charts beyond the defaults (a distribution per metric and a difference plot per pair). */
+  charts: z.array(ReportChart).max(20).default([]),
+  /** Lines fitted across the run and printed by the runner after the tables. */
+  fits: z.array(ReportFit).max(10).optional(),
+});
+export type ReportSpec = z.infer<typeof ReportSpec>;
 
 // ─── The scenario document ───────────────────────────────────────────────────────────────────
 export const ScenarioDocument = z
@@ -185,6 +138,11 @@ export const ScenarioDocument = z
     key: identifier,
     title: boundedString(300),
     engines: z.array(Engine).min(1),
+    /**
+     * Where the scenario runs. Absent: the server named by `--target` (its driver is chosen by the
+     * URL protocol). `{ managed: postgresql }`: a throwaway cluster the runner creates and removes.
+     */
+    target: z.strictObject({ managed: Engine }).optional(),
     requires: z
       .strictObject({
         /** Minimum server_version_num, e.g. 120000 for INDEX_CLEANUP. */
@@ -199,8 +157,31 @@ export const ScenarioDocument = z
         session: z.record(settingName, settingValue).default({}),
         /** Server-wide settings the article used; a mismatch is recorded as a warning, not an error. */
         expect: z.record(settingName, settingValue).default({}),
+        /**
+         * Server-wide settings the runner changes for the run (`SET GLOBAL`; values may use
+         * `{{param}}` and size suffixes K/M/G): checked before anything is created (a user who may
+         * not change them gets an error), saved, and restored in every outcome. MySQL/MariaDB only.
+         */
+        global: z.record(settingName, settingValue).default({}),
       })
-      .default({ session: {}, expect: {} }),
+      .default({ session: {}, expect: {}, global: {} }),
+    /**
+     * Measure every variant at several values of one integer parameter (virtual users, table
+     * count), all in the same run: the fixture is built once, every sample carries its point.
+     */
+    sweep: z
+      .strictObject({
+        param: paramName,
+        default: z.array(z.number()).min(1).max(50),
+        published: z.array(z.number()).min(1).max(50).optional(),
+        /**
+         * `rounds` (default): every round visits every point (A B at 1, A B at 2, then again).
+         * `points`: all repetitions at one point before the next, for steps that build per-point
+         * state that is costly to change (recovery-init-sync grows its table set point by point).
+         */
+        order: z.enum(['rounds', 'points']).default('rounds'),
+      })
+      .optional(),
     /** Built once into a template database, then cloned before every variant × repetition. */
     fixture: z.array(PlainStep).min(1),
     variants: z.array(Variant).min(1).max(50),
@@ -210,8 +191,36 @@ export const ScenarioDocument = z
       default: z.number().int().min(1).max(1000),
       published: z.number().int().min(1).max(1000).optional(),
     }),
+    /** How the report site presents the scenario; optional. */
+    report: ReportSpec.default({ relevant_settings: [], charts: [] }),
   })
   .superRefine((doc, ctx) => {
+    if (doc.target && !doc.engines.includes(doc.target.managed)) {
+      ctx.addIssue({ code: 'custom', path: ['target', 'managed'], message: `a managed ${doc.target.managed} cluster, but engines lists only ${doc.engines.join(', ')}` });
+    }
+    const sweep = doc.sweep;
+    if (sweep) {
+      const def = ownValue(doc.params, sweep.param);
+      if (def?.type !== 'integer') {
+        ctx.addIssue({ code: 'custom', path: ['sweep', 'param'], message: def ? `the swept parameter must be an integer parameter; ${sweep.param} is ${def.type}` : `unknown parameter "${sweep.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}` });
+      } else {
+        for (const field of ['default', 'published'] as const) {
+          const list = sweep[field] ?? [];
+          list.forEach((value, i) => {
+            const problem = checkParamValue(def, value);
+            if (problem) ctx.addIssue({ code: 'custom', path: ['sweep', field, i], message: problem });
+          });
+          if (new Set(list).size !== list.length) ctx.addIssue({ code: 'custom', path: ['sweep', field], message: 'expected each value once' });
+        }
+      }
+      // The fixture is built once for every point, so it cannot depend on the swept value.
+      doc.fixture.forEach((s, j) => {
+        const text = s.action === 'sql' ? s.sql : s.action === 'set' && typeof s.value === 'string' ? s.value : undefined;
+        if (text !== undefined && findPlaceholders(text).includes(sweep.param)) {
+          ctx.addIssue({ code: 'custom', path: ['fixture', j], message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${sweep.param}}}` });
+        }
+      });
+    }
     const variantKeys = new Set<string>();
     doc.variants.forEach((v, i) => {
       if (variantKeys.has(v.key)) ctx.addIssue({ code: 'custom', path: ['variants', i, 'key'], message: `duplicate variant key "${v.key}"` });
@@ -237,6 +246,19 @@ export const ScenarioDocument = z
     doc.metrics.forEach((m, i) => {
       if (metricKeys.has(m.key)) ctx.addIssue({ code: 'custom', path: ['metrics', i, 'key'], message: `duplicate metric key "${m.key}"` });
       metricKeys.add(m.key);
+    });
+    if (doc.report.primary_metric !== undefined && !metricKeys.has(doc.report.primary_metric)) {
+      ctx.addIssue({ code: 'custom', path: ['report', 'primary_metric'], message: `unknown metric "${doc.report.primary_metric}"; expected one of: ${[...metricKeys].join(', ')}` });
+    }
+    doc.report.charts.forEach((c, i) => {
+      if (c.kind === 'sweep' && !metricKeys.has(c.metric)) {
+        ctx.addIssue({ code: 'custom', path: ['report', 'charts', i, 'metric'], message: `unknown metric "${c.metric}"; expected one of: ${[...metricKeys].join(', ')}` });
+      }
+    });
+    (doc.report.fits ?? []).forEach((f, i) => {
+      for (const field of ['metric', 'per'] as const) {
+        if (!metricKeys.has(f[field])) ctx.addIssue({ code: 'custom', path: ['report', 'fits', i, field], message: `unknown metric "${f[field]}"; expected one of: ${[...metricKeys].join(', ')}` });
+      }
     });
     const timedMetrics = new Set(doc.metrics.filter((m) => m.source === 'timed').map((m) => m.key));
     doc.variants.forEach((v, i) =>
@@ -267,23 +289,71 @@ export const ScenarioDocument = z
         }
       }
     };
+    // Every string field of every action (inline SQL, setting values, `rows: "{{rows}}"`…).
     const checkSteps = (steps: readonly Step[], base: (string | number)[]) =>
       steps.forEach((s, j) => {
-        if (s.action === 'sql' && s.sql !== undefined) checkText(s.sql, [...base, j, 'sql']);
-        if (s.action === 'set' && typeof s.value === 'string') checkText(s.value, [...base, j, 'value']);
+        for (const [field, value] of Object.entries(s)) if (typeof value === 'string') checkText(value, [...base, j, field]);
         if (s.action === 'timed') checkSteps(s.steps, [...base, j, 'steps']);
       });
+    for (const [name, value] of Object.entries(doc.settings.global)) if (typeof value === 'string') checkText(value, ['settings', 'global', name]);
     checkSteps(doc.fixture, ['fixture']);
     doc.variants.forEach((v, i) => checkSteps(v.steps, ['variants', i, 'steps']));
   });
 export type ScenarioDocument = z.infer<typeof ScenarioDocument>;
 
-/** `published.json` beside a scenario: the article's own figures, kept as reference data. */
-export const PublishedReference = z.looseObject({
+/** Repeated runs per variant as an article printed them (`runs_s` in seconds or `runs_ms`). */
+const PublishedRuns = z.record(z.string(), z.array(z.number()).min(1));
+
+/** One machine an article describes, with its own runs. */
+export const PublishedMachine = z.looseObject({
+  id: z.string().min(1).max(100),
+  label: z.string().max(300).optional(),
+  cpu_cores: z.number().int().min(1),
+  memory_gb: z.number().positive(),
+  disk: z.string(),
+  data_scale: z.number().optional(),
+  runs_s: PublishedRuns.optional(),
+  runs_ms: PublishedRuns.optional(),
+  /** The article's own average per variant, as printed ("0:03:46"). */
+  published_avg: z.record(z.string(), z.string()).optional(),
+});
+export type PublishedMachine = z.infer<typeof PublishedMachine>;
+
+/**
+ * `published.json` beside a scenario: the article's own figures, kept as reference data. The one
+ * schema of that file: the runner's loader, the published importer (results-db) and the site read
+ * it through `@tunelab/scenarios`. Unknown fields (setup details, sizes) are kept as narrative.
+ */
+export const PublishedFile = z.looseObject({
   source: z.looseObject({ title: boundedString(500), publisher: boundedString(200), kind: z.string().optional(), url: z.string().optional() }),
   scenario: identifier,
+  setup: z.looseObject({ server_settings: z.record(z.string(), z.string()).optional(), server_version: z.string().optional() }).optional(),
+  /** Variant key → what the article ran, in its words. */
+  variants: z.record(z.string(), z.string()).optional(),
+  /** Comparison pairs the article made, [baseline, candidate]. */
+  comparisons: z.array(z.tuple([z.string(), z.string()])).optional(),
+  metric: z.object({ name: z.string(), unit: z.string() }).optional(),
+  hardware: z.array(PublishedMachine).optional(),
+  /** Runs of an article that describes no machine. */
+  runs_s: PublishedRuns.optional(),
+  runs_ms: PublishedRuns.optional(),
+  /**
+   * Figures against a swept parameter (`sweep.param` of scenario.yaml): per point, each variant's
+   * runs, in `unit` of the scenario's metric `metric`. Imported as one run whose samples carry
+   * their point, so the site draws the article's points beside the measured ones.
+   */
+  sweep: z
+    .looseObject({
+      param: identifier,
+      metric: identifier,
+      unit: z.string().min(1).max(32),
+      points: z.array(z.looseObject({ value: z.number(), runs: PublishedRuns })).min(1).max(50),
+    })
+    .optional(),
+  /** Conclusions the article stated: "1-2 faster than 1-1" → per machine "37%", or sentences. */
+  published_conclusions: z.record(z.string(), z.unknown()).optional(),
 });
-export type PublishedReference = z.infer<typeof PublishedReference>;
+export type PublishedFile = z.infer<typeof PublishedFile>;
 
 /** One problem found in a scenario folder: which file, where inside it, what was expected. */
 export type ScenarioIssue = { file: string; path: string; message: string };
@@ -347,7 +417,7 @@ export function resolveParams(
     params[name] = scale === 'published' && def.published !== undefined ? def.published : def.default;
   }
   for (const [name, raw] of Object.entries(overrides)) {
-    const def = defs[name];
+    const def = ownValue(defs, name);
     if (!def) {
       errors.push(`unknown parameter "${name}"; expected one of: ${Object.keys(defs).join(', ') || '(none declared)'}`);
       continue;
@@ -371,7 +441,7 @@ export function resolveParams(
 /** Replaces `{{name}}` with validated values only; an unknown name is an error, never left in place. */
 export function substituteParams(text: string, params: Record<string, ParamValue>): string {
   return text.replace(PLACEHOLDER, (_, name: string) => {
-    const value = params[name];
+    const value = ownValue(params, name);
     if (value === undefined) throw new Error(`unknown parameter {{${name}}}`);
     return String(value);
   });

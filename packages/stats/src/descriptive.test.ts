@@ -62,7 +62,7 @@ describe('bad input is a RangeError that names the argument', () => {
 describe('summarize', () => {
   it('reports a single run without inventing a spread', () => {
     expect(summarize([42])).toEqual({
-      n: 1, mean: 42, median: 42, sd: null, se: null, cv: null, ci95: null, min: 42, max: 42, outliers: [],
+      n: 1, mean: 42, median: 42, sd: null, se: null, cv: null, ci95: null, min: 42, max: 42, outliers: [], overflow: false,
     });
   });
 

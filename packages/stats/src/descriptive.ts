@@ -6,7 +6,7 @@ export type ConfidenceInterval = Interval & { level: number };
 
 export function mean(values: readonly number[]): number {
   assertSample(values, 'values');
-  return sum(values) / values.length;
+  return meanOf(values);
 }
 
 export function median(values: readonly number[]): number {
@@ -14,20 +14,27 @@ export function median(values: readonly number[]): number {
   return sortedMedian([...values].sort((x, y) => x - y));
 }
 
-/** Sample standard deviation with Bessel's correction (divides by n − 1). */
+/**
+ * Sample standard deviation with Bessel's correction (divides by n − 1). Computed on values
+ * scaled near 1 (see `scaleOf`), so it is +Infinity only when the true figure exceeds the double
+ * range, never because a square overflowed on the way.
+ */
 export function sampleStdDev(values: readonly number[]): number {
   assertSample(values, 'values', 2);
-  return Math.sqrt(sampleVariance(values));
+  const k = scaleOf(values);
+  return k === 1 ? Math.sqrt(sampleVariance(values)) : Math.sqrt(sampleVariance(scaled(values, k))) / k;
 }
 
 export function standardError(values: readonly number[]): number {
   return sampleStdDev(values) / Math.sqrt(values.length);
 }
 
-/** sd / mean; undefined (RangeError) when the mean is 0. */
+/** sd / mean; undefined (RangeError) when the mean is 0. Scale-free, so computed on scaled values. */
 export function coefficientOfVariation(values: readonly number[]): number {
-  const sd = sampleStdDev(values);
-  const m = mean(values);
+  assertSample(values, 'values', 2);
+  const xs = scaled(values, scaleOf(values));
+  const sd = Math.sqrt(sampleVariance(xs));
+  const m = sum(xs) / xs.length;
   if (m === 0) throw new RangeError('values have mean 0, so their coefficient of variation is undefined');
   return sd / Math.abs(m);
 }
@@ -36,7 +43,7 @@ export function coefficientOfVariation(values: readonly number[]): number {
 export function confidenceIntervalMean(values: readonly number[], level = 0.95): ConfidenceInterval {
   assertSample(values, 'values', 2);
   assertProbability(level, 'level');
-  const m = mean(values);
+  const m = meanOf(values);
   const halfWidth = tQuantile(1 - (1 - level) / 2, values.length - 1) * standardError(values);
   return { low: m - halfWidth, high: m + halfWidth, level };
 }
@@ -61,7 +68,7 @@ export type RatioPair = { baseline: number; candidate: number };
 export function geometricMeanOfRatios(pairs: readonly RatioPair[], options: { shift?: number } = {}): number {
   const shift = options.shift ?? 0;
   if (!Number.isFinite(shift) || shift < 0) throw new RangeError(`shift must be a finite number >= 0 (got ${shift})`);
-  if (!Array.isArray(pairs) || pairs.length === 0) throw new RangeError('pairs must not be empty');
+  if (pairs.length === 0) throw new RangeError('pairs must not be empty');
   const ratios = pairs.map((pair, index) => {
     for (const side of ['baseline', 'candidate'] as const) {
       const value = pair[side];
@@ -75,6 +82,32 @@ export function geometricMeanOfRatios(pairs: readonly RatioPair[], options: { sh
 }
 
 // Internal helpers: callers have validated their input.
+
+/**
+ * A power of two that brings the largest magnitude of `values` near 1 when they are so large
+ * that sums and squares would overflow (or so small that squares would underflow); 1 otherwise.
+ * Multiplying by a power of two is exact, and every test statistic here (t, p, ratios, CIs of
+ * ratios) is scale-free, so the statistics are total over finite input: 1.8e308 gives numbers,
+ * not NaN.
+ */
+export function scaleOf(values: readonly number[]): number {
+  let largest = 0;
+  for (const value of values) largest = Math.max(largest, Math.abs(value));
+  if (largest === 0 || (largest < 2 ** 400 && largest > 2 ** -400)) return 1;
+  return 2 ** Math.max(-1000, Math.min(1000, -Math.floor(Math.log2(largest))));
+}
+
+export function scaled(values: readonly number[], k: number): readonly number[] {
+  return k === 1 ? values : values.map((value) => value * k);
+}
+
+/** The mean, finite for any finite input (a plain sum of values near 1.8e308 overflows). */
+export function meanOf(values: readonly number[]): number {
+  const plain = sum(values) / values.length;
+  if (Number.isFinite(plain)) return plain;
+  const k = scaleOf(values);
+  return sum(scaled(values, k)) / values.length / k;
+}
 
 export function sum(values: readonly number[]): number {
   // Neumaier summation keeps long runs of similar timings exact to the last bits.

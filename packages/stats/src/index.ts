@@ -30,3 +30,5 @@ export {
   type VerdictInput,
   type Verdict,
 } from './verdict.ts';
+export { findCrossings, interpolate, type Crossing, type CurvePoint } from './crossover.ts';
+export { seededRandom } from './random.ts';

@@ -1,5 +1,5 @@
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
-import { sampleVariance, sum, type Interval } from './descriptive.ts';
+import { sampleVariance, scaled, scaleOf, sum, type Interval } from './descriptive.ts';
 import { assertProbability, assertSample } from './validate.ts';
 
 export type RelativeDifference = {
@@ -28,13 +28,17 @@ export type RelativeDifference = {
  * `scripts/reference.py` computes the same interval with scipy for the tests.
  */
 export function relativeDifference(
-  baseline: readonly number[],
-  candidate: readonly number[],
+  rawBaseline: readonly number[],
+  rawCandidate: readonly number[],
   level = 0.95,
 ): RelativeDifference {
-  assertSample(baseline, 'baseline', 2);
-  assertSample(candidate, 'candidate', 2);
+  assertSample(rawBaseline, 'baseline', 2);
+  assertSample(rawCandidate, 'candidate', 2);
   assertProbability(level, 'level');
+  // The ratio and its interval are scale-free; only `absolute` is scaled back (it may overflow to ±∞).
+  const k = scaleOf([...rawBaseline, ...rawCandidate]);
+  const baseline = scaled(rawBaseline, k);
+  const candidate = scaled(rawCandidate, k);
   const mb = sum(baseline) / baseline.length;
   const mc = sum(candidate) / candidate.length;
   if (mb === 0) throw new RangeError('baseline has mean 0, so a relative difference is undefined');
@@ -42,7 +46,7 @@ export function relativeDifference(
   const vc = sampleVariance(candidate) / candidate.length;
   const ratio = mc / mb;
   const relative = ratio - 1;
-  const absolute = mc - mb;
+  const absolute = (mc - mb) / k;
   const scaledVb = ratio ** 2 * vb;
   const denominator = vc ** 2 / (candidate.length - 1) + scaledVb ** 2 / (baseline.length - 1);
   if (denominator === 0) {

@@ -1,6 +1,6 @@
 import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
-import { sampleVariance, sum } from './descriptive.ts';
+import { sampleVariance, scaled, scaleOf, sum } from './descriptive.ts';
 import { assertSample } from './validate.ts';
 
 export type WelchTTest = {
@@ -17,9 +17,13 @@ export type WelchTTest = {
  * Where scipy answers NaN — both samples without spread — this answers t = ±∞, p = 0 when the
  * means differ and t = 0, p = 1 when they are equal, with df = na + nb − 2.
  */
-export function welchTTest(a: readonly number[], b: readonly number[]): WelchTTest {
-  assertSample(a, 'a', 2);
-  assertSample(b, 'b', 2);
+export function welchTTest(rawA: readonly number[], rawB: readonly number[]): WelchTTest {
+  assertSample(rawA, 'a', 2);
+  assertSample(rawB, 'b', 2);
+  // t, df and p do not depend on the scale: huge values are scaled near 1 so nothing overflows.
+  const k = scaleOf([...rawA, ...rawB]);
+  const a = scaled(rawA, k);
+  const b = scaled(rawB, k);
   const difference = sum(a) / a.length - sum(b) / b.length;
   const va = sampleVariance(a) / a.length;
   const vb = sampleVariance(b) / b.length;

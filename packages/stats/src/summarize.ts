@@ -1,8 +1,10 @@
 import {
   coefficientOfVariation,
   confidenceIntervalMean,
-  mean,
   sampleStdDev,
+  meanOf,
+  scaled,
+  scaleOf,
   sortedMedian,
   standardError,
   type Interval,
@@ -25,6 +27,11 @@ export type Summary = {
   max: number;
   /** Indices into the input of values flagged by `findOutliers`. */
   outliers: number[];
+  /**
+   * True when a spread figure (sd, se, CI) exceeds the double range (values near ±1.8e308): those
+   * figures are null then, and a report says so instead of failing.
+   */
+  overflow: boolean;
 };
 
 /** Iglewicz & Hoaglin (1993), "How to Detect and Handle Outliers": flag |modified z| > 3.5. */
@@ -38,6 +45,8 @@ export const MAD_SCALE = 1.4826;
  */
 export function findOutliers(values: readonly number[]): number[] {
   assertSample(values, 'values');
+  // Modified z-scores are scale-free; scaled values keep |x − median| from overflowing.
+  values = scaled(values, scaleOf(values));
   const center = sortedMedian([...values].sort((x, y) => x - y));
   const mad = sortedMedian(values.map((value) => Math.abs(value - center)).sort((x, y) => x - y));
   if (mad === 0) return [];
@@ -48,19 +57,33 @@ export function findOutliers(values: readonly number[]): number[] {
 export function summarize(values: readonly number[]): Summary {
   assertSample(values, 'values');
   const sorted = [...values].sort((x, y) => x - y);
-  const m = mean(values);
+  const m = meanOf(values);
   const hasSpread = values.length >= 2;
   const ci = hasSpread ? confidenceIntervalMean(values, 0.95) : null;
+  const sd = hasSpread ? sampleStdDev(values) : null;
+  const se = hasSpread ? standardError(values) : null;
+  const finiteCi = ci && Number.isFinite(ci.low) && Number.isFinite(ci.high) ? { low: ci.low, high: ci.high } : null;
+  const overflow = (sd !== null && !Number.isFinite(sd)) || (se !== null && !Number.isFinite(se)) || (ci !== null && finiteCi === null);
   return {
     n: values.length,
     mean: m,
-    median: sortedMedian(sorted),
-    sd: hasSpread ? sampleStdDev(values) : null,
-    se: hasSpread ? standardError(values) : null,
+    // The midpoint of two values near ±1.8e308 overflows when added first.
+    median: values.length % 2 === 1 ? sortedMedian(sorted) : halfwayOf(sorted),
+    sd: sd !== null && Number.isFinite(sd) ? sd : null,
+    se: se !== null && Number.isFinite(se) ? se : null,
     cv: hasSpread && m !== 0 ? coefficientOfVariation(values) : null,
-    ci95: ci ? { low: ci.low, high: ci.high } : null,
+    ci95: finiteCi,
     min: sorted[0] ?? Number.NaN,
     max: sorted[sorted.length - 1] ?? Number.NaN,
     outliers: findOutliers(values),
+    overflow,
   };
+}
+
+function halfwayOf(sorted: readonly number[]): number {
+  const middle = sorted.length / 2;
+  const lower = sorted[middle - 1] ?? Number.NaN;
+  const upper = sorted[middle] ?? Number.NaN;
+  const plain = (lower + upper) / 2;
+  return Number.isFinite(plain) ? plain : lower / 2 + upper / 2;
 }

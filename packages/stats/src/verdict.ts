@@ -1,4 +1,4 @@
-import { sampleVariance, sum, type Interval } from './descriptive.ts';
+import { meanOf, sampleVariance, scaled, scaleOf, sum, type Interval } from './descriptive.ts';
 import { relativeDifference } from './relative-difference.ts';
 import { welchTTest } from './significance.ts';
 import { assertProbability, assertSample } from './validate.ts';
@@ -82,18 +82,22 @@ export function verdict(input: VerdictInput): Verdict {
   if (nBaseline < minN || nCandidate < minN) {
     return insufficient(`Not enough data to compare ${c} with ${b} (${n}; at least ${minN} runs of each are needed)`);
   }
-  const meanBaseline = sum(baseline.values) / nBaseline;
-  const meanCandidate = sum(candidate.values) / nCandidate;
-  const noSpread = sampleVariance(baseline.values) === 0 && sampleVariance(candidate.values) === 0;
+  // Everything below is scale-free: work on values scaled near 1 so that no sum overflows.
+  const k = scaleOf([...baseline.values, ...candidate.values]);
+  const xb = scaled(baseline.values, k);
+  const xc = scaled(candidate.values, k);
+  const meanBaseline = sum(xb) / nBaseline;
+  const meanCandidate = sum(xc) / nCandidate;
+  const noSpread = sampleVariance(xb) === 0 && sampleVariance(xc) === 0;
   if (noSpread && meanBaseline === meanCandidate) {
-    return insufficient(`${c} and ${b} cannot be compared: every run of both gave ${meanBaseline}, so there is no spread to judge by (${n})`);
+    return insufficient(`${c} and ${b} cannot be compared: every run of both gave ${meanOf(baseline.values)}, so there is no spread to judge by (${n})`);
   }
   if (meanBaseline <= 0) {
-    return insufficient(`${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanBaseline} (${n})`);
+    return insufficient(`${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)} (${n})`);
   }
 
-  const { p } = welchTTest(baseline.values, candidate.values);
-  const difference = relativeDifference(baseline.values, candidate.values, level);
+  const { p } = welchTTest(xb, xc);
+  const difference = relativeDifference(xb, xc, level);
   const sign = direction === 'lower-is-better' ? -1 : 1;
   const relative = sign * difference.relative;
   const ci = sign === 1 ? difference.ci : { low: -difference.ci.high, high: -difference.ci.low };

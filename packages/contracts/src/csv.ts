@@ -1,0 +1,23 @@
+/**
+ * The one CSV writer of every CSV TuneLab publishes (site downloads; any API export uses it too):
+ * RFC 4180 quoting, CRLF line ends, and formula neutralisation as OWASP recommends
+ * (https://owasp.org/www-community/attacks/CSV_Injection): a text cell that starts with
+ * `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so that a spreadsheet shows
+ * it instead of evaluating it. Numbers are written as numbers (a negative number stays −5, not '-5).
+ */
+export type CsvCell = string | number | boolean | null | undefined;
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export function csvCell(v: CsvCell): string {
+  if (v === null || v === undefined) return '';
+  // 12 significant digits: drops binary artefacts (45.663906000000004) and keeps every measured digit.
+  if (typeof v === 'number') return String(Number(v.toPrecision(12)));
+  if (typeof v === 'boolean') return String(v);
+  const s = FORMULA_START.test(v) ? `'${v}` : v;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function toCsv(header: string[], rows: CsvCell[][]): string {
+  return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}

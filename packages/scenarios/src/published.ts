@@ -1,0 +1,63 @@
+/**
+ * `scenarios/<key>/published.json`: the article's own figures, validated with the contracts'
+ * `PublishedFile`. The runner's loader, the published importer and the site read it here.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PublishedFile, type PublishedMachine, type ScenarioIssue } from '@tunelab/contracts';
+import { sha256Hex } from './hash.ts';
+
+export type PublishedData = {
+  file: PublishedFile;
+  /** sha256 of the file's bytes: the scenario version published runs are stored under. */
+  version: string;
+};
+
+/** The version of a published.json: sha256 of its bytes. */
+export const publishedVersion = (bytes: Uint8Array | string) => sha256Hex(bytes);
+
+/** Parses published.json bytes; problems name `label` (e.g. `demo/published.json`) and the field. */
+export function parsePublished(bytes: Uint8Array | string, label: string): { ok: true; published: PublishedData } | { ok: false; issues: ScenarioIssue[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
+  } catch (e) {
+    return { ok: false, issues: [{ file: label, path: '(file)', message: `invalid JSON: ${(e as Error).message}` }] };
+  }
+  const parsed = PublishedFile.safeParse(json);
+  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ file: label, path: i.path.join('.') || '(root)', message: i.message })) };
+  return { ok: true, published: { file: parsed.data, version: publishedVersion(bytes) } };
+}
+
+/** Reads `<dir>/published.json`; null when the folder has none. */
+export async function readPublishedBytes(dir: string): Promise<Buffer | null> {
+  return readFile(path.join(dir, 'published.json')).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  });
+}
+
+/** One machine's repeated runs in seconds (`runs_ms` divided by 1000); `machine` null for an article that describes none. */
+export type PublishedMachineRuns = { id: string; machine: PublishedMachine | null; runsSeconds: Record<string, number[]> };
+
+function runsInSeconds(r: { runs_s?: Record<string, number[]> | undefined; runs_ms?: Record<string, number[]> | undefined }) {
+  if (r.runs_s) return r.runs_s;
+  if (r.runs_ms) return Object.fromEntries(Object.entries(r.runs_ms).map(([k, v]) => [k, v.map((x) => x / 1000)]));
+  return null;
+}
+
+/**
+ * The machines of a published file that have repeated runs: each described machine, then
+ * `article` for top-level runs of an article that describes no machine. Empty when the article
+ * printed single figures only.
+ */
+export function publishedMachineRuns(file: PublishedFile): PublishedMachineRuns[] {
+  const out: PublishedMachineRuns[] = [];
+  for (const m of file.hardware ?? []) {
+    const runs = runsInSeconds(m);
+    if (runs) out.push({ id: m.id, machine: m, runsSeconds: runs });
+  }
+  const top = runsInSeconds(file);
+  if (top) out.push({ id: 'article', machine: null, runsSeconds: top });
+  return out;
+}

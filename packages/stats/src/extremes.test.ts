@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { mannWhitneyU, relativeDifference, summarize, verdict, welchTTest } from './index.ts';
+
+// Issue 13: a sample of 1.7976931348623157e308 (or 1e155 × repetition) made the statistics
+// answer NaN ("p must be a number") and broke every comparison. Every statistic is total over
+// finite input: it gives numbers, and spread figures beyond the double range are reported as such.
+const MAX = Number.MAX_VALUE;
+
+describe('statistics over extreme finite values', () => {
+  it('summarizes values near the double maximum: mean and median finite, spread reported as overflow', () => {
+    const s = summarize([MAX, -MAX, MAX, -MAX]);
+    expect(Number.isFinite(s.mean)).toBe(true);
+    expect(Number.isFinite(s.median)).toBe(true);
+    expect(s.overflow).toBe(true);
+    expect(s.sd).toBeNull();
+    expect(s.ci95).toBeNull();
+  });
+
+  it('summarizes 1e155 × repetition with a finite sd (the squares no longer overflow)', () => {
+    const s = summarize([1e155, 2e155, 3e155, 4e155, 5e155]);
+    expect(s.overflow).toBe(false);
+    expect(s.mean).toBeCloseTo(3e155, -140);
+    expect(s.sd! / 1e155).toBeCloseTo(Math.sqrt(2.5), 10);
+    expect(s.ci95).not.toBeNull();
+  });
+
+  it('gives the same t, df and p for values scaled by 2^1000 as for the values themselves', () => {
+    const a = [4.368, 4.311, 4.402, 4.29, 4.35];
+    const b = [3.1, 3.05, 3.2, 3.15, 3.12];
+    const k = 2 ** 1000;
+    const plain = welchTTest(a, b);
+    const huge = welchTTest(a.map((x) => x * k), b.map((x) => x * k));
+    expect(huge.p).toBe(plain.p);
+    expect(huge.t).toBe(plain.t);
+    expect(relativeDifference(a.map((x) => x * k), b.map((x) => x * k)).relative).toBe(relativeDifference(a, b).relative);
+  });
+
+  it('reaches a verdict (with a p-value) on values near the maximum instead of throwing', () => {
+    const v = verdict({
+      baseline: { label: 'a', values: [MAX, MAX * 0.99, MAX * 0.98] },
+      candidate: { label: 'b', values: [MAX * 0.5, MAX * 0.49, MAX * 0.51] },
+      direction: 'lower-is-better',
+    });
+    expect(v.kind).toBe('faster');
+    expect(Number.isFinite(v.p)).toBe(true);
+    expect(v.sentence).toMatch(/^b is 49\.\d% faster than a \(95% CI/);
+    const rd = relativeDifference([MAX, MAX * 0.99], [-MAX, -MAX * 0.99]);
+    expect(rd.absolute).toBe(-Infinity);
+    expect(Number.isFinite(rd.relative)).toBe(true);
+  });
+
+  it('ranks extreme values like any others', () => {
+    expect(mannWhitneyU([MAX, MAX / 2, MAX / 3], [-MAX, 1, 2]).p).toBeGreaterThan(0);
+  });
+});
