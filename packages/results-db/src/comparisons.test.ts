@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComparisonQuery, FindingsQuery, RunSubmission, SimilarHardwareQuery } from '@tunelab/contracts';
-import { createTestDatabase, openResultsDb, type ResultsDb } from './index.ts';
+import { openResultsDb, type ResultsDb } from './index.ts';
+import { createTestDatabase, prismaOf } from './testing.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
 const V1 = 'a'.repeat(64);
@@ -46,6 +47,31 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       await pgdb?.drop();
     });
 
+    it('groups per sweep point, carries the point in groups and findings, and filters by point', async () => {
+      const doc = submission({ version: 'c'.repeat(64), durations: {} });
+      doc.scenario.key = 'cmp-sweep';
+      const at = (vus: number, a: number[], b: number[]) =>
+        Object.entries({ a, b }).flatMap(([variant, xs]) => xs.map((value, i) => ({ variant, repetition: i + 1, metric: 'tps', unit: 'tx/s', value, point: { param: 'vus', value: vus } })));
+      doc.samples = [...at(1, [100, 101, 99], [100, 102, 98]), ...at(8, [400, 405, 395], [600, 610, 590])];
+      await ingest(doc);
+      const res = await db.compare(ComparisonQuery.parse({ scenario: 'cmp-sweep', metric: 'tps', direction: 'higher-is-better' }));
+      expect(res.groups.map((g) => g.point)).toEqual([{ param: 'vus', value: 1 }, { param: 'vus', value: 8 }]);
+      expect(res.groups.map((g) => g.variants.map((v) => v.n))).toEqual([[3, 3], [3, 3]]);
+      expect(res.groups[0]!.key).toMatch(/@vus=1$/);
+      const at8 = res.groups[1]!;
+      expect(at8.variants.find((v) => v.variant === 'b')!.mean).toBeCloseTo(600, 6);
+      expect(at8.comparisons[0]!.verdict.significant).toBe(true);
+      expect(res.groups[0]!.comparisons[0]!.verdict.significant).toBe(false);
+      const only8 = await db.compare(ComparisonQuery.parse({ scenario: 'cmp-sweep', metric: 'tps', point: '8' }));
+      expect(only8.groups.map((g) => g.point?.value)).toEqual([8]);
+      const findings = await db.listFindings(FindingsQuery.parse({ scenario: 'cmp-sweep', metric: 'tps' }));
+      expect(findings.items.map((f) => f.point?.value).sort()).toEqual([1, 8]);
+      expect(findings.items.find((f) => f.point?.value === 8)!.links.comparison).toContain('point=8');
+      // Groups without a sweep carry no point.
+      const plain = await db.compare(ComparisonQuery.parse({ scenario: 'cmp' }));
+      expect(plain.groups.every((g) => g.point === undefined)).toBe(true);
+    });
+
     it('never pools two scenario versions; lists database versions and warns when majors mix', async () => {
       const res = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', hardware: undefined, storage: 'ssd', maxCores: 2 }));
       expect(res.groups.map((g) => g.scenario.version).sort()).toEqual([V1, V2]);
@@ -86,7 +112,7 @@ for (const backend of ['postgresql', 'pglite'] as const) {
     });
 
     it('similar hardware: same storage first, then distance in cores and memory', async () => {
-      const hdd = await db.prisma.hardwareProfile.findFirstOrThrow({ where: { cpuModel: 'Spinning box' } });
+      const hdd = await prismaOf(db).hardwareProfile.findFirstOrThrow({ where: { cpuModel: 'Spinning box' } });
       const res = (await db.findSimilarHardware(hdd.fingerprint, SimilarHardwareQuery.parse({})))!;
       expect(res.items.map((i) => i.class)).toEqual(['2 cores / 24 GB / HDD', '2 cores / 24 GB / SSD', '8 cores / 32 GB / SSD']);
       expect(res.items[0]).toMatchObject({ sameStorage: true, distance: 0 });

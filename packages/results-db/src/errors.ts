@@ -10,9 +10,11 @@ const UNAVAILABLE_CODES = new Set([
   'P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028',
   'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH',
   '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004',
+  // statement_timeout / idle_in_transaction_session_timeout: the database did not answer in time.
+  '57014', '25P03',
 ]);
 const UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'DatabaseDoesNotExist', 'TransactionAlreadyClosed']);
-const UNAVAILABLE_MESSAGE = /Connection terminated|connection (?:closed|refused|reset)|ECONNREFUSED|ECONNRESET|Can't reach database|terminating connection|server closed the connection|Client has encountered a connection error|timeout exceeded when trying to connect|Transaction already closed|Cannot use a pool after calling end/i;
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection (?:closed|refused|reset)|ECONNREFUSED|ECONNRESET|Can't reach database|terminating connection|server closed the connection|Client has encountered a connection error|timeout exceeded when trying to connect|Transaction already closed|Cannot use a pool after calling end|Query read timeout|connection timeout|canceling statement due to statement timeout/i;
 
 /** True when an error means "the results database is not reachable right now" (→ HTTP 503). */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {

@@ -36,8 +36,19 @@ const runLink = (id: string) => `/v1/runs/${id}`;
  * idempotency_key decides, the losers (no row returned, or a unique violation on the slow path)
  * read the winner's answer.
  */
+/**
+ * Idempotency keys are scoped per runner: runner B sending runner A's key gets its own run, and
+ * no runner can take a key of the published import (`published:…`, stored without a runner).
+ * The stored key is `runner:<runner id>:<key>`; rows stored before the scoping keep their bare
+ * key and are still found for the runner that stored them (see findParents).
+ */
+export function storedIdempotencyKey(key: string, runnerId: string | null): string {
+  return runnerId ? `runner:${runnerId}:${key}` : key;
+}
+
 export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: IngestInput): Promise<IngestResult> {
   const s = input.submission;
+  const storedKey = storedIdempotencyKey(input.idempotencyKey, input.runnerId);
   const hash = requestHash(input.document);
   const source = input.source ?? 'measured';
   const fingerprint = hardwareFingerprint(s.hardware);
@@ -46,15 +57,19 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
 
   let stored: { id: string; received_at: Date } | undefined;
   try {
-    const found = await findParents(sql, s, fingerprint, envHash, input.runnerId);
-    stored = found
-      ? await insertRun(sql, input, hash, source, found)
-      : await sql.transaction(async (tx) => insertRun(tx, input, hash, source, await createParents(tx, s, fingerprint, hardwareClass, envHash, source)));
+    const found = await findParents(sql, s, fingerprint, envHash, input.runnerId, input.idempotencyKey);
+    if (found.legacy) {
+      const earlier = await findByKey(prisma, input.idempotencyKey);
+      if (earlier) return replay(earlier, hash, input.idempotencyKey);
+    }
+    stored = found.parents
+      ? await insertRun(sql, input, storedKey, hash, source, found.parents)
+      : await sql.transaction(async (tx) => insertRun(tx, input, storedKey, hash, source, await createParents(tx, s, fingerprint, hardwareClass, envHash, source)));
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
   }
   if (!stored) {
-    const winner = await findByKey(prisma, input.idempotencyKey);
+    const winner = await findByKey(prisma, storedKey);
     if (!winner) throw new Error(`run with Idempotency-Key ${input.idempotencyKey} neither stored nor found`);
     return replay(winner, hash, input.idempotencyKey);
   }
@@ -114,10 +129,18 @@ type Parents = { versionId: string; hardwareId: string; environmentId: string };
 
 /**
  * Parent ids in one round trip. It also marks the runner seen — at most once a minute, so that
- * a busy runner does not rewrite its row (and flush WAL) on every submission.
+ * a busy runner does not rewrite its row (and flush WAL) on every submission — and tells whether
+ * this runner stored a run under the bare key before keys were scoped (`legacy`).
  */
-async function findParents(db: Query, s: RunSubmission, fingerprint: string, envHash: string, runnerId: string | null): Promise<Parents | null> {
-  const [row] = await db.query<{ version_id: string | null; hardware_id: string | null; environment_id: string | null }>(
+async function findParents(
+  db: Query,
+  s: RunSubmission,
+  fingerprint: string,
+  envHash: string,
+  runnerId: string | null,
+  key: string,
+): Promise<{ parents: Parents | null; legacy: boolean }> {
+  const [row] = await db.query<{ version_id: string | null; hardware_id: string | null; environment_id: string | null; legacy: boolean }>(
     `WITH touch AS (
        UPDATE runners SET last_seen_at = now()
        WHERE id = $1::uuid AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')
@@ -126,11 +149,13 @@ async function findParents(db: Query, s: RunSubmission, fingerprint: string, env
               WHERE sc.key = $2 AND v.version_hash = $3) AS version_id,
             (SELECT id::text FROM hardware_profiles WHERE fingerprint = $4) AS hardware_id,
             (SELECT id::text FROM database_environments
-              WHERE engine = $5 AND version = $6 AND settings_hash = $7) AS environment_id`,
-    [runnerId, s.scenario.key, s.scenario.version, fingerprint, s.database.engine, s.database.version, envHash],
+              WHERE engine = $5 AND version = $6 AND settings_hash = $7) AS environment_id,
+            EXISTS (SELECT 1 FROM runs WHERE idempotency_key = $8 AND runner_id = $1::uuid) AS legacy`,
+    [runnerId, s.scenario.key, s.scenario.version, fingerprint, s.database.engine, s.database.version, envHash, key],
   );
-  if (!row?.version_id || !row.hardware_id || !row.environment_id) return null;
-  return { versionId: row.version_id, hardwareId: row.hardware_id, environmentId: row.environment_id };
+  const legacy = row?.legacy === true;
+  if (!row?.version_id || !row.hardware_id || !row.environment_id) return { parents: null, legacy };
+  return { parents: { versionId: row.version_id, hardwareId: row.hardware_id, environmentId: row.environment_id }, legacy };
 }
 
 async function insertOrGet(db: Query, insert: string, insertParams: unknown[], select: string, selectParams: unknown[]): Promise<string> {
@@ -197,7 +222,7 @@ async function createParents(tx: Query, s: RunSubmission, fingerprint: string, h
  * `timeSeries` gives no rows); numbers parse to the same doubles in PostgreSQL as in JavaScript
  * (both round correctly), and for a repeated key both take the last value.
  */
-async function insertRun(db: Query, input: IngestInput, hash: string, source: string, p: Parents) {
+async function insertRun(db: Query, input: IngestInput, storedKey: string, hash: string, source: string, p: Parents) {
   const s = input.submission;
   const [row] = await db.query<{ id: string; received_at: Date }>(
     `WITH doc AS (
@@ -210,19 +235,19 @@ async function insertRun(db: Query, input: IngestInput, hash: string, source: st
        ON CONFLICT (idempotency_key) DO NOTHING
        RETURNING id, received_at
      ), s AS (
-       INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value)
-       SELECT run.id, $7::uuid, $8::uuid, t.variant, t.repetition, t.metric, t.unit, t.value
-       FROM run, doc, json_to_recordset(doc.d -> 'samples') AS t(variant text, repetition int, metric text, unit text, value float8)
+       INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value, point_param, point_value)
+       SELECT run.id, $7::uuid, $8::uuid, t.variant, t.repetition, t.metric, t.unit, t.value, t.point ->> 'param', (t.point ->> 'value')::float8
+       FROM run, doc, json_to_recordset(doc.d -> 'samples') AS t(variant text, repetition int, metric text, unit text, value float8, point json)
      ), p AS (
-       INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value)
-       SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value
-       FROM run, doc, json_to_recordset(COALESCE(doc.d -> 'timeSeries', '[]'::json)) AS t(variant text, repetition int, metric text, x float8, value float8)
+       INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value, point_param, point_value)
+       SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value, t.point ->> 'param', (t.point ->> 'value')::float8
+       FROM run, doc, json_to_recordset(COALESCE(doc.d -> 'timeSeries', '[]'::json)) AS t(variant text, repetition int, metric text, x float8, value float8, point json)
      ), seen AS (
        UPDATE hardware_profiles SET last_seen_at = now()
        WHERE id = $8::uuid AND last_seen_at < now() - interval '1 minute' AND EXISTS (SELECT 1 FROM run)
      )
      SELECT id::text, received_at FROM run`,
-    [JSON.stringify(input.document), randomUUID(), input.idempotencyKey, hash, source, input.runnerId, p.versionId, p.hardwareId,
+    [JSON.stringify(input.document), randomUUID(), storedKey, hash, source, input.runnerId, p.versionId, p.hardwareId,
       p.environmentId, JSON.stringify(s.params), s.runnerVersion, s.startedAt, s.finishedAt, s.samples.length, s.timeSeries.length],
   );
   return row;

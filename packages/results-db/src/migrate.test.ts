@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations, createTestDatabase, openResultsDb, readMigrations } from './index.ts';
+import { applyMigrations, openResultsDb, readMigrations } from './index.ts';
 import { MIGRATIONS_DIR } from './migrate.ts';
+import { createTestDatabase, scriptsOf } from './testing.ts';
 
 const TABLES = ['database_environments', 'hardware_profiles', 'runners', 'runs', 'samples', 'scenario_versions', 'scenarios', 'time_series_points'];
 
@@ -107,11 +108,11 @@ describe('a migration edited after it was applied', () => {
     const r = await openResultsDb(undefined, { dataDir: 'memory://' });
     try {
       await cp(MIGRATIONS_DIR, dir, { recursive: true });
-      await applyMigrations(r.scripts, dir);
+      await applyMigrations(scriptsOf(r), dir);
       const [first] = await readMigrations(dir);
       await appendFile(join(dir, first!.name, 'migration.sql'), '\n-- edited\n');
       await writeFile(join(dir, 'zzzz_later', 'migration.sql'), 'CREATE TABLE later (id int);').catch(() => undefined);
-      await expect(applyMigrations(r.scripts, dir)).rejects.toThrow(new RegExp(`migration ${first!.name} was modified`));
+      await expect(applyMigrations(scriptsOf(r), dir)).rejects.toThrow(new RegExp(`migration ${first!.name} was modified`));
     } finally {
       await r.close();
       await rm(dir, { recursive: true, force: true });
@@ -126,8 +127,8 @@ describe('a migration edited after it was applied', () => {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(join(dir, '29990101000000_broken'));
       await writeFile(join(dir, '29990101000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n');
-      await expect(applyMigrations(r.scripts, dir)).rejects.toThrow(/no_such_function/);
-      const rows = await r.scripts.queryRows<{ n: number }>(
+      await expect(applyMigrations(scriptsOf(r), dir)).rejects.toThrow(/no_such_function/);
+      const rows = await scriptsOf(r).queryRows<{ n: number }>(
         `SELECT (SELECT count(*)::int FROM pg_tables WHERE tablename = 'half_done') + (SELECT count(*)::int FROM _prisma_migrations WHERE migration_name LIKE '%broken') AS n`,
       );
       expect(rows[0]?.n).toBe(0);

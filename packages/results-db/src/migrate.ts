@@ -9,7 +9,8 @@
  * The "already applied?" check happens inside the locked transaction (a DO block), not before it,
  * so there is no check-then-act race.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { sha256Hex } from '@tunelab/scenarios';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -49,7 +50,7 @@ export async function readMigrations(dir: URL | string = MIGRATIONS_DIR): Promis
   for (const name of names) {
     if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`migration folder name ${JSON.stringify(name)} must be [A-Za-z0-9_]`);
     const sql = await readFile(join(path, name, 'migration.sql'), 'utf8');
-    out.push({ name, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+    out.push({ name, sql, checksum: sha256Hex(sql) });
   }
   return out;
 }

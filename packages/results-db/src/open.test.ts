@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConnection } from './open.ts';
-import { createTestDatabase, isDatabaseUnavailable } from './index.ts';
+import { isDatabaseUnavailable } from './index.ts';
+import { createTestDatabase } from './testing.ts';
 
 describe('a PostgreSQL connection dying while checked out', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -9,13 +9,35 @@ import { applyMigrations, type MigrationResult, type ScriptRunner } from './migr
 import { isDatabaseUnavailable } from './errors.ts';
 
 export const DEFAULT_DATA_DIR = '.tunelab/results';
+/** Migrations may build indexes on large tables: an hour, not the request deadline. */
+const MIGRATION_QUERY_TIMEOUT_MS = 3_600_000;
 
 export type OpenOptions = {
   /** PGlite data directory when no URL is given (default `.tunelab/results`). `memory://` for in-memory. */
   dataDir?: string;
   /** Connection pool size for PostgreSQL. */
   poolSize?: number;
+  /** Timeouts of the PostgreSQL pool (defaults: DEFAULT_DB_TIMEOUTS). */
+  timeouts?: Partial<DatabaseTimeouts>;
 };
+
+/**
+ * Every PostgreSQL call has a deadline, and a connection that died silently (no FIN/RST: a
+ * network cut, a stalled proxy) is thrown away instead of being handed out again:
+ * - `statementMs`: the server cancels a statement after this (`statement_timeout`), and the
+ *   client gives up on an answer 500 ms later (`query_timeout`, for when the server cannot even
+ *   be told). A query that timed out destroys its connection (pool.query and our transactions
+ *   release it with the error), so the pool heals by itself once the database is back;
+ * - `connectMs`: opening a connection, or waiting for a free one (`connectionTimeoutMillis`);
+ * - idle in transaction: the server ends a session that sits in an open transaction for
+ *   2 × statementMs (`idle_in_transaction_session_timeout`), so a client that vanished mid-
+ *   transaction does not hold locks;
+ * - `idleMs`: idle pooled connections are closed after this; `keepAliveMs`: TCP keepalive probes
+ *   start after this much silence.
+ * Migrations run without a statement timeout (an index build may take long).
+ */
+export type DatabaseTimeouts = { statementMs: number; connectMs: number; idleMs: number; keepAliveMs: number };
+export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
 
 /** Parameterized SQL straight to the driver ($1, $2 …): the ingest hot path, without Prisma's query engine. */
 export type SqlRunner = {
@@ -31,13 +53,24 @@ export type Connection = {
   scripts: ScriptRunner;
   /** Where the data lives, for messages ("embedded PGlite in .tunelab/results"). */
   description: string;
-  migrate(): Promise<MigrationResult>;
-  close(): Promise<void>;
+  migrate: () => Promise<MigrationResult>;
+  close: () => Promise<void>;
 };
 
 export async function openConnection(url?: string, options: OpenOptions = {}): Promise<Connection> {
   if (url) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    const t = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      statement_timeout: t.statementMs,
+      query_timeout: t.statementMs + 500,
+      idle_in_transaction_session_timeout: 2 * t.statementMs,
+      connectionTimeoutMillis: t.connectMs,
+      idleTimeoutMillis: t.idleMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: t.keepAliveMs,
+    });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on('error', () => {});
     const factory = new PrismaPg(pool, { disposeExternalPool: false });
@@ -50,13 +83,19 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
     const scripts: ScriptRunner = {
       executeScript: (sql) =>
         withClient(driver, async (client) => {
+          await client.query('SET statement_timeout = 0');
           try {
-            await client.query(sql);
+            // pg reads a per-query `query_timeout` (not in its types) before the pool's default.
+            const script: pg.QueryConfig & { query_timeout: number } = { text: sql, query_timeout: MIGRATION_QUERY_TIMEOUT_MS };
+            await client.query(script);
           } catch (err) {
             // A failed statement leaves an explicit BEGIN open in the aborted state; end it here
             // so the connection goes back to the pool clean.
-            await client.query('ROLLBACK').catch(() => undefined);
+            if (!isDatabaseUnavailable(err)) await client.query('ROLLBACK').catch(() => undefined);
             throw err;
+          } finally {
+            // Back to the session default from the connection's startup options.
+            await client.query('RESET statement_timeout').catch(() => undefined);
           }
         }),
       queryRows: async <T,>(sql: string) => (await driver.query(sql)).rows as T[],
@@ -71,7 +110,10 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
             await client.query('COMMIT');
             return out;
           } catch (err) {
-            await client.query('ROLLBACK').catch(() => undefined);
+            // On a dead or timed-out connection a ROLLBACK would only wait for another timeout:
+            // the connection is destroyed instead, and the server rolls back when it notices
+            // (or after idle_in_transaction_session_timeout).
+            if (!isDatabaseUnavailable(err)) await client.query('ROLLBACK').catch(() => undefined);
             throw err;
           }
         }),

@@ -14,13 +14,13 @@
  *   its hardware class is "unspecified (published)". hardware_profiles.source = 'published'.
  * - Durations are stored in seconds (`runs_ms` is divided by 1000), like the scenarios' timed metrics.
  * - The article's declared comparison pairs are recorded on the scenario version.
- * - Files whose figures are single values rather than repeated runs are skipped with a reason.
+ * - A `sweep` table (figures per point of a swept parameter) becomes one run of the article whose
+ *   samples carry their point, in the unit the file states.
+ * - Files whose figures are single values rather than repeated runs or a sweep are skipped with a reason.
  */
-import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { RunSubmission, parseServerVersion, type RunSubmissionInput } from '@tunelab/contracts';
+import path from 'node:path';
+import { RunSubmission, parseServerVersion, type PublishedFile, type RunSubmissionInput } from '@tunelab/contracts';
+import { listScenarioDirs, parsePublished, publishedMachineRuns, readPublishedBytes, ScenarioError } from '@tunelab/scenarios';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { ingestRun } from './ingest.ts';
@@ -30,32 +30,6 @@ const GIB = 1024 ** 3;
 const UNKNOWN_DATE = '1970-01-01T00:00:00.000Z';
 export const PUBLISHED_RUNNER_VERSION = '0.0.0+published';
 export const UNSPECIFIED_HARDWARE_CLASS = 'unspecified (published)';
-
-const runs = z.record(z.string(), z.array(z.number()).min(1));
-const PublishedMachine = z.object({
-  id: z.string().min(1).max(100),
-  label: z.string().max(300).optional(),
-  cpu_cores: z.number().int().min(1),
-  memory_gb: z.number().positive(),
-  disk: z.string(),
-  data_scale: z.number().optional(),
-  runs_s: runs.optional(),
-  runs_ms: runs.optional(),
-  published_avg: z.record(z.string(), z.string()).optional(),
-});
-const PublishedFile = z.object({
-  source: z.object({ title: z.string(), publisher: z.string().optional(), kind: z.string().optional() }).optional(),
-  scenario: z.string().min(1).max(100),
-  setup: z.object({ server_settings: z.record(z.string(), z.string()).optional(), server_version: z.string().optional() }).loose().optional(),
-  variants: z.record(z.string(), z.string()).optional(),
-  comparisons: z.array(z.tuple([z.string(), z.string()])).optional(),
-  metric: z.object({ name: z.string(), unit: z.string() }).optional(),
-  hardware: z.array(PublishedMachine).optional(),
-  runs_s: runs.optional(),
-  runs_ms: runs.optional(),
-});
-type PublishedFile = z.infer<typeof PublishedFile>;
-type PublishedMachine = z.infer<typeof PublishedMachine>;
 
 export type PublishedImportItem = {
   scenario: string;
@@ -74,16 +48,6 @@ export class PublishedImportError extends Error {}
 
 const STORAGE: Record<string, 'ssd' | 'hdd' | 'nvme'> = { ssd: 'ssd', hdd: 'hdd', nvme: 'nvme' };
 
-/** The version of a published.json: sha256 of its bytes. */
-export const publishedVersion = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
-
-/** Runs in seconds; `runs_ms` converted. */
-function runsInSeconds(r: { runs_s?: Record<string, number[]> | undefined; runs_ms?: Record<string, number[]> | undefined }) {
-  if (r.runs_s) return r.runs_s;
-  if (r.runs_ms) return Object.fromEntries(Object.entries(r.runs_ms).map(([k, v]) => [k, v.map((x) => x / 1000)]));
-  return null;
-}
-
 function serverVersion(file: PublishedFile): { version: string; major: number; minor: number } {
   // depesz's VACUUM FULL INPLACE ran on an 8.5 development build (see published.json variants).
   const stated = file.setup?.server_version ?? Object.values(file.variants ?? {}).map((t) => /server (\d+\.\d+[-\w]*)/.exec(t)?.[1]).find(Boolean);
@@ -92,21 +56,12 @@ function serverVersion(file: PublishedFile): { version: string; major: number; m
 }
 
 /** Builds the submissions one published.json stands for; pure, for tests and the importer. */
-export function publishedSubmissions(bytes: Buffer | string): { version: string; file: PublishedFile; runs: { machine: string; submission: RunSubmissionInput }[] } {
-  const file = PublishedFile.parse(JSON.parse(String(bytes)));
-  const version = publishedVersion(bytes);
+export function publishedSubmissions(file: PublishedFile, version: string): { machine: string; submission: RunSubmissionInput }[] {
   const metric = file.metric?.name ?? 'duration';
   const db = serverVersion(file);
-  const machines: (PublishedMachine | { id: 'article'; unspecified: true; runs: Record<string, number[]> })[] = [];
-  for (const m of file.hardware ?? []) machines.push(m);
-  const top = runsInSeconds(file);
-  if (top) machines.push({ id: 'article', unspecified: true, runs: top });
-
-  const out = machines.flatMap((m) => {
-    const values = 'unspecified' in m ? m.runs : runsInSeconds(m);
-    if (!values) return [];
+  const machineRuns = publishedMachineRuns(file).map(({ id, machine: m, runsSeconds: values }) => {
     const hardware =
-      'unspecified' in m
+      m === null
         ? {
             cpuModel: `unspecified (published: ${file.source?.publisher ?? file.scenario}, hardware not described)`,
             physicalCores: 1,
@@ -129,9 +84,9 @@ export function publishedSubmissions(bytes: Buffer | string): { version: string;
             kernel: 'unspecified',
             virtualization: null,
           };
-    const params: Record<string, string | number> = { 'published.machine': m.id };
+    const params: Record<string, string | number> = { 'published.machine': id };
     if (file.source?.title) params['published.title'] = file.source.title;
-    if (!('unspecified' in m)) {
+    if (m !== null) {
       if (m.label) params['published.label'] = m.label;
       if (m.data_scale !== undefined) params['published.data_scale'] = m.data_scale;
       for (const [variant, avg] of Object.entries(m.published_avg ?? {})) params[`published.avg.${variant}`] = avg;
@@ -149,9 +104,38 @@ export function publishedSubmissions(bytes: Buffer | string): { version: string;
       ),
       notes: [{ kind: 'published', text: `Figures published by ${file.source?.publisher ?? 'an article'}: ${file.source?.title ?? file.scenario}` }],
     };
-    return [{ machine: m.id, submission }];
+    return { machine: id, submission };
   });
-  return { version, file, runs: out };
+  const sweep = file.sweep;
+  if (!sweep) return machineRuns;
+  // A sweep table (e.g. sync seconds per table count): one run of the article, samples with their point.
+  const id = machineRuns.some((r) => r.machine === 'article') ? 'article-sweep' : 'article';
+  const submission: RunSubmissionInput = {
+    scenario: { key: file.scenario, version },
+    params: { 'published.machine': id, ...(file.source?.title ? { 'published.title': file.source.title } : {}) },
+    hardware: {
+      cpuModel: `unspecified (published: ${file.source?.publisher ?? file.scenario}, hardware not described)`,
+      physicalCores: 1,
+      logicalCpus: 1,
+      memoryBytes: GIB,
+      storage: { kind: 'unknown' as const, model: null },
+      filesystem: null,
+      os: 'unspecified',
+      kernel: 'unspecified',
+      virtualization: null,
+    },
+    database: { engine: 'postgresql', ...db, settings: file.setup?.server_settings ?? {} },
+    runnerVersion: PUBLISHED_RUNNER_VERSION,
+    startedAt: UNKNOWN_DATE,
+    finishedAt: UNKNOWN_DATE,
+    samples: sweep.points.flatMap((p) =>
+      Object.entries(p.runs).flatMap(([variant, xs]) =>
+        xs.map((value, i) => ({ variant, repetition: i + 1, metric: sweep.metric, unit: sweep.unit, value, point: { param: sweep.param, value: p.value } })),
+      ),
+    ),
+    notes: [{ kind: 'published', text: `Figures published by ${file.source?.publisher ?? 'an article'}: ${file.source?.title ?? file.scenario}` }],
+  };
+  return [...machineRuns, { machine: id, submission }];
 }
 
 /**
@@ -162,37 +146,32 @@ export function publishedSubmissions(bytes: Buffer | string): { version: string;
 export async function importPublished(db: { prisma: PrismaClient; sql: SqlRunner }, scenariosDir: string): Promise<PublishedImportResult> {
   const prisma = db.prisma;
   const result: PublishedImportResult = { imported: [], skipped: [] };
-  const entries = (await readdir(scenariosDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-  for (const key of entries) {
-    const path = join(scenariosDir, key, 'published.json');
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch {
+  for (const dir of await listScenarioDirs(scenariosDir)) {
+    const key = path.basename(dir);
+    const file = path.join(dir, 'published.json');
+    const bytes = await readPublishedBytes(dir);
+    if (!bytes) continue;
+    const parsed = parsePublished(bytes, `${key}/published.json`);
+    if (!parsed.ok) {
+      result.skipped.push({ scenario: key, reason: `${file} is not in a supported shape: ${new ScenarioError(parsed.issues).message.slice(0, 300)}` });
       continue;
     }
-    let built: ReturnType<typeof publishedSubmissions>;
-    try {
-      built = publishedSubmissions(bytes);
-    } catch (err) {
-      result.skipped.push({ scenario: key, reason: `${path} is not in a supported shape: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}` });
-      continue;
-    }
-    if (built.file.scenario !== key) throw new PublishedImportError(`${path} says scenario "${built.file.scenario}" but lives in folder "${key}"`);
+    const built = { ...parsed.published, runs: publishedSubmissions(parsed.published.file, parsed.published.version) };
+    if (built.file.scenario !== key) throw new PublishedImportError(`${file} says scenario "${built.file.scenario}" but lives in folder "${key}"`);
     if (built.runs.length === 0) {
-      result.skipped.push({ scenario: key, reason: 'the article published single figures, not repeated runs (no runs_s / runs_ms)' });
+      result.skipped.push({ scenario: key, reason: 'the article published single figures, not repeated runs (no runs_s / runs_ms) or a sweep table (no sweep)' });
       continue;
     }
     for (const { machine, submission } of built.runs) {
       const parsed = RunSubmission.safeParse(submission);
-      if (!parsed.success) throw new PublishedImportError(`${path} (${machine}): ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+      if (!parsed.success) throw new PublishedImportError(`${file} (${machine}): ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
       const idempotencyKey = `published:${key}:${machine}`;
       let ingested;
       try {
         ingested = await ingestRun(prisma, db.sql, { submission: parsed.data, document: submission, idempotencyKey, runnerId: null, source: 'published' });
       } catch (err) {
         if (err instanceof Error && 'code' in err && err.code === 'idempotency-conflict') {
-          throw new PublishedImportError(`${path} changed since it was imported as ${idempotencyKey}; published figures are immutable once imported`);
+          throw new PublishedImportError(`${file} changed since it was imported as ${idempotencyKey}; published figures are immutable once imported`);
         }
         throw err;
       }

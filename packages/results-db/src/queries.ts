@@ -8,8 +8,10 @@ import type {
   ScenarioList,
 } from '@tunelab/contracts';
 import {
+  toIsoOrUnknown,
   DatabaseEnvironment as DatabaseEnvironmentSchema,
   HardwareSpec as HardwareSpecSchema,
+  RunSubmissionOptions,
   RunNote,
   StorageKind,
 } from '@tunelab/contracts';
@@ -25,7 +27,8 @@ function encodeCursor(at: Date, id: string) {
 }
 function decodeCursor(cursor: string): { at: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const date = new Date(at ?? '');
+  // Only what encodeCursor writes: a negative or 5-digit year would reach PostgreSQL as a timestamp it rejects.
+  const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at ?? '') ? new Date(at ?? '') : new Date(Number.NaN);
   if (!id || Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw new CursorError('cursor is not one returned by a previous page');
   return { at: date, id };
 }
@@ -62,9 +65,10 @@ function toSummary(r: RunRow): RunSummary {
     },
     runner: r.runner?.name ?? null,
     runnerVersion: r.runnerVersion,
-    startedAt: r.startedAt.toISOString(),
-    finishedAt: r.finishedAt.toISOString(),
-    receivedAt: r.receivedAt.toISOString(),
+    // Runs stored before the contract bounded dates may hold year 0 or 10000: read as unknown (1970).
+    startedAt: toIsoOrUnknown(r.startedAt),
+    finishedAt: toIsoOrUnknown(r.finishedAt),
+    receivedAt: toIsoOrUnknown(r.receivedAt),
     samples: r.sampleCount,
     links: { self: `/v1/runs/${r.id}` },
   };
@@ -97,6 +101,7 @@ export async function listRuns(prisma: PrismaClient, q: RunListQuery): Promise<{
 }
 
 const storedSubmission = z.object({
+  options: RunSubmissionOptions.optional(),
   order: z.array(z.object({ variant: z.string(), repetition: z.number() })).optional(),
   notes: z.array(RunNote).optional(),
   warnings: z.array(z.string()).optional(),
@@ -111,8 +116,11 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
       params: true,
       document: true,
       hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
-      samples: { orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }], select: { variant: true, repetition: true, metric: true, unit: true, value: true } },
-      timeSeries: { orderBy: { id: 'asc' }, select: { variant: true, repetition: true, metric: true, x: true, value: true } },
+      samples: {
+        orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
+        select: { variant: true, repetition: true, metric: true, unit: true, value: true, pointParam: true, pointValue: true },
+      },
+      timeSeries: { orderBy: { id: 'asc' }, select: { variant: true, repetition: true, metric: true, x: true, value: true, pointParam: true, pointValue: true } },
     },
   });
   if (!r) return null;
@@ -120,7 +128,7 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
   const env = r.databaseEnvironment;
   return {
     ...toSummary(r),
-    samples: r.samples,
+    samples: r.samples.map(({ pointParam, pointValue, ...x }) => withPoint(x, pointParam, pointValue)),
     params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).parse(r.params),
     hardwareSpec: HardwareSpecSchema.parse(r.hardwareProfile.spec),
     databaseEnvironment: DatabaseEnvironmentSchema.parse({
@@ -130,7 +138,8 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
       minor: env.minor,
       settings: env.settings,
     }),
-    timeSeries: r.timeSeries,
+    timeSeries: r.timeSeries.map(({ pointParam, pointValue, ...x }) => withPoint(x, pointParam, pointValue)),
+    options: doc.options ?? null,
     notes: doc.notes ?? [],
     warnings: doc.warnings ?? [],
     order: doc.order ?? null,
@@ -223,4 +232,9 @@ export async function listScenarios(prisma: PrismaClient): Promise<ScenarioList>
       versions: s.versions.map((v) => ({ version: v.versionHash, firstSeenAt: v.createdAt.toISOString(), runs: v._count.runs })),
     })),
   };
+}
+
+/** Adds `point` when the row was measured at a sweep point (both columns set). */
+function withPoint<T extends object>(row: T, param: string | null, value: number | null): T & { point?: { param: string; value: number } } {
+  return param !== null && value !== null ? { ...row, point: { param, value } } : row;
 }

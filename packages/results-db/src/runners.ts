@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from './generated/prisma/client.ts';
-import { sha256 } from './hashing.ts';
+import { sha256Hex } from '@tunelab/scenarios';
 
 const TOKEN_PREFIX = 'tlr_';
 const RUNNER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -16,7 +16,7 @@ export async function createRunner(prisma: PrismaClient, name: string): Promise<
   }
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   try {
-    const runner = await prisma.runner.create({ data: { name, tokenHash: sha256(token) }, select: { id: true, name: true } });
+    const runner = await prisma.runner.create({ data: { name, tokenHash: sha256Hex(token) }, select: { id: true, name: true } });
     return { ...runner, token };
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new RunnerNameError(`a runner named ${name} already exists`);
@@ -43,7 +43,7 @@ export async function listRunners(prisma: PrismaClient) {
  */
 export async function authenticateRunner(prisma: PrismaClient, token: string): Promise<RunnerIdentity | null> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
-  const hash = sha256(token);
+  const hash = sha256Hex(token);
   const runner = await prisma.runner.findUnique({ where: { tokenHash: hash }, select: { id: true, name: true, tokenHash: true, revokedAt: true } });
   const expected = Buffer.from(runner?.tokenHash ?? '0'.repeat(64), 'utf8');
   const ok = timingSafeEqual(expected, Buffer.from(hash, 'utf8'));

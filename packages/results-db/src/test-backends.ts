@@ -1,7 +1,8 @@
 // For this package's tests: the same suite runs on a throwaway PostgreSQL database and on
 // in-memory PGlite, the two results databases TuneLab supports.
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase, openResultsDb, type ResultsDb } from './index.ts';
+import { openResultsDb, type ResultsDb } from './index.ts';
+import { createTestDatabase } from './test-database.ts';
 
 export const BACKENDS = ['postgresql', 'pglite'] as const;
 export type Backend = (typeof BACKENDS)[number];

@@ -1,35 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+// `@tunelab/results-db/testing`: helpers for tests and benchmarks only. Apps use the ResultsDb
+// interface of the main entry point.
+import type { PrismaClient } from './generated/prisma/client.ts';
+import { internalsOf } from './internals.ts';
+import type { ScriptRunner } from './migrate.ts';
 
-/** The PostgreSQL server tests use (a throwaway database is created on it per test file). */
-export const TEST_PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export { createTestDatabase, TEST_PG_ADMIN_URL } from './test-database.ts';
 
-/**
- * Creates an empty database with a unique name for one test file, so tests never depend on
- * shared state; `drop()` removes it (terminating leftover connections first).
- */
-export async function createTestDatabase(prefix = 'tunelab_t'): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(TEST_PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    name,
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}
+/** The Prisma client behind `db`, for row-level assertions in tests. */
+export const prismaOf = (db: object): PrismaClient => internalsOf(db).prisma;
+
+/** The script runner behind `db` (whole SQL scripts on one connection), for migration tests. */
+export const scriptsOf = (db: object): ScriptRunner => internalsOf(db).scripts;

@@ -1,0 +1,86 @@
+/** "Hardware like mine": the hardware classes closest to a machine, by storage, cores and memory. */
+import {
+  type SimilarHardware,
+  type SimilarHardwareQuery,
+  StorageKind,
+} from '@tunelab/contracts';
+import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
+import { GIB } from './comparison-samples.ts';
+
+/**
+ * The hardware classes closest to a machine: same storage kind first, then by
+ * |log2(cores ratio)| + |log2(memory ratio)| (doubling the cores counts as much as doubling the
+ * memory), then the most runs. Unknown storage sorts last. Null when the fingerprint is unknown.
+ */
+export async function findSimilarHardware(prisma: PrismaClient, fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardware | null> {
+  const machine = await prisma.hardwareProfile.findUnique({
+    where: { fingerprint },
+    select: { fingerprint: true, hardwareClass: true, storageKind: true, physicalCores: true, memoryBytes: true },
+  });
+  if (!machine) return null;
+  const conditions: Prisma.Sql[] = [];
+  if (q.scenario !== undefined) conditions.push(Prisma.sql`sc.key = ${q.scenario}`);
+  if (q.source !== 'all') conditions.push(Prisma.sql`r.source = ${q.source}`);
+  const rows = await prisma.$queryRaw<
+    { hardware_class: string; source: string; storage_kind: string; physical_cores: number; memory_gb: number; profiles: bigint; runs: bigint; scenarios: string[]; newest: Date }[]
+  >`
+    SELECT h.hardware_class, r.source, h.storage_kind, h.physical_cores, round(h.memory_bytes / ${GIB}::float8)::int AS memory_gb,
+           count(DISTINCT h.id) AS profiles, count(*) AS runs, array_agg(DISTINCT sc.key) AS scenarios, max(r.received_at) AS newest
+    FROM runs r
+    JOIN hardware_profiles h ON h.id = r.hardware_profile_id
+    JOIN scenario_versions v ON v.id = r.scenario_version_id
+    JOIN scenarios sc ON sc.id = v.scenario_id
+    ${conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
+    GROUP BY 1, 2, 3, 4, 5`;
+  const cores = machine.physicalCores;
+  const memGb = Math.max(1, Math.round(Number(machine.memoryBytes) / GIB));
+  const items = rows
+    .map((r) => {
+      const sameStorage = r.storage_kind === machine.storageKind;
+      const distance = Math.abs(Math.log2(r.physical_cores / cores)) + Math.abs(Math.log2(Math.max(1, r.memory_gb) / memGb));
+      const p = new URLSearchParams({
+        storage: r.storage_kind,
+        minCores: String(r.physical_cores),
+        maxCores: String(r.physical_cores),
+        minMemoryGb: String(r.memory_gb),
+        maxMemoryGb: String(r.memory_gb),
+        source: r.source,
+        groupBy: 'class',
+      });
+      if (q.scenario !== undefined) p.set('scenario', q.scenario);
+      return {
+        class: r.hardware_class,
+        source: r.source === 'published' ? ('published' as const) : ('measured' as const),
+        storageKind: StorageKind.parse(r.storage_kind),
+        physicalCores: r.physical_cores,
+        memoryGb: r.memory_gb,
+        sameStorage,
+        distance: Number(distance.toFixed(4)),
+        profiles: Number(r.profiles),
+        runs: Number(r.runs),
+        scenarios: [...r.scenarios].sort(),
+        newestRunAt: r.newest.toISOString(),
+        links: { comparisons: `/v1/comparisons?${p.toString()}` },
+      };
+    })
+    .sort(
+      (x, y) =>
+        Number(y.sameStorage) - Number(x.sameStorage) ||
+        Number(x.storageKind === 'unknown') - Number(y.storageKind === 'unknown') ||
+        x.distance - y.distance ||
+        y.runs - x.runs ||
+        x.class.localeCompare(y.class) ||
+        x.source.localeCompare(y.source),
+    )
+    .slice(0, q.limit);
+  return {
+    machine: {
+      fingerprint: machine.fingerprint,
+      class: machine.hardwareClass,
+      storageKind: StorageKind.parse(machine.storageKind),
+      physicalCores: machine.physicalCores,
+      memoryGb: Math.round(Number(machine.memoryBytes) / GIB),
+    },
+    items,
+  };
+}
