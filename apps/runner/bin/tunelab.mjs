@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Loads the TypeScript entry point in this same process through tsx's ESM hooks (internal
-// packages are consumed as TS source), so signals such as Ctrl-C reach the CLI directly.
+// The only way the `tunelab` CLI starts. Loads the TypeScript entry point in this same process
+// through tsx's ESM hooks (internal packages are consumed as TS source), so signals such as
+// Ctrl-C reach the CLI directly.
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../src/cli.ts');
+const { main } = await import('../src/cli.ts');
+process.exitCode = await main(process.argv.slice(2));

@@ -10,9 +10,10 @@ import { RunSubmission } from '@tunelab/contracts';
 import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
 import { postgresDriver } from './drivers/postgres.ts';
 import { EXIT } from './exit-codes.ts';
+import { makeRunFile, writeRunFile } from './run-file.ts';
 import { databasesWithPrefix, TEST_PG_URL } from './test-support/pg.ts';
 
-const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../bin/tunelab.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-cli-'));
 const runIds: string[] = [];
@@ -24,7 +25,7 @@ afterAll(async () => {
 type Result = { code: number | null; stdout: string; stderr: string };
 function tunelab(args: string[], env: Record<string, string> = {}, onStderr?: (chunk: string, child: ReturnType<typeof spawn>) => void): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', ...env },
     });
@@ -115,6 +116,22 @@ describe('Ctrl-C', () => {
   });
 });
 
+/** What the real API answers for a stored run (the runner checks key and sample count). */
+function runAcceptedFor(headers: IncomingMessage['headers'], body: { scenario: { key: string; version: string }; samples: unknown[]; timeSeries?: unknown[] }) {
+  const id = crypto.randomUUID();
+  return {
+    id,
+    status: 'stored',
+    idempotencyKey: String(headers['idempotency-key']),
+    scenario: { key: body.scenario.key, version: body.scenario.version },
+    hardware: { fingerprint: 'a'.repeat(64), class: '2 cores / 24 GB / SSD' },
+    samples: body.samples.length,
+    timeSeriesPoints: body.timeSeries?.length ?? 0,
+    receivedAt: new Date().toISOString(),
+    links: { self: `/v1/runs/${id}` },
+  };
+}
+
 describe('run → submit → spool', () => {
   type Received = { headers: IncomingMessage['headers']; body: unknown };
   const received: Received[] = [];
@@ -144,7 +161,7 @@ describe('run → submit → spool', () => {
           return;
         }
         const replay = received.filter((r) => r.headers['idempotency-key'] === req.headers['idempotency-key']).length > 1;
-        res.writeHead(replay ? 200 : 201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: crypto.randomUUID(), status: 'stored' }));
+        res.writeHead(replay ? 200 : 201, { 'content-type': 'application/json' }).end(JSON.stringify(runAcceptedFor(req.headers, JSON.parse(text))));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -152,18 +169,25 @@ describe('run → submit → spool', () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  let runFile = '';
+  // The submit/spool tests below send a run file of their own, so each can run alone.
+  const stored = path.join(tmp, 'stored.json');
+  beforeAll(async () => {
+    const submission = RunSubmission.parse(JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')));
+    const runId = crypto.randomUUID();
+    await writeRunFile(stored, makeRunFile(runId, `tunelab-run-${runId}`, submission));
+  });
+
   it('runs, writes the run file and submits it with the documented headers', async () => {
     mode = 'fail-then-ok';
     calls = 0;
     received.length = 0;
-    runFile = path.join(tmp, 'run.json');
+    const runFile = path.join(tmp, 'run.json');
     const runId = crypto.randomUUID();
     runIds.push(runId);
     const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=1000', '--repetitions', '1', '--out', runFile, '--api', api, '--token', 'tok-1', '--run-id', runId]);
     expect(r.stderr).toMatch(/retry 1/);
     expect(r.code).toBe(EXIT.OK);
-    expect(r.stdout).toMatch(/vacuum is [\d.]+% (faster|slower) than full-rewrite/);
+    expect(r.stdout).toMatch(/Not enough data to compare vacuum with full-rewrite \(n = 1 \+ 1; at least 3 runs of each are needed\)/);
     const file = JSON.parse(await readFile(runFile, 'utf8'));
     expect(file).toMatchObject({ format: 'tunelab-run/1', runId, idempotencyKey: `tunelab-run-${runId}` });
     expect(received).toHaveLength(2); // 503, then 201 — same key both times
@@ -177,26 +201,27 @@ describe('run → submit → spool', () => {
 
   it('a refused run (4xx problem) shows the detail, keeps the run file and exits 4', async () => {
     mode = 'problem';
-    const r = await tunelab(['submit', runFile, '--api', api, '--token', 'tok-1']);
+    const r = await tunelab(['submit', stored, '--api', api, '--token', 'tok-1']);
     expect(r.code).toBe(EXIT.NOT_STORED);
     expect(r.stderr).toContain('samples are wrong');
     expect(r.stderr).toContain('samples.0.value: must be finite');
-    expect(await readFile(runFile, 'utf8')).toContain('tunelab-run/1');
+    expect(await readFile(stored, 'utf8')).toContain('tunelab-run/1');
     expect(await readdir(path.join(tmp, 'spool')).catch(() => [])).toEqual([]);
   });
 
   it('honours 429 Retry-After', async () => {
     mode = 'throttle';
     calls = 0;
+    received.length = 0;
     const t0 = Date.now();
-    const r = await tunelab(['submit', runFile, '--api', api, '--token', 'tok-1']);
+    const r = await tunelab(['submit', stored, '--api', api, '--token', 'tok-1']);
     expect(r.code).toBe(EXIT.OK);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
-    expect(r.stderr).toMatch(/replay/);
+    expect(received).toHaveLength(2); // 429, then the same submission again
   });
 
   it('an unreachable API spools the run; flush sends it once and empties the spool', async () => {
-    const r = await tunelab(['submit', runFile, '--api', 'http://127.0.0.1:1', '--token', 'tok-1'], { TUNELAB_SUBMIT_RETRIES: '1' });
+    const r = await tunelab(['submit', stored, '--api', 'http://127.0.0.1:1', '--token', 'tok-1'], { TUNELAB_SUBMIT_RETRIES: '1' });
     expect(r.code).toBe(EXIT.NOT_STORED);
     expect(r.stderr).toMatch(/waits in the spool/);
     const list = await tunelab(['spool', 'list', '--json']);
@@ -223,7 +248,7 @@ describe('run --until-stable', () => {
     expect(r.stderr).toMatch(/until-stable: CV of \S+ = [\d.]+% > 0\.0001%: adding repetition 4 \(max 4\)/);
     expect(r.stderr).toMatch(/16\/16 variant/);
     const { submission } = JSON.parse(await readFile(out, 'utf8'));
-    expect(submission.params).toMatchObject({ repetitions: 4, until_stable: true, max_repetitions: 4, cv_threshold: 0.000001 });
+    expect(submission.options).toEqual({ repetitions: 4, scale: 'default', untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001 } });
     expect(submission.notes).toContainEqual({ kind: 'stopping-rule', text: expect.stringMatching(/^max-repetitions reached \(4\)/) });
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
@@ -234,7 +259,7 @@ describe('run --until-stable', () => {
     const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=300', '--until-stable', '--cv-threshold', '10', '--run-id', runId, '--out', path.join(tmp, 'stable.json'), '--json']);
     expect(r.code).toBe(EXIT.OK);
     const { submission } = JSON.parse(r.stdout);
-    expect(submission.params).toMatchObject({ repetitions: 3, until_stable: true, max_repetitions: 10, cv_threshold: 10 });
+    expect(submission.options).toEqual({ repetitions: 3, scale: 'default', untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10 } });
     expect(submission.notes).toContainEqual({ kind: 'stopping-rule', text: expect.stringMatching(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/) });
     expect(r.stderr).toMatch(/until-stable: stable: /);
   });

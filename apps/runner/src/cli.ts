@@ -1,6 +1,5 @@
-#!/usr/bin/env node
 /**
- * `tunelab` — the TuneLab runner agent. Commands, options, environment variables and exit codes
+ * `tunelab` — the TuneLab runner agent (started by bin/tunelab.mjs, which calls `main`). Commands, options, environment variables and exit codes
  * are documented in apps/runner/README.md (and by `--help`).
  */
 import path from 'node:path';
@@ -9,13 +8,14 @@ import { formatScenarioIssue, StorageKind } from '@tunelab/contracts';
 import { readConfig, type RunnerConfig } from './config.ts';
 import { runScenario } from './engine/run-scenario.ts';
 import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS } from './engine/stopping.ts';
-import { CliError, EXIT } from './exit-codes.ts';
+import { EngineError, Interrupted, RunFailed, TargetUnreachable, UsageError } from './errors.ts';
+import { CliError, EXIT, type ExitCode } from './exit-codes.ts';
 import { createProgress } from './progress.ts';
 import { renderRunTable } from './report/table.ts';
 import { makeRunFile, readRunFile, writeRunFile, type RunFile } from './run-file.ts';
-import { listScenarioDirs, loadScenario, ScenarioError } from './scenario/load.ts';
+import { listScenarioDirs, loadScenario, ScenarioError } from '@tunelab/scenarios';
 import { submitRun, type SubmitOutcome } from './submit/client.ts';
-import { flushSpool, listSpool, spoolRun } from './submit/spool.ts';
+import { flushSpool, listSpool, QUARANTINE_DIR, spoolRun } from './submit/spool.ts';
 import { RUNNER_VERSION } from './version.ts';
 
 const EXIT_CODES_HELP = `
@@ -87,6 +87,94 @@ function apiFrom(opts: { api?: string; token?: string }, config: RunnerConfig): 
   return { url, token };
 }
 
+type RunCommandOptions = {
+  target?: string;
+  repetitions?: number;
+  param?: Record<string, string>;
+  publishedScale?: boolean;
+  untilStable?: boolean;
+  maxRepetitions?: number;
+  cvThreshold?: number;
+  api?: string;
+  token?: string;
+  out?: string;
+  json?: boolean;
+  storage?: StorageKind;
+  runId?: string;
+  clusterBin?: string;
+  clusterDir?: string;
+};
+
+/** What `tunelab run …` asks for: the scenario, its parameter overrides and the run options. */
+export type RunRequest = {
+  scenario: string;
+  target?: string;
+  /** `name=value` overrides as typed (a swept parameter may be a list `1,4`). */
+  params: Record<string, string>;
+  options: {
+    repetitions?: number;
+    scale: 'default' | 'published';
+    untilStable?: { cvThreshold: number; maxRepetitions?: number };
+  };
+};
+
+function defineRunCommand(program: Command): Command {
+  return program
+    .command('run')
+    .description('run a scenario against a database server, print the results and submit them')
+    .argument('<key>', 'scenario key')
+    .option('--target <url>', 'database under test, e.g. postgres://postgres@127.0.0.1:5432/postgres (its protocol picks the driver; not for scenarios that declare a managed target)')
+    .option('--repetitions <n>', 'repetitions of each variant (default: the scenario\'s)', positiveInt)
+    .option('--param <name=value>', 'override a scenario parameter (repeatable); a swept parameter takes one value or a list: --param vus=1,4', collectParam)
+    .option('--published-scale', 'use the published parameter values and repetitions')
+    .option('--until-stable', `add interleaved rounds (A B A B …) while the timed metric of a compared variant has a coefficient of variation above --cv-threshold; starts from --repetitions (at least ${MIN_STARTING_REPETITIONS})`)
+    .option('--max-repetitions <n>', `with --until-stable: stop after this many repetitions even if still unstable (default ${DEFAULT_MAX_REPETITIONS}, or the starting count if higher)`, positiveInt)
+    .option('--cv-threshold <fraction>', `with --until-stable: largest acceptable CV, sd/mean (default ${DEFAULT_CV_THRESHOLD} = 3%, the Phoronix Test Suite rule)`, positiveFraction)
+    .option('--api <url>', 'TuneLab API to submit to (or TUNELAB_API_URL)')
+    .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
+    .option('--out <file>', 'where to write the run file (default: TUNELAB_RUNS_DIR/<run id>.json)')
+    .option('--json', 'print the run file as JSON on stdout; progress as plain lines on stderr')
+    .option('--cluster-bin <dir>', 'scenarios on a managed cluster: the PostgreSQL server binaries (default: pg_config --bindir, else the highest /usr/lib/postgresql/<major>/bin)')
+    .option('--cluster-dir <dir>', 'scenarios on a managed cluster: where its data directory goes, e.g. on the disk under test (default: the OS temp dir); removed at the end')
+    .addOption(new Option('--storage <kind>', 'storage kind of the server\'s disk, when it cannot be probed').choices(StorageKind.options.filter((k) => k !== 'unknown')))
+    .addOption(new Option('--run-id <uuid>', 'use this run id (tests, resuming)').hideHelp());
+}
+
+function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
+  if (!opts.untilStable && (opts.maxRepetitions !== undefined || opts.cvThreshold !== undefined)) {
+    throw new CliError(`${opts.maxRepetitions !== undefined ? '--max-repetitions' : '--cv-threshold'} only applies with --until-stable`, EXIT.USAGE);
+  }
+  return {
+    scenario: key,
+    ...(opts.target !== undefined ? { target: opts.target } : {}),
+    params: opts.param ?? {},
+    options: {
+      ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
+      scale: opts.publishedScale ? 'published' : 'default',
+      ...(opts.untilStable
+        ? { untilStable: { cvThreshold: opts.cvThreshold ?? DEFAULT_CV_THRESHOLD, ...(opts.maxRepetitions !== undefined ? { maxRepetitions: opts.maxRepetitions } : {}) } }
+        : {}),
+    },
+  };
+}
+
+/**
+ * Parses `run <key> [options]` exactly as `tunelab` does, without running anything (e.g. to
+ * check a command printed elsewhere). Throws CommanderError or CliError on what tunelab rejects.
+ */
+export function parseRunArgs(argv: readonly string[]): RunRequest {
+  const program = new Command('tunelab').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  let request: RunRequest | undefined;
+  defineRunCommand(program)
+    .exitOverride()
+    .action((key: string, opts: RunCommandOptions) => {
+      request = runRequestOf(key, opts);
+    });
+  program.parse([...argv], { from: 'user' });
+  if (!request) throw new CliError('expected: run <key> [options]', EXIT.USAGE);
+  return request;
+}
+
 export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; err: (s: string) => void; isTTY: boolean; signalTarget?: NodeJS.EventEmitter }): { program: Command; exitCode: () => number } {
   let exitCode: number = EXIT.OK;
   const program = new Command('tunelab')
@@ -138,30 +226,8 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
       if (bad) exitCode = EXIT.USAGE;
     });
 
-  program
-    .command('run')
-    .description('run a scenario against a database server, print the results and submit them')
-    .argument('<key>', 'scenario key')
-    .requiredOption('--target <url>', 'database under test, e.g. postgres://postgres@127.0.0.1:5432/postgres')
-    .option('--repetitions <n>', 'repetitions of each variant (default: the scenario\'s)', positiveInt)
-    .option('--param <name=value>', 'override a scenario parameter (repeatable)', collectParam)
-    .option('--published-scale', 'use the published parameter values and repetitions')
-    .option('--until-stable', `add interleaved rounds (A B A B …) while the timed metric of a compared variant has a coefficient of variation above --cv-threshold; starts from --repetitions (at least ${MIN_STARTING_REPETITIONS})`)
-    .option('--max-repetitions <n>', `with --until-stable: stop after this many repetitions even if still unstable (default ${DEFAULT_MAX_REPETITIONS}, or the starting count if higher)`, positiveInt)
-    .option('--cv-threshold <fraction>', `with --until-stable: largest acceptable CV, sd/mean (default ${DEFAULT_CV_THRESHOLD} = 3%, the Phoronix Test Suite rule)`, positiveFraction)
-    .option('--api <url>', 'TuneLab API to submit to (or TUNELAB_API_URL)')
-    .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
-    .option('--out <file>', 'where to write the run file (default: TUNELAB_RUNS_DIR/<run id>.json)')
-    .option('--json', 'print the run file as JSON on stdout; progress as plain lines on stderr')
-    .addOption(new Option('--storage <kind>', 'storage kind of the server\'s disk, when it cannot be probed').choices(StorageKind.options.filter((k) => k !== 'unknown')))
-    .addOption(new Option('--run-id <uuid>', 'use this run id (tests, resuming)').hideHelp())
-    .action(async (key: string, opts: { target: string; repetitions?: number; param?: Record<string, string>; publishedScale?: boolean; untilStable?: boolean; maxRepetitions?: number; cvThreshold?: number; api?: string; token?: string; out?: string; json?: boolean; storage?: StorageKind; runId?: string }) => {
-      if (!opts.untilStable && (opts.maxRepetitions !== undefined || opts.cvThreshold !== undefined)) {
-        throw new CliError(`${opts.maxRepetitions !== undefined ? '--max-repetitions' : '--cv-threshold'} only applies with --until-stable`, EXIT.USAGE);
-      }
-      const untilStable = opts.untilStable
-        ? { cvThreshold: opts.cvThreshold ?? DEFAULT_CV_THRESHOLD, ...(opts.maxRepetitions !== undefined ? { maxRepetitions: opts.maxRepetitions } : {}) }
-        : undefined;
+  defineRunCommand(program).action(async (key: string, opts: RunCommandOptions) => {
+      const request = runRequestOf(key, opts);
       const api = apiFrom(opts, config);
       const scenario = await loadByKey(config, key);
       const progress = createProgress({ tty: io.isTTY && !opts.json });
@@ -182,13 +248,16 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
       try {
         result = await runScenario({
           scenario,
-          target: opts.target,
-          params: opts.param ?? {},
-          scale: opts.publishedScale ? 'published' : 'default',
-          ...(opts.repetitions ? { repetitions: opts.repetitions } : {}),
-          ...(untilStable ? { untilStable } : {}),
+          ...(request.target !== undefined ? { target: request.target } : {}),
+          params: request.params,
+          scale: request.options.scale,
+          ...(request.options.repetitions ? { repetitions: request.options.repetitions } : {}),
+          ...(request.options.untilStable ? { untilStable: request.options.untilStable } : {}),
           ...(opts.storage ? { storage: opts.storage } : {}),
           ...(opts.runId ? { runId: opts.runId } : {}),
+          ...(opts.clusterBin !== undefined || opts.clusterDir !== undefined
+            ? { managed: { ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}), ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}) } }
+            : {}),
           signal: controller.signal,
           onEvent: progress.onEvent,
         });
@@ -225,12 +294,14 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
     .description('list spooled runs')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const items = await listSpool(config.spoolDir);
+      const { runs: items, corrupt } = await listSpool(config.spoolDir);
+      // A file that is not a run is reported, never a reason to hide the good ones.
+      for (const c of corrupt) io.err(`${c.file}: not a run file (${c.reason.split('\n')[0]}); \`tunelab spool flush\` moves it to ${QUARANTINE_DIR}/\n`);
       if (opts.json) {
         io.out(`${JSON.stringify(items.map((i) => ({ file: i.file, runId: i.run.runId, scenario: i.run.submission.scenario.key, startedAt: i.run.submission.startedAt })), null, 2)}\n`);
         return;
       }
-      if (!items.length) io.out(`the spool (${config.spoolDir}) is empty\n`);
+      if (!items.length) io.out(`the spool (${config.spoolDir}) has no runs\n`);
       for (const i of items) io.out(`${i.run.runId}  ${i.run.submission.scenario.key.padEnd(28)} ${i.run.submission.startedAt}  ${i.file}\n`);
     });
   spool
@@ -241,20 +312,30 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
     .action(async (opts: { api?: string; token?: string }) => {
       const api = apiFrom(opts, config);
       if (!api) throw new CliError('spool flush needs --api/TUNELAB_API_URL and --token/TUNELAB_TOKEN', EXIT.USAGE);
-      const results = await flushSpool(config.spoolDir, { apiUrl: api.url, token: api.token, retries: config.submitRetries, baseDelayMs: config.submitBaseDelayMs });
+      const { results, quarantined } = await flushSpool(config.spoolDir, { apiUrl: api.url, token: api.token, retries: config.submitRetries, baseDelayMs: config.submitBaseDelayMs });
+      for (const q of quarantined) io.err(`${q.file}: not a run file (${q.reason.split('\n')[0]}); moved to ${q.movedTo}\n`);
       for (const r of results) {
         const o = r.outcome;
         io.out(`${r.runId}  ${o.status === 'stored' ? (o.replay ? 'stored (replay)' : 'stored') : `${o.status}: ${o.message}`}\n`);
       }
       if (!results.length) io.out('nothing to flush\n');
-      if (results.some((r) => r.outcome.status !== 'stored')) exitCode = EXIT.NOT_STORED;
+      if (quarantined.length > 0 || results.some((r) => r.outcome.status !== 'stored')) exitCode = EXIT.NOT_STORED;
     });
 
   return { program, exitCode: () => exitCode };
 }
 
+/** The only place where the engine's domain errors become exit codes. */
+function exitCodeOf(e: EngineError): ExitCode {
+  if (e instanceof UsageError) return EXIT.USAGE;
+  if (e instanceof TargetUnreachable) return EXIT.TARGET_UNREACHABLE;
+  if (e instanceof Interrupted) return EXIT.INTERRUPTED;
+  if (e instanceof RunFailed) return EXIT.RUN_FAILED;
+  return EXIT.RUN_FAILED;
+}
+
 /** Runs the CLI with argv; resolves to the process exit code. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: string[], env?: NodeJS.ProcessEnv): Promise<number> {
   const io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s), isTTY: Boolean(process.stderr.isTTY) };
   let config: RunnerConfig;
   try {
@@ -277,13 +358,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       io.err(`tunelab: ${e.message}\n`);
       return e.exitCode;
     }
+    if (e instanceof EngineError) {
+      io.err(`tunelab: ${e.message}\n`);
+      return exitCodeOf(e);
+    }
     io.err(`tunelab: run failed: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT.RUN_FAILED;
   }
-}
-
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts') || process.argv[1]?.endsWith('/tunelab.mjs')) {
-  main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_SCENARIOS_DIR } from './scenario/load.ts';
+import { DEFAULT_SCENARIOS_DIR } from '@tunelab/scenarios';
+import { z } from 'zod';
 
 /** The runner's environment, parsed once where the CLI starts (documented in README.md). */
 export type RunnerConfig = {
@@ -16,23 +17,48 @@ export type RunnerConfig = {
   cwd: string;
 };
 
-export function readConfig(env: NodeJS.ProcessEnv): RunnerConfig {
+const optional = z.string().optional().transform((v) => v || undefined);
+const count = (name: string, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === '') return fallback;
+      const n = Number(raw);
+      if (Number.isInteger(n) && n >= 0) return n;
+      ctx.addIssue({ code: 'custom', message: `${name} must be a non-negative integer, got "${raw}"` });
+      return z.NEVER;
+    });
+
+/** Every variable the runner reads; defaults live here and nowhere else. */
+const RunnerEnv = z.object({
+  TUNELAB_API_URL: optional,
+  TUNELAB_TOKEN: optional,
+  TUNELAB_SPOOL_DIR: optional,
+  TUNELAB_RUNS_DIR: optional,
+  TUNELAB_SCENARIOS_DIR: optional,
+  TUNELAB_SUBMIT_RETRIES: count('TUNELAB_SUBMIT_RETRIES', 3),
+  TUNELAB_SUBMIT_BACKOFF_MS: count('TUNELAB_SUBMIT_BACKOFF_MS', 500),
+  npm_lifecycle_event: optional,
+  INIT_CWD: optional,
+});
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
+  const parsed = RunnerEnv.safeParse(env);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('; '));
+  const e = parsed.data;
   const home = path.join(os.homedir(), '.tunelab');
-  const int = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-    return n;
-  };
   return {
-    apiUrl: env.TUNELAB_API_URL || null,
-    token: env.TUNELAB_TOKEN || null,
-    spoolDir: env.TUNELAB_SPOOL_DIR || path.join(home, 'spool'),
-    runsDir: env.TUNELAB_RUNS_DIR || path.join(home, 'runs'),
-    scenariosDir: env.TUNELAB_SCENARIOS_DIR || DEFAULT_SCENARIOS_DIR,
-    submitRetries: int('TUNELAB_SUBMIT_RETRIES', 3),
-    submitBaseDelayMs: int('TUNELAB_SUBMIT_BACKOFF_MS', 500),
-    cwd: env.npm_lifecycle_event === 'tunelab' && env.INIT_CWD ? env.INIT_CWD : process.cwd(),
+    apiUrl: e.TUNELAB_API_URL ?? null,
+    token: e.TUNELAB_TOKEN ?? null,
+    spoolDir: e.TUNELAB_SPOOL_DIR ?? path.join(home, 'spool'),
+    runsDir: e.TUNELAB_RUNS_DIR ?? path.join(home, 'runs'),
+    scenariosDir: e.TUNELAB_SCENARIOS_DIR ?? DEFAULT_SCENARIOS_DIR,
+    submitRetries: e.TUNELAB_SUBMIT_RETRIES,
+    submitBaseDelayMs: e.TUNELAB_SUBMIT_BACKOFF_MS,
+    cwd: e.npm_lifecycle_event === 'tunelab' && e.INIT_CWD ? e.INIT_CWD : process.cwd(),
   };
 }
+
+/** The MySQL client convention: a mysql:// target without a password uses MYSQL_PWD. */
+export const mysqlPasswordFromEnv = (env: NodeJS.ProcessEnv = process.env): string | undefined => env.MYSQL_PWD;

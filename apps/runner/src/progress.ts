@@ -1,6 +1,9 @@
 import cliProgress from 'cli-progress';
 import type { RunEvent } from './engine/run-scenario.ts';
 
+/** ` at vus = 4` for a unit of a sweep. */
+const at = (e: { point?: { param: string; value: number } }) => (e.point ? ` at ${e.point.param} = ${e.point.value}` : '');
+
 /**
  * Turns engine events into a progress bar on a TTY (phase, variant, repetition, elapsed, ETA) or
  * into plain time-stamped lines on stderr otherwise (CI logs, --json, pipes). With --until-stable
@@ -23,8 +26,8 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
           : e.type === 'warning' ? `warning: ${e.message}`
           : e.type === 'fixture-built' ? `fixture built in ${e.seconds.toFixed(2)} s`
           : e.type === 'stability' ? `until-stable: ${e.message}`
-          : e.type === 'unit-start' ? `${e.index}/${e.total} variant ${e.variant} repetition ${e.repetition}…${upTo(e)}`
-          : `${e.index}/${e.total} variant ${e.variant} repetition ${e.repetition}: ${e.seconds.toFixed(3)} s (restore ${e.restoreSeconds.toFixed(3)} s)${upTo(e)}`;
+          : e.type === 'unit-start' ? `${e.index}/${e.total} variant ${e.variant}${at(e)} repetition ${e.repetition}…${upTo(e)}`
+          : `${e.index}/${e.total} variant ${e.variant}${at(e)} repetition ${e.repetition}: ${e.seconds.toFixed(3)} s (restore ${e.restoreSeconds.toFixed(3)} s)${upTo(e)}`;
         stream.write(`${stamp()} ${line}\n`);
       },
       stop() {},
@@ -79,10 +82,10 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
           started_ = true;
         }
         if (bar.getTotal() !== e.total) bar.setTotal(e.total);
-        bar.update(e.index - 1, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}${why}`, etaText: etaText(e.index - 1, e.total, e.maxTotal) });
+        bar.update(e.index - 1, { phase: 'measure', what: `variant ${e.variant}${at(e)} rep ${e.repetition}${why}`, etaText: etaText(e.index - 1, e.total, e.maxTotal) });
       }
       if (e.type === 'unit-done') {
-        bar.update(e.index, { phase: 'measure', what: `variant ${e.variant} rep ${e.repetition}: ${e.seconds.toFixed(2)} s${why}`, etaText: etaText(e.index, e.total, e.maxTotal) });
+        bar.update(e.index, { phase: 'measure', what: `variant ${e.variant}${at(e)} rep ${e.repetition}: ${e.seconds.toFixed(2)} s${why}`, etaText: etaText(e.index, e.total, e.maxTotal) });
       }
     },
     stop() {

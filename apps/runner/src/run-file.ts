@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@tunelab/scenarios';
 import { canonicalJson, formatIssuePath, RunSubmission } from '@tunelab/contracts';
 import { CliError, EXIT } from './exit-codes.ts';
 
@@ -42,6 +42,6 @@ export async function readRunFile(file: string): Promise<RunFile> {
   if (envelope && typeof envelope.runId === 'string' && typeof envelope.idempotencyKey === 'string') {
     return makeRunFile(envelope.runId, envelope.idempotencyKey, parsed.data);
   }
-  const digest = createHash('sha256').update(canonicalJson(parsed.data)).digest('hex');
+  const digest = sha256Hex(canonicalJson(parsed.data));
   return makeRunFile(digest.slice(0, 32), `tunelab-sub-${digest}`, parsed.data);
 }

@@ -14,6 +14,19 @@ export type WalPosition = { statBytes: number | null; lsnBytes: number };
 
 export type ServerMessage = { severity: string; message: string };
 
+/** A table's InnoDB tablespace files (one per partition): apparent and allocated bytes. */
+export type TablespaceSizes = { files: { name: string; fileSize: number; allocatedSize: number }[]; fileSize: number; allocatedSize: number };
+/** One row of InnoDB's INNODB_CMP (server-wide, per compressed page size). */
+export type CompressionStats = { pageSize: number; compressOps: number; compressOpsOk: number; compressTime: number; uncompressOps: number; uncompressTime: number };
+
+/** Global settings a run changed; `restore()` puts `previous` back (idempotent, own connection). */
+export type GlobalSettingsChange = {
+  previous: Record<string, string>;
+  /** The values the server reports after the change (it may round them). */
+  applied: Record<string, string>;
+  restore(): Promise<void>;
+};
+
 export type DatabaseSession = {
   /** Runs one or more statements (simple query protocol); returns the rows of the last one. */
   exec(sql: string): Promise<Record<string, unknown>[]>;
@@ -25,6 +38,13 @@ export type DatabaseSession = {
   /** Server NOTICE/INFO messages (e.g. VACUUM VERBOSE output) received since the last call. */
   drainMessages(): ServerMessage[];
   close(): Promise<void>;
+  // ── Capabilities of some engines (MySQL/MariaDB) ──
+  /** One parameterised statement (a server-side prepared statement on MySQL). */
+  execute?(sql: string, values: (string | number | null)[]): Promise<{ affectedRows: number }>;
+  /** Server-wide cumulative counters (SHOW GLOBAL STATUS), numeric ones only. */
+  globalStatus?(names?: string[]): Promise<Record<string, number>>;
+  tablespaceSizes?(table: string): Promise<TablespaceSizes>;
+  compressionStats?(): Promise<CompressionStats[]>;
 };
 
 export type AdminSession = {
@@ -38,12 +58,61 @@ export type AdminSession = {
   terminateBackends(applicationName: string): Promise<number>;
   hasExtension(name: string): Promise<boolean>;
   close(): Promise<void>;
+  /** Throws a clear error when a variable does not exist or this user may not SET GLOBAL it; changes nothing. */
+  checkGlobalSettings?(names: string[]): Promise<void>;
+  /** Saves, then changes server-wide settings (waiting for asynchronous ones such as a buffer-pool resize). */
+  changeGlobalSettings?(changes: Record<string, string>): Promise<GlobalSettingsChange>;
 };
 
 export type Driver = {
-  engine: Engine;
+  /** Engines this driver talks to (a MySQL-protocol driver serves mysql and mariadb). */
+  engines: readonly Engine[];
+  /** URL protocols it is chosen for, with the colon: `postgres:`, `postgresql:`. */
+  protocols: readonly string[];
   /** True when the target runs on this machine (hardware probe may then look at its disk). */
   isLocal(target: string): boolean;
   openAdmin(target: string, applicationName: string): Promise<AdminSession>;
   openDatabase(target: string, database: string, applicationName: string): Promise<DatabaseSession>;
+};
+
+/**
+ * What a run executes against: a server named by `--target`, or a managed throwaway cluster the
+ * runner created (scenario.yaml `target: { managed: postgresql }`). Obtained with `openTarget()`
+ * (drivers/index.ts) before anything is created on it, and `close()`d exactly once at the end of
+ * the run, whatever the outcome (success, failure, Ctrl-C); closing a managed target stops and
+ * removes its cluster.
+ */
+export type TargetHandle = {
+  driver: Driver;
+  /** Connection URL of the server (for a managed cluster: the one it listens on). */
+  url: string;
+  /** The managed cluster, for actions that stop, crash or start it; absent for a `--target` server. */
+  cluster?: ManagedCluster;
+  close(): Promise<void>;
+};
+
+/** Control of a managed cluster (implemented by the managed provider, drivers/managed-*.ts). */
+export type ManagedCluster = {
+  dataDirectory: string;
+  /** `immediate` is a crash: no shutdown checkpoint, recovery on the next start. */
+  stop(mode: 'fast' | 'immediate'): Promise<void>;
+  /** Starts the server and waits until a connection succeeds; `readyMs`: spawn → that connection. */
+  start(): Promise<{ readyMs: number }>;
+};
+
+export type ManagedOpenOptions = {
+  runId: string;
+  signal: AbortSignal;
+  warn: (text: string) => void;
+  /** `--cluster-bin DIR` (server binaries) and `--cluster-dir DIR` (where the data directory goes). */
+  options?: { clusterBin?: string; clusterDir?: string };
+  /** The scenario's requires.minServerVersionNum: older binaries are refused before initdb. */
+  minServerVersionNum?: number;
+};
+
+/** Creates throwaway clusters of one engine; listed in MANAGED_PROVIDERS (drivers/index.ts). */
+export type ManagedProvider = {
+  engine: Engine;
+  /** Creates and starts a cluster; the handle's `close()` stops and removes it. */
+  open(opts: ManagedOpenOptions): Promise<TargetHandle>;
 };

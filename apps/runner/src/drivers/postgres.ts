@@ -45,7 +45,8 @@ export function isLocalPostgresTarget(target: string): boolean {
 }
 
 export const postgresDriver: Driver = {
-  engine: 'postgresql',
+  engines: ['postgresql'],
+  protocols: ['postgres:', 'postgresql:'],
   isLocal: isLocalPostgresTarget,
 
   async openAdmin(target, applicationName): Promise<AdminSession> {
@@ -114,11 +115,12 @@ export const postgresDriver: Driver = {
     const client = await connect(targetWithDatabase(target, database), applicationName);
     let messages: ServerMessage[] = [];
     client.on('notice', (n) => messages.push({ severity: n.severity ?? 'NOTICE', message: n.message ?? '' }));
-    const one = async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows[0] ?? {};
+    const one = async (sql: string, params: unknown[]) => (await client.query<Record<string, unknown>>(sql, params)).rows[0] ?? {};
     return {
       async exec(sql) {
-        const result: pg.QueryResult | pg.QueryResult[] = await client.query(sql);
-        const last = Array.isArray(result) ? result[result.length - 1] : result;
+        // A multi-statement string answers with one result per statement.
+        const result: pg.QueryResult<Record<string, unknown>> | pg.QueryResult<Record<string, unknown>>[] = await client.query<Record<string, unknown>>(sql);
+        const last = [result].flat().at(-1);
         return last?.rows ?? [];
       },
       async setSetting(name, value) {

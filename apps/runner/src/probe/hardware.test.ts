@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HardwareSpec } from '@tunelab/contracts';
 import { isLocalPostgresTarget } from '../drivers/postgres.ts';
-import { probeHardware, probeStorageOf } from './hardware.ts';
+import { classifyDisk, probeHardware, probeStorageOf } from './hardware.ts';
 
 describe('hardware probe', () => {
   it('reports a valid HardwareSpec; storage unknown (with a warning) when no data directory is known', async () => {
@@ -33,5 +33,15 @@ describe('hardware probe', () => {
     ['not a url', false],
   ])('isLocal(%s) = %s', (target, local) => {
     expect(isLocalPostgresTarget(target)).toBe(local);
+  });
+
+  it('classes a virtual disk as unknown whatever its rotational flag says; NVMe and real disks as before', () => {
+    const base = { protocol: '', layoutType: null };
+    expect(classifyDisk({ ...base, name: 'sda', physical: 'HDD', model: 'QEMU HARDDISK' })).toBe('unknown');
+    expect(classifyDisk({ ...base, name: 'vda', physical: 'HDD', model: null })).toBe('unknown');
+    expect(classifyDisk({ ...base, name: 'sdb', physical: 'SSD', model: 'VBOX HARDDISK' })).toBe('unknown');
+    expect(classifyDisk({ ...base, name: 'sda', physical: 'HDD', model: 'ST4000DM004-2CV104' })).toBe('hdd');
+    expect(classifyDisk({ ...base, name: 'sda', physical: 'SSD', model: 'Samsung SSD 870' })).toBe('ssd');
+    expect(classifyDisk({ ...base, name: 'nvme0n1', physical: 'SSD', model: 'Amazon Elastic Block Store' })).toBe('nvme');
   });
 });

@@ -24,12 +24,26 @@ export async function probeStorageOf(dir: string): Promise<StorageProbe> {
   if (!dev) return { kind: 'unknown', model: null, filesystem: mount.type || null, device: mount.fs, note: `device ${mount.fs} not in the block device list` };
   const disk = layout.find((l) => l.device === dev.device || l.device === `/dev/${dev.name}`);
   const model = (disk?.name || dev.model || '').trim() || null;
-  let kind: StorageKind;
-  if (dev.name.startsWith('nvme') || /nvme/i.test(dev.protocol) || disk?.type === 'NVMe') kind = 'nvme';
-  else if (dev.physical === 'HDD' || disk?.type === 'HD') kind = 'hdd'; // the kernel's rotational flag
-  else if (dev.physical === 'SSD' || disk?.type === 'SSD') kind = 'ssd';
-  else kind = 'unknown';
-  return { kind, model, filesystem: mount.type || null, device: dev.device ?? `/dev/${dev.name}`, note: `${resolved} is on ${dev.device ?? dev.name} (${mount.type}, ${kind})` };
+  const kind = classifyDisk({ name: dev.name, protocol: dev.protocol, physical: dev.physical, layoutType: disk?.type ?? null, model });
+  const virtual = isVirtualDisk(dev.name, model) ? `; a virtual disk (${model ?? dev.name}): its flags say nothing about the storage behind it, pass --storage` : '';
+  return { kind, model, filesystem: mount.type || null, device: dev.device ?? `/dev/${dev.name}`, note: `${resolved} is on ${dev.device ?? dev.name} (${mount.type}, ${kind}${virtual})` };
+}
+
+/**
+ * Disks a hypervisor presents (QEMU/KVM, VirtualBox, VMware, Hyper-V, Xen, virtio `vd*`): the
+ * kernel's rotational flag is whatever the hypervisor sets (QEMU's default says "rotational"), so
+ * classing them HDD or SSD would be a guess the hardware class and similarity then rest on.
+ */
+const VIRTUAL_DISK_MODEL = /\b(QEMU|VBOX|VirtualBox|VMware|Virtual ?disk|Msft Virtual|Xen|virtio)\b/i;
+export const isVirtualDisk = (name: string, model: string | null) => /^(vd[a-z]+|xvd[a-z]+)$/.test(name) || VIRTUAL_DISK_MODEL.test(model ?? '');
+
+/** NVMe by name/protocol, a virtual disk is unknown, then the rotational flag: HDD, else SSD. */
+export function classifyDisk(d: { name: string; protocol: string; physical: string; layoutType: string | null; model: string | null }): StorageKind {
+  if (d.name.startsWith('nvme') || /nvme/i.test(d.protocol) || d.layoutType === 'NVMe') return 'nvme';
+  if (isVirtualDisk(d.name, d.model)) return 'unknown';
+  if (d.physical === 'HDD' || d.layoutType === 'HD') return 'hdd'; // the kernel's rotational flag
+  if (d.physical === 'SSD' || d.layoutType === 'SSD') return 'ssd';
+  return 'unknown';
 }
 
 export type HardwareProbeOptions = {

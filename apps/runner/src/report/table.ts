@@ -1,10 +1,12 @@
-import type { MetricDef, RunSubmission, ScenarioDocument } from '@tunelab/contracts';
+import type { ReportFit, RunSubmission, Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
+import { verdict } from '@tunelab/stats';
 import { cvOf, formatCv } from '../engine/stopping.ts';
 
 /**
  * The end-of-run report in the style of the articles the scenarios reproduce: one row per
- * variant with every repetition and the mean, then one sentence per comparison pair
- * ("1-2 is 37.5% faster than 1-1"). Significance testing is @tunelab/stats' job, not this one.
+ * variant with every repetition and the mean, then per comparison pair the verdict sentence of
+ * @tunelab/stats — the same the API and the site print ("1-2 is 37.5% faster than 1-1 (95% CI
+ * …, Welch p = …, n = 5 + 5)", or no significant difference). A sweep gets one table per point.
  * Runs made with --until-stable also show each variant's coefficient of variation and, at the
  * end, why the run stopped (the `stopping-rule` note).
  */
@@ -22,62 +24,27 @@ function displayUnit(unit: string) {
   return unit === 'bytes' ? 'MB' : unit;
 }
 
-/** "faster"/"slower" for durations, "smaller"/"larger" for sizes, "lower"/"higher" otherwise. */
-export function describeDifference(baseline: number, candidate: number, metric: Pick<MetricDef, 'unit' | 'better'>): { pct: number; word: string } {
-  const time = metric.unit === 's' || metric.unit === 'ms';
-  const size = ['bytes', 'kB', 'MB'].includes(metric.unit);
-  if (baseline === 0) return { pct: 0, word: candidate === 0 ? 'the same as' : 'n/a vs' };
-  const pct = (Math.abs(baseline - candidate) / Math.abs(baseline)) * 100;
-  if (candidate === baseline) return { pct: 0, word: 'the same as' };
-  const less = candidate < baseline;
-  const word = time ? (less ? 'faster than' : 'slower than') : size ? (less ? 'smaller than' : 'larger than') : less ? 'lower than' : 'higher than';
-  return { pct, word };
-}
-
 function pad(cells: string[][]): string[] {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   return cells.map((r) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
 }
 
-export function renderRunTable(doc: ScenarioDocument, run: RunSubmission): string {
+const pointKey = (p: SweepPoint | undefined) => (p ? `${p.param}=${p.value}` : '');
+
+/** What the table reads from a run. */
+export type RunTableInput = Pick<RunSubmission, 'samples' | 'options' | 'notes' | 'warnings'>;
+
+export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): string {
   const out: string[] = [];
   out.push(`${doc.key} — ${doc.title}`);
-  const reps = Math.max(...run.samples.map((s) => s.repetition));
-  const values = (variant: string, metric: string) =>
-    run.samples.filter((s) => s.variant === variant && s.metric === metric).sort((a, b) => a.repetition - b.repetition);
-
-  const untilStable = run.params.until_stable === true;
-  const primary = doc.metrics.filter((m) => m.source === 'timed');
-  for (const m of primary) {
-    out.push('', `${m.label ?? m.key} (${displayUnit(m.unit)}, ${m.better} is better)`);
-    const rows: string[][] = [['variant', 'label', ...Array.from({ length: reps }, (_, i) => `#${i + 1}`), 'mean', ...(untilStable ? ['CV'] : [])]];
-    for (const v of doc.variants) {
-      const vs = values(v.key, m.key);
-      const cv = untilStable ? [vs.length >= 2 ? formatCv(cvOf(vs.map((s) => s.value))) : '—'] : [];
-      rows.push([v.key, v.label, ...Array.from({ length: reps }, (_, i) => (vs[i] ? formatValue(vs[i].value, m.unit) : '—')), vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—', ...cv]);
-    }
-    out.push(...pad(rows));
-    for (const c of doc.comparisons) {
-      const b = values(c.baseline, m.key).map((s) => s.value);
-      const k = values(c.candidate, m.key).map((s) => s.value);
-      if (!b.length || !k.length) continue;
-      const d = describeDifference(mean(b), mean(k), m);
-      out.push(`${c.candidate} is ${d.pct.toFixed(1)}% ${d.word} ${c.baseline}  (mean ${formatValue(mean(k), m.unit)} vs ${formatValue(mean(b), m.unit)}, n = ${k.length}+${b.length})`);
-    }
+  const points = new Map<string, SweepPoint | undefined>();
+  for (const s of run.samples) if (s.variant !== 'fixture' && !points.has(pointKey(s.point))) points.set(pointKey(s.point), s.point);
+  for (const point of points.values()) {
+    if (point) out.push('', `━━ ${point.param} = ${point.value} ━━`);
+    out.push(...renderPoint(doc, run, run.samples.filter((s) => pointKey(s.point) === pointKey(point))));
   }
 
-  const others = doc.metrics.filter((m) => m.source !== 'timed');
-  if (others.length) {
-    out.push('', 'other metrics (mean over repetitions)');
-    const rows: string[][] = [['metric', 'unit', ...doc.variants.map((v) => v.key)]];
-    for (const m of others) {
-      rows.push([m.key, displayUnit(m.unit), ...doc.variants.map((v) => {
-        const vs = values(v.key, m.key);
-        return vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—';
-      })]);
-    }
-    out.push(...pad(rows));
-  }
+  for (const fit of doc.report.fits ?? []) out.push('', ...renderFit(fit, run.samples));
 
   const build = run.samples.find((s) => s.variant === 'fixture' && s.metric === 'build_duration');
   const restores = run.samples.filter((s) => s.metric === 'restore_duration').map((s) => s.value);
@@ -92,4 +59,85 @@ export function renderRunTable(doc: ScenarioDocument, run: RunSubmission): strin
   if (stop) out.push('', `stopped: ${stop.text}`);
   if (run.warnings.length) out.push('', 'warnings:', ...run.warnings.map((w) => `  - ${w}`));
   return out.join('\n');
+}
+
+/** Least-squares line y = a + b·x; null with fewer than two distinct x. */
+export function fitLine(points: readonly { x: number; y: number }[]): { slope: number; intercept: number; r2: number } | null {
+  const n = points.length;
+  if (n < 2) return null;
+  const mx = mean(points.map((p) => p.x));
+  const my = mean(points.map((p) => p.y));
+  let sxx = 0;
+  let sxy = 0;
+  let syy = 0;
+  for (const p of points) {
+    sxx += (p.x - mx) ** 2;
+    sxy += (p.x - mx) * (p.y - my);
+    syy += (p.y - my) ** 2;
+  }
+  if (sxx === 0) return null;
+  const slope = sxy / sxx;
+  return { slope, intercept: my - slope * mx, r2: syy === 0 ? 1 : (sxy * sxy) / (sxx * syy) };
+}
+
+/** report.fits: per variant, `metric` against `per` over every unit of the run (both recorded in the unit). */
+function renderFit(fit: ReportFit, samples: readonly Sample[]): string[] {
+  const unitKey = (s: Sample) => `${s.variant}|${s.repetition}|${pointKey(s.point)}`;
+  const xs = new Map(samples.filter((s) => s.metric === fit.per).map((s) => [unitKey(s), s.value]));
+  const variants = [...new Set(samples.filter((s) => s.metric === fit.metric).map((s) => s.variant))];
+  const rows = [['variant', fit.label, 'intercept', 'r²', 'units']];
+  for (const variant of variants) {
+    const pts = samples.filter((s) => s.metric === fit.metric && s.variant === variant && xs.has(unitKey(s))).map((s) => ({ x: xs.get(unitKey(s))!, y: s.value }));
+    const line = fitLine(pts);
+    rows.push(line ? [variant, (line.slope * fit.factor).toFixed(2), line.intercept.toFixed(1), line.r2.toFixed(3), String(pts.length)] : [variant, '(needs two or more distinct x)', '', '', String(pts.length)]);
+  }
+  return [`fit: ${fit.metric} against ${fit.per}, least squares over every unit`, ...pad(rows)];
+}
+
+/** The tables and verdicts of one sweep point (or of the whole run when there is no sweep). */
+function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonly Sample[]): string[] {
+  const out: string[] = [];
+  const reps = Math.max(...samples.map((s) => s.repetition));
+  const values = (variant: string, metric: string) =>
+    samples.filter((s) => s.variant === variant && s.metric === metric).sort((a, b) => a.repetition - b.repetition);
+
+  const untilStable = run.options?.untilStable !== undefined;
+  // Timed metrics, and the one the report names first; without either, the first metric.
+  const named = doc.metrics.filter((m) => m.source === 'timed' || m.key === doc.report.primary_metric);
+  const primary = named.length ? named : doc.metrics.slice(0, 1);
+  for (const m of primary) {
+    out.push('', `${m.label ?? m.key} (${displayUnit(m.unit)}, ${m.better} is better)`);
+    const rows: string[][] = [['variant', 'label', ...Array.from({ length: reps }, (_, i) => `#${i + 1}`), 'mean', ...(untilStable ? ['CV'] : [])]];
+    for (const v of doc.variants) {
+      const vs = values(v.key, m.key);
+      const cv = untilStable ? [vs.length >= 2 ? formatCv(cvOf(vs.map((s) => s.value))) : '—'] : [];
+      rows.push([v.key, v.label, ...Array.from({ length: reps }, (_, i) => (vs[i] ? formatValue(vs[i].value, m.unit) : '—')), vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—', ...cv]);
+    }
+    out.push(...pad(rows));
+    for (const c of doc.comparisons) {
+      const b = values(c.baseline, m.key).map((s) => s.value);
+      const k = values(c.candidate, m.key).map((s) => s.value);
+      if (!b.length || !k.length) continue;
+      const v = verdict({
+        baseline: { label: c.baseline, values: b },
+        candidate: { label: c.candidate, values: k },
+        direction: m.better === 'lower' ? 'lower-is-better' : 'higher-is-better',
+      });
+      out.push(`${v.sentence}  (mean ${formatValue(mean(k), m.unit)} vs ${formatValue(mean(b), m.unit)} ${displayUnit(m.unit)})`);
+    }
+  }
+
+  const others = doc.metrics.filter((m) => !primary.includes(m));
+  if (others.length) {
+    out.push('', 'other metrics (mean over repetitions)');
+    const rows: string[][] = [['metric', 'unit', ...doc.variants.map((v) => v.key)]];
+    for (const m of others) {
+      rows.push([m.key, displayUnit(m.unit), ...doc.variants.map((v) => {
+        const vs = values(v.key, m.key);
+        return vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—';
+      })]);
+    }
+    out.push(...pad(rows));
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { Problem } from '@tunelab/contracts';
+import { Problem, RunAccepted } from '@tunelab/contracts';
 import type { RunFile } from '../run-file.ts';
 import { RUNNER_VERSION } from '../version.ts';
 
@@ -15,7 +15,9 @@ export type SubmitOptions = {
 };
 
 export type SubmitOutcome =
-  | { status: 'stored'; httpStatus: number; replay: boolean; body: unknown }
+  | { status: 'stored'; httpStatus: number; replay: boolean; body: RunAccepted }
+  /** A 2xx that is not the API's RunAccepted for this run: not proof that it was stored. */
+  | { status: 'bad-answer'; httpStatus: number; message: string }
   | { status: 'refused'; httpStatus: number; problem: Problem | null; message: string }
   | { status: 'unreachable'; message: string };
 
@@ -69,7 +71,7 @@ export async function submitRun(run: RunFile, opts: SubmitOptions): Promise<Subm
       } catch {
         json = null;
       }
-      if (res.status === 200 || res.status === 201) return { status: 'stored', httpStatus: res.status, replay: res.status === 200, body: json };
+      if (res.status === 200 || res.status === 201) return acceptedOrBad(run, res.status, json, text);
       if (res.status === 429 || res.status >= 500) {
         retryAfter = parseRetryAfter(res.headers.get('retry-after'));
         lastReason = `HTTP ${res.status}${json && typeof json === 'object' && 'title' in json ? ` ${String(json.title)}` : ''}`;
@@ -92,4 +94,22 @@ export async function submitRun(run: RunFile, opts: SubmitOptions): Promise<Subm
     await sleep(delayMs);
   }
   return { status: 'unreachable', message: `the API did not take the run after ${retries + 1} attempts (last: ${lastReason})` };
+}
+
+/**
+ * Only the API's own answer for this very run counts as stored: a RunAccepted with the run's
+ * idempotency key and sample count. A proxy or a wrong URL answering `200 OK` with some text
+ * must not make the spool delete a measured run.
+ */
+function acceptedOrBad(run: RunFile, httpStatus: number, json: unknown, text: string): SubmitOutcome {
+  const parsed = RunAccepted.safeParse(json);
+  const bad = (why: string): SubmitOutcome => ({
+    status: 'bad-answer',
+    httpStatus,
+    message: `HTTP ${httpStatus} but ${why}; the run is kept (answer: ${JSON.stringify(text.slice(0, 200))})`,
+  });
+  if (!parsed.success) return bad('the answer is not a TuneLab RunAccepted');
+  if (parsed.data.idempotencyKey !== run.idempotencyKey) return bad(`the answer is for Idempotency-Key ${parsed.data.idempotencyKey}, not ${run.idempotencyKey}`);
+  if (parsed.data.samples !== run.submission.samples.length) return bad(`the answer counts ${parsed.data.samples} samples, the run has ${run.submission.samples.length}`);
+  return { status: 'stored', httpStatus, replay: httpStatus === 200, body: parsed.data };
 }

@@ -1,0 +1,22 @@
+import { CollectStep } from '@tunelab/contracts';
+import type { StepAction } from './types.ts';
+
+/** `action: collect` — sizes, pg_stat counters, pgstattuple figures or the WAL position, kept as a note. */
+export const collectAction: StepAction<'collect'> = {
+  action: 'collect',
+  schema: CollectStep,
+  async execute(step, ctx) {
+    const out: Record<string, unknown> = {};
+    for (const what of step.what) {
+      if (what === 'wal') out.wal = await ctx.session.walPosition();
+      else
+        for (const rel of step.relations) {
+          const entry = (out[rel] ??= {}) as Record<string, unknown>;
+          if (what === 'relation_sizes') entry.sizes = await ctx.session.relationSizes(rel);
+          if (what === 'table_stats') entry.tableStats = await ctx.session.tableStats(rel);
+          if (what === 'tuple_stats') entry.tupleStats = await ctx.session.tupleStats(rel);
+        }
+    }
+    ctx.note(`collect:${step.label}`, JSON.stringify(out));
+  },
+};

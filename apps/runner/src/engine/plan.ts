@@ -1,0 +1,118 @@
+import type { ManagedTargetOptions } from '../drivers/managed-postgresql.ts';
+/**
+ * Stage 1 — plan: everything decided from the scenario and the options before any connection:
+ * parameters, sweep points, repetitions, the stopping rule, the target's driver, database names.
+ * Every problem here is a UsageError and nothing exists yet on the target.
+ */
+import { randomUUID } from 'node:crypto';
+import { ownValue, resolveParams, type ParamValue, type ScenarioDocument, type SweepPoint } from '@tunelab/contracts';
+import { planTarget } from '../drivers/index.ts';
+import { UsageError } from '../errors.ts';
+import type { LoadedScenario } from '@tunelab/scenarios';
+import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS, type UntilStable } from './stopping.ts';
+import type { RunOptions } from './types.ts';
+
+/** Everything a run creates on the target starts with this, so cleanup can find it. */
+export const DATABASE_PREFIX = 'tunelab_';
+export const runPrefix = (runId: string) => `${DATABASE_PREFIX}${runId.replaceAll('-', '').slice(0, 8)}_`;
+export const appNameOf = (runId: string) => `tunelab-${runPrefix(runId).slice(DATABASE_PREFIX.length, -1)}`;
+export const idempotencyKeyOf = (runId: string) => `tunelab-run-${runId}`;
+
+export type RunPlan = {
+  scenario: LoadedScenario;
+  doc: ScenarioDocument;
+  /** Resolved parameters; a swept one holds the first point (each unit gets its own value). */
+  params: Record<string, ParamValue>;
+  /** Submission params: a swept parameter is listed as `1,2,4` (as `--param` takes it). */
+  submittedParams: Record<string, ParamValue>;
+  /** The sweep points in run order; `[undefined]` when the scenario does not sweep. */
+  points: (SweepPoint | undefined)[];
+  scale: 'default' | 'published';
+  startRepetitions: number;
+  rule?: UntilStable;
+  runId: string;
+  prefix: string;
+  appName: string;
+  template: string;
+  target: ReturnType<typeof planTarget>;
+  /** Options of a managed target (`--cluster-bin`, `--cluster-dir`). */
+  managed?: ManagedTargetOptions;
+};
+
+export function planRun(opts: RunOptions): RunPlan {
+  const { scenario } = opts;
+  const doc = scenario.doc;
+  const target = planTarget(doc, opts.target);
+  if (opts.managed && target.kind !== 'managed') throw new UsageError(`--cluster-bin and --cluster-dir are for scenarios on a managed cluster; ${doc.key} runs on the --target server`);
+  const scale = opts.scale ?? 'default';
+  const { points, overrides } = planSweep(doc, opts.params ?? {}, scale);
+  const resolved = resolveParams(doc.params, overrides, scale);
+  if (!resolved.ok) throw new UsageError(resolved.errors.join('\n'));
+  const params = { ...resolved.params, ...(points[0] ? { [points[0].param]: points[0].value } : {}) };
+  const submittedParams = { ...params, ...(doc.sweep ? { [doc.sweep.param]: points.length === 1 ? points[0]!.value : points.map((p) => p!.value).join(',') } : {}) };
+
+  const requested = opts.repetitions ?? (scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
+  if (!Number.isInteger(requested) || requested < 1) throw new UsageError('repetitions must be a positive integer');
+  // The stopping rule judges a spread, so it starts from at least three repetitions.
+  const startRepetitions = opts.untilStable ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
+  const rule: UntilStable | undefined = opts.untilStable && {
+    maxRepetitions: opts.untilStable.maxRepetitions ?? Math.max(DEFAULT_MAX_REPETITIONS, startRepetitions),
+    cvThreshold: opts.untilStable.cvThreshold ?? DEFAULT_CV_THRESHOLD,
+  };
+  if (rule) {
+    if (!Number.isInteger(rule.maxRepetitions) || rule.maxRepetitions < 1) throw new UsageError('--max-repetitions must be a positive integer');
+    if (!Number.isFinite(rule.cvThreshold) || rule.cvThreshold <= 0) throw new UsageError('--cv-threshold must be a positive number (a fraction: 0.03 = 3%)');
+    if (rule.maxRepetitions < startRepetitions) {
+      throw new UsageError(
+        `--max-repetitions ${rule.maxRepetitions} is below the starting count of ${startRepetitions} repetitions (--repetitions or the scenario's default, at least ${MIN_STARTING_REPETITIONS} with --until-stable)`,
+      );
+    }
+  }
+
+  const runId = opts.runId ?? randomUUID();
+  const prefix = runPrefix(runId);
+  return {
+    scenario,
+    doc,
+    params,
+    submittedParams,
+    points,
+    scale,
+    startRepetitions,
+    ...(rule ? { rule } : {}),
+    runId,
+    prefix,
+    appName: appNameOf(runId),
+    template: `${prefix}tpl`,
+    target,
+    ...(opts.managed ? { managed: opts.managed } : {}),
+  };
+}
+
+/**
+ * The sweep points: the scenario's list (published scale: its published list), or the
+ * `--param <swept>=a,b,c` override, each value checked like any value of that parameter.
+ */
+function planSweep(
+  doc: ScenarioDocument,
+  overrides: Record<string, string>,
+  scale: 'default' | 'published',
+): { points: (SweepPoint | undefined)[]; overrides: Record<string, string> } {
+  const sweep = doc.sweep;
+  if (!sweep) return { points: [undefined], overrides };
+  const { [sweep.param]: raw, ...rest } = overrides;
+  let values = (scale === 'published' ? sweep.published : undefined) ?? sweep.default;
+  if (raw !== undefined) {
+    const items = raw.split(',').map((v) => v.trim());
+    const errors: string[] = [];
+    values = [];
+    for (const item of items) {
+      const r = resolveParams(doc.params, { [sweep.param]: item });
+      if (!r.ok) errors.push(item === '' ? `parameter ${sweep.param}=${raw}: an empty value in the list` : (r.errors[0] ?? item));
+      else values.push(Number(ownValue(r.params, sweep.param)));
+    }
+    if (new Set(values).size !== values.length) errors.push(`parameter ${sweep.param}=${raw}: a value is listed twice`);
+    if (errors.length) throw new UsageError(`${errors.join('\n')}\n(${sweep.param} is swept: give one value or a comma-separated list, e.g. --param ${sweep.param}=${sweep.default.join(',')})`);
+  }
+  return { points: values.map((value) => ({ param: sweep.param, value })), overrides: rest };
+}

@@ -1,0 +1,25 @@
+/**
+ * Domain errors of the runner engine. The engine throws these; only the CLI (cli.ts) turns them
+ * into exit codes. Each message is a sentence meant for the person who typed the command.
+ */
+export class EngineError extends Error {}
+
+/** Bad options or parameters, or a scenario that cannot run on this target; nothing was created. */
+export class UsageError extends EngineError {
+  override name = 'UsageError';
+}
+
+/** The database server under test could not be reached. */
+export class TargetUnreachable extends EngineError {
+  override name = 'TargetUnreachable';
+}
+
+/** The run started and failed; everything it created on the target was dropped. */
+export class RunFailed extends EngineError {
+  override name = 'RunFailed';
+}
+
+/** The run was aborted (Ctrl-C, SIGTERM) and cleaned up. */
+export class Interrupted extends EngineError {
+  override name = 'Interrupted';
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { validateScenarioDocument, type Sample } from '@tunelab/contracts';
+import { fitLine, renderRunTable } from './table.ts';
+
+describe('report.fits', () => {
+  it('fits y = a + b·x by least squares', () => {
+    const line = fitLine([{ x: 1000, y: 170 + 5 }, { x: 2000, y: 340 + 5 }, { x: 4000, y: 680 + 5 }]);
+    expect(line!.slope).toBeCloseTo(0.17, 10);
+    expect(line!.intercept).toBeCloseTo(5, 8);
+    expect(line!.r2).toBeCloseTo(1, 10);
+    expect(fitLine([{ x: 1, y: 1 }, { x: 1, y: 2 }])).toBeNull();
+  });
+
+  it('the runner prints µs per file per variant, pairing each unit\'s metric with its own file count', () => {
+    const base = {
+      key: 'fit-demo', title: 'fit demo', engines: ['postgresql'], fixture: [{ action: 'sql', sql: 'SELECT 1' }],
+      variants: ['fsync', 'syncfs'].map((key) => ({ key, label: key, steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'SELECT 1' }] }] })),
+      metrics: [
+        { key: 'duration', source: 'timed', unit: 's', better: 'lower' },
+        { key: 'sync_duration', source: 'recorded', unit: 'ms', better: 'lower' },
+        { key: 'datadir_files', source: 'recorded', unit: 'files', better: 'lower' },
+      ],
+      repetitions: { default: 1 },
+    };
+    const bad = validateScenarioDocument({ ...base, report: { fits: [{ metric: 'sync_duration', per: 'files', label: 'µs per file' }] } });
+    expect(bad.ok ? [] : bad.issues.map((i) => `${i.path}: ${i.message}`)).toEqual(['report.fits[0].per: unknown metric "files"; expected one of: duration, sync_duration, datadir_files']);
+    const doc = validateScenarioDocument({ ...base, report: { fits: [{ metric: 'sync_duration', per: 'datadir_files', label: 'µs per file', factor: 1000 }] } });
+    if (!doc.ok) throw new Error(JSON.stringify(doc.issues));
+    const samples: Sample[] = [];
+    for (const [i, files] of [10_000, 30_000, 100_000].entries()) {
+      const point = { param: 'tables', value: files };
+      samples.push({ variant: 'fsync', repetition: 1, point, metric: 'datadir_files', unit: 'files', value: files + 1000 });
+      samples.push({ variant: 'fsync', repetition: 1, point, metric: 'sync_duration', unit: 'ms', value: 0.16 * (files + 1000) + i });
+      samples.push({ variant: 'syncfs', repetition: 1, point, metric: 'datadir_files', unit: 'files', value: files + 1000 });
+      samples.push({ variant: 'syncfs', repetition: 1, point, metric: 'sync_duration', unit: 'ms', value: 20 });
+    }
+    const text = renderRunTable(doc.scenario, { samples, notes: [], warnings: [] });
+    expect(text).toMatch(/fit: sync_duration against datadir_files/);
+    expect(text).toMatch(/fsync\s+160\.\d\d\s/);
+    expect(text).toMatch(/syncfs\s+0\.00\s+20\.0/);
+  });
+});

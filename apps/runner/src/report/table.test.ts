@@ -1,0 +1,36 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '@tunelab/contracts';
+import { verdict } from '@tunelab/stats';
+import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
+import { renderRunTable } from './table.ts';
+
+const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
+const durations: Record<string, number[]> = { 'full-rewrite': [1.0, 1.1, 0.9, 1.05, 0.95], vacuum: [0.5, 0.55, 0.45, 0.52, 0.48] };
+const samples = (point?: { param: string; value: number }, scale = 1): Sample[] =>
+  Object.entries(durations).flatMap(([variant, vs]) => vs.map((v, i) => ({ variant, repetition: i + 1, metric: 'duration', unit: 's', value: v * scale, ...(point ? { point } : {}) })));
+const run = (s: Sample[]) => ({ notes: [], warnings: [], samples: s });
+
+describe('renderRunTable', () => {
+  it('prints the verdict sentence of @tunelab/stats, not its own percentage', () => {
+    const table = renderRunTable(scenario.doc, run(samples()));
+    const expected = verdict({
+      baseline: { label: 'full-rewrite', values: durations['full-rewrite']! },
+      candidate: { label: 'vacuum', values: durations.vacuum! },
+      direction: 'lower-is-better',
+    }).sentence;
+    expect(expected).toMatch(/^vacuum is 50\.0% faster than full-rewrite \(95% CI .*Welch p .* n = 5 \+ 5\)$/);
+    expect(table).toContain(`${expected}  (mean 0.500 vs 1.000 s)`);
+    expect(table).not.toMatch(/━━/);
+  });
+
+  it('prints one table per sweep point, each with its own verdicts', () => {
+    const table = renderRunTable(scenario.doc, run([...samples({ param: 'vus', value: 1 }), ...samples({ param: 'vus', value: 4 }, 2)]));
+    const parts = table.split(/━━ vus = \d+ ━━/);
+    expect(table.match(/━━ vus = (\d+) ━━/g)).toEqual(['━━ vus = 1 ━━', '━━ vus = 4 ━━']);
+    expect(parts[1]).toMatch(/full-rewrite +VACUUM \(FULL\)[^\n]* 1\.000\n/);
+    expect(parts[1]).toContain('(mean 0.500 vs 1.000 s)');
+    expect(parts[2]).toMatch(/full-rewrite +VACUUM \(FULL\)[^\n]* 2\.000\n/);
+    expect(parts[2]).toContain('(mean 1.000 vs 2.000 s)');
+  });
+});
