@@ -19,8 +19,9 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createTestDatabase, openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App } from '../src/index.ts';
+import { createTestDatabase } from '@tunelab/results-db/testing';
 
 const { values: args } = parseArgs({
   options: {
@@ -165,7 +166,7 @@ async function main() {
 
       // Warm up, check the answer, then time.
       const check = await app.inject({ method: 'GET', url: QUERY });
-      const body = check.json() as { groups: { runCount: number; variants: { n: number }[] }[] };
+      const body = check.json<{ groups: { runCount: number; variants: { n: number }[] }[] }>();
       if (check.statusCode !== 200 || body.groups.length !== 1 || body.groups[0]?.runCount !== 10) {
         throw new Error(`unexpected answer (${check.statusCode}): ${check.body.slice(0, 300)}`);
       }

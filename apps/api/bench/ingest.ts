@@ -27,6 +27,7 @@ import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
 import { readdirSync, readFileSync } from 'node:fs';
+import { prismaOf } from '@tunelab/results-db/testing';
 
 const { values: args } = parseArgs({
   options: {
@@ -70,11 +71,11 @@ const dbName = process.env[CHILD_ENV] ?? `tunelab_bench_${randomBytes(6).toStrin
 const benchUrl = new URL(adminUrl);
 benchUrl.pathname = `/${dbName}`;
 
-async function adminQuery(sql: string) {
+async function adminQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string) {
   const admin = new pg.Client({ connectionString: adminUrl.toString() });
   await admin.connect();
   try {
-    return await admin.query(sql);
+    return await admin.query<R>(sql);
   } finally {
     await admin.end().catch(() => {});
   }
@@ -161,7 +162,7 @@ let ingestHist: Histogram | undefined;
 /** Runs `fn` over `items` with `clients` workers pulling the next item; returns the wall time in ms. */
 async function runPool<T>(items: T[], clients: number, fn: (item: T) => Promise<void>): Promise<number> {
   let next = 0;
-  let failed: unknown;
+  let failed: Error | undefined;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: Math.min(clients, items.length) }, async () => {
@@ -170,7 +171,7 @@ async function runPool<T>(items: T[], clients: number, fn: (item: T) => Promise<
         try {
           await fn(item);
         } catch (err) {
-          failed ??= err;
+          failed ??= err instanceof Error ? err : new Error(String(err));
         }
       }
     }),
@@ -190,7 +191,7 @@ type CpuSnapshot = { node: NodeJS.CpuUsage; api: number; pg: Map<number, number>
 const TICKS_PER_SECOND = 100;
 function postgresTicks(): Map<number, number> {
   const out = new Map<number, number>();
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
   } catch {
@@ -264,7 +265,7 @@ async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> 
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);
@@ -299,8 +300,8 @@ async function main(): Promise<number> {
       `API and plain INSERT alternating in ${ROUNDS} rounds`,
   );
 
-  const { rows: [server] } = await adminQuery('SHOW server_version');
-  console.log(`database: ${dbName} on PostgreSQL ${(server as { server_version?: string } | undefined)?.server_version} at ${adminUrl.host} (dropped at the end)`);
+  const { rows: [server] } = await adminQuery<{ server_version: string }>('SHOW server_version');
+  console.log(`database: ${dbName} on PostgreSQL ${server?.server_version} at ${adminUrl.host} (dropped at the end)`);
 
   let baseUrl: string;
   if (args['in-process']) {
@@ -378,7 +379,7 @@ async function main(): Promise<number> {
   }
 
   // --- checks: everything stored, and stored as sent ------------------------------------------
-  const counts = await benchDb.prisma.$queryRaw<{ runs: bigint; samples: bigint; points: bigint }[]>`
+  const counts = await prismaOf(benchDb).$queryRaw<{ runs: bigint; samples: bigint; points: bigint }[]>`
     SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM samples) AS samples, (SELECT count(*) FROM time_series_points) AS points`;
   const c = counts[0]!;
   const expectedRuns = WARMUP + SUBMISSIONS;
@@ -438,7 +439,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-let code = 1;
+let code: number;
 try {
   code = await main();
 } catch (err) {

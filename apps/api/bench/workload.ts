@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { RunSubmissionInput } from '@tunelab/contracts';
+import { sha256Hex } from '@tunelab/results-db';
+import { seededRandom } from '@tunelab/stats';
 
 /**
  * Realistic submissions for the ingest benchmark: 4 variants × 5 repetitions × 8 metrics = 160
@@ -42,19 +43,9 @@ const SERVERS: RunSubmissionInput['database'][] = [
   { engine: 'postgresql', version: 'PostgreSQL 17.2 on x86_64-pc-linux-gnu', major: 17, minor: 2, settings: { autovacuum: 'off', maintenance_work_mem: '4GB', shared_buffers: '8GB', max_wal_size: '16GB' } },
 ];
 
-/** A deterministic pseudo-random generator (mulberry32), so every run posts the same bodies. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic, so every run posts the same bodies. */
+const rng = seededRandom;
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export type Workload = {
   /** The JSON body, serialized once up front so the clients measure the server, not JSON.stringify. */
@@ -93,7 +84,7 @@ export function makeSubmission(i: number, prefix: string): Workload {
   }
 
   const submission: RunSubmissionInput = {
-    scenario: { ...SCENARIOS[scenario]!, version: sha256(`${SCENARIOS[scenario]!.key}@v1`) },
+    scenario: { ...SCENARIOS[scenario]!, version: sha256Hex(`${SCENARIOS[scenario]!.key}@v1`) },
     params: { rows, fillfactor: 100 - (i % 3) * 10, indexes: 3 },
     hardware: MACHINES[machine]!,
     database: SERVERS[server]!,

@@ -8,11 +8,12 @@ import swaggerPlugin from './plugins/external/swagger.ts';
 import errorsPlugin from './plugins/app/errors.ts';
 import jsonBodyPlugin from './plugins/app/json-body.ts';
 import authPlugin from './plugins/app/auth.ts';
+import requestDeadlinePlugin from './plugins/app/request-deadline.ts';
 import healthRoutes from './routes/health.ts';
 import runsRoutes from './routes/runs.ts';
 import catalogRoutes from './routes/catalog.ts';
 import comparisonRoutes from './routes/comparisons.ts';
-import { ApiError } from './problem.ts';
+import { answerClientError, ApiError, sendProblem } from './problem.ts';
 
 export type BuildAppOptions = {
   resultsDb?: ResultsDb;
@@ -23,7 +24,17 @@ export type BuildAppOptions = {
   rateLimitPerMinute?: number;
   bodyLimitBytes?: number;
   logger?: FastifyServerOptions['logger'];
+  /** Whole request (headers and body) must arrive within this (default 30 s), else 408. */
+  requestTimeoutMs?: number;
+  /** An idle connection is closed after this (default 65 s). */
+  connectionTimeoutMs?: number;
+  /** Backstop for a whole request, database work included (default 60 s): 503 + Retry-After. */
+  handlerTimeoutMs?: number;
 };
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 65_000;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 60_000;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -38,6 +49,25 @@ export async function buildApp(opts: BuildAppOptions = {}) {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200 },
+    // A client sending headers and a partial body must not hold a connection for minutes.
+    requestTimeout: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    connectionTimeout: opts.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    handlerTimeout: opts.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    // Node checks request timeouts on this interval (default 30 s, which would double a short timeout).
+    http: { connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor((opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 4))) },
+    clientErrorHandler: answerClientError,
+    // Errors the router raises before any route or hook: a %-encoding that does not decode, an
+    // over-long path parameter. Same problem+json as everything else.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const err =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError('uri-too-long', 'a path segment is longer than 200 characters', [{ path: 'url', message: 'too long' }])
+          : error.code === 'FST_ERR_BAD_URL'
+            ? new ApiError('bad-request', 'the URL has a %-escape that does not decode', [{ path: 'url', message: 'invalid percent-encoding' }])
+            : new ApiError('bad-request', error.message);
+      void sendProblem(reply, request, err);
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -48,6 +78,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   });
 
   await app.register(errorsPlugin);
+  await app.register(requestDeadlinePlugin, { requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS });
   await app.register(resultsDbPlugin, { resultsDb: opts.resultsDb, databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, migrate: opts.migrate });
   await app.register(rateLimit, {
     global: false,

@@ -13,6 +13,16 @@ export const ApiEnv = z.object({
   TUNELAB_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   TUNELAB_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   TUNELAB_PUBLIC_URL: z.string().url().optional(),
+  /** Statement deadline on the PostgreSQL results database (server statement_timeout; the client gives up 500 ms later). */
+  TUNELAB_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** Opening a database connection, or waiting for a free pooled one. */
+  TUNELAB_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** The whole request (headers and body) must arrive within this, else 408. */
+  TUNELAB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** A keep-alive connection with no traffic is closed after this. */
+  TUNELAB_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(65_000),
+  /** Backstop for a whole request, body and database work included: 503 after this. */
+  TUNELAB_HANDLER_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

@@ -1,2 +1,2 @@
 export { buildApp, type App, type BuildAppOptions } from './app.ts';
-export { loadEnv, type ApiEnv } from './config.ts';
+export { loadEnv, ApiEnv } from './config.ts';

@@ -16,7 +16,10 @@ try {
   process.exit(2);
 }
 
-const db = await openResultsDb(env.DATABASE_URL, { dataDir: env.TUNELAB_DATA_DIR });
+const db = await openResultsDb(env.DATABASE_URL, {
+  dataDir: env.TUNELAB_DATA_DIR,
+  timeouts: { statementMs: env.TUNELAB_DB_STATEMENT_TIMEOUT_MS, connectMs: env.TUNELAB_DB_CONNECT_TIMEOUT_MS },
+});
 const migrations = await db.migrate();
 const app = await buildApp({
   resultsDb: db,
@@ -25,6 +28,9 @@ const app = await buildApp({
   rateLimitPerMinute: env.TUNELAB_RATE_LIMIT,
   bodyLimitBytes: env.TUNELAB_BODY_LIMIT_BYTES,
   logger: env.LOG_LEVEL === 'silent' ? false : { level: env.LOG_LEVEL },
+  requestTimeoutMs: env.TUNELAB_REQUEST_TIMEOUT_MS,
+  connectionTimeoutMs: env.TUNELAB_CONNECTION_TIMEOUT_MS,
+  handlerTimeoutMs: env.TUNELAB_HANDLER_TIMEOUT_MS,
 });
 
 let closing = false;

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, openResultsDb } from '@tunelab/results-db';
+import { openResultsDb } from '@tunelab/results-db';
+import { createTestDatabase } from '@tunelab/results-db/testing';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clone, FIXTURE, snapshot, startApi } from './helpers.ts';
 
 type Doc = typeof FIXTURE;
+const SAME_METRIC: number = FIXTURE.samples.findIndex((s: { metric: string }, i: number) => i > 0 && s.metric === FIXTURE.samples[0].metric);
 type Case = {
   name: string;
   status: number;
@@ -26,7 +27,7 @@ const CASES: Case[] = [
   { name: 'NaN literal', status: 400, path: '/', body: JSON.stringify(FIXTURE).replace('"value":2', '"value":NaN') },
   { name: 'Infinity literal', status: 400, path: '/', body: JSON.stringify(FIXTURE).replace('"value":2', '"value":Infinity') },
   { name: 'number overflowing to Infinity', status: 400, path: '/samples/0/value', body: JSON.stringify(FIXTURE).replace(/"value":[0-9.]+/, '"value":1e999') },
-  { name: 'negative overflow in a time series', status: 400, path: '/timeSeries/0/x', body: JSON.stringify(FIXTURE).replace('"x":0', '"x":-1e999') },
+  { name: 'negative overflow in a time series', status: 400, path: '/timeSeries/0/x', body: JSON.stringify({ ...FIXTURE, timeSeries: [{ variant: '1-1', repetition: 1, metric: 'dead_tuples', x: 0, value: 1 }] }).replace('"x":0', '"x":-1e999') },
   { name: '__proto__ key', status: 400, path: '/', body: JSON.stringify(FIXTURE).replace('"params":{', '"params":{"__proto__":{"admin":true},') },
   { name: 'value as string', status: 400, path: '/samples/0/value', body: (d) => { d.samples[0].value = '1.5'; } },
   { name: 'repetition as string', status: 400, path: '/samples/0/repetition', body: (d) => { d.samples[0].repetition = '1'; } },
@@ -48,7 +49,8 @@ const CASES: Case[] = [
   { name: 'no samples', status: 400, path: '/samples', body: (d) => { d.samples = []; } },
   { name: 'samples missing', status: 400, path: '/samples', body: (d) => { delete d.samples; } },
   { name: 'duplicate sample', status: 400, path: '/samples/3', body: (d) => { d.samples[3] = { ...d.samples[0] }; } },
-  { name: 'one metric in two units', status: 400, path: '/samples/3/unit', body: (d) => { d.samples[3].unit = 'ms'; } },
+  // The first later sample of samples[0]'s metric, given another unit.
+  { name: 'one metric in two units', status: 400, path: `/samples/${SAME_METRIC}/unit`, body: (d) => { d.samples[SAME_METRIC].unit = 'ms'; } },
   { name: 'over-long string', status: 400, path: '/hardware/cpuModel', body: (d) => { d.hardware.cpuModel = 'x'.repeat(10_000); } },
   { name: 'runner version not semver', status: 400, path: '/runnerVersion', body: (d) => { d.runnerVersion = 'latest'; } },
   { name: 'too many params', status: 400, path: '/params', body: (d) => { d.params = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, i])); } },

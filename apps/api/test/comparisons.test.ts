@@ -19,6 +19,12 @@ describe('comparisons, findings and similar hardware over published and measured
   beforeAll(async () => {
     api = await startApi();
     await api.db.importPublished(SCENARIOS);
+    // One measured run beside the published ones, for the tests that mix them (each can run alone).
+    const res = await post(api.url, api.token, FIXTURE, { 'idempotency-key': 'cmp-measured-1' });
+    expect(res.status).toBe(201);
+    const accepted = (await res.json()) as { id: string; hardware: { fingerprint: string } };
+    measuredRunId = accepted.id;
+    measuredFingerprint = accepted.hardware.fingerprint;
   });
   afterAll(async () => api?.close());
 
@@ -71,12 +77,6 @@ describe('comparisons, findings and similar hardware over published and measured
   });
 
   it('a measured run posted to the API appears in findings, and never mixes with published unless source=all', async () => {
-    const res = await post(api.url, api.token, FIXTURE, { 'idempotency-key': 'cmp-measured-1' });
-    expect(res.status).toBe(201);
-    const accepted = (await res.json()) as { id: string; hardware: { fingerprint: string } };
-    measuredRunId = accepted.id;
-    measuredFingerprint = accepted.hardware.fingerprint;
-
     const findings = await get<FindingList>('/v1/findings?scenario=vacuum-index-cleanup');
     expect(findings.status).toBe(200);
     expect(findings.body.items.length).toBeGreaterThan(0);

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { createTestDatabase, openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type BuildAppOptions } from '../src/index.ts';
+import { createTestDatabase, prismaOf } from '@tunelab/results-db/testing';
 
 export const FIXTURE = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
 
@@ -32,7 +33,7 @@ export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {})
 
 /** Row counts of every table a submission writes: "nothing changed" means these are equal. */
 export async function snapshot(db: ResultsDb) {
-  const p = db.prisma;
+  const p = prismaOf(db);
   const [runs, samples, points, hardware, scenarios, versions, envs] = await Promise.all([
     p.run.count(),
     p.sample.count(),
@@ -105,6 +106,29 @@ export async function startPgProxy(target = { host: '127.0.0.1', port: 5432 }) {
     async start() {
       server = makeServer();
       await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    },
+  };
+}
+
+export type Backend = 'postgresql' | 'pglite';
+export const BACKENDS: Backend[] = ['postgresql', 'pglite'];
+
+/** The app on a fresh results database of either kind, for `inject()` (no port). */
+export async function startInjectable(backend: Backend, options: Omit<BuildAppOptions, 'resultsDb'> = {}) {
+  const database = backend === 'postgresql' ? await createTestDatabase() : undefined;
+  const db = await openResultsDb(database?.url, { dataDir: 'memory://' });
+  await db.migrate();
+  const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000, ...options });
+  await app.ready();
+  const { token } = await db.createRunner(`test-${Math.random().toString(36).slice(2, 8)}`);
+  return {
+    app,
+    db,
+    token,
+    async close() {
+      await app.close();
+      await db.close();
+      await database?.drop();
     },
   };
 }

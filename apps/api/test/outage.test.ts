@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App } from '../src/index.ts';
 import { clone, FIXTURE, post, startPgProxy } from './helpers.ts';
+import { createTestDatabase } from '@tunelab/results-db/testing';
 
 /**
  * The results database going away mid-request: the API reaches PostgreSQL through a TCP proxy
@@ -40,7 +41,7 @@ describe('results database stopping mid-request', () => {
     const c = new pg.Client({ connectionString: database.url });
     await c.connect();
     try {
-      const runs = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = $1`, [key]);
+      const runs = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key LIKE '%:' || $1`, [key]);
       const samples = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM samples`);
       const hardware = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM hardware_profiles`);
       return { runs: runs.rows[0]!.n, samples: samples.rows[0]!.n, hardware: hardware.rows[0]!.n };

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Problem, RunAccepted, RunDetail, RunList, RunListQuery, RunSubmission } from '@tunelab/contracts';
-import { requestHash } from '@tunelab/results-db';
+import { requestHash, sha256Hex } from '@tunelab/results-db';
 import { ApiError } from '../problem.ts';
 
 export type RunsRouteOptions = { rateLimitPerMinute: number };
@@ -22,7 +21,7 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
           timeWindow: '1 minute',
           // Per token, not per address: runners behind one NAT must not throttle each other.
           keyGenerator: (req) =>
-            req.headers.authorization ? createHash('sha256').update(req.headers.authorization).digest('hex') : req.ip,
+            req.headers.authorization ? sha256Hex(req.headers.authorization) : req.ip,
         },
       },
       schema: {

@@ -42,6 +42,8 @@ function toApiError(error: FastifyError, route: string | undefined): ApiError {
   if (error instanceof CursorError) return new ApiError('validation-failed', error.message, [{ path: 'querystring:/cursor', message: error.message }]);
   if (isDatabaseUnavailable(error)) return new ApiError('database-unavailable', 'The results database is not reachable; nothing was stored. Retry later.', undefined, { 'retry-after': '5' });
   switch (error.code) {
+    case 'FST_ERR_HANDLER_TIMEOUT':
+      return new ApiError('timed-out', 'The request did not finish in time; retry later (with the same Idempotency-Key for a submission).', undefined, { 'retry-after': '5' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload-too-large', error.message);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -18,9 +18,24 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  */
 export default fp(
   async (app) => {
+    // A compressed body would be parsed as if it were plain JSON: refuse what is not decoded here.
+    app.addHook('onRequest', async (request) => {
+      const encoding = request.headers['content-encoding'];
+      if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+        throw new ApiError('unsupported-media-type', `Content-Encoding ${encoding.slice(0, 50)} is not supported; send the body uncompressed`, [
+          { path: 'headers:/content-encoding', message: 'unsupported' },
+        ]);
+      }
+    });
     // Only JSON is accepted; every other type (Fastify's text/plain parser too) is a 415.
+    // `; charset=utf-8` (what many clients send) is fine; another charset is not what we decode.
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser(/^application\/(?:[\w.+-]+\+)?json$/, { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    app.addContentTypeParser(/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i, { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(request.headers['content-type'] ?? '')?.[1];
+      if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+        done(new ApiError('unsupported-media-type', `charset ${charset.slice(0, 50)} is not supported; send UTF-8`, [{ path: 'headers:/content-type', message: 'unsupported charset' }]), undefined);
+        return;
+      }
       let text: string;
       try {
         text = UTF8.decode(body);

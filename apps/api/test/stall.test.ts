@@ -1,0 +1,154 @@
+/**
+ * Issue 13, point 9: the results database's connections dying silently (no FIN, no RST — a
+ * network cut, a stalled proxy). A TCP proxy in front of PostgreSQL stops forwarding without
+ * closing anything, then heals. The API must answer 503 + Retry-After within its database
+ * timeout while the stall lasts, and serve again within seconds once the network is back, with
+ * no server session left "idle in transaction".
+ */
+import net from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { createTestDatabase } from '@tunelab/results-db/testing';
+import { buildApp, type App } from '../src/index.ts';
+import { clone, FIXTURE, post } from './helpers.ts';
+
+/** Forwards bytes both ways until `stall()`; then drops them (sockets stay open) until `heal()`. */
+async function startStallingProxy(target = { host: '127.0.0.1', port: 5432 }) {
+  let stalled = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target);
+    for (const s of [client, upstream]) sockets.add(s);
+    client.on('data', (chunk) => {
+      if (!stalled) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!stalled) client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    stall: () => {
+      stalled = true;
+    },
+    heal: () => {
+      stalled = false;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+const STATEMENT_MS = 1000;
+const CONNECT_MS = 1000;
+
+describe('results database connections dying silently', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let proxy: Awaited<ReturnType<typeof startStallingProxy>>;
+  let db: ResultsDb;
+  let app: App;
+  let url: string;
+  let token: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    proxy = await startStallingProxy();
+    const viaProxy = new URL(database.url);
+    viaProxy.port = String(proxy.port);
+    db = await openResultsDb(viaProxy.toString(), { poolSize: 4, timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS } });
+    await db.migrate();
+    token = (await db.createRunner('stall')).token;
+    app = await buildApp({ resultsDb: db, migrate: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const a = app.server.address();
+    url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+  });
+  afterAll(async () => {
+    proxy?.heal();
+    await app?.close();
+    await db?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  async function sessionsIdleInTransaction() {
+    const c = new pg.Client({ connectionString: database.url });
+    await c.connect();
+    try {
+      const r = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`, [database.name]);
+      return r.rows[0]!.n;
+    } finally {
+      await c.end();
+    }
+  }
+
+  it('answers 503 within its timeout during the stall and heals within seconds after it', async () => {
+    const body = (startedAt: string) => {
+      const d = clone(FIXTURE);
+      d.startedAt = startedAt;
+      d.finishedAt = new Date(Date.parse(startedAt) + 60_000).toISOString();
+      return d;
+    };
+    // Warm the pool: every pooled connection is open when the network stalls.
+    expect((await post(url, token, body('2026-11-22T05:00:00.000Z'), { 'idempotency-key': 'before' })).status).toBe(201);
+    await Promise.all(Array.from({ length: 4 }, () => fetch(`${url}/v1/runs`)));
+
+    proxy.stall();
+    const started = performance.now();
+    const during = await Promise.all([
+      post(url, token, body('2026-11-22T06:00:00.000Z'), { 'idempotency-key': 'during' }),
+      // A new scenario version: the slow path, inside a transaction.
+      post(url, token, { ...body('2026-11-22T06:10:00.000Z'), scenario: { ...FIXTURE.scenario, version: 'f'.repeat(64) } }, { 'idempotency-key': 'during-tx' }),
+      ...Array.from({ length: 6 }, () => fetch(`${url}/v1/runs`)),
+      fetch(`${url}/v1/comparisons`),
+    ]);
+    const elapsed = performance.now() - started;
+    for (const res of during) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await res.json()).toMatchObject({ status: 503, requestId: expect.any(String) });
+    }
+    // statement 1 s (+0.5 s client margin) or connect 1 s, a queue of waiters at most twice over.
+    expect(elapsed).toBeLessThan(3 * (STATEMENT_MS + 500 + CONNECT_MS));
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+
+    proxy.heal();
+    const healed = performance.now();
+    let list = 0;
+    while (list !== 200 && performance.now() - healed < 10_000) {
+      list = (await fetch(`${url}/v1/runs`)).status;
+      if (list !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    const healMs = performance.now() - healed;
+    expect(list).toBe(200);
+    expect(healMs).toBeLessThan(5000);
+    if (process.env.TUNELAB_TEST_FIGURES) console.log(`stall: 503s after ${elapsed.toFixed(0)} ms, healed in ${healMs.toFixed(0)} ms`);
+    // Everything works again, on connections that are all fresh or healthy.
+    for (let i = 0; i < 8; i++) expect((await fetch(`${url}/v1/runs`)).status).toBe(200);
+    const retry = await post(url, token, body('2026-11-22T06:00:00.000Z'), { 'idempotency-key': 'during' });
+    expect([200, 201]).toContain(retry.status);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    // Sessions the stall left inside a transaction are ended by the server (idle_in_transaction_session_timeout).
+    let idle = await sessionsIdleInTransaction();
+    for (let i = 0; i < 30 && idle > 0; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      idle = await sessionsIdleInTransaction();
+    }
+    expect(idle).toBe(0);
+  });
+});
