@@ -3,7 +3,7 @@ import { defineConfig } from 'astro/config';
 
 export default defineConfig({
   output: 'static',
-  site: process.env.TUNELAB_SITE_URL || 'http://localhost:4321',
+  // No `site`: pages use no Astro.site; the feed and sitemap take TUNELAB_SITE_URL from src/lib/env.ts.
   trailingSlash: 'ignore',
   build: { format: 'directory' },
   devToolbar: { enabled: false },

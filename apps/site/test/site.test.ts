@@ -7,14 +7,23 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '@tunelab/tests/browser';
+import { createRequire } from 'node:module';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSite, SITE_DIR } from './build.ts';
-import { seedDemo } from './seed.ts';
+import { SAMPLE, seedDemo } from './seed.ts';
 import { serveStatic } from './static-server.ts';
+import { prismaOf } from '@tunelab/results-db/testing';
+
+declare global {
+  interface Window {
+    /** axe-core, injected by the accessibility test. */
+    axe?: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }> };
+  }
+}
 
 const SCREENSHOTS = join(SITE_DIR, 'test-output/screenshots');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let work: string;
 beforeAll(async () => {
@@ -37,20 +46,54 @@ async function freshDb(name: string, fill: 'seed' | 'empty'): Promise<string> {
   return dir;
 }
 
+/** The answer block: first on the page, one card per class, agreement computed from the data. */
+async function checkAnswerBlock(page: Page) {
+  const answer = page.locator('section.answer');
+  // Within the first screen at 1366 × 900.
+  expect((await answer.locator('.answer-card').first().boundingBox())!.y).toBeLessThan(900);
+  const cards = answer.locator('.answer-card');
+  expect(await cards.count()).toBe(4);
+  const pair = (cls: string, baseline: string) => cards.filter({ hasText: cls }).locator(`li.answer-pair[data-baseline="${baseline}"]`);
+  // At the article's scale and settings, on the article's hardware: the same direction reproduces it…
+  await expect(pair('8 cores / 32 GB / SSD', '1-1').getAttribute('data-agreement')).resolves.toBe('reproduces');
+  // …swapped values contradict it…
+  await expect(pair('4 cores / 16 GB / SSD', '1-1').getAttribute('data-agreement')).resolves.toBe('contradicts');
+  await expect(pair('4 cores / 16 GB / SSD', '1-1').textContent()).resolves.toContain('prefer 1-1');
+  // …and a 200,000-row run with default settings is not comparable, with the reasons from the data.
+  await expect(pair('2 cores / 24 GB / SSD', '1-1').getAttribute('data-agreement')).resolves.toBe('not-comparable');
+  const reasons = await cards.filter({ hasText: '2 cores / 24 GB / SSD' }).locator('.reasons li').allTextContents();
+  expect(reasons).toEqual([
+    'scale: rows 200,000 here vs 29,999,999 in the article (1/150)',
+    'hardware: 2 cores / 24 GB here vs 8 cores / 32 GB in the article',
+    expect.stringMatching(/^settings: maintenance_work_mem 64MB \(default\) here vs 1638MB in the article; max_parallel_maintenance_workers 2 \(default\) here vs 4 in the article; shared_buffers 128MB here vs 8192MB in the article;/),
+  ]);
+  // Only significant differences are bold.
+  await expect(pair('2 cores / 24 GB / SSD', '2-1').locator('strong').count()).resolves.toBe(0);
+  await expect(pair('2 cores / 24 GB / SSD', '1-1').locator('strong').count()).resolves.toBe(1);
+}
+
 describe('site built from a results database with measured and published runs', () => {
   let out: string;
   let server: Awaited<ReturnType<typeof serveStatic>>;
   let browser: Browser;
   let page: Page;
+  // Pages are opened once and kept: @sparticuz/chromium runs single-process, where closing a page
+  // can take the browser down with it.
+  let js: Page | undefined;
+  let phonePage: Page | undefined;
+  const jsPage = async () => (js ??= await browser.newPage({ viewport: { width: 1366, height: 900 }, javaScriptEnabled: true }));
+  const noJsPhone = async () => (phonePage ??= await browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false }));
 
   beforeAll(async () => {
     const dataDir = await freshDb('seeded', 'seed');
     out = join(work, 'dist-seeded');
-    const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
+    const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' });
     expect(build.code, build.output).toBe(0);
+    expect(build.output).not.toContain('TUNELAB_SITE_URL is not set');
     server = await serveStatic(out);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1200, height: 900 }, javaScriptEnabled: false });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1366, height: 900 }, javaScriptEnabled: false });
+    page.setDefaultTimeout(20_000);
   });
   afterAll(async () => {
     await browser?.close();
@@ -60,13 +103,15 @@ describe('site built from a results database with measured and published runs', 
   it('home → scenario → hardware → run, without JavaScript', async () => {
     await page.goto(`${server.url}/`);
     await expect(page.locator('h1').textContent()).resolves.toContain('faster on hardware like yours');
-    const card = page.locator('section.card', { hasText: 'vacuum-index-cleanup' });
-    await expect(card.textContent()).resolves.toMatch(/2 cores \/ 24 GB \/ SSD.*1-2 is [\d.]+% faster than 1-1/s);
-    await expect(card.textContent()).resolves.toMatch(/4 measured runs on 2 machines · newest data \d{4}-\d{2}-\d{2}/);
+    const card = page.locator('section.scenario-summary', { hasText: 'vacuum-index-cleanup' });
+    // The home page gives each scenario's answer per hardware class, with the agreement.
+    await expect(card.locator('.answer-card', { hasText: '4 cores / 16 GB / SSD · AMD Ryzen 5 3600' }).textContent()).resolves.toMatch(/contradicts the article\s*prefer 1-1/);
+    await expect(card.textContent()).resolves.toMatch(/8 measured runs on 4 machines · newest data \d{4}-\d{2}-\d{2}/);
     await page.screenshot({ path: join(SCREENSHOTS, '1-home.png'), fullPage: true });
 
     await card.locator('h2 a').click();
     await page.waitForURL('**/scenarios/vacuum-index-cleanup/');
+    await checkAnswerBlock(page);
     // The article's table for server 1, in its own format: h:mm:ss averages and its "37%".
     const server1 = page.locator('table.published-table[data-machine="server-1"]');
     const headers = await server1.locator('thead th').allTextContents();
@@ -80,7 +125,7 @@ describe('site built from a results database with measured and published runs', 
     await expect(page.locator('article.readme').textContent()).resolves.toContain('INDEX_CLEANUP on');
     // Measured tables per hardware class with n, CI and a verdict sentence.
     const measured = page.locator('section.measured-group');
-    expect(await measured.count()).toBe(2);
+    expect(await measured.count()).toBe(4);
     const ssd = measured.filter({ hasText: '2 cores / 24 GB / SSD' });
     expect(await ssd.locator('table.measured-table thead th').allTextContents()).toEqual(['Variant', 'Repetitions', 'AVG', 'n', '95% CI of the mean', '% faster']);
     expect(await ssd.locator('table.measured-table tbody tr').count()).toBe(4);
@@ -88,11 +133,15 @@ describe('site built from a results database with measured and published runs', 
     // Charts: build-time SVG with a text alternative.
     const charts = page.locator('figure.chart');
     expect(await charts.count()).toBeGreaterThanOrEqual(4);
-    await expect(charts.first().locator('[role="img"]').getAttribute('aria-label')).resolves.toBeTruthy();
-    await expect(charts.first().locator('svg title').textContent()).resolves.toBeTruthy();
-    await expect(page.locator('#differences + figure svg title').textContent()).resolves.toContain('1-2 vs 1-1');
+    await expect(charts.first().locator('.chart-wide[role="img"]').getAttribute('aria-label')).resolves.toBeTruthy();
+    await expect(charts.first().locator('.chart-wide svg title').textContent()).resolves.toBeTruthy();
+    await expect(page.locator('#differences + figure .chart-wide svg title').textContent()).resolves.toContain('1-2 vs 1-1');
     // Settings that differ: the article's server vs the measured machines.
-    await expect(page.locator('#settings + .table-scroll table').textContent()).resolves.toContain('shared_buffers');
+    // Only the scenario's relevant settings, compared normalised (the article's 8192MB = 8GB here).
+    const settingsTable = page.locator('#settings ~ .table-scroll table.settings-table');
+    await expect(settingsTable.locator('tbody th').allTextContents()).resolves.toEqual(['maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers', 'max_wal_size', 'synchronous_commit', 'wal_compression', 'autovacuum']);
+    await expect(settingsTable.locator('tr.differs', { hasText: 'shared_buffers' }).count()).resolves.toBe(1);
+    await expect(settingsTable.locator('tbody tr', { hasText: 'wal_compression' }).getAttribute('class')).resolves.toBeNull();
     await page.screenshot({ path: join(SCREENSHOTS, '2-scenario.png'), fullPage: true });
 
     await ssd.locator('p.meta a').first().click();
@@ -101,31 +150,173 @@ describe('site built from a results database with measured and published runs', 
     await page.goto(`${server.url}/hardware/`);
     await page.locator('table a', { hasText: '2 cores / 24 GB / SSD' }).click();
     await page.waitForURL('**/hardware/*/');
-    await expect(page.locator('dl.spec').textContent()).resolves.toContain('AMD EPYC 7B13');
+    await expect(page.locator('dl.spec').textContent()).resolves.toContain(SAMPLE.hardware.cpuModel);
     await expect(page.locator('#scenarios + .table-scroll').textContent()).resolves.toContain('VACUUM INDEX_CLEANUP');
     const similar = await page.locator('table.similar tbody tr').allTextContents();
     expect(similar.length).toBeGreaterThanOrEqual(2);
     expect(similar[0]).toContain('2 cores / 24 GB / SSD');
     await page.screenshot({ path: join(SCREENSHOTS, '3-hardware.png'), fullPage: true });
 
-    await page.locator('#scenarios + .table-scroll a[href^="/runs/"]').first().click();
+    await page.locator('#scenarios + .table-scroll tr', { hasText: 'VACUUM INDEX_CLEANUP' }).locator('a[href^="/runs/"]').first().click();
     await page.waitForURL('**/runs/*/');
     const command = await page.locator('code.reproduce').textContent();
-    expect(command).toMatch(/^tunelab run vacuum-index-cleanup --target \S+ --repetitions 3 --param fillfactor=100 --param rows=200000$/);
-    await expect(page.locator('table.samples tbody tr').count()).resolves.toBe(12);
-    expect(await page.locator('table.samples thead th').allTextContents()).toEqual(['Variant', 'Repetition', 'duration (s)', 'table_size_after (bytes)', 'wal_bytes (bytes)']);
-    await expect(page.locator('#notes ~ section.note pre').first().textContent()).resolves.toContain('vacuuming');
-    await expect(page.locator('#environment + dl').textContent()).resolves.toContain('PostgreSQL 15.19');
+    expect(command).toMatch(/^tunelab run vacuum-index-cleanup --target \S+ --repetitions 3 --param rows=200000$/);
+    // One row per variant × repetition of the sample (the fixture's build time included).
+    await expect(page.locator('table.samples tbody tr').count()).resolves.toBe(new Set(SAMPLE.samples.map((x) => `${x.variant}#${x.repetition}`)).size);
+    const sampleHeaders = await page.locator('table.samples thead th').allTextContents();
+    expect(sampleHeaders.slice(0, 2)).toEqual(['Variant', 'Repetition']);
+    expect(sampleHeaders).toEqual(expect.arrayContaining(['duration (s)', 'table_size_after (MiB)', 'wal_bytes (MiB)']));
+    await expect(page.locator('#notes ~ section.note pre', { hasText: 'vacuuming' }).count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('#environment + dl').textContent()).resolves.toContain(SAMPLE.database.version.split(' (')[0]!);
     await page.screenshot({ path: join(SCREENSHOTS, '4-run.png'), fullPage: true });
   });
 
   it('reads well on a phone: the page never scrolls sideways, wide tables scroll on their own', async () => {
-    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    const phone = await noJsPhone();
     await phone.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
     const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await phone.screenshot({ path: join(SCREENSHOTS, '5-scenario-phone.png'), fullPage: false });
-    await phone.close();
+  });
+
+  it('hardware like mine: the form picks the nearest class, compares classes, and keeps the view in the URL', async () => {
+    // Without JavaScript: the form and every class's answer are on the page.
+    await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/?cores=8&memory=30&storage=ssd`);
+    await expect(page.locator('form.picker input[name="cores"]').count()).resolves.toBe(1);
+    expect(await page.locator('.answer-card').count()).toBe(4);
+    expect(await page.locator('.answer-card.picked').count()).toBe(0);
+    // With JavaScript: a permalink opens with the nearest class first and picked.
+    const p = await jsPage();
+    await p.setViewportSize({ width: 1366, height: 900 });
+    await p.goto(`${server.url}/scenarios/vacuum-index-cleanup/?cores=8&memory=30&storage=ssd`);
+    await expect(p.locator('.answer-card').first().getAttribute('class')).resolves.toContain('picked');
+    await expect(p.locator('.answer-card.picked .answer-class').textContent()).resolves.toContain('8 cores / 32 GB / SSD');
+    await expect(p.locator('.picker-result').textContent()).resolves.toContain('Nearest measured class to 8 cores / 30 GB / SSD: 8 cores / 32 GB / SSD');
+    // Same storage beats nearer size: 8 cores / 32 GB on NVMe picks the NVMe class.
+    await p.fill('form.picker input[name="cores"]', '2');
+    await p.fill('form.picker input[name="memory"]', '4');
+    await p.selectOption('form.picker select[name="storage"]', 'nvme');
+    await p.click('form.picker button');
+    await expect(p.locator('.answer-card.picked .answer-class').textContent()).resolves.toContain('8 cores / 32 GB / NVME');
+    expect(new URL(p.url()).search).toBe('?cores=2&memory=4&storage=nvme');
+    // Two classes side by side, in the URL too.
+    await p.locator('.answer-card', { hasText: '2 cores / 24 GB / SSD' }).locator('.compare-toggle input').check();
+    await p.locator('.answer-card', { hasText: '4 cores / 16 GB / SSD' }).locator('.compare-toggle input').check();
+    await expect(p.locator('.answer-cards.comparing .answer-card.compared').count()).resolves.toBe(2);
+    const compared = await p.locator('.answer-card.compared').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().top));
+    expect(Math.abs(compared[0]! - compared[1]!)).toBeLessThan(2);
+    const url = p.url();
+    expect(new URL(url).searchParams.get('compare')?.split(',')).toHaveLength(2);
+    await p.goto(url);
+    await expect(p.locator('.answer-card.compared').count()).resolves.toBe(2);
+    await p.screenshot({ path: join(SCREENSHOTS, 'scenario-picker-1366.png'), fullPage: false });
+  });
+
+  it('draws the charts a scenario declares: metric per sweep point with the article beside it, a time series with its crossing', async () => {
+    await page.goto(`${server.url}/scenarios/recovery-init-sync/`);
+    // One answer per sweep point, each read against the article's nearest point.
+    const cards = page.locator('.answer-card');
+    await expect(cards.locator('.answer-class').allTextContents()).resolves.toEqual([
+      '2 cores / 24 GB / SSD · tables = 3,000 · AMD EPYC 7B13',
+      '2 cores / 24 GB / SSD · tables = 10,000 · AMD EPYC 7B13',
+      '2 cores / 24 GB / SSD · tables = 30,000 · AMD EPYC 7B13',
+    ]);
+    await expect(cards.first().locator('.reasons').textContent()).resolves.toContain('scale: tables 3,000 here vs 10,000 in the article (the nearest point it measured)');
+    await expect(cards.nth(1).locator('.reasons').textContent()).resolves.not.toContain('scale:');
+    const sweep = page.locator('section.declared-chart').first();
+    await expect(sweep.locator('.chart-wide svg desc').textContent()).resolves.toMatch(/fsync: 3,000 → .*fsync \(published\): 10,000 → /);
+    await expect(sweep.locator('figcaption').textContent()).resolves.toContain('Logarithmic axes; 4 values of 0 cannot be drawn on it');
+    await expect(sweep.locator('ul.point-verdicts li').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^tables = 3,000: syncfs is [\d.]+% faster than fsync/),
+      expect.stringMatching(/^tables = 10,000: syncfs is [\d.]+% faster than fsync/),
+      expect.stringMatching(/^tables = 30,000: syncfs is [\d.]+% faster than fsync/),
+    ]);
+    await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
+    const series = page.locator('section.declared-chart').first();
+    await expect(series.locator('figcaption').textContent()).resolves.toMatch(/compressed-kbs4 and uncompressed cross at rows inserted ≈ 5\d\d,\d{3} \(pin\)/);
+    await expect(series.locator('.chart-wide svg title').textContent()).resolves.toBe('Insert rate against rows inserted: 2 cores / 24 GB / SSD');
+  });
+
+  it('draws charts as valid SVG whose text stays inside the drawing, at both widths', async () => {
+    const html = await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8');
+    const svgs = [...html.matchAll(/<svg[\s\S]*?<\/svg>/g)].map((m) => m[0]);
+    expect(svgs.length).toBeGreaterThanOrEqual(8);
+    for (const [width, kind] of [[1366, 'chart-wide'], [390, 'chart-narrow']] as const) {
+      const p = await jsPage();
+      await p.setViewportSize({ width, height: 900 });
+      await p.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
+      const report = await p.evaluate((cls) => {
+        const problems: string[] = [];
+        const all = Array.from(document.querySelectorAll(`figure.chart .${cls} svg`));
+        all.forEach((svg, i) => {
+          // Valid XML on its own (an attribute broken by quotes or a repeated attribute fails here).
+          const doc = new DOMParser().parseFromString(svg.outerHTML, 'image/svg+xml');
+          if (doc.querySelector('parsererror')) problems.push(`chart ${i}: not valid XML`);
+          if ((svg.outerHTML.match(/viewBox=/g) ?? []).length !== 1) problems.push(`chart ${i}: viewBox count`);
+          const box = svg.getBoundingClientRect();
+          for (const t of Array.from(svg.querySelectorAll('text'))) {
+            const r = t.getBoundingClientRect();
+            if (r.width === 0) continue;
+            if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) problems.push(`chart ${i}: "${t.textContent}" outside the drawing`);
+          }
+        });
+        return { count: all.length, problems };
+      }, kind);
+      expect(report.count).toBeGreaterThanOrEqual(8);
+      expect(report.problems).toEqual([]);
+    }
+  });
+
+  it('every page kind passes axe-core at 1366 and 390 px; screenshots of each', async () => {
+    const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const html = await readFile(join(out, 'index.html'), 'utf8');
+    expect(html).toContain('/hardware/');
+    const run = /href="(\/runs\/[0-9a-f-]+\/)"/.exec(await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8'))?.[1];
+    const machine = /href="(\/hardware\/[0-9a-f]{64}\/)"/.exec(await readFile(join(out, 'hardware/index.html'), 'utf8'))?.[1];
+    const pages: [string, string][] = [
+      ['home', '/'],
+      ['scenario', '/scenarios/vacuum-index-cleanup/'],
+      ['hardware-list', '/hardware/'],
+      ['machine', machine ?? '/hardware/'],
+      ['run', run ?? '/'],
+      ['downloads', '/downloads/'],
+    ];
+    const p = await jsPage();
+    const violations: string[] = [];
+    for (const width of [1366, 390]) {
+      await p.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      for (const [name, path] of pages) {
+        await p.goto(`${server.url}${path}`);
+        await p.addScriptTag({ content: axeSource });
+        const found = await p.evaluate(async () => {
+          if (!window.axe) return ['axe-core did not load'];
+          const r = await window.axe.run(document, { resultTypes: ['violations'] });
+          return r.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
+        });
+        violations.push(...found.map((f) => `${name} @${width}: ${f}`));
+        await p.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true, timeout: 60_000 });
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('has a 404 page, a sitemap, meta descriptions, the article title in its language, and no build-machine paths', async () => {
+    expect(existsSync(join(out, '404.html'))).toBe(true);
+    const sitemap = await readFile(join(out, 'sitemap.xml'), 'utf8');
+    expect(sitemap).toContain('<loc>https://tunelab.example/scenarios/vacuum-index-cleanup/</loc>');
+    const scenario = await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8');
+    expect(scenario).toMatch(/<em lang="ko">\[OpenSQL\] VACUUM의/);
+    expect(scenario).toMatch(/<meta name="description" content="[^"]+"/);
+    for (const f of ['index.html', 'hardware/index.html', '404.html', 'scenarios/vacuum-full-rewrite/index.html']) {
+      const html = await readFile(join(out, f), 'utf8');
+      expect(html, f).toMatch(/<meta name="description" content="[^"]{20,}"/);
+      expect(html, f).not.toContain(work);
+      expect(html, f).not.toContain(SITE_DIR);
+    }
+    await page.goto(`${server.url}/hardware/`);
+    // Placeholders of an undescribed article machine are said as such, never as "1 cores / 1 GB".
+    await expect(page.locator('table').textContent()).resolves.not.toMatch(/1 cores \/ 1 GB/);
+    await expect(page.locator('table').textContent()).resolves.toContain('the article’s machine');
   });
 
   it('publishes the data behind the tables and an Atom feed of findings', async () => {
@@ -148,6 +339,7 @@ describe('site build edge cases', () => {
     const out = join(work, 'dist-empty');
     const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
     expect(build.code, build.output).toBe(0);
+    expect(build.output).toContain('warning: TUNELAB_SITE_URL is not set');
     const home = await readFile(join(out, 'index.html'), 'utf8');
     expect(home).toContain('0 measured runs on 0 machines');
     expect(home).toContain('Not measured yet');
@@ -163,7 +355,7 @@ describe('site build edge cases', () => {
     const db = await openResultsDb(undefined, { dataDir });
     let fingerprint: string;
     try {
-      const [row] = await db.prisma.$queryRaw<{ fingerprint: string }[]>`
+      const [row] = await prismaOf(db).$queryRaw<{ fingerprint: string }[]>`
         UPDATE hardware_profiles SET spec = jsonb_set(spec, '{physicalCores}', '"many"')
         WHERE fingerprint = (SELECT fingerprint FROM hardware_profiles WHERE source = 'measured' ORDER BY fingerprint LIMIT 1)
         RETURNING fingerprint`;

@@ -1,5 +1,5 @@
 /** A tiny static file server for the built site (directory URLs → index.html), for the browser test. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 
@@ -15,7 +15,8 @@ const TYPES: Record<string, string> = {
 
 export async function serveStatic(root: string): Promise<{ url: string; close: () => Promise<void> }> {
   const base = resolve(root);
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer((req, res) => void answer(req, res));
+  async function answer(req: IncomingMessage, res: ServerResponse) {
     try {
       const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
       let file = normalize(join(base, path));
@@ -28,7 +29,7 @@ export async function serveStatic(root: string): Promise<{ url: string; close: (
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
     }
-  });
+  }
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;

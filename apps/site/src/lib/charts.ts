@@ -2,29 +2,48 @@
  * Charts are SVG strings rendered at build time by Apache ECharts' server-side renderer
  * (https://echarts.apache.org/handbook/en/how-to/cross-platform/server/), so pages need no
  * JavaScript. Each chart gets a <title> and <desc> inside the SVG; the page wraps it in a
- * <figure role="img" aria-label> with a caption.
+ * <figure role="img" aria-label> with a caption. Every chart is rendered twice, wide and narrow,
+ * so text stays readable on a phone (the page shows one of the two with CSS).
+ *
+ * Chart kinds: distribution (box + strip per variant), difference (forest plot per hardware
+ * group), sweep (a metric against the sweep point, one line per variant) and series (a
+ * time-series metric against its x, one line per variant, crossings marked). The last two are
+ * driven by `report.charts` in scenario.yaml, so a new scenario needs no site code.
  */
 import * as echarts from 'echarts';
+import { escapeXml } from './format.ts';
 
-const FONT = 'Source Serif Pro, Georgia, "Times New Roman", serif';
+// No quoted family names: ECharts writes the family into a style attribute.
+const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif';
 const INK = '#1f2933';
-const MUTED = '#6b7280';
+const MUTED = '#5f6b7a';
 const PALETTE = ['#1f4e79', '#b45309', '#2f6f4f', '#7b2d8b', '#9f1239', '#0e7490'];
+export const WIDE = 640;
+export const NARROW = 360;
 
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
+
+export type ChartSvg = { wide: string; narrow: string };
 
 function render(option: echarts.EChartsCoreOption, width: number, height: number, title: string, desc: string): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
-    chart.setOption({ animation: false, textStyle: { fontFamily: FONT, color: INK }, color: PALETTE, ...option });
+    chart.setOption({ animation: false, textStyle: { fontFamily: FONT, color: INK, fontSize: 12 }, color: PALETTE, ...option });
     const svg = chart.renderToSVGString();
-    // Scalable: the viewBox keeps proportions while CSS sets the width.
+    // Scalable: one viewBox (ECharts writes its own) keeps proportions while CSS sets the width.
     return svg
-      .replace(/^<svg([^>]*?) width="(\d+)" height="(\d+)"/, `<svg$1 viewBox="0 0 $2 $3" preserveAspectRatio="xMidYMid meet" focusable="false"`)
+      .replace(/^<svg([^>]*)>/, (_m, attrs: string) => `<svg${attrs.replace(/\s(width|height|viewBox)="[^"]*"/g, '')} viewBox="0 0 ${width} ${height}" preserveAspectRatio="xMidYMid meet" focusable="false">`)
       .replace(/^(<svg[^>]*>)/, `$1<title>${escapeXml(title)}</title><desc>${escapeXml(desc)}</desc>`);
   } finally {
     chart.dispose();
   }
+}
+
+function both(build: (width: number) => { option: echarts.EChartsCoreOption; height: number }, title: string, desc: string): ChartSvg {
+  const out = (w: number) => {
+    const { option, height } = build(w);
+    return render(option, w, height, title, desc);
+  };
+  return { wide: out(WIDE), narrow: out(NARROW) };
 }
 
 function quartiles(sorted: number[]): [number, number, number, number, number] {
@@ -37,6 +56,63 @@ function quartiles(sorted: number[]): [number, number, number, number, number] {
   return [sorted[0] ?? 0, q(0.25), q(0.5), q(0.75), sorted.at(-1) ?? 0];
 }
 
+/**
+ * Words wrapped to lines of at most `chars` characters. Done here rather than by ECharts: its
+ * server-side text measure underestimates the browser's font, so its own wrapping overflows.
+ */
+function wrap(text: string, chars: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > chars) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+/** About 8.4 px per character of 14 px bold text in a system sans-serif. */
+const titleChars = (width: number) => Math.floor((width - 8) / 8.4);
+const chartTitle = (text: string, width: number) => ({
+  text: wrap(text, titleChars(width)).join('\n'),
+  left: 0,
+  top: 0,
+  textStyle: { fontSize: 14, fontWeight: 600, fontFamily: FONT, color: INK, lineHeight: 18 },
+});
+const legend = (names: string[], width: number) => ({
+  data: names,
+  bottom: 0,
+  left: 0,
+  itemWidth: 14,
+  itemHeight: 10,
+  // ECharts measures text with its own estimate; the browser's font runs wider, so leave room.
+  itemGap: 30,
+  textStyle: { color: INK, fontSize: 12, fontFamily: FONT },
+  width: width - 8,
+});
+/** Lines the title takes at this width (approximate: 7.5 px per character at 14 px). */
+const titleLines = (text: string, width: number) => wrap(text, titleChars(width)).length;
+const valueAxis = (name: string, formatter: (v: number) => string, range: object = { scale: true }) => ({
+  type: 'value' as const,
+  name,
+  nameLocation: 'middle' as const,
+  nameGap: 28,
+  nameTextStyle: { color: MUTED },
+  ...range,
+  axisLabel: { formatter, color: MUTED, hideOverlap: true },
+  splitLine: { lineStyle: { color: '#e5e7eb' } },
+});
+/** Category labels wrap to at most `labelWidth` px instead of running off the left edge. */
+const categoryAxis = (labels: string[], labelWidth: number) => ({
+  type: 'category' as const,
+  data: labels,
+  inverse: true,
+  axisLabel: { color: INK, width: labelWidth, overflow: 'break' as const, lineHeight: 14 },
+  axisTick: { show: false },
+  axisLine: { show: false },
+});
+
 export type DistributionInput = {
   title: string;
   variants: { label: string; values: number[] }[];
@@ -47,28 +123,8 @@ export type DistributionInput = {
 };
 
 /** Per-variant box plot with every repetition as a point on top (a strip chart). */
-/** The frame both charts share: title, grid, a value axis along x and the groups down y. */
-const chartTitle = (text: string) => ({ text, left: 0, top: 0, textStyle: { fontSize: 14, fontWeight: 600, fontFamily: FONT, color: INK } });
-const valueAxis = (name: string, formatter: (v: number) => string, range: { min: number; max: number } | { scale: true }) => ({
-  type: 'value' as const,
-  name,
-  nameLocation: 'middle' as const,
-  nameGap: 26,
-  ...range,
-  axisLabel: { formatter, color: MUTED },
-  splitLine: { lineStyle: { color: '#e5e7eb' } },
-});
-const categoryAxis = (labels: string[], width: number) => ({
-  type: 'category' as const,
-  data: labels,
-  inverse: true,
-  axisLabel: { color: INK, width, overflow: 'truncate' as const },
-  axisTick: { show: false },
-});
-
-export function distributionChart(input: DistributionInput): string {
+export function distributionChart(input: DistributionInput): ChartSvg {
   const labels = input.variants.map((v) => v.label);
-  const height = 70 + 46 * Math.max(2, labels.length);
   const desc = input.variants
     .map((v) => {
       const s = [...v.values].sort((a, b) => a - b);
@@ -76,85 +132,207 @@ export function distributionChart(input: DistributionInput): string {
       return `${v.label}: ${v.values.length} values from ${input.formatValue(s[0] ?? 0)} to ${input.formatValue(s.at(-1) ?? 0)}, median ${input.formatValue(med)}`;
     })
     .join('; ');
-  return render(
-    {
-      title: chartTitle(input.title),
-      grid: { left: 8, right: 24, top: 40, bottom: 36, containLabel: true },
-      xAxis: valueAxis(input.axisName, (v) => (input.formatAxis ?? input.formatValue)(v), { scale: true }),
-      yAxis: categoryAxis(labels, 140),
-      series: [
-        {
-          type: 'boxplot',
-          name: 'spread',
-          data: input.variants.map((v) => quartiles([...v.values].sort((a, b) => a - b))),
-          itemStyle: { color: '#eef2f7', borderColor: '#64748b' },
-          boxWidth: [10, 26],
-        },
-        {
-          type: 'scatter',
-          name: 'repetitions',
-          data: input.variants.flatMap((v) => v.values.map((x) => [x, v.label])),
-          symbolSize: 8,
-          itemStyle: { color: PALETTE[0], opacity: 0.75 },
-        },
-      ],
-    },
-    640,
-    height,
-    input.title,
-    desc,
-  );
+  return both((w) => {
+    const top = 14 + 18 * titleLines(input.title, w);
+    return {
+      height: top + 70 + 40 * Math.max(2, labels.length),
+      option: {
+        title: chartTitle(input.title, w),
+        legend: legend(['repetitions', 'spread (quartiles, range)'], w),
+        grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
+        xAxis: valueAxis(input.axisName, (v) => (input.formatAxis ?? input.formatValue)(v)),
+        yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
+        series: [
+          {
+            type: 'boxplot',
+            name: 'spread (quartiles, range)',
+            data: input.variants.map((v) => quartiles([...v.values].sort((a, b) => a - b))),
+            itemStyle: { color: '#eef2f7', borderColor: '#64748b' },
+            boxWidth: [10, 24],
+          },
+          {
+            type: 'scatter',
+            name: 'repetitions',
+            data: input.variants.flatMap((v) => v.values.map((x) => [x, v.label])),
+            symbolSize: 8,
+            itemStyle: { color: PALETTE[0], opacity: 0.75 },
+          },
+        ],
+      },
+    };
+  }, input.title, desc);
 }
 
 export type DifferenceInput = {
   title: string;
   /** Improvement of candidate over baseline as a fraction (0.375 = 37.5% faster), with its CI. */
-  rows: { label: string; estimate: number; low: number | null; high: number | null; significant: boolean }[];
+  rows: { label: string; estimate: number; low: number | null; high: number | null; significant: boolean; published: boolean }[];
   axisName: string;
 };
 
-/** A forest plot: per hardware group the improvement with its 95% CI, and a line at zero. */
-export function differenceChart(input: DifferenceInput): string {
+/**
+ * A forest plot: per hardware group the improvement with its 95% CI and a line at zero. Measured
+ * groups are circles, the article's diamonds; a filled marker is a significant difference.
+ */
+export function differenceChart(input: DifferenceInput): ChartSvg {
   const rows = input.rows;
   const pct = (v: number) => `${(v * 100).toFixed(0)}%`;
   const finiteEnds = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x));
   const lo = Math.min(0, ...finiteEnds);
   const hi = Math.max(0, ...finiteEnds);
-  // Axis ends on whole 5% steps, with a little room around the widest interval.
   const pad = (hi - lo) * 0.05 || 0.05;
   const min = Math.floor((lo - pad) * 20) / 20;
   const max = Math.ceil((hi + pad) * 20) / 20;
-  const height = 80 + 40 * Math.max(2, rows.length);
   const desc = rows
-    .map((r) => `${r.label}: ${pct(r.estimate)} (95% CI ${r.low === null ? '−∞' : pct(r.low)} to ${r.high === null ? '∞' : pct(r.high)})${r.significant ? ', significant' : ', not significant'}`)
+    .map((r) => `${r.label}${r.published ? ' (published)' : ''}: ${pct(r.estimate)} (95% CI ${r.low === null ? '−∞' : pct(r.low)} to ${r.high === null ? '∞' : pct(r.high)})${r.significant ? ', significant' : ', not significant'}`)
     .join('; ');
-  return render(
-    {
-      title: chartTitle(input.title),
-      grid: { left: 8, right: 24, top: 40, bottom: 40, containLabel: true },
-      xAxis: valueAxis(input.axisName, pct, { min, max }),
-      yAxis: categoryAxis(rows.map((r) => r.label), 180),
-      series: [
-        {
-          // The interval drawn as whiskers: a box plot whose box collapses onto the estimate.
-          type: 'boxplot',
-          name: '95% CI',
-          data: rows.map((r) => [r.low ?? min, r.estimate, r.estimate, r.estimate, r.high ?? max]),
-          itemStyle: { color: 'transparent', borderColor: INK, borderWidth: 1.5 },
-          boxWidth: [14, 14],
-        },
-        {
-          type: 'scatter',
-          name: 'estimate',
-          data: rows.map((r) => ({ value: [r.estimate, r.label], itemStyle: { color: r.significant ? PALETTE[0] : '#ffffff', borderColor: PALETTE[0], borderWidth: 2 } })),
-          symbolSize: 11,
-          markLine: { silent: true, symbol: 'none', label: { show: false }, lineStyle: { color: MUTED, type: 'dashed' }, data: [{ xAxis: 0 }] },
-        },
-      ],
-    },
-    640,
-    height,
-    input.title,
-    desc,
-  );
+  const marker = (published: boolean) =>
+    rows.map((r) =>
+      r.published === published
+        ? { value: [r.estimate, r.label], itemStyle: { color: r.significant ? PALETTE[published ? 1 : 0] : '#ffffff', borderColor: PALETTE[published ? 1 : 0], borderWidth: 2 } }
+        : { value: [null, r.label] },
+    );
+  return both((w) => {
+    const top = 14 + 18 * titleLines(input.title, w);
+    return {
+      height: top + 78 + 42 * Math.max(2, rows.length),
+      option: {
+        title: chartTitle(input.title, w),
+        legend: legend(['measured here', 'published (article)', '95% CI'], w),
+        grid: { left: 18, right: 20, top: top + 6, bottom: 64, outerBoundsMode: 'same', outerBoundsContain: 'all' },
+        // Not pinned to min/max: ECharts picks round ticks, and a value axis always shows 0.
+        xAxis: valueAxis(input.axisName, pct, { scale: false }),
+        yAxis: categoryAxis(rows.map((r) => r.label), w < 500 ? 110 : 200),
+        series: [
+          {
+            // The interval drawn as whiskers: a box plot whose box collapses onto the estimate.
+            type: 'boxplot',
+            name: '95% CI',
+            data: rows.map((r) => [r.low ?? min, r.estimate, r.estimate, r.estimate, r.high ?? max]),
+            itemStyle: { color: 'transparent', borderColor: INK, borderWidth: 1.5 },
+            boxWidth: [14, 14],
+            z: 2,
+          },
+          {
+            type: 'scatter',
+            name: 'measured here',
+            symbol: 'circle',
+            data: marker(false),
+            symbolSize: 11,
+            itemStyle: { color: PALETTE[0] },
+            z: 3,
+            // Drawn above the grid and the axis, so "no difference" is always visible.
+            markLine: {
+              silent: true,
+              symbol: 'none',
+              z: 5,
+              label: { show: false },
+              lineStyle: { color: INK, type: 'dashed', width: 1.2 },
+              data: [{ xAxis: 0 }],
+            },
+          },
+          { type: 'scatter', name: 'published (article)', symbol: 'diamond', data: marker(true), symbolSize: 13, itemStyle: { color: PALETTE[1] }, z: 3 },
+        ],
+      },
+    };
+  }, input.title, desc);
+}
+
+export type LineInput = {
+  title: string;
+  xName: string;
+  yName: string;
+  log: 'none' | 'x' | 'y' | 'xy';
+  formatY: (v: number) => string;
+  formatX?: (v: number) => string;
+  /** One line per variant (measured), points sorted by x. */
+  lines: { label: string; points: { x: number; y: number; low?: number; high?: number }[] }[];
+  /** The article's points, drawn as hollow diamonds beside the measured lines. */
+  published?: { label: string; points: { x: number; y: number }[] }[];
+  /** Marked points (a crossing of two lines, a verdict at a sweep point). */
+  marks?: { x: number; y: number; text: string }[];
+};
+
+/** Metric vs sweep point or time-series x: lines per variant, optional log axes. */
+export function lineChart(input: LineInput): ChartSvg {
+  const logX = input.log === 'x' || input.log === 'xy';
+  const logY = input.log === 'y' || input.log === 'xy';
+  const fx = input.formatX ?? ((v: number) => v.toLocaleString('en-US'));
+  const names = [...input.lines.map((l) => l.label), ...(input.published ?? []).map((p) => `${p.label} (published)`)];
+  const desc = [
+    ...input.lines.map((l) => `${l.label}: ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`),
+    ...(input.published ?? []).map((l) => `${l.label} (published): ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`),
+    ...(input.marks ?? []).map((m) => m.text),
+  ].join('; ');
+  const axis = (log: boolean, name: string, formatter: (v: number) => string, gap: number) => ({
+    type: log ? ('log' as const) : ('value' as const),
+    name,
+    nameLocation: 'middle' as const,
+    nameGap: gap,
+    nameTextStyle: { color: MUTED },
+    scale: !log,
+    axisLabel: { formatter, color: MUTED, hideOverlap: true },
+    splitLine: { lineStyle: { color: '#e5e7eb' } },
+  });
+  return both((w) => {
+    const top = 14 + 18 * titleLines(input.title, w);
+    const legendRows = Math.ceil(names.reduce((s, n) => s + n.length * 7 + 30, 0) / (w - 8));
+    return {
+      height: top + 230 + 20 * legendRows,
+      option: {
+        title: chartTitle(input.title, w),
+        legend: legend(names, w),
+        grid: { left: 8, right: 24, top: top + 10, bottom: 48 + 20 * legendRows, outerBoundsMode: 'same', outerBoundsContain: 'all' },
+        xAxis: axis(logX, input.xName, fx, 26),
+        yAxis: { ...axis(logY, input.yName, input.formatY, 0), nameLocation: 'end' as const, nameGap: 8, nameTextStyle: { color: MUTED, align: 'left' as const } },
+        series: [
+          ...input.lines.map((l, i) => ({
+            type: 'line',
+            name: l.label,
+            data: l.points.map((p) => [p.x, p.y]),
+            symbol: 'circle',
+            symbolSize: 7,
+            lineStyle: { width: 2, color: PALETTE[i % PALETTE.length] },
+            itemStyle: { color: PALETTE[i % PALETTE.length] },
+            ...(i === 0 && input.marks && input.marks.length > 0
+              ? {
+                  markPoint: {
+                    symbol: 'pin',
+                    symbolSize: 34,
+                    itemStyle: { color: INK },
+                    label: { show: false },
+                    data: input.marks.map((m) => ({ coord: [m.x, m.y], name: m.text })),
+                  },
+                }
+              : {}),
+          })),
+          ...(input.published ?? []).map((l, i) => ({
+            type: 'scatter',
+            name: `${l.label} (published)`,
+            data: l.points.map((p) => [p.x, p.y]),
+            symbol: 'diamond',
+            symbolSize: 12,
+            itemStyle: { color: '#ffffff', borderColor: PALETTE[i % PALETTE.length], borderWidth: 2 },
+          })),
+        ],
+      },
+    };
+  }, input.title, desc);
+}
+
+/** Where two piecewise-linear lines cross (sign change of their difference at shared x values). */
+export function crossings(a: { x: number; y: number }[], b: { x: number; y: number }[]): { x: number; y: number }[] {
+  const bAt = new Map(b.map((p) => [p.x, p.y]));
+  const shared = a.filter((p) => bAt.has(p.x)).sort((p, q) => p.x - q.x);
+  const out: { x: number; y: number }[] = [];
+  for (let i = 1; i < shared.length; i++) {
+    const p0 = shared[i - 1]!;
+    const p1 = shared[i]!;
+    const d0 = p0.y - (bAt.get(p0.x) ?? 0);
+    const d1 = p1.y - (bAt.get(p1.x) ?? 0);
+    if (d0 === 0 || Math.sign(d0) === Math.sign(d1)) continue;
+    const t = d0 / (d0 - d1);
+    out.push({ x: p0.x + t * (p1.x - p0.x), y: p0.y + t * (p1.y - p0.y) });
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
 import type { SiteData } from './load.ts';
-import { differenceRows, measuredTables, publishedTables, settingsDiff, toCsv } from './views.ts';
+import { differenceRows, measuredTables, metricSummaries, publishedTables, scenarioUnits, settingsDiff, toCsv } from './views.ts';
 
 export type DownloadFile = { path: string; title: string; body: string; type: string };
 
@@ -71,8 +71,18 @@ function build(data: SiteData): DownloadFile[] {
       pub.flatMap((t) => t.rows.flatMap((r) => r.values.map((v, i) => [t.machine, t.label, r.variant, i + 1, v, r.avgText, r.pctText])))), CSV_TYPE);
     const measured = measuredTables(sc, data).map(({ group, ...t }) => ({ ...t, groupKey: group.key, runCount: group.runCount, runs: group.runs.map((r) => r.id) }));
     add(`${base}/measured.json`, `${sc.key}: measured tables per hardware class`, json(measured), JSON_TYPE);
-    add(`${base}/measured.csv`, `${sc.key}: measured tables per hardware class`, toCsv(['group', 'hardware_class', 'variant', 'n', 'mean', 'avg_as_printed', 'ci95_of_mean', 'pct_faster', 'values'],
-      measured.flatMap((t) => t.rows.map((r) => [t.groupKey, t.heading, r.variant, r.n, r.mean, r.avgText, r.ciText, r.pctText, r.values.join(' ')]))), CSV_TYPE);
+    // Numbers in the metric's display unit (the same as the pages), the unit in the header.
+    const primary = scenarioUnits(sc, data).get(sc.metric.key)?.unit;
+    const inUnit = (v: number) => (primary ? Number(primary.scale(v).toFixed(primary.decimals + 2)) : v);
+    const unitTag = primary?.label ?? sc.metric.unit;
+    add(`${base}/measured.csv`, `${sc.key}: measured tables per hardware class`, toCsv(['group', 'hardware_class', 'variant', 'n', `mean (${unitTag})`, 'avg_as_printed', 'ci95_of_mean', 'pct_faster', `values (${unitTag})`],
+      measured.flatMap((t) => t.rows.map((r) => [t.groupKey, t.heading, r.variant, r.n, inUnit(r.mean), r.avgText, r.ciText, r.pctText, r.values.map(inUnit).join(' ')]))), CSV_TYPE);
+    const summaries = metricSummaries(sc, data);
+    if (summaries.length > 0) {
+      const metrics = summaries[0]?.metrics ?? [];
+      add(`${base}/metrics.csv`, `${sc.key}: every metric per hardware class (mean ± sd)`, toCsv(['hardware_class', 'variant', ...metrics.flatMap((m) => [`${m.key} mean (${m.unit})`, `${m.key} sd (${m.unit})`])],
+        summaries.flatMap((t) => t.rows.map((r) => [t.heading, r.variant, ...r.cells.flatMap((c) => [c.text === '—' ? '' : c.text.replace(/,/g, ''), c.spread.replace(/^± /, '').replace(/,/g, '')])]))), CSV_TYPE);
+    }
     const diffs = differenceRows(sc);
     add(`${base}/differences.json`, `${sc.key}: differences with CIs`, json(diffs), JSON_TYPE);
     add(`${base}/differences.csv`, `${sc.key}: differences with CIs`, toCsv(['baseline', 'candidate', 'group', 'improvement', 'ci95_low', 'ci95_high', 'significant'],

@@ -14,14 +14,17 @@ const SiteEnv = z.object({
   TUNELAB_API_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   TUNELAB_DATA_DIR: z.string().min(1).optional(),
-  TUNELAB_SITE_URL: z.url().default('http://localhost:4321'),
+  TUNELAB_SITE_URL: z.url().optional(),
   TUNELAB_SCENARIOS_DIR: z.string().min(1).optional(),
 });
 
+/** Where links in the feed and sitemap point when TUNELAB_SITE_URL is not set (a build warns). */
+export const LOCAL_SITE_URL = 'http://localhost:4321';
+
 export type SiteConfig =
-  | { kind: 'api'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string }
-  | { kind: 'postgresql'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string }
-  | { kind: 'pglite'; dataDir: string; repoRoot: string; scenariosDir: string; siteUrl: string };
+  | { kind: 'api'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string; siteUrlSet: boolean }
+  | { kind: 'postgresql'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string; siteUrlSet: boolean }
+  | { kind: 'pglite'; dataDir: string; repoRoot: string; scenariosDir: string; siteUrl: string; siteUrlSet: boolean };
 
 /** The monorepo root: the nearest package.json upwards that declares workspaces. */
 export function findRepoRoot(from: string = process.cwd()): string {
@@ -46,7 +49,7 @@ export function readSiteConfig(env: NodeJS.ProcessEnv = process.env): SiteConfig
   const e = parsed.data;
   const repoRoot = findRepoRoot();
   const fromRoot = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
-  const common = { repoRoot, scenariosDir: fromRoot(e.TUNELAB_SCENARIOS_DIR ?? 'scenarios'), siteUrl: e.TUNELAB_SITE_URL };
+  const common = { repoRoot, scenariosDir: fromRoot(e.TUNELAB_SCENARIOS_DIR ?? 'scenarios'), siteUrl: e.TUNELAB_SITE_URL ?? LOCAL_SITE_URL, siteUrlSet: e.TUNELAB_SITE_URL !== undefined };
   if (e.TUNELAB_API_URL) return { kind: 'api', url: e.TUNELAB_API_URL.replace(/\/+$/, ''), ...common };
   if (e.DATABASE_URL) return { kind: 'postgresql', url: e.DATABASE_URL, ...common };
   return { kind: 'pglite', dataDir: fromRoot(e.TUNELAB_DATA_DIR ?? DEFAULT_DATA_DIR), ...common };

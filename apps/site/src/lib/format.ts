@@ -58,12 +58,6 @@ export function formatInterval(b: Bounds | null, unit: string, format: DurationF
   return `${end(b.low, '−∞')} – ${end(b.high, '∞')}`;
 }
 
-export function formatP(p: number | null | undefined): string {
-  if (p === null || p === undefined) return '—';
-  if (p < 0.001) return '< 0.001';
-  return p.toFixed(3);
-}
-
 export const formatDate = (iso: string) => iso.slice(0, 10);
 
 export const shortHash = (h: string) => h.slice(0, 12);
@@ -71,3 +65,6 @@ export const shortHash = (h: string) => h.slice(0, 12);
 export function formatGib(bytes: number): string {
   return `${Math.round(bytes / 1024 ** 3)} GB`;
 }
+
+/** Text for XML content and attribute values (SVG titles, the Atom feed, the sitemap). */
+export const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);

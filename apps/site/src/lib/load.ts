@@ -62,7 +62,8 @@ export type SiteData = {
 const DEFAULT_METRIC: Metric = { key: 'duration', unit: 's', direction: 'lower-is-better', label: 'duration' };
 
 function primaryMetric(folder: ScenarioFolder | null): Metric {
-  const m = folder?.doc.metrics.find((x) => x.key === 'duration') ?? folder?.doc.metrics[0];
+  const wanted = folder?.doc.report.primary_metric ?? 'duration';
+  const m = folder?.doc.metrics.find((x) => x.key === wanted) ?? folder?.doc.metrics[0];
   if (!m) return DEFAULT_METRIC;
   return { key: m.key, unit: m.unit, direction: m.better === 'higher' ? 'higher-is-better' : 'lower-is-better', label: m.label ?? m.key };
 }
@@ -255,6 +256,9 @@ let snapshot: Promise<SiteData> | undefined;
 export function siteData(): Promise<SiteData> {
   const started = performance.now();
   snapshot ??= loadSiteData().then((data) => {
+    if (!data.config.siteUrlSet) {
+      console.warn(`[tunelab] warning: TUNELAB_SITE_URL is not set; the feed and the sitemap link to ${data.config.siteUrl}. Set it to the address the site is published at.`);
+    }
     console.log(`[tunelab] loaded ${data.runs.length} runs on ${data.hardware.length} machines, ${data.scenarios.length} scenarios from ${data.sourceDescription} in ${Math.round(performance.now() - started)} ms`);
     return data;
   }).catch((err: unknown) => {

@@ -1,16 +1,11 @@
 /**
- * The scenario folders (`scenarios/<key>/`): README.md (question and method), scenario.yaml
- * (validated with the contracts' ScenarioDocument) and the article's published.json, read with
- * results-db's `publishedSubmissions` — the same reading the importer stores.
+ * The scenario folders (`scenarios/<key>/`) as the site shows them, read through
+ * `@tunelab/scenarios` (the one reader, shared with the runner and the published importer):
+ * README.md (question and method), scenario.yaml and the article's published.json.
  */
-import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { marked } from 'marked';
-import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
-import { ScenarioDocument, RunSubmission } from '@tunelab/contracts';
-import { publishedSubmissions } from '@tunelab/results-db';
+import { listScenarioDirs, loadScenario, publishedMachineRuns, readScenarioReadme, ScenarioError, type PublishedData } from '@tunelab/scenarios';
+import type { ScenarioDocument } from '@tunelab/contracts';
 import type { DurationFormat } from './format.ts';
 import { SiteDataError } from './source.ts';
 
@@ -35,6 +30,13 @@ export type PublishedArticle = {
   /** Conclusions the article stated in words ("2-1 vs 2-2": "almost no difference"). */
   notes: { label: string; text: string }[];
   settings: Record<string, string>;
+  /** The title in the article's own language, its translation when the file gives one, the language tag. */
+  titleOriginal: string;
+  titleTranslation: string | null;
+  lang: string;
+  url: string | null;
+  /** Publication date (YYYY-MM-DD) when the file states one; null = not stated by the article. */
+  date: string | null;
 };
 
 export type ScenarioFolder = {
@@ -45,42 +47,36 @@ export type ScenarioFolder = {
   publishedSkipped: string | null;
 };
 
-const Conclusions = z.record(z.string(), z.unknown());
-const RawPublished = z.looseObject({
-  hardware: z.array(z.looseObject({ id: z.string(), published_avg: z.record(z.string(), z.string()).optional() })).optional(),
-  runs_ms: z.unknown().optional(),
-  published_conclusions: Conclusions.optional(),
-});
+/** BCP 47 tag from the script of the text (Hangul, kana, Han), else English. */
+export function languageOf(text: string): string {
+  if (/[\uAC00-\uD7AF]/.test(text)) return 'ko';
+  if (/[\u3040-\u30FF]/.test(text)) return 'ja';
+  if (/[\u4E00-\u9FFF]/.test(text)) return 'zh';
+  return 'en';
+}
 
-function readPublished(bytes: Buffer, path: string): PublishedArticle {
-  const built = publishedSubmissions(bytes);
-  const raw = RawPublished.parse(JSON.parse(String(bytes)));
-  const usesHms = (raw.hardware ?? []).some((h) => Object.values(h.published_avg ?? {}).some((t) => /^\d+:\d{2}:\d{2}$/.test(t)));
-  const usesMs = raw.runs_ms !== undefined || JSON.stringify(raw.hardware ?? []).includes('"runs_ms"');
-  const machines = built.runs.map(({ machine, submission }) => {
-    const s = RunSubmission.safeParse(submission);
-    if (!s.success) throw new SiteDataError(`${path} (${machine}) does not make a valid run: ${s.error.issues[0]?.message ?? ''}`);
-    const p = s.data.params;
-    const byVariant = new Map<string, number[]>();
-    for (const x of s.data.samples) {
-      const list = byVariant.get(x.variant) ?? [];
-      list[x.repetition - 1] = x.value;
-      byVariant.set(x.variant, list);
-    }
-    const label = typeof p['published.label'] === 'string' ? p['published.label'] : machine === 'article' ? 'the article’s machine (not described)' : machine;
-    return {
-      id: machine,
-      label,
-      dataScale: typeof p['published.data_scale'] === 'number' ? p['published.data_scale'] : null,
-      variants: [...byVariant.entries()].map(([variant, values]) => {
-        const avg = p[`published.avg.${variant}`];
-        return { variant, values, avgText: typeof avg === 'string' ? avg : null };
-      }),
-    };
-  });
+/** "원제 (English translation)" → the original and its translation. */
+export function splitTitle(title: string): { original: string; translation: string | null } {
+  const m = /^(.*\S)\s+\(([\x20-\x7E]+)\)$/.exec(title);
+  if (m && languageOf(m[1] ?? '') !== 'en') return { original: m[1] ?? title, translation: m[2] ?? null };
+  return { original: title, translation: null };
+}
+
+function describePublished({ file, version }: PublishedData): PublishedArticle {
+  const { original, translation } = splitTitle(file.source.title);
+  const stated = (k: string) => (typeof file.source[k] === 'string' ? String(file.source[k]) : null);
+  const date = stated('date') ?? /\b(\d{4}-\d{2}-\d{2})\b/.exec(file.source.publisher)?.[1] ?? null;
+  const usesHms = (file.hardware ?? []).some((h) => Object.values(h.published_avg ?? {}).some((t) => /^\d+:\d{2}:\d{2}$/.test(t)));
+  const usesMs = file.runs_ms !== undefined || (file.hardware ?? []).some((h) => h.runs_ms !== undefined);
+  const machines = publishedMachineRuns(file).map(({ id, machine, runsSeconds }) => ({
+    id,
+    label: machine?.label ?? (machine === null ? 'the article’s machine (not described)' : id),
+    dataScale: machine?.data_scale ?? null,
+    variants: Object.entries(runsSeconds).map(([variant, values]) => ({ variant, values, avgText: machine?.published_avg?.[variant] ?? null })),
+  }));
   const articlePercent = new Map<string, Map<string, string>>();
   const notes: { label: string; text: string }[] = [];
-  for (const [label, value] of Object.entries(raw.published_conclusions ?? {})) {
+  for (const [label, value] of Object.entries(file.published_conclusions ?? {})) {
     const m = /^(\S+) faster than (\S+)$/.exec(label);
     if (m && value && typeof value === 'object') {
       const per = new Map<string, string>();
@@ -93,60 +89,50 @@ function readPublished(bytes: Buffer, path: string): PublishedArticle {
     }
   }
   return {
-    version: built.version,
-    title: built.file.source?.title ?? built.file.scenario,
-    publisher: built.file.source?.publisher ?? null,
+    version,
+    title: file.source.title,
+    publisher: file.source.publisher,
     format: usesHms ? 'hms' : usesMs ? 'ms' : 's',
-    variantText: built.file.variants ?? {},
-    comparisons: built.file.comparisons ?? [],
+    variantText: file.variants ?? {},
+    comparisons: file.comparisons ?? [],
     machines,
     articlePercent,
     notes,
-    settings: built.file.setup?.server_settings ?? {},
+    settings: file.setup?.server_settings ?? {},
+    titleOriginal: original,
+    titleTranslation: translation,
+    lang: stated('lang') ?? languageOf(original),
+    url: file.source.url ?? null,
+    date,
   };
 }
 
 export async function readScenarioFolders(dir: string): Promise<ScenarioFolder[]> {
-  if (!existsSync(dir)) return [];
-  const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const out: ScenarioFolder[] = [];
-  for (const key of entries) {
-    const yamlPath = join(dir, key, 'scenario.yaml');
-    if (!existsSync(yamlPath)) continue;
-    let doc: ScenarioDocument;
+  for (const folder of await listScenarioDirs(dir)) {
+    let scenario;
     try {
-      doc = ScenarioDocument.parse(parseYaml(await readFile(yamlPath, 'utf8')));
+      scenario = await loadScenario(folder);
     } catch (err) {
-      const detail = err instanceof z.ZodError ? err.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : err instanceof Error ? err.message : String(err);
-      throw new SiteDataError(`${yamlPath} is not a valid scenario: ${detail}`);
+      if (err instanceof ScenarioError) throw new SiteDataError(`${folder} is not a valid scenario:\n${err.message}`);
+      throw err;
     }
-    if (doc.key !== key) throw new SiteDataError(`${yamlPath} says key "${doc.key}" but lives in folder "${key}"`);
-    const readmePath = join(dir, key, 'README.md');
+    const readme = await readScenarioReadme(folder);
     let readmeHtml: string | null = null;
-    if (existsSync(readmePath)) {
+    if (readme !== null) {
       // The folder name heading repeats the page title; the page prints its own.
-      const md = (await readFile(readmePath, 'utf8')).replace(/^#\s+\S+\s*\n/, '');
-      readmeHtml = await marked.parse(md, { gfm: true });
+      readmeHtml = await marked.parse(readme.replace(/^#\s+[^\n]*\n/, ''), { gfm: true });
       // Wide tables scroll on a phone instead of widening the page.
-      readmeHtml = readmeHtml.replace(/<table>/g, '<div class="table-scroll"><table>').replace(/<\/table>/g, '</table></div>');
+      let n = 0;
+      readmeHtml = readmeHtml.replace(/<table>/g, () => `<div class="table-scroll" tabindex="0" role="region" aria-label="Table ${++n} of the method"><table>`).replace(/<\/table>/g, '</table></div>').replace(/<pre>/g, '<pre tabindex="0">');
     }
-    const publishedPath = join(dir, key, 'published.json');
-    let published: PublishedArticle | null = null;
+    let published = scenario.published ? describePublished(scenario.published) : null;
     let publishedSkipped: string | null = null;
-    if (existsSync(publishedPath)) {
-      try {
-        published = readPublished(await readFile(publishedPath), publishedPath);
-        if (published.machines.length === 0) {
-          published = null;
-          publishedSkipped = 'the article published single figures, not repeated runs';
-        }
-      } catch (err) {
-        if (err instanceof SiteDataError) throw err;
-        // Same rule as the importer: a published.json in a shape we do not read is skipped, with a reason.
-        publishedSkipped = `published.json is not in a supported shape (${err instanceof Error ? err.message.slice(0, 200) : String(err)})`;
-      }
+    if (published && published.machines.length === 0) {
+      published = null;
+      publishedSkipped = 'the article published single figures, not repeated runs';
     }
-    out.push({ key, doc, readmeHtml, published, publishedSkipped });
+    out.push({ key: scenario.key, doc: scenario.doc, readmeHtml, published, publishedSkipped });
   }
   return out;
 }

@@ -8,10 +8,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
-  ComparisonQuery,
+  type ComparisonQuery,
   ComparisonResult,
   FindingList,
-  FindingsQuery,
+  type FindingsQuery,
   HardwareDetail,
   HardwareList,
   type HardwareSummary,
@@ -19,7 +19,7 @@ import {
   RunList,
   ScenarioList,
   SimilarHardware,
-  SimilarHardwareQuery,
+  type SimilarHardwareQuery,
 } from '@tunelab/contracts';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import type { SiteConfig } from './env.ts';
@@ -83,8 +83,7 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
   } catch (err) {
     throw new SiteDataError(`cannot open the results database (${where}): ${err instanceof Error ? err.message : String(err)}`);
   }
-  const schema = await read('the schema check', where, () => db.prisma.$queryRaw<{ runs: string | null }[]>`SELECT to_regclass('public.runs')::text AS runs`);
-  if (!schema[0]?.runs) {
+  if (!(await read('the schema check', where, () => db.hasSchema()))) {
     await db.close();
     throw new SiteDataError(`${where} has no TuneLab tables; apply the migrations first (\`npm run admin -- migrate\`)`);
   }
@@ -146,7 +145,7 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
       return validate(schema, await res.json(), what, `${where} (GET ${path})`);
     });
   }
-  const qs = (q: Record<string, unknown>) =>
+  const qs = (q: Record<string, string | number | boolean | undefined>) =>
     new URLSearchParams(Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]))).toString();
   async function pages<T>(path: string, schema: z.ZodType<{ items: T[]; nextCursor: string | null }>, what: string): Promise<T[]> {
     const items: T[] = [];

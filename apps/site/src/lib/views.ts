@@ -4,6 +4,8 @@
  */
 import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
+import { unitFor, type DisplayUnit } from './units.ts';
+import { engineDefault, isNoiseSetting, normalizeSetting } from './settings.ts';
 import { formatDuration, formatInterval, formatPct, formatPctInterval, formatValue, shortHash, type DurationFormat } from './format.ts';
 
 export const MAX_LISTED_VALUES = 10;
@@ -20,6 +22,8 @@ export type TableRow = {
   /** "% faster" of this row as a candidate against its baseline, as printed. */
   pctText: string;
   pctNote: string | null;
+  /** Colour and weight only for a significant difference. */
+  significant: boolean;
 };
 
 export type PublishedTable = {
@@ -42,10 +46,22 @@ export type MeasuredTable = {
   verdicts: { baseline: string; candidate: string; sentence: string; kind: string; p: number | null; improvement: number | null }[];
 };
 
-export const groupLabel = (g: ComparisonGroup) =>
-  g.source === 'published' ? `${g.hardware.class} (published${g.hardware.cpuModel ? `, ${g.hardware.cpuModel.replace(/^unspecified \(published: (.*)\)$/, '$1')}` : ''})` : g.hardware.class;
+/** "article server-1 · 8 cores / 32 GB / SSD"; a machine the article did not describe has no class. */
+/** ` · vus = 4` for a group of a sweep point (a swept scenario has one group per point), else ''. */
+export const pointSuffix = (g: ComparisonGroup) => (g.point ? ` · ${g.point.param} = ${g.point.value}` : '');
 
-export const groupAnchor = (g: ComparisonGroup) => `g-${g.source}-${g.hardware.class.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-${shortHash(g.scenario.version).slice(0, 8)}`;
+export const groupLabel = (g: ComparisonGroup) => `${hardwareLabel(g)}${pointSuffix(g)}`;
+
+const hardwareLabel = (g: ComparisonGroup) => {
+  if (g.source !== 'published') return g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk');
+  const cpu = g.hardware.cpuModel ?? '';
+  if (cpu.includes('hardware not described')) return 'article · hardware not stated';
+  const id = /^unspecified \(published: (.*)\)$/.exec(cpu)?.[1];
+  return `article${id ? ` ${id}` : ''} · ${g.hardware.class}`;
+};
+
+export const groupAnchor = (g: ComparisonGroup) =>
+  `g-${g.source}-${g.hardware.class.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-${shortHash(g.scenario.version).slice(0, 8)}${g.point ? `-${g.point.param}-${String(g.point.value).replace(/[^0-9]+/g, '-')}` : ''}`;
 
 /** Values of one group, per variant, gathered from the runs behind it. */
 export function groupValues(g: ComparisonGroup, runDetail: Map<string, RunDetail>): Map<string, number[]> {
@@ -55,6 +71,8 @@ export function groupValues(g: ComparisonGroup, runDetail: Map<string, RunDetail
     if (!run) continue;
     for (const s of run.samples) {
       if (s.metric !== g.metric || s.unit !== g.unit) continue;
+      // A group of a sweep holds the samples of its own point only.
+      if (s.point?.param !== g.point?.param || s.point?.value !== g.point?.value) continue;
       const list = out.get(s.variant) ?? [];
       list.push(s.value);
       out.set(s.variant, list);
@@ -77,7 +95,8 @@ function tableRows(g: ComparisonGroup, values: Map<string, number[]>, sc: Scenar
       n: v.n,
       ciText: formatInterval(v.ci95, g.unit, fmt),
       pctText: pair && pair.improvement !== null ? formatPct(pair.improvement) : '',
-      pctNote: pair ? `vs ${pair.baseline}, 95% CI ${formatPctInterval(pair.ci95)}` : null,
+      pctNote: pair ? `vs ${pair.baseline}, 95% CI ${formatPctInterval(pair.ci95)}${pair.verdict.significant ? '' : ', not significant'}` : null,
+      significant: pair?.verdict.significant ?? false,
     };
   });
 }
@@ -118,6 +137,7 @@ export function publishedTables(sc: ScenarioView): PublishedTable[] {
         ciText: summary ? formatInterval(summary.ci95, 's', art.format) : '—',
         pctText,
         pctNote,
+        significant: pair?.verdict.significant ?? false,
       };
     });
     return {
@@ -146,7 +166,7 @@ export function measuredTables(sc: ScenarioView, data: SiteData, groups: Compari
     const format = measuredFormat(sc, g);
     return {
       id: groupAnchor(g),
-      heading: `${g.hardware.class}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
+      heading: `${g.hardware.class}${pointSuffix(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
       group: g,
       format,
       rows: tableRows(g, groupValues(g, data.runDetail), sc, format),
@@ -164,20 +184,26 @@ export function measuredTables(sc: ScenarioView, data: SiteData, groups: Compari
 
 /** Comparison pairs of a scenario, with each group's estimate: the rows of the forest plots. */
 export function differenceRows(sc: ScenarioView) {
-  const pairs = new Map<string, { baseline: string; candidate: string; rows: { label: string; estimate: number; low: number | null; high: number | null; significant: boolean }[] }>();
+  const pairs = new Map<string, { baseline: string; candidate: string; rows: { label: string; estimate: number; low: number | null; high: number | null; significant: boolean; published: boolean }[] }>();
   for (const g of [...sc.publishedGroups, ...sc.classGroups]) {
     for (const c of g.comparisons) {
       if (c.improvement === null) continue;
       const k = `${c.baseline}→${c.candidate}`;
       const entry = pairs.get(k) ?? { baseline: c.baseline, candidate: c.candidate, rows: [] };
-      entry.rows.push({ label: groupLabel(g), estimate: c.improvement, low: c.ci95?.low ?? null, high: c.ci95?.high ?? null, significant: c.verdict.significant });
+      entry.rows.push({ label: groupLabel(g), estimate: c.improvement, low: c.ci95?.low ?? null, high: c.ci95?.high ?? null, significant: c.verdict.significant, published: g.source === 'published' });
       pairs.set(k, entry);
     }
   }
   return [...pairs.values()];
 }
 
-/** Server settings per group, and which of them differ between the groups. */
+/**
+ * Server settings per group, and which of them differ between the groups: only the scenario's
+ * `report.relevant_settings` when it declares them (else every setting but locale, paths,
+ * logging and ports); a measured run that did not record a setting ran with the server default
+ * (shown with its value); an article that did not report one says "not stated by the article",
+ * which is never counted as a difference. Values are compared normalised (8GB = 8192MB).
+ */
 export function settingsDiff(sc: ScenarioView, data: SiteData) {
   const groups = [...sc.publishedGroups, ...sc.classGroups];
   const columns = groups.map((g) => {
@@ -190,42 +216,109 @@ export function settingsDiff(sc: ScenarioView, data: SiteData) {
         values.set(k, set);
       }
     }
-    return { label: groupLabel(g), anchor: groupAnchor(g), values };
+    const engine = g.databaseVersions[0]?.engine ?? 'postgresql';
+    return { label: groupLabel(g), anchor: groupAnchor(g), values, published: g.source === 'published', engine };
   });
-  const names = [...new Set(columns.flatMap((c) => [...c.values.keys()]))].sort();
+  const relevant = sc.folder?.doc.report.relevant_settings ?? [];
+  const names = relevant.length > 0 ? relevant : [...new Set(columns.flatMap((c) => [...c.values.keys()]))].filter((n) => !isNoiseSetting(n)).sort();
   const rows = names
-    .map((name) => ({
-      setting: name,
-      values: columns.map((c) => {
+    .map((name) => {
+      const cells = columns.map((c) => {
         const set = c.values.get(name);
-        return set ? [...set].sort().join(' | ') : 'default';
-      }),
-    }))
-    .filter((r) => new Set(r.values).size > 1);
-  return { columns: columns.map((c) => ({ label: c.label, anchor: c.anchor })), rows };
+        if (set) return { text: [...set].sort().join(' | '), compare: [...set].map(normalizeSetting).sort().join('|') };
+        if (c.published) return { text: 'not stated by the article', compare: null };
+        const d = engineDefault(c.engine, name);
+        return d ? { text: `${d} (default)`, compare: normalizeSetting(d) } : { text: 'server default', compare: 'default' };
+      });
+      const known = new Set(cells.map((c) => c.compare).filter((x): x is string => x !== null));
+      return { setting: name, values: cells.map((c) => c.text), differs: known.size > 1 };
+    })
+    .filter((r) => r.differs || relevant.length > 0)
+    .map(({ setting, values, differs }) => ({ setting, values, differs }));
+  return { columns: columns.map((c) => ({ label: c.label, anchor: c.anchor })), rows, relevant: relevant.length > 0 };
 }
 
-/** `tunelab run …` that repeats a run: same scenario, repetitions and parameters. */
+/**
+ * `tunelab run …` that repeats a run: same scenario, parameters (`params`) and run options
+ * (`options`: repetitions, --until-stable, scale). Runs without `options` (older runs, imported
+ * published figures) repeat with their repetition count.
+ */
 export function reproduceCommand(run: RunDetail): string {
-  const reps = Math.max(1, ...run.samples.map((s) => s.repetition));
+  const o = run.options;
+  const reps = o ? (o.untilStable?.startRepetitions ?? o.repetitions) : Math.max(1, ...run.samples.map((s) => s.repetition));
   const params = Object.entries(run.params)
     .filter(([k, v]) => !k.startsWith('published.') && v !== null)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => ` --param ${shellQuote(`${k}=${String(v)}`)}`)
     .join('');
-  const published = run.source === 'published' ? ' --published-scale' : '';
-  return `tunelab run ${run.scenario.key} --target postgres://USER@HOST:5432/DBNAME --repetitions ${reps}${params}${published}`;
+  const stable = o?.untilStable ? ` --until-stable --max-repetitions ${o.untilStable.maxRepetitions} --cv-threshold ${o.untilStable.cvThreshold}` : '';
+  const published = (o ? o.scale === 'published' : run.source === 'published') ? ' --published-scale' : '';
+  const target = run.databaseEnvironment.engine === 'postgresql' ? 'postgres://USER@HOST:5432/DBNAME' : 'mysql://USER@HOST:3306/DBNAME';
+  return `tunelab run ${run.scenario.key} --target ${target} --repetitions ${reps}${stable}${params}${published}`;
 }
 
 function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_.,:=\/+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_.,:=/+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-export function toCsv(header: string[], rows: (string | number | boolean | null | undefined)[][]): string {
-  const cell = (v: string | number | boolean | null | undefined) => {
-    if (v === null || v === undefined) return '';
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
+/** CSV with OWASP formula neutralisation: the one writer in contracts. */
+export { toCsv } from '@tunelab/contracts';
+
+/** One display unit per declared metric of a scenario, from all its measured values (units.ts). */
+export function scenarioUnits(sc: ScenarioView, data: SiteData): Map<string, { label: string; unit: DisplayUnit; better: string }> {
+  const values = new Map<string, number[]>();
+  for (const g of sc.classGroups) {
+    for (const ref of g.runs) {
+      for (const s of data.runDetail.get(ref.id)?.samples ?? []) values.set(s.metric, [...(values.get(s.metric) ?? []), s.value]);
+    }
+  }
+  const out = new Map<string, { label: string; unit: DisplayUnit; better: string }>();
+  for (const m of sc.folder?.doc.metrics ?? []) {
+    // A declared metric nobody measured yet has no column.
+    if (!values.has(m.key)) continue;
+    out.set(m.key, { label: m.label ?? m.key.replace(/_/g, ' '), unit: unitFor(m.unit, values.get(m.key) ?? []), better: m.better });
+  }
+  return out;
+}
+
+export type MetricSummaryTable = {
+  id: string;
+  heading: string;
+  metrics: { key: string; label: string; unit: string; better: string }[];
+  rows: { variant: string; label: string; cells: { text: string; spread: string; n: number }[] }[];
+};
+
+/** Per hardware class: every declared metric's mean per variant (± sd), in the metric's display unit. */
+export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummaryTable[] {
+  const units = scenarioUnits(sc, data);
+  const metrics = [...units.entries()];
+  return sc.classGroups.map((g) => {
+    const per = new Map<string, Map<string, number[]>>();
+    for (const ref of g.runs) {
+      for (const s of data.runDetail.get(ref.id)?.samples ?? []) {
+        // The group's own sweep point only (none for a scenario without a sweep).
+        if (s.point?.param !== g.point?.param || s.point?.value !== g.point?.value) continue;
+        const byMetric = per.get(s.variant) ?? new Map<string, number[]>();
+        byMetric.set(s.metric, [...(byMetric.get(s.metric) ?? []), s.value]);
+        per.set(s.variant, byMetric);
+      }
+    }
+    const variants = [...per.keys()].sort();
+    return {
+      id: `metrics-${groupAnchor(g)}`,
+      heading: `${g.hardware.class}${pointSuffix(g)}`,
+      metrics: metrics.map(([key, m]) => ({ key, label: m.label, unit: m.unit.label, better: m.better })),
+      rows: variants.map((v) => ({
+        variant: v,
+        label: sc.variantLabels[v] ?? '',
+        cells: metrics.map(([key, m]) => {
+          const xs = per.get(v)?.get(key) ?? [];
+          if (xs.length === 0) return { text: '—', spread: '', n: 0 };
+          const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+          const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;
+          return { text: m.unit.format(mean), spread: sd > 0 ? `± ${m.unit.format(sd)}` : '', n: xs.length };
+        }),
+      })),
+    };
+  });
 }

@@ -1,9 +1,9 @@
 /** Atom feed (RFC 4287) of measured findings, newest first. */
 import type { APIRoute } from 'astro';
+import { escapeXml as esc } from '../lib/format.ts';
 import { siteData } from '../lib/load.ts';
 import { groupAnchor } from '../lib/views.ts';
 
-const esc = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] ?? c);
 
 export const GET: APIRoute = async () => {
   const data = await siteData();

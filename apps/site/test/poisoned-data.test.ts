@@ -1,0 +1,78 @@
+/**
+ * Issue 13: one submission with a duration of 1.8e308 s, or a start date in year 1 or 10000,
+ * used to make `site:build` exit 1 for everyone. The API refuses such submissions now; rows an
+ * older API stored (written here straight through ingestRun) must still build, with the healthy
+ * groups' verdicts intact.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openResultsDb } from '@tunelab/results-db';
+import { buildSite } from './build.ts';
+import { SAMPLE, sampleRun, seedDemo } from './seed.ts';
+
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'tunelab-site-poisoned-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+const MAX = Number.MAX_VALUE;
+
+describe('site build over values and dates stored before the contract refused them', () => {
+  it('builds, and the healthy machine keeps its verdict', async () => {
+    const dataDir = join(work, 'db');
+    const db = await openResultsDb(undefined, { dataDir });
+    const poisoned: string[] = [];
+    try {
+      await seedDemo(db);
+      const machine = { cores: 4, memoryGb: 16, disk: 'hdd' as const, cpuModel: 'Poisoned CPU' };
+      const edits: [string, (s: ReturnType<typeof sampleRun>) => void][] = [
+        ['max', (s) => s.samples.forEach((x) => { if (x.metric === 'duration') x.value = x.repetition % 2 ? MAX : -MAX; })],
+        ['e155', (s) => s.samples.forEach((x) => { if (x.metric === 'duration') x.value = 1e155 * x.repetition; })],
+        ['year1', (s) => { s.startedAt = '0001-01-01T00:30:00+01:00'; }],
+        ['year9999', (s) => { s.finishedAt = '9999-12-31T23:59:59-12:00'; }],
+        // Valid input that a spreadsheet would evaluate when it opens a CSV download.
+        ['formulas', (s) => {
+          s.hardware.cpuModel = '=HYPERLINK("http://example.invalid/x","click")';
+          s.hardware.os = '@SUM(A1)';
+          s.hardware.kernel = '+1+1';
+          s.database.version = '-2+3 PostgreSQL 15.19';
+        }],
+      ];
+      for (const [i, [name, edit]] of edits.entries()) {
+        const submission = sampleRun(machine, i);
+        edit(submission);
+        const r = await db.ingestRun({ submission, document: submission, idempotencyKey: `poisoned-${name}`, runnerId: null });
+        poisoned.push(r.run.id);
+      }
+    } finally {
+      await db.close();
+    }
+    const out = join(work, 'dist');
+    const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
+    expect(build.code, build.output.slice(-3000)).toBe(0);
+    const scenario = await readFile(join(out, `scenarios/${SAMPLE.scenario.key}/index.html`), 'utf8');
+    expect(scenario).toMatch(/2 cores \/ 24 GB \/ SSD/);
+    // The poisoned class has its own table; the healthy class still has its verdict.
+    expect(scenario).toContain('4 cores / 16 GB / HDD');
+    const healthy = scenario.slice(scenario.indexOf('2 cores / 24 GB / SSD</h3>'));
+    expect(healthy.slice(0, healthy.indexOf('</section>'))).toMatch(/class="verdict [a-z-]+"><span class="kind">Verdict<\/span>1-2 (is|and)/);
+    for (const id of poisoned) expect(existsSync(join(out, `runs/${id}/index.html`)), id).toBe(true);
+    // No CSV cell starts with a formula character (OWASP CSV injection); the text is kept behind a '.
+    const csvFiles = (await readdir(out, { recursive: true })).filter((f) => f.endsWith('.csv'));
+    expect(csvFiles.length).toBeGreaterThan(2);
+    let neutralised = 0;
+    for (const f of csvFiles) {
+      const body = await readFile(join(out, f), 'utf8');
+      expect(body, f).not.toMatch(/(^|,|\r\n)"?[=+@\t]/);
+      expect(body, f).not.toMatch(/(^|,|\r\n)"?-[^0-9]/);
+      neutralised += body.split(`'=HYPERLINK`).length - 1;
+    }
+    expect(neutralised).toBeGreaterThan(0);
+  });
+});
