@@ -11,15 +11,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, openResultsDb } from '@tunelab/results-db';
+import { openResultsDb } from '@tunelab/results-db';
 import { FindingList, RunDetail, RunList } from '@tunelab/contracts';
+import { createTestDatabase } from '@tunelab/results-db/testing';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // One process per child (no tsx wrapper in between), so a SIGKILL really ends the API.
 const TSX = ['--import', 'tsx'];
-const CLI = path.join(ROOT, 'apps/runner/src/cli.ts');
+const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
 const SERVER = path.join(ROOT, 'apps/api/src/server.ts');
 const TARGET = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCENARIO = 'vacuum-full-rewrite';
@@ -34,7 +35,7 @@ afterAll(async () => {
 type Result = { code: number | null; stdout: string; stderr: string };
 function tunelab(args: string[], env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TSX, CLI, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '50', ...env },
     });
@@ -87,19 +88,17 @@ async function startProxy(upstream: () => number, hooks: { onRequest?: () => Pro
     const up = net.connect(upstream(), '127.0.0.1');
     up.on('error', () => client.destroy());
     client.on('error', () => up.destroy());
-    client.on('data', async (chunk) => {
+    client.on('data', (chunk) => {
       if (hooks.onRequest) {
         client.pause();
-        await hooks.onRequest();
-        client.destroy();
+        void hooks.onRequest().then(() => client.destroy());
         return;
       }
       up.write(chunk);
     });
-    up.on('data', async (chunk) => {
+    up.on('data', (chunk) => {
       if (hooks.onResponse) {
-        await hooks.onResponse();
-        client.destroy();
+        void hooks.onResponse().then(() => client.destroy());
         return;
       }
       client.write(chunk);

@@ -1,0 +1,59 @@
+/**
+ * The "reproduce this run" command of a run page must be one the runner accepts and that asks for
+ * the same run: the site's builder on a real submission (tests/fixtures/sample-submission.json, a
+ * real `tunelab run --json`, stored and read back through results-db), split as a shell would,
+ * parsed by the runner's own argument parser.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse as shellParse } from 'shell-quote';
+import { RunSubmission, type RunDetail, type RunSubmissionInput } from '@tunelab/contracts';
+import { openResultsDb } from '@tunelab/results-db';
+import { parseRunArgs } from '@tunelab/runner';
+import { reproduceCommand } from '../apps/site/src/lib/views.ts';
+
+const SAMPLE: RunSubmissionInput = JSON.parse(readFileSync(new URL('./fixtures/sample-submission.json', import.meta.url), 'utf8'));
+const db = await openResultsDb(undefined, { dataDir: 'memory://' });
+await db.migrate();
+afterAll(() => db.close());
+
+async function stored(submission: RunSubmission, key: string): Promise<RunDetail> {
+  const res = await db.ingestRun({ submission, document: submission, idempotencyKey: key, runnerId: null });
+  const run = await db.getRun(res.run.id);
+  if (!run) throw new Error('stored run not found');
+  return run;
+}
+
+/** The argv after `tunelab`, split the way a POSIX shell splits the printed line. */
+function argvOf(command: string): string[] {
+  const words = shellParse(command);
+  const strings = words.filter((w): w is string => typeof w === 'string');
+  expect(strings).toEqual(words); // no operators, globs or comments in the command
+  expect(strings[0]).toBe('tunelab');
+  return strings.slice(1);
+}
+
+describe('reproduce command round trip', () => {
+  it('a real run: accepted, same scenario, params and options', async () => {
+    const submission = RunSubmission.parse(SAMPLE);
+    expect(submission.options).toBeDefined();
+    const command = reproduceCommand(await stored(submission, 'reproduce-1'));
+    const request = parseRunArgs(argvOf(command));
+    expect(request.scenario).toBe(submission.scenario.key);
+    expect(request.params).toEqual(Object.fromEntries(Object.entries(submission.params).map(([k, v]) => [k, String(v)])));
+    expect(request.options).toEqual({ repetitions: submission.options!.repetitions, scale: submission.options!.scale });
+  });
+
+  it('with --until-stable, a swept parameter, the published scale and a value the shell would split', async () => {
+    const submission = RunSubmission.parse({
+      ...SAMPLE,
+      params: { ...SAMPLE.params, vus: '1,4', mode: "a b'c" },
+      options: { repetitions: 5, scale: 'published', untilStable: { startRepetitions: 3, maxRepetitions: 7, cvThreshold: 0.02 } },
+    });
+    const command = reproduceCommand(await stored(submission, 'reproduce-2'));
+    const request = parseRunArgs(argvOf(command));
+    expect(request.scenario).toBe(submission.scenario.key);
+    expect(request.params).toEqual({ ...Object.fromEntries(Object.entries(SAMPLE.params).map(([k, v]) => [k, String(v)])), vus: '1,4', mode: "a b'c" });
+    expect(request.options).toEqual({ repetitions: 3, scale: 'published', untilStable: { maxRepetitions: 7, cvThreshold: 0.02 } });
+  });
+});
