@@ -32,3 +32,4 @@ export {
 } from './verdict.ts';
 export { findCrossings, interpolate, type Crossing, type CurvePoint } from './crossover.ts';
 export { seededRandom } from './random.ts';
+export { linearFit, fitByVariant, type LinearFit, type FitSample, type VariantFit } from './fit.ts';

@@ -1,5 +1,5 @@
 import type { ReportFit, RunSubmission, Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
-import { verdict } from '@tunelab/stats';
+import { fitByVariant, verdict } from '@tunelab/stats';
 import { cvOf, formatCv } from '../engine/stopping.ts';
 
 /**
@@ -61,35 +61,12 @@ export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): strin
   return out.join('\n');
 }
 
-/** Least-squares line y = a + b·x; null with fewer than two distinct x. */
-export function fitLine(points: readonly { x: number; y: number }[]): { slope: number; intercept: number; r2: number } | null {
-  const n = points.length;
-  if (n < 2) return null;
-  const mx = mean(points.map((p) => p.x));
-  const my = mean(points.map((p) => p.y));
-  let sxx = 0;
-  let sxy = 0;
-  let syy = 0;
-  for (const p of points) {
-    sxx += (p.x - mx) ** 2;
-    sxy += (p.x - mx) * (p.y - my);
-    syy += (p.y - my) ** 2;
-  }
-  if (sxx === 0) return null;
-  const slope = sxy / sxx;
-  return { slope, intercept: my - slope * mx, r2: syy === 0 ? 1 : (sxy * sxy) / (sxx * syy) };
-}
-
 /** report.fits: per variant, `metric` against `per` over every unit of the run (both recorded in the unit). */
 function renderFit(fit: ReportFit, samples: readonly Sample[]): string[] {
-  const unitKey = (s: Sample) => `${s.variant}|${s.repetition}|${pointKey(s.point)}`;
-  const xs = new Map(samples.filter((s) => s.metric === fit.per).map((s) => [unitKey(s), s.value]));
-  const variants = [...new Set(samples.filter((s) => s.metric === fit.metric).map((s) => s.variant))];
-  const rows = [['variant', fit.label, 'intercept', 'r²', 'units']];
-  for (const variant of variants) {
-    const pts = samples.filter((s) => s.metric === fit.metric && s.variant === variant && xs.has(unitKey(s))).map((s) => ({ x: xs.get(unitKey(s))!, y: s.value }));
-    const line = fitLine(pts);
-    rows.push(line ? [variant, (line.slope * fit.factor).toFixed(2), line.intercept.toFixed(1), line.r2.toFixed(3), String(pts.length)] : [variant, '(needs two or more distinct x)', '', '', String(pts.length)]);
+  const rows = [['variant', fit.label, '95% CI', 'intercept', 'r²', 'units']];
+  for (const { variant, fit: line, n } of fitByVariant(samples, fit.metric, fit.per)) {
+    const ci = line?.slopeInterval ? `${(line.slopeInterval.low * fit.factor).toFixed(2)}–${(line.slopeInterval.high * fit.factor).toFixed(2)}` : '';
+    rows.push(line ? [variant, (line.slope * fit.factor).toFixed(2), ci, line.intercept.toFixed(1), line.r2.toFixed(3), String(n)] : [variant, '(needs two or more distinct x)', '', '', '', String(n)]);
   }
   return [`fit: ${fit.metric} against ${fit.per}, least squares over every unit`, ...pad(rows)];
 }
