@@ -232,6 +232,21 @@ describe('site built from a results database with measured and published runs', 
       expect.stringMatching(/^tables = 10,000: syncfs is [\d.]+% faster than fsync/),
       expect.stringMatching(/^tables = 30,000: syncfs is [\d.]+% faster than fsync/),
     ]);
+    // report.fits: µs per file per variant, measured here and the article's against its table count.
+    const fitHere = page.locator('#fits ~ section table.fit', { hasText: '2 cores / 24 GB / SSD' });
+    const fsyncHere = Number((await fitHere.locator('tbody tr', { hasText: 'fsync' }).first().locator('td').first().textContent())!.replace(/,/g, ''));
+    expect(fsyncHere).toBeGreaterThan(150);
+    expect(fsyncHere).toBeLessThan(190);
+    await expect(fitHere.locator('thead').textContent()).resolves.toContain('µs per file');
+    const fitArticle = page.locator('#fits ~ section', { hasText: 'the article' });
+    await expect(fitArticle.locator('tbody tr', { hasText: 'fsync' }).first().locator('td').first().textContent()).resolves.toBe('171');
+    await expect(fitArticle.locator('p.meta').textContent()).resolves.toContain('against its tables');
+    await fitArticle.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, '6-fits-desktop.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await fitArticle.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, '6-fits-phone.png') });
+    await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
     const series = page.locator('section.declared-chart').first();
     await expect(series.locator('figcaption').textContent()).resolves.toMatch(/compressed-kbs4 and uncompressed cross at rows inserted ≈ 5\d\d,\d{3} \(pin\)/);

@@ -11,11 +11,12 @@ import type { ScenarioView, SiteData } from './load.ts';
 export type FitRow = { variant: string; label: string; slope: string; interval: string; r2: string; units: number };
 export type FitTable = { id: string; heading: string; fit: ReportFit; rows: FitRow[]; caption: string };
 
-/** Rounded to what a per-unit cost needs: 2,946 · 31.5 · 0.52. */
+/** Rounded to what a per-unit cost needs: 2,946 · 31.5 · 0.52 · 0 (an exact zero, e.g. the article's 0 s at 1-second resolution). */
 function perUnit(v: number): string {
   const a = Math.abs(v);
+  if (a < 1e-9) return '0';
   const decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 0.01 ? 2 : 4;
-  return (Object.is(Number(v.toFixed(decimals)), -0) ? 0 : v).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
 const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
@@ -37,7 +38,7 @@ function rowsOf(fits: VariantFit[], fit: ReportFit, labels: Record<string, strin
       variant,
       label: labels[variant] ?? '',
       slope: perUnit(line!.slope * fit.factor),
-      interval: line!.slopeInterval ? `${perUnit(line!.slopeInterval.low * fit.factor)} to ${perUnit(line!.slopeInterval.high * fit.factor)}` : 'needs three units',
+      interval: !line!.slopeInterval ? 'needs three units' : line!.slopeInterval.high - line!.slopeInterval.low < 1e-12 ? 'no spread' : `${perUnit(line!.slopeInterval.low * fit.factor)} to ${perUnit(line!.slopeInterval.high * fit.factor)}`,
       r2: line!.r2.toFixed(2),
       units: n,
     }));
@@ -67,7 +68,7 @@ export function declaredFits(sc: ScenarioView, data: SiteData): FitTable[] {
         heading: `${fit.label}: ${cls}`,
         fit,
         rows,
-        caption: `${metricLabel} against ${perLabel}, least-squares line over every measured unit (${runs.length} ${runs.length === 1 ? 'run' : 'runs'}), ${cls}. The slope is the cost of one more ${fit.per.replace(/_/g, ' ')}; r² near 1 means the line explains the spread.`,
+        caption: `${metricLabel} against ${perLabel}, least-squares line over every measured unit (${runs.length} ${runs.length === 1 ? 'run' : 'runs'}), ${cls}. The slope (${fit.label}) is what each additional unit of “${perLabel}” adds; r² near 1 means the line explains the spread.`,
       });
     }
     if (published.length > 0) {

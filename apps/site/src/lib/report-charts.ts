@@ -156,7 +156,7 @@ function seriesPoints(runs: RunDetail[], metric: string): Point[] {
 function series(sc: ScenarioView, chart: Extract<ReportChart, { kind: 'series' }>, cls: string, runs: RunDetail[], point: Point): DeclaredChart | null {
   const acc: Acc = new Map();
   const values: number[] = [];
-  const at = point ? ` · ${point.param} = ${point.value}` : '';
+  const at = point ? ` · ${point.param} = ${point.value.toLocaleString('en-US')}` : '';
   for (const run of runs) {
     for (const p of run.timeSeries) {
       if (p.metric !== chart.metric || !samePoint(p.point, point)) continue;

@@ -48,7 +48,7 @@ export type MeasuredTable = {
 
 /** "article server-1 · 8 cores / 32 GB / SSD"; a machine the article did not describe has no class. */
 /** ` · vus = 4` for a group of a sweep point (a swept scenario has one group per point), else ''. */
-export const pointSuffix = (g: ComparisonGroup) => (g.point ? ` · ${g.point.param} = ${g.point.value}` : '');
+export const pointSuffix = (g: ComparisonGroup) => (g.point ? ` · ${g.point.param} = ${g.point.value.toLocaleString('en-US')}` : '');
 
 export const groupLabel = (g: ComparisonGroup) => `${hardwareLabel(g)}${pointSuffix(g)}`;
 
