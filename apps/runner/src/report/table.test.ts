@@ -33,4 +33,14 @@ describe('renderRunTable', () => {
     expect(parts[2]).toMatch(/full-rewrite +VACUUM \(FULL\)[^\n]* 2\.000\n/);
     expect(parts[2]).toContain('(mean 1.000 vs 2.000 s)');
   });
+
+  it('says how a template restore compares with the fixture build, also when it is not faster', () => {
+    const fixture = (build: number, restore: number): Sample[] => [
+      { variant: 'fixture', repetition: 1, metric: 'build_duration', unit: 's', value: build },
+      ...[1, 2].map((repetition) => ({ variant: 'fixture', repetition, metric: 'restore_duration', unit: 's', value: restore })),
+    ];
+    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(10, 0.5)]))).toContain('restore is 20.0× faster than a rebuild');
+    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.02)]))).toContain('restore takes about as long as a rebuild');
+    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.8)]))).toContain('restore takes 1.8× as long as a rebuild');
+  });
 });
