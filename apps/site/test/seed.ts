@@ -101,7 +101,24 @@ export function sweepAndSeriesRuns(machine: MachineSpec): RunSubmission[] {
       ),
     ),
   });
-  return [sweep, series];
+  // fillfactor-hot-updates: the data size after the rewrite per fillfactor (what report.ratios
+  // divides by ff100; measured here 118.5 / 142.5 / 182.6 / 266.4 MB) and NOPM per virtual users.
+  const sizes = { ff100: 118.5, ff80: 142.5, ff60: 182.6, ff40: 266.4 } as const;
+  const ratios = RunSubmission.parse({
+    ...base,
+    scenario: { key: 'fillfactor-hot-updates', version: 'd'.repeat(64), comparisons: (['ff80', 'ff60', 'ff40'] as const).map((candidate) => ({ baseline: 'ff100', candidate })) },
+    database: { ...SAMPLE.database, settings: {} },
+    samples: [1, 2, 4].flatMap((vus) =>
+      Object.entries(sizes).flatMap(([variant, mb]) => {
+        const point = { param: 'vus', value: vus };
+        return [
+          { variant, repetition: 1, point, metric: 'database_size_before', unit: 'MB', value: Math.round(mb * (0.998 + 0.004 * r()) * 10) / 10 },
+          { variant, repetition: 1, point, metric: 'nopm', unit: 'NOPM', value: Math.round(2000 * vus * (0.9 + 0.2 * r())) },
+        ];
+      }),
+    ),
+  });
+  return [sweep, series, ratios];
 }
 
 /** Migrates, imports the published articles and ingests measured runs on two hardware classes. */

@@ -247,6 +247,22 @@ describe('site built from a results database with measured and published runs', 
     await fitArticle.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, '6-fits-phone.png') });
     await page.setViewportSize({ width: 1366, height: 900 });
+    // report.ratios: the data size per fillfactor ÷ ff100 beside the article's 1.21 / 1.54 / 2.27.
+    await page.goto(`${server.url}/scenarios/fillfactor-hot-updates/`);
+    const ratios = page.locator('#ratios ~ section table.ratio').first();
+    const cells = async (variant: string) => ratios.locator('tbody tr', { has: page.locator('th', { hasText: new RegExp(`^${variant}\\b`) }) }).locator('td').allTextContents();
+    await expect(cells('ff100')).resolves.toEqual([expect.stringMatching(/^11[89]/), '1.00', 'baseline', '1.00', 'baseline']);
+    const ff40 = await cells('ff40');
+    expect(Number(ff40[1])).toBeCloseTo(2.25, 1);
+    expect(ff40[3]).toBe('2.27');
+    expect(ff40[4]).toBe('yes');
+    await expect(page.locator('#ratios ~ section p.meta').first().textContent()).resolves.toContain('widened by 2% for the rounding');
+    await ratios.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, '7-ratios-desktop.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await ratios.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, '7-ratios-phone.png') });
+    await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
     const series = page.locator('section.declared-chart').first();
     await expect(series.locator('figcaption').textContent()).resolves.toMatch(/compressed-kbs4 and uncompressed cross at rows inserted ≈ 5\d\d,\d{3} \(pin\)/);

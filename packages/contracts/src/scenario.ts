@@ -117,6 +117,25 @@ export const ReportFit = z.strictObject({
   factor: z.number().positive().default(1),
 });
 export type ReportFit = z.infer<typeof ReportFit>;
+/**
+ * A ratio to a baseline variant per hardware class, e.g. the data size of each fillfactor ÷ the
+ * size at fillfactor 100, beside the article's ratio. For a metric that does not change across the
+ * sweep (a size after the fixture rewrite): every unit of a class is pooled. `published` names a
+ * map in published.json of variant → the article's ratio.
+ */
+export const ReportRatio = z.strictObject({
+  metric: identifier,
+  baseline: identifier,
+  label: z.string().min(1).max(60),
+  published: identifier.optional(),
+  /**
+   * How far (as a fraction of the measured ratio) the article's ratio may lie outside the measured
+   * interval and still count as reproduced: the rounding of the article's own figures (whole GB →
+   * ±2 % on a ratio of two of them). Default 0.
+   */
+  tolerance: z.number().min(0).max(0.5).default(0),
+});
+export type ReportRatio = z.infer<typeof ReportRatio>;
 export const ReportSpec = z.strictObject({
   /** The metric that answers the scenario's question (default: duration, else the first metric). */
   primary_metric: identifier.optional(),
@@ -129,6 +148,8 @@ export const ReportSpec = z.strictObject({
   charts: z.array(ReportChart).max(20).default([]),
   /** Lines fitted across the run and printed by the runner after the tables. */
   fits: z.array(ReportFit).max(10).optional(),
+  /** Ratios to a baseline variant the site prints per class, beside the article's. */
+  ratios: z.array(ReportRatio).max(10).optional(),
 });
 export type ReportSpec = z.infer<typeof ReportSpec>;
 
@@ -259,6 +280,10 @@ export const ScenarioDocument = z
       for (const field of ['metric', 'per'] as const) {
         if (!metricKeys.has(f[field])) ctx.addIssue({ code: 'custom', path: ['report', 'fits', i, field], message: `unknown metric "${f[field]}"; expected one of: ${[...metricKeys].join(', ')}` });
       }
+    });
+    (doc.report.ratios ?? []).forEach((r, i) => {
+      if (!metricKeys.has(r.metric)) ctx.addIssue({ code: 'custom', path: ['report', 'ratios', i, 'metric'], message: `unknown metric "${r.metric}"; expected one of: ${[...metricKeys].join(', ')}` });
+      if (!doc.variants.some((v) => v.key === r.baseline)) ctx.addIssue({ code: 'custom', path: ['report', 'ratios', i, 'baseline'], message: `unknown variant "${r.baseline}"; expected one of: ${doc.variants.map((v) => v.key).join(', ')}` });
     });
     const timedMetrics = new Set(doc.metrics.filter((m) => m.source === 'timed').map((m) => m.key));
     doc.variants.forEach((v, i) =>

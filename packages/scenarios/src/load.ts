@@ -12,7 +12,7 @@ import {
 } from '@tunelab/contracts';
 
 import { hashScenarioFolder } from './hash.ts';
-import { parsePublished, readPublishedBytes, type PublishedData } from './published.ts';
+import { parsePublished, publishedFigures, readPublishedBytes, type PublishedData } from './published.ts';
 
 /** The repository's `scenarios/` folder (packages/scenarios/src → ../../../scenarios). */
 export const DEFAULT_SCENARIOS_DIR = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
@@ -103,6 +103,12 @@ export async function loadScenario(dir: string): Promise<LoadedScenario> {
     if (parsed.ok) published = parsed.published;
     else issues.push(...parsed.issues);
   }
+  // report.ratios[].published names a map of variant → number in published.json.
+  (doc.report.ratios ?? []).forEach((r, i) => {
+    if (r.published === undefined) return;
+    const figures = publishedFigures(published)[r.published];
+    if (!figures) issues.push({ file: yamlFile, path: `report.ratios[${i}].published`, message: `published.json has no map of variant → number named "${r.published}"` });
+  });
   if (!(await stat(path.join(dir, 'README.md')).catch(() => null))) {
     issues.push({ file: `${folder}/README.md`, path: '(file)', message: 'missing: describe the question, the variants and what the article found' });
   }

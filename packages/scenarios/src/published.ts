@@ -61,3 +61,18 @@ export function publishedMachineRuns(file: PublishedFile): PublishedMachineRuns[
   if (top) out.push({ id: 'article', machine: null, runsSeconds: top });
   return out;
 }
+
+/**
+ * The article's single figures: every top-level map of published.json whose values are all
+ * numbers (e.g. `data_size_ratio_vs_ff100: { ff100: 1, ff80: 1.21 }`), by its key.
+ */
+export function publishedFigures(published: PublishedData | null): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  if (!published) return out;
+  for (const [key, value] of Object.entries(published.file)) {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length > 0 && entries.every(([, v]) => typeof v === 'number' && Number.isFinite(v))) out[key] = Object.fromEntries(entries) as Record<string, number>;
+  }
+  return out;
+}

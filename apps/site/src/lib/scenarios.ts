@@ -4,7 +4,7 @@
  * README.md (question and method), scenario.yaml and the article's published.json.
  */
 import { marked } from 'marked';
-import { listScenarioDirs, loadScenario, publishedMachineRuns, readScenarioReadme, ScenarioError, type PublishedData } from '@tunelab/scenarios';
+import { listScenarioDirs, loadScenario, publishedFigures, publishedMachineRuns, readScenarioReadme, ScenarioError, type PublishedData } from '@tunelab/scenarios';
 import type { ScenarioDocument } from '@tunelab/contracts';
 import type { DurationFormat } from './format.ts';
 import { SiteDataError } from './source.ts';
@@ -45,6 +45,8 @@ export type ScenarioFolder = {
   readmeHtml: string | null;
   published: PublishedArticle | null;
   publishedSkipped: string | null;
+  /** The article's single figures by published.json key (variant → number), for report.ratios. */
+  figures: Record<string, Record<string, number>>;
 };
 
 /** BCP 47 tag from the script of the text (Hangul, kana, Han), else English. */
@@ -132,7 +134,7 @@ export async function readScenarioFolders(dir: string): Promise<ScenarioFolder[]
       published = null;
       publishedSkipped = 'the article published single figures, not repeated runs';
     }
-    out.push({ key: scenario.key, doc: scenario.doc, readmeHtml, published, publishedSkipped });
+    out.push({ key: scenario.key, doc: scenario.doc, readmeHtml, published, publishedSkipped, figures: publishedFigures(scenario.published) });
   }
   return out;
 }
