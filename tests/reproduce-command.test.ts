@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as shellParse } from 'shell-quote';
-import { RunSubmission, type RunDetail, type RunSubmissionInput } from '@tunelab/contracts';
+import { linkRun, RunSubmission, type RunDetail, type RunSubmissionInput } from '@tunelab/contracts';
 import { openResultsDb } from '@tunelab/results-db';
 import { parseRunArgs } from '@tunelab/runner';
 import { reproduceCommand } from '../apps/site/src/lib/views.ts';
@@ -21,7 +21,7 @@ async function stored(submission: RunSubmission, key: string): Promise<RunDetail
   const res = await db.ingestRun({ submission, document: submission, idempotencyKey: key, runnerId: null });
   const run = await db.getRun(res.run.id);
   if (!run) throw new Error('stored run not found');
-  return run;
+  return linkRun(run);
 }
 
 /** The argv after `tunelab`, split the way a POSIX shell splits the printed line. */

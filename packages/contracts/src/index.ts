@@ -11,3 +11,4 @@ export * from './scenario-names.ts';
 export * from './steps/index.ts';
 export * from './metrics/index.ts';
 export * from './csv.ts';
+export * from './links.ts';

@@ -7,9 +7,9 @@
  */
 import {
   type Bounds,
-  type ComparisonGroup,
-  type ComparisonResult,
-  type Finding,
+  type ComparisonGroupRecord,
+  type ComparisonResultRecord,
+  type FindingRecord,
   type MetricDirection,
   type PairComparison,
   Engine,
@@ -73,7 +73,7 @@ function comparePair(baseline: string, candidate: string, a: number[] | undefine
   };
 }
 
-function buildGroup(key: string, acc: Acc, q: Filters): ComparisonGroup {
+function buildGroup(key: string, acc: Acc, q: Filters): ComparisonGroupRecord {
   const f = acc.first;
   const variants = [...acc.byVariant.keys()].sort();
   const overflowing: string[] = [];
@@ -99,7 +99,7 @@ function buildGroup(key: string, acc: Acc, q: Filters): ComparisonGroup {
     };
   });
 
-  let pairsFrom: ComparisonGroup['pairsFrom'];
+  let pairsFrom: ComparisonGroupRecord['pairsFrom'];
   let pairs: { baseline: string; candidate: string }[];
   if (q.baseline !== undefined && q.candidate !== undefined) {
     pairsFrom = 'query';
@@ -147,7 +147,7 @@ function buildGroup(key: string, acc: Acc, q: Filters): ComparisonGroup {
     databaseVersions: databases,
     runCount: runs.length,
     newestRunAt: (runs[0]?.[1] ?? new Date(0)).toISOString(),
-    runs: runs.slice(0, MAX_RUN_LINKS).map(([id, at]) => ({ id, receivedAt: at.toISOString(), link: `/v1/runs/${id}` })),
+    runs: runs.slice(0, MAX_RUN_LINKS).map(([id, at]) => ({ id, receivedAt: at.toISOString() })),
     variants: summaries,
     pairsFrom,
     comparisons,
@@ -156,7 +156,7 @@ function buildGroup(key: string, acc: Acc, q: Filters): ComparisonGroup {
 }
 
 /** Groups loaded samples; per group per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. Pure. */
-export function groupSamples(rows: readonly SampleRow[], q: Filters): ComparisonResult {
+export function groupSamples(rows: readonly SampleRow[], q: Filters): ComparisonResultRecord {
   const groups = new Map<string, Acc>();
   for (const r of rows) {
     const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
@@ -197,9 +197,10 @@ export function groupSamples(rows: readonly SampleRow[], q: Filters): Comparison
 
 /**
  * One finding per comparison pair of each group, newest data first: the verdict sentence with
- * the runs behind it. Shared by the API (`/v1/findings`) and the site (home page, feed).
+ * the ids of the runs behind it and `comparisonOf(group)` (what its link is made from). Shared by
+ * the API (findings) and the site (home page, feed).
  */
-export function findingsOf(groups: ComparisonGroup[], linkOf: (g: ComparisonGroup) => string): Finding[] {
+export function findingsOf<C>(groups: readonly ComparisonGroupRecord[], comparisonOf: (g: ComparisonGroupRecord) => C): FindingRecord<C>[] {
   const items = groups.flatMap((g) =>
     g.comparisons.map((c) => ({
       scenario: g.scenario,
@@ -214,8 +215,8 @@ export function findingsOf(groups: ComparisonGroup[], linkOf: (g: ComparisonGrou
       kind: c.verdict.kind,
       sentence: c.verdict.sentence,
       newestRunAt: g.newestRunAt,
-      runs: g.runs.map((r) => r.link),
-      links: { comparison: linkOf(g) },
+      runIds: g.runs.map((r) => r.id),
+      comparison: comparisonOf(g),
     })),
   );
   return items.sort((x, y) => y.newestRunAt.localeCompare(x.newestRunAt) || x.group.localeCompare(y.group) || x.candidate.localeCompare(y.candidate));

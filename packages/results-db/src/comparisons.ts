@@ -3,9 +3,10 @@
  * by comparison-groups.ts (pure); "hardware like mine" is similar-hardware.ts.
  */
 import {
-  type ComparisonGroup,
-  type ComparisonResult,
-  type Finding,
+  type ComparisonGroupRecord,
+  type ComparisonParams,
+  type ComparisonResultRecord,
+  type FindingRecord,
   type FindingsQuery,
 } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
@@ -16,27 +17,35 @@ export { findingsOf } from './comparison-groups.ts';
 export { findSimilarHardware } from './similar-hardware.ts';
 
 /** Per group: per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. */
-export async function compareVariants(prisma: PrismaClient, q: Filters): Promise<ComparisonResult> {
+export async function compareVariants(prisma: PrismaClient, q: Filters): Promise<ComparisonResultRecord> {
   return groupSamples(await loadSamples(prisma, q), q);
 }
 
-function comparisonLink(g: ComparisonGroup, q: FindingsQuery): string {
-  const p = new URLSearchParams({ scenario: g.scenario.key, metric: g.metric, source: g.source, groupBy: q.groupBy, direction: q.direction });
-  if (g.point) p.set('point', String(g.point.value));
-  if (g.hardware.fingerprint) p.set('hardware', g.hardware.fingerprint);
-  else {
-    p.set('storage', g.hardware.storageKind);
-    p.set('minCores', String(g.hardware.physicalCores));
-    p.set('maxCores', String(g.hardware.physicalCores));
-    p.set('minMemoryGb', String(g.hardware.memoryGb));
-    p.set('maxMemoryGb', String(g.hardware.memoryGb));
-  }
-  return `/v1/comparisons?${p.toString()}`;
+/** The query that compares exactly one group: its scenario, metric, source, point and hardware. */
+function comparisonParams(g: ComparisonGroupRecord, q: FindingsQuery): ComparisonParams {
+  const hw = g.hardware;
+  return {
+    scenario: g.scenario.key,
+    metric: g.metric,
+    source: g.source,
+    groupBy: q.groupBy,
+    direction: q.direction,
+    ...(g.point ? { point: String(g.point.value) } : {}),
+    ...(hw.fingerprint
+      ? { hardware: hw.fingerprint }
+      : {
+          storage: hw.storageKind,
+          minCores: String(hw.physicalCores),
+          maxCores: String(hw.physicalCores),
+          minMemoryGb: String(hw.memoryGb),
+          maxMemoryGb: String(hw.memoryGb),
+        }),
+  };
 }
 
 /** Verdict sentences per scenario × group × pair, newest data first, with the runs behind each. */
-export async function listFindings(prisma: PrismaClient, q: FindingsQuery): Promise<{ items: Finding[] }> {
+export async function listFindings(prisma: PrismaClient, q: FindingsQuery): Promise<{ items: FindingRecord[] }> {
   const { limit, ...filters } = q;
   const result = await compareVariants(prisma, filters);
-  return { items: findingsOf(result.groups, (g) => comparisonLink(g, q)).slice(0, limit) };
+  return { items: findingsOf(result.groups, (g) => comparisonParams(g, q)).slice(0, limit) };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hardwareClassOf, type RunAccepted, type RunSource, type RunSubmission } from '@tunelab/contracts';
+import { hardwareClassOf, type RunAcceptedRecord, type RunSource, type RunSubmission } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { IdempotencyConflictError, isUniqueViolation } from './errors.ts';
@@ -14,9 +14,7 @@ export type IngestInput = {
   source?: RunSource;
 };
 
-export type IngestResult = { outcome: 'created' | 'replayed'; run: RunAccepted };
-
-const runLink = (id: string) => `/v1/runs/${id}`;
+export type IngestResult = { outcome: 'created' | 'replayed'; run: RunAcceptedRecord };
 
 /**
  * Stores one whole submission atomically: scenario + version, hardware profile (by fingerprint),
@@ -84,7 +82,6 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
       samples: s.samples.length,
       timeSeriesPoints: s.timeSeries.length,
       receivedAt: new Date(stored.received_at).toISOString(),
-      links: { self: runLink(stored.id) },
     },
   };
 }
@@ -119,7 +116,6 @@ function replay(run: StoredRun, hash: string, idempotencyKey: string): IngestRes
       samples: run.sampleCount,
       timeSeriesPoints: run.timeSeriesCount,
       receivedAt: run.receivedAt.toISOString(),
-      links: { self: runLink(run.id) },
     },
   };
 }

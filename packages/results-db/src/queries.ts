@@ -1,10 +1,10 @@
 import type {
-  HardwareDetail,
+  HardwareDetailRecord,
   HardwareListQuery,
-  HardwareSummary,
-  RunDetail,
+  HardwareSummaryRecord,
+  RunDetailRecord,
   RunListQuery,
-  RunSummary,
+  RunSummaryRecord,
   ScenarioList,
 } from '@tunelab/contracts';
 import {
@@ -50,7 +50,7 @@ const runSummarySelect = {
 
 type RunRow = Prisma.RunGetPayload<{ select: typeof runSummarySelect }>;
 
-function toSummary(r: RunRow): RunSummary {
+function toSummary(r: RunRow): RunSummaryRecord {
   return {
     id: r.id,
     source: r.source === 'published' ? 'published' : 'measured',
@@ -70,11 +70,10 @@ function toSummary(r: RunRow): RunSummary {
     finishedAt: toIsoOrUnknown(r.finishedAt),
     receivedAt: toIsoOrUnknown(r.receivedAt),
     samples: r.sampleCount,
-    links: { self: `/v1/runs/${r.id}` },
   };
 }
 
-export async function listRuns(prisma: PrismaClient, q: RunListQuery): Promise<{ items: RunSummary[]; nextCursor: string | null }> {
+export async function listRuns(prisma: PrismaClient, q: RunListQuery): Promise<{ items: RunSummaryRecord[]; nextCursor: string | null }> {
   const where: Prisma.RunWhereInput = {};
   if (q.scenario) where.scenarioVersion = { scenario: { key: q.scenario } };
   if (q.hardware || q.class) {
@@ -107,7 +106,7 @@ const storedSubmission = z.object({
   warnings: z.array(z.string()).optional(),
 });
 
-export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetail | null> {
+export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
   const r = await prisma.run.findUnique({
     where: { id },
@@ -160,7 +159,7 @@ const hardwareSelect = {
   _count: { select: { runs: true } },
 } satisfies Prisma.HardwareProfileSelect;
 
-function toHardwareSummary(h: Prisma.HardwareProfileGetPayload<{ select: typeof hardwareSelect }>): HardwareSummary {
+function toHardwareSummary(h: Prisma.HardwareProfileGetPayload<{ select: typeof hardwareSelect }>): HardwareSummaryRecord {
   return {
     fingerprint: h.fingerprint,
     class: h.hardwareClass,
@@ -173,7 +172,6 @@ function toHardwareSummary(h: Prisma.HardwareProfileGetPayload<{ select: typeof 
     runs: h._count.runs,
     firstSeenAt: h.firstSeenAt.toISOString(),
     lastSeenAt: h.lastSeenAt.toISOString(),
-    links: { self: `/v1/hardware/${h.fingerprint}` },
   };
 }
 
@@ -201,7 +199,7 @@ export async function listHardware(prisma: PrismaClient, q: HardwareListQuery) {
   };
 }
 
-export async function getHardware(prisma: PrismaClient, fingerprint: string): Promise<HardwareDetail | null> {
+export async function getHardware(prisma: PrismaClient, fingerprint: string): Promise<HardwareDetailRecord | null> {
   const h = await prisma.hardwareProfile.findUnique({ where: { fingerprint }, select: { ...hardwareSelect, id: true, spec: true } });
   if (!h) return null;
   const perScenario = await prisma.$queryRaw<{ key: string; runs: bigint }[]>`

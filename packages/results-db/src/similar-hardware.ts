@@ -1,6 +1,7 @@
 /** "Hardware like mine": the hardware classes closest to a machine, by storage, cores and memory. */
 import {
-  type SimilarHardware,
+  type ComparisonParams,
+  type SimilarHardwareRecord,
   type SimilarHardwareQuery,
   StorageKind,
 } from '@tunelab/contracts';
@@ -12,7 +13,7 @@ import { GIB } from './comparison-samples.ts';
  * |log2(cores ratio)| + |log2(memory ratio)| (doubling the cores counts as much as doubling the
  * memory), then the most runs. Unknown storage sorts last. Null when the fingerprint is unknown.
  */
-export async function findSimilarHardware(prisma: PrismaClient, fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardware | null> {
+export async function findSimilarHardware(prisma: PrismaClient, fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardwareRecord | null> {
   const machine = await prisma.hardwareProfile.findUnique({
     where: { fingerprint },
     select: { fingerprint: true, hardwareClass: true, storageKind: true, physicalCores: true, memoryBytes: true },
@@ -38,7 +39,7 @@ export async function findSimilarHardware(prisma: PrismaClient, fingerprint: str
     .map((r) => {
       const sameStorage = r.storage_kind === machine.storageKind;
       const distance = Math.abs(Math.log2(r.physical_cores / cores)) + Math.abs(Math.log2(Math.max(1, r.memory_gb) / memGb));
-      const p = new URLSearchParams({
+      const comparison: ComparisonParams = {
         storage: r.storage_kind,
         minCores: String(r.physical_cores),
         maxCores: String(r.physical_cores),
@@ -46,8 +47,8 @@ export async function findSimilarHardware(prisma: PrismaClient, fingerprint: str
         maxMemoryGb: String(r.memory_gb),
         source: r.source,
         groupBy: 'class',
-      });
-      if (q.scenario !== undefined) p.set('scenario', q.scenario);
+        ...(q.scenario !== undefined ? { scenario: q.scenario } : {}),
+      };
       return {
         class: r.hardware_class,
         source: r.source === 'published' ? ('published' as const) : ('measured' as const),
@@ -60,7 +61,7 @@ export async function findSimilarHardware(prisma: PrismaClient, fingerprint: str
         runs: Number(r.runs),
         scenarios: [...r.scenarios].sort(),
         newestRunAt: r.newest.toISOString(),
-        links: { comparisons: `/v1/comparisons?${p.toString()}` },
+        comparison,
       };
     })
     .sort(

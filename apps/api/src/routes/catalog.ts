@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HardwareDetail, HardwareList, HardwareListQuery, Problem, ScenarioList, sha256Hex } from '@tunelab/contracts';
+import { HardwareDetail, HardwareList, HardwareListQuery, linkHardware, linkPage, Problem, ScenarioList, sha256Hex } from '@tunelab/contracts';
 import { ApiError } from '../problem.ts';
 
 /** Public reads: hardware profiles and scenarios. */
@@ -10,7 +10,7 @@ const catalog: FastifyPluginAsyncZod = async (app) => {
     {
       schema: { summary: 'Hardware profiles', tags: ['hardware'], querystring: HardwareListQuery, response: { 200: HardwareList, 400: Problem, 503: Problem } },
     },
-    async (request) => app.resultsDb.listHardware(request.query),
+    async (request) => linkPage(await app.resultsDb.listHardware(request.query), linkHardware),
   );
 
   app.get(
@@ -26,7 +26,7 @@ const catalog: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const h = await app.resultsDb.getHardware(request.params.fingerprint);
       if (!h) throw new ApiError('not-found', `no hardware profile with fingerprint ${request.params.fingerprint}`);
-      return h;
+      return linkHardware(h);
     },
   );
 

@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ComparisonQuery, ComparisonResult, FindingList, FindingsQuery, Problem, SimilarHardware, SimilarHardwareQuery, sha256Hex } from '@tunelab/contracts';
+import {
+  ComparisonQuery,
+  ComparisonResult,
+  FindingList,
+  FindingsQuery,
+  linkComparisons,
+  linkFinding,
+  linkSimilar,
+  Problem,
+  SimilarHardware,
+  SimilarHardwareQuery,
+  sha256Hex,
+} from '@tunelab/contracts';
 import { ApiError } from '../problem.ts';
 
 /** Public reads over the results: comparisons with statistics, findings, hardware like mine. */
@@ -17,7 +29,7 @@ const comparisons: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ComparisonResult, 400: Problem, 503: Problem },
       },
     },
-    async (request) => app.resultsDb.compare(request.query),
+    async (request) => linkComparisons(await app.resultsDb.compare(request.query)),
   );
 
   app.get(
@@ -30,7 +42,7 @@ const comparisons: FastifyPluginAsyncZod = async (app) => {
         response: { 200: FindingList, 400: Problem, 503: Problem },
       },
     },
-    async (request) => app.resultsDb.listFindings(request.query),
+    async (request) => ({ items: (await app.resultsDb.listFindings(request.query)).items.map(linkFinding) }),
   );
 
   app.get(
@@ -47,7 +59,7 @@ const comparisons: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const similar = await app.resultsDb.findSimilarHardware(request.params.fingerprint, request.query);
       if (!similar) throw new ApiError('not-found', `no hardware profile with fingerprint ${request.params.fingerprint}`);
-      return similar;
+      return linkSimilar(similar);
     },
   );
 };

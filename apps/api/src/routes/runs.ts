@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Problem, RunAccepted, RunDetail, RunList, RunListQuery, RunSubmission } from '@tunelab/contracts';
+import { linkPage, linkRun, Problem, RunAccepted, RunDetail, RunList, RunListQuery, RunSubmission } from '@tunelab/contracts';
 import { requestHash, sha256Hex } from '@tunelab/results-db';
 import { ApiError } from '../problem.ts';
 
@@ -56,12 +56,13 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
       // Time spent storing the run (RFC: W3C Server Timing), so clients and benchmarks can tell
       // database work from transport.
       reply.header('server-timing', `ingest;dur=${(performance.now() - started).toFixed(1)}`);
-      reply.header('location', result.run.links.self);
+      const run = linkRun(result.run);
+      reply.header('location', run.links.self);
       if (result.outcome === 'replayed') {
         reply.header('idempotent-replayed', 'true');
-        return reply.code(200).send(result.run);
+        return reply.code(200).send(run);
       }
-      return reply.code(201).send(result.run);
+      return reply.code(201).send(run);
     },
   );
 
@@ -75,7 +76,7 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
         response: { 200: RunList, 400: Problem, 503: Problem },
       },
     },
-    async (request) => app.resultsDb.listRuns(request.query),
+    async (request) => linkPage(await app.resultsDb.listRuns(request.query), linkRun),
   );
 
   app.get(
@@ -91,7 +92,7 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
     async (request) => {
       const run = await app.resultsDb.getRun(request.params.id);
       if (!run) throw new ApiError('not-found', `no run with id ${request.params.id}`);
-      return run;
+      return linkRun(run);
     },
   );
 };

@@ -14,6 +14,7 @@ import {
   type MetricDirection,
   type PairComparison,
   type RunDetail,
+  runPath,
   type RunSummary,
   type SimilarHardware,
 } from '@tunelab/contracts';
@@ -219,7 +220,9 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   }
   // Findings as the API's listFindings shapes them, from the groups above (which carry the
   // scenario's declared pairs), newest data first.
-  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`).slice(0, 200);
+  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`)
+    .slice(0, 200)
+    .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
 
   return {
     config,

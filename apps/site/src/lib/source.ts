@@ -15,6 +15,12 @@ import {
   HardwareDetail,
   HardwareList,
   type HardwareSummary,
+  linkComparisons,
+  linkFinding,
+  linkHardware,
+  linkPage,
+  linkRun,
+  linkSimilar,
   RunDetail,
   RunList,
   ScenarioList,
@@ -95,7 +101,7 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         const items: HardwareSummary[] = [];
         let cursor: string | undefined;
         do {
-          const page = validate(HardwareList, await db.listHardware({ limit: PAGE, ...(cursor ? { cursor } : {}) }), 'a hardware list page', where);
+          const page = validate(HardwareList, linkPage(await db.listHardware({ limit: PAGE, ...(cursor ? { cursor } : {}) }), linkHardware), 'a hardware list page', where);
           items.push(...page.items);
           cursor = page.nextCursor ?? undefined;
         } while (cursor);
@@ -106,7 +112,7 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         const items: RunList['items'] = [];
         let cursor: string | undefined;
         do {
-          const page = validate(RunList, await db.listRuns({ limit: PAGE, source: 'all', ...(cursor ? { cursor } : {}) }), 'a run list page', where);
+          const page = validate(RunList, linkPage(await db.listRuns({ limit: PAGE, source: 'all', ...(cursor ? { cursor } : {}) }), linkRun), 'a run list page', where);
           items.push(...page.items);
           cursor = page.nextCursor ?? undefined;
         } while (cursor);
@@ -116,21 +122,21 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
       read(`run ${id}`, where, async () => {
         const r = await db.getRun(id);
         if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
-        return validate(RunDetail, r, `run ${id}`, where);
+        return validate(RunDetail, linkRun(r), `run ${id}`, where);
       }),
     hardwareDetail: (fp) =>
       read(`hardware profile ${fp}`, where, async () => {
         const h = await db.getHardware(fp);
         if (!h) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
-        return validate(HardwareDetail, h, `hardware profile ${fp}`, where);
+        return validate(HardwareDetail, linkHardware(h), `hardware profile ${fp}`, where);
       }),
-    compare: (q) => read('comparisons', where, async () => validate(ComparisonResult, await db.compare(q), 'comparisons', where)),
-    findings: (q) => read('findings', where, async () => validate(FindingList, await db.listFindings(q), 'findings', where)),
+    compare: (q) => read('comparisons', where, async () => validate(ComparisonResult, linkComparisons(await db.compare(q)), 'comparisons', where)),
+    findings: (q) => read('findings', where, async () => validate(FindingList, { items: (await db.listFindings(q)).items.map(linkFinding) }, 'findings', where)),
     similar: (fp, q) =>
       read(`similar hardware for ${fp}`, where, async () => {
         const s = await db.findSimilarHardware(fp, q);
         if (!s) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
-        return validate(SimilarHardware, s, `similar hardware for ${fp}`, where);
+        return validate(SimilarHardware, linkSimilar(s), `similar hardware for ${fp}`, where);
       }),
     close: () => db.close(),
   };
