@@ -22,11 +22,12 @@ import pg from 'pg';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App } from '../src/index.ts';
 import { createTestDatabase } from '@tunelab/results-db/testing';
+import { loadBenchEnv } from './env.ts';
 
 const { values: args } = parseArgs({
   options: {
     iterations: { type: 'string', default: '200' },
-    'database-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+    'database-url': { type: 'string', default: loadBenchEnv().BENCH_ADMIN_DATABASE_URL },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -40,7 +41,6 @@ if (!Number.isInteger(ITERATIONS) || ITERATIONS < 10) {
   console.error(`--iterations must be an integer ≥ 10, got ${args.iterations}`);
   process.exit(2);
 }
-process.env.TEST_PG_URL ??= args['database-url'];
 
 const SIZES = [10_000, 100_000, 1_000_000];
 const SAMPLES_PER_RUN = 40;
@@ -121,7 +121,7 @@ function noiseSql(p0: number, p1: number): string {
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
 
 async function main() {
-  const database = await createTestDatabase('tunelab_benchcmp');
+  const database = await createTestDatabase('tunelab_benchcmp', args['database-url']);
   let db: ResultsDb | undefined;
   let app: App | undefined;
   const admin = new pg.Client({ connectionString: database.url });

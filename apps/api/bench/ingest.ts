@@ -28,6 +28,9 @@ import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Wor
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { prismaOf } from '@tunelab/results-db/testing';
+import { childEnv, loadBenchEnv } from './env.ts';
+
+const env = loadBenchEnv();
 
 const { values: args } = parseArgs({
   options: {
@@ -36,7 +39,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '4' },
     'in-process': { type: 'boolean', default: false },
-    'database-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+    'database-url': { type: 'string', default: env.BENCH_ADMIN_DATABASE_URL },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -66,8 +69,7 @@ const adminUrl = new URL(args['database-url']);
 // database whatever became of it. tsx SIGKILLs a child whose event loop does not answer a Ctrl-C
 // within 30 ms (a saturated API does not), so a handler in the measuring process alone cannot
 // guarantee the drop; the supervisor's event loop is idle and always can.
-const CHILD_ENV = 'TUNELAB_BENCH_DATABASE';
-const dbName = process.env[CHILD_ENV] ?? `tunelab_bench_${randomBytes(6).toString('hex')}`;
+const dbName = env.TUNELAB_BENCH_DATABASE ?? `tunelab_bench_${randomBytes(6).toString('hex')}`;
 const benchUrl = new URL(adminUrl);
 benchUrl.pathname = `/${dbName}`;
 
@@ -86,7 +88,7 @@ async function supervise(): Promise<never> {
   let interrupted: NodeJS.Signals | undefined;
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: { ...process.env, [CHILD_ENV]: dbName },
+    env: childEnv({ TUNELAB_BENCH_DATABASE: dbName }),
   });
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) return;
@@ -114,7 +116,7 @@ async function supervise(): Promise<never> {
   process.exit(interrupted ? (interrupted === 'SIGINT' ? 130 : 143) : code);
 }
 
-if (!process.env[CHILD_ENV]) await supervise();
+if (!env.TUNELAB_BENCH_DATABASE) await supervise();
 
 // ---------------------------------------------------------------------------------------------
 // The measuring process: close the app and pools on the way out (the supervisor drops the database).
@@ -260,7 +262,7 @@ function stopProcess(child: ChildProcess, within: number): Promise<void> {
 async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> {
   const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', server], {
-    env: { ...process.env, DATABASE_URL: benchUrl.toString(), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', TUNELAB_RATE_LIMIT: '1000000000' },
+    env: childEnv({ DATABASE_URL: benchUrl.toString(), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', TUNELAB_RATE_LIMIT: '1000000000' }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {

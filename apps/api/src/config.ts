@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { DEFAULT_DATA_DIR } from '@tunelab/results-db';
 
 /** The API's environment, parsed once where the process starts (STYLE: never read env elsewhere). */
 export const ApiEnv = z.object({
   DATABASE_URL: z.string().url().optional(),
-  TUNELAB_DATA_DIR: z.string().min(1).default('.tunelab/results'),
+  TUNELAB_DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -19,10 +19,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MIXES, runTprocc, TX_TYPES, type MixName } from '../src/workload/tprocc.ts';
 import { createTproccDatabase, dropDatabase } from '../src/test-support/tprocc-db.ts';
+import { TEST_PG_URL } from '../src/test-support/pg.ts';
+import { childEnv, loadBenchEnv } from './env.ts';
+
+const env = loadBenchEnv();
 
 const { values: args } = parseArgs({
   options: {
-    target: { type: 'string', default: process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    target: { type: 'string', default: TEST_PG_URL },
     users: { type: 'string', default: '1,2,4' },
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '2' },
@@ -68,7 +72,7 @@ SELECT slev(:w, :d, :threshold);`,
 
 async function findPgbench(): Promise<string> {
   if (args.pgbench) return args.pgbench;
-  for (const dir of [...(process.env.PATH ?? '').split(':'), '/usr/lib/postgresql/15/bin']) {
+  for (const dir of [...env.PATH.split(':'), '/usr/lib/postgresql/15/bin']) {
     const p = path.join(dir, 'pgbench');
     if (await access(p).then(() => true, () => false)) return p;
   }
@@ -81,7 +85,7 @@ async function runPgbench(pgbench: string, dir: string, url: string, clients: nu
   const argv = ['-n', '-M', 'prepared', '-c', String(clients), '-j', '1', '-T', String(seconds), '--max-tries', '10', '-D', `warehouses=${warehouses}`, ...files,
     '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), decodeURIComponent(u.pathname.slice(1))];
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(pgbench, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PGAPPNAME: 'tunelab-bench-pgbench' } });
+    const child = spawn(pgbench, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv({ PGAPPNAME: 'tunelab-bench-pgbench' }) });
     let text = '';
     child.stdout.on('data', (d) => (text += d));
     child.stderr.on('data', (d) => (text += d));

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSite } from '../test/build.ts';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from '../test/seed.ts';
+import { loadBenchEnv } from './env.ts';
 
-const SIZES = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(Number);
+const SIZES = loadBenchEnv().BENCH_SIZES;
 const CORES = [2, 4, 8, 16, 32];
 const MEMORY = [8, 16, 32, 64, 128];
 const DISKS = ['ssd', 'nvme', 'hdd'] as const;

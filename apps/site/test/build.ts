@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { envWithoutDataSource } from '../src/lib/env.ts';
 
 export const SITE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const ASTRO_BIN = join(dirname(createRequire(import.meta.url).resolve('astro/package.json')), 'bin/astro.mjs');
@@ -12,12 +13,10 @@ export type BuildResult = { code: number | null; output: string; ms: number };
 export function buildSite(outDir: string, env: Record<string, string>): Promise<BuildResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    // Only the variables the site reads are passed through; the build must not pick up the
-    // caller's DATABASE_URL or API URL by accident.
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)));
+    // The build must not pick up the caller's DATABASE_URL or API URL by accident: `env` says where the data is.
     const child = spawn(process.execPath, [ASTRO_BIN, 'build', '--outDir', outDir], {
       cwd: SITE_DIR,
-      env: { ...clean, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1', ...env },
+      env: { ...envWithoutDataSource(), ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

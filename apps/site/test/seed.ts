@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { RunSubmission, type RunSubmissionInput } from '@tunelab/contracts';
+import { sha256Hex } from '@tunelab/scenarios';
 import { seededRandom } from '@tunelab/stats';
 import type { ResultsDb } from '@tunelab/results-db';
 import { findRepoRoot } from '../src/lib/env.ts';
@@ -15,7 +15,7 @@ export const SCENARIOS_DIR = join(REPO_ROOT, 'scenarios');
 export const SAMPLE: RunSubmissionInput = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/fixtures/sample-submission.json'), 'utf8'));
 
 /** Deterministic pseudo-random numbers, so builds of the same data are identical. */
-const rng = (seed: string) => seededRandom(createHash('sha256').update(seed).digest().readUInt32LE(0));
+const rng = (seed: string) => seededRandom(Buffer.from(sha256Hex(seed), 'hex').readUInt32LE(0));
 
 export type MachineSpec = { cores: number; memoryGb: number; disk: 'ssd' | 'hdd' | 'nvme' | 'unknown'; cpuModel?: string; id?: string };
 

@@ -6,22 +6,19 @@
  */
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import { z } from 'zod';
 import { openResultsDb } from '../src/index.ts';
-
-const Env = z.object({
-  DATABASE_URL: z.string().url().optional(),
-  TUNELAB_DATA_DIR: z.string().min(1).default('.tunelab/results'),
-});
+import { loadScriptEnv, type ScriptEnv } from './env.ts';
 
 const args = process.argv.slice(2);
 if (args.length > 1 || args[0] === '--help' || args[0] === '-h') {
   console.log('usage: npm run import:published [-- SCENARIOS_DIR]   (default: the repository\'s scenarios/)');
   process.exit(args[0] === '--help' || args[0] === '-h' ? 0 : 2);
 }
-const env = Env.safeParse(process.env);
-if (!env.success) {
-  console.error(`invalid environment: ${env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+let env: ScriptEnv;
+try {
+  env = loadScriptEnv();
+} catch (err) {
+  console.error(err instanceof Error ? err.message : String(err));
   process.exit(2);
 }
 const dir = args[0] ?? fileURLToPath(new URL('../../../scenarios/', import.meta.url));
@@ -30,11 +27,11 @@ if (!existsSync(dir)) {
   process.exit(2);
 }
 
-const db = await openResultsDb(env.data.DATABASE_URL, { dataDir: env.data.TUNELAB_DATA_DIR });
+const db = await openResultsDb(env.DATABASE_URL, { dataDir: env.TUNELAB_DATA_DIR });
 try {
   await db.migrate();
   const result = await db.importPublished(dir);
-  for (const i of result.imported) console.log(`${i.outcome === 'created' ? 'imported' : 'unchanged'}  ${i.idempotencyKey}  (${i.samples} samples, /v1/runs/${i.runId})`);
+  for (const i of result.imported) console.log(`${i.outcome === 'created' ? 'imported' : 'unchanged'}  ${i.idempotencyKey}  (${i.samples} samples, run ${i.runId})`);
   for (const s of result.skipped) console.log(`skipped   ${s.scenario}: ${s.reason}`);
   console.log(`${result.imported.filter((i) => i.outcome === 'created').length} run(s) imported into ${db.description}`);
 } catch (err) {

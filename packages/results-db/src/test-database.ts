@@ -6,24 +6,25 @@ export const TEST_PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgresql://postgr
 
 /**
  * Creates an empty database with a unique name for one test file, so tests never depend on
- * shared state; `drop()` removes it (terminating leftover connections first).
+ * shared state; `drop()` removes it (terminating leftover connections first). `adminUrl` is the
+ * server to create it on (benchmarks pass their own).
  */
-export async function createTestDatabase(prefix = 'tunelab_t'): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(prefix = 'tunelab_t', adminUrl = TEST_PG_ADMIN_URL): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
   } finally {
     await admin.end();
   }
-  const url = new URL(TEST_PG_ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     name,
     url: url.toString(),
     drop: async () => {
-      const c = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
+      const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       try {
         await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -41,6 +41,14 @@ export function findRepoRoot(from: string = process.cwd()): string {
   }
 }
 
+/**
+ * The environment for a child build that must be told its data source: the caller's, minus
+ * DATABASE_URL and every TUNELAB_ variable, so it cannot pick up the caller's database or API.
+ */
+export function envWithoutDataSource(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)));
+}
+
 export function readSiteConfig(env: NodeJS.ProcessEnv = process.env): SiteConfig {
   const parsed = SiteEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (!parsed.success) {
