@@ -60,5 +60,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
   };
 }
 
-/** The MySQL client convention: a mysql:// target without a password uses MYSQL_PWD. */
-export const mysqlPasswordFromEnv = (env: NodeJS.ProcessEnv = process.env): string | undefined => env.MYSQL_PWD;
+const MysqlEnv = z.object({ MYSQL_PWD: optional });
+
+/**
+ * The MySQL client convention: a mysql:// target without a password uses MYSQL_PWD. Read when the
+ * driver connects (not with readConfig) so the secret is not carried around in the config.
+ */
+export const mysqlPasswordFromEnv = (env: NodeJS.ProcessEnv = process.env): string | undefined => MysqlEnv.parse(env).MYSQL_PWD;
