@@ -312,6 +312,10 @@ describe('site built from a results database with measured and published runs', 
       ['machine', machine ?? '/hardware/'],
       ['run', run ?? '/'],
       ['downloads', '/downloads/'],
+      // Swept, managed-cluster and time-series scenarios: fit, ratio and series tables and charts.
+      ['scenario-sweep', '/scenarios/recovery-init-sync/'],
+      ['scenario-ratios', '/scenarios/fillfactor-hot-updates/'],
+      ['scenario-series', '/scenarios/innodb-compression-insert/'],
     ];
     const p = await jsPage();
     const violations: string[] = [];
@@ -329,6 +333,21 @@ describe('site built from a results database with measured and published runs', 
         await p.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true, timeout: 60_000 });
       }
     }
+    // The dark colour scheme (prefers-color-scheme) has its own palette: its contrast is checked too.
+    await p.setViewportSize({ width: 1366, height: 900 });
+    await p.emulateMedia({ colorScheme: 'dark' });
+    for (const [name, path] of pages) {
+      await p.goto(`${server.url}${path}`);
+      await p.addScriptTag({ content: axeSource });
+      const found = await p.evaluate(async () => {
+        if (!window.axe) return ['axe-core did not load'];
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
+      });
+      violations.push(...found.map((f) => `${name} @1366 dark: ${f}`));
+      if (name === 'scenario') await p.screenshot({ path: join(SCREENSHOTS, `${name}-1366-dark.png`), timeout: 60_000 });
+    }
+    await p.emulateMedia({ colorScheme: 'light' });
     expect(violations).toEqual([]);
   });
 
