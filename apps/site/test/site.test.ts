@@ -107,6 +107,13 @@ describe('site built from a results database with measured and published runs', 
     // The home page gives each scenario's answer per hardware class, with the agreement.
     await expect(card.locator('.answer-card', { hasText: '4 cores / 16 GB / SSD · AMD Ryzen 5 3600' }).textContent()).resolves.toMatch(/contradicts the article\s*prefer 1-1/);
     await expect(card.textContent()).resolves.toMatch(/8 measured runs on 4 machines · newest data \d{4}-\d{2}-\d{2}/);
+    // A swept scenario gets one card per class, its points folded into each pair's line.
+    const swept = page.locator('section.scenario-summary', { hasText: 'recovery-init-sync' });
+    await expect(swept.locator('.answer-card').count()).resolves.toBe(1);
+    await expect(swept.locator('.answer-card .answer-class').textContent()).resolves.toBe('2 cores / 24 GB / SSD · AMD EPYC 7B13');
+    await expect(swept.locator('.answer-pair').allTextContents()).resolves.toEqual([expect.stringMatching(/no article figure\s*prefer syncfs .* over fsync .* at tables = 3,000, 10,000, 30,000$/)]);
+    const ff = page.locator('section.scenario-summary', { hasText: 'fillfactor-hot-updates' });
+    await expect(ff.locator('.answer-pair').allTextContents()).resolves.toEqual(['ff80', 'ff60', 'ff40'].map((v) => expect.stringMatching(new RegExp(`not enough data\\s*${v} .* vs ff100 .*: not enough data yet at vus = 1, 2, 4$`))));
     await page.screenshot({ path: join(SCREENSHOTS, '1-home.png'), fullPage: true });
 
     await card.locator('h2 a').click();

@@ -281,3 +281,61 @@ export function advice(p: PairAnswer, labels: Record<string, string>): { text: s
   return { text: `prefer ${name(better)} over ${name(worse)}`, significant: true };
 }
 
+
+/** One declared pair across a class's sweep points: runs of points with the same advice and agreement. */
+export type SweepPairSummary = {
+  baseline: string;
+  candidate: string;
+  segments: { text: string; significant: boolean; agreement: Agreement; points: string[] }[];
+};
+
+/** A swept scenario's answers for one hardware class, for the home page (one card, not one per point). */
+export type SweepClassSummary = {
+  /** The first point's answer: its group names the class, links and counts. */
+  first: ClassAnswer;
+  name: string;
+  param: string;
+  runCount: number;
+  pairs: SweepPairSummary[];
+  reasons: string[];
+};
+
+/**
+ * Folds per-point answers into one summary per hardware class (and CPU models), keeping the
+ * classes' order (most runs first). Consecutive points with the same advice and agreement are
+ * said once: "prefer syncfs over fsync at tables = 3,000, 10,000, 30,000".
+ */
+export function sweepSummaries(answers: ClassAnswer[], labels: Record<string, string>): SweepClassSummary[] {
+  const byClass = new Map<string, ClassAnswer[]>();
+  for (const a of answers) {
+    if (!a.group.point) continue;
+    const key = `${a.group.hardware.class}|${a.conditions.cpuModels.join(',')}`;
+    byClass.set(key, [...(byClass.get(key) ?? []), a]);
+  }
+  return [...byClass.values()].map((list) => {
+    const sorted = [...list].sort((x, y) => (x.group.point?.value ?? 0) - (y.group.point?.value ?? 0));
+    const first = sorted[0]!;
+    const param = first.group.point!.param;
+    const pairs: SweepPairSummary[] = first.pairs.map((p0, i) => {
+      const segments: SweepPairSummary['segments'] = [];
+      for (const a of sorted) {
+        const p = a.pairs[i];
+        if (!p) continue;
+        const adv = advice(p, labels);
+        const point = (a.group.point?.value ?? 0).toLocaleString('en-US');
+        const last = segments[segments.length - 1];
+        if (last && last.text === adv.text && last.agreement === p.agreement) last.points.push(point);
+        else segments.push({ text: adv.text, significant: adv.significant, agreement: p.agreement, points: [point] });
+      }
+      return { baseline: p0.baseline, candidate: p0.candidate, segments };
+    });
+    return {
+      first,
+      name: first.name.replace(` · ${param} = ${first.group.point!.value.toLocaleString('en-US')}`, ''),
+      param,
+      runCount: Math.max(...sorted.map((a) => a.group.runCount)),
+      pairs,
+      reasons: [...new Set(sorted.flatMap((a) => a.pairs.flatMap((p) => p.reasons.map((r) => r.split(':')[0]!))))],
+    };
+  });
+}
