@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/tests/browser';
 import { createRequire } from 'node:module';
 import { openResultsDb } from '@tunelab/results-db';
@@ -70,6 +70,16 @@ async function checkAnswerBlock(page: Page) {
   // Only significant differences are bold.
   await expect(pair('2 cores / 24 GB / SSD', '2-1').locator('strong').count()).resolves.toBe(0);
   await expect(pair('2 cores / 24 GB / SSD', '1-1').locator('strong').count()).resolves.toBe(1);
+}
+
+/** A screenshot of `section` in view at desktop and phone width (the page ends at desktop width). */
+async function shootAtBothWidths(p: Page, section: Locator, name: string) {
+  for (const [width, height, suffix] of [[1366, 900, 'desktop'], [390, 844, 'phone']] as const) {
+    await p.setViewportSize({ width, height });
+    await section.scrollIntoViewIfNeeded();
+    await p.screenshot({ path: join(SCREENSHOTS, `${name}-${suffix}.png`) });
+  }
+  await p.setViewportSize({ width: 1366, height: 900 });
 }
 
 describe('site built from a results database with measured and published runs', () => {
@@ -248,12 +258,7 @@ describe('site built from a results database with measured and published runs', 
     const fitArticle = page.locator('#fits ~ section', { hasText: 'the article' });
     await expect(fitArticle.locator('tbody tr', { hasText: 'fsync' }).first().locator('td').first().textContent()).resolves.toBe('171');
     await expect(fitArticle.locator('p.meta').textContent()).resolves.toContain('against its tables');
-    await fitArticle.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SCREENSHOTS, '6-fits-desktop.png') });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await fitArticle.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SCREENSHOTS, '6-fits-phone.png') });
-    await page.setViewportSize({ width: 1366, height: 900 });
+    await shootAtBothWidths(page, fitArticle, '6-fits');
     // report.ratios: the data size per fillfactor ÷ ff100 beside the article's 1.21 / 1.54 / 2.27.
     await page.goto(`${server.url}/scenarios/fillfactor-hot-updates/`);
     const ratios = page.locator('#ratios ~ section table.ratio').first();
@@ -264,12 +269,7 @@ describe('site built from a results database with measured and published runs', 
     expect(ff40[3]).toBe('2.27');
     expect(ff40[4]).toBe('yes');
     await expect(page.locator('#ratios ~ section p.meta').first().textContent()).resolves.toContain('widened by 2% for the rounding');
-    await ratios.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SCREENSHOTS, '7-ratios-desktop.png') });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await ratios.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SCREENSHOTS, '7-ratios-phone.png') });
-    await page.setViewportSize({ width: 1366, height: 900 });
+    await shootAtBothWidths(page, ratios, '7-ratios');
     await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
     const series = page.locator('section.declared-chart').first();
     await expect(series.locator('figcaption').textContent()).resolves.toMatch(/compressed-kbs4 and uncompressed cross at rows inserted ≈ 5\d\d,\d{3} \(pin\)/);
@@ -326,24 +326,7 @@ describe('site built from a results database with measured and published runs', 
     ];
     const p = await jsPage();
     const violations: string[] = [];
-    for (const width of [1366, 390]) {
-      await p.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      for (const [name, path] of pages) {
-        await p.goto(`${server.url}${path}`);
-        await p.addScriptTag({ content: axeSource });
-        const found = await p.evaluate(async () => {
-          if (!window.axe) return ['axe-core did not load'];
-          const r = await window.axe.run(document, { resultTypes: ['violations'] });
-          return r.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
-        });
-        violations.push(...found.map((f) => `${name} @${width}: ${f}`));
-        await p.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true, timeout: 60_000 });
-      }
-    }
-    // The dark colour scheme (prefers-color-scheme) has its own palette: its contrast is checked too.
-    await p.setViewportSize({ width: 1366, height: 900 });
-    await p.emulateMedia({ colorScheme: 'dark' });
-    for (const [name, path] of pages) {
+    const audit = async (path: string, where: string) => {
       await p.goto(`${server.url}${path}`);
       await p.addScriptTag({ content: axeSource });
       const found = await p.evaluate(async () => {
@@ -351,7 +334,20 @@ describe('site built from a results database with measured and published runs', 
         const r = await window.axe.run(document, { resultTypes: ['violations'] });
         return r.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
       });
-      violations.push(...found.map((f) => `${name} @1366 dark: ${f}`));
+      violations.push(...found.map((f) => `${where}: ${f}`));
+    };
+    for (const width of [1366, 390]) {
+      await p.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      for (const [name, path] of pages) {
+        await audit(path, `${name} @${width}`);
+        await p.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true, timeout: 60_000 });
+      }
+    }
+    // The dark colour scheme (prefers-color-scheme) has its own palette: its contrast is checked too.
+    await p.setViewportSize({ width: 1366, height: 900 });
+    await p.emulateMedia({ colorScheme: 'dark' });
+    for (const [name, path] of pages) {
+      await audit(path, `${name} @1366 dark`);
       if (name === 'scenario') await p.screenshot({ path: join(SCREENSHOTS, `${name}-1366-dark.png`), timeout: 60_000 });
     }
     await p.emulateMedia({ colorScheme: 'light' });

@@ -7,6 +7,7 @@
 import type { ReportFit, RunDetail } from '@tunelab/contracts';
 import { fitByVariant, type FitSample, type VariantFit } from '@tunelab/stats';
 import type { ScenarioView, SiteData } from './load.ts';
+import { runsOf } from './report-charts.ts';
 
 export type FitRow = { variant: string; label: string; slope: string; interval: string; r2: string; units: number };
 export type FitTable = { id: string; heading: string; fit: ReportFit; rows: FitRow[]; caption: string };
@@ -47,15 +48,7 @@ function rowsOf(fits: VariantFit[], fit: ReportFit, labels: Record<string, strin
 export function declaredFits(sc: ScenarioView, data: SiteData): FitTable[] {
   const doc = sc.folder?.doc;
   if (!doc?.report.fits?.length) return [];
-  const measured = new Map<string, RunDetail[]>();
-  const published: RunDetail[] = [];
-  for (const r of data.runs) {
-    if (r.scenario.key !== sc.key) continue;
-    const run = data.runDetail.get(r.id);
-    if (!run) continue;
-    if (r.source === 'published') published.push(run);
-    else measured.set(r.hardware.class, [...(measured.get(r.hardware.class) ?? []), run]);
-  }
+  const { measured, published } = runsOf(sc, data);
   const out: FitTable[] = [];
   for (const fit of doc.report.fits) {
     const metricLabel = doc.metrics.find((m) => m.key === fit.metric)?.label ?? fit.metric;

@@ -4,9 +4,10 @@
  * relative difference the verdicts use), beside the article's ratio when published.json has one.
  * Every unit of the class is pooled (the declaration is for a metric the sweep does not change).
  */
-import type { ReportRatio, RunDetail } from '@tunelab/contracts';
+import type { ReportRatio } from '@tunelab/contracts';
 import { mean, relativeDifference } from '@tunelab/stats';
 import type { ScenarioView, SiteData } from './load.ts';
+import { runsOf } from './report-charts.ts';
 import { unitFor } from './units.ts';
 
 export type RatioRow = {
@@ -30,12 +31,7 @@ const two = (v: number) => v.toLocaleString('en-US', { minimumFractionDigits: 2,
 export function declaredRatios(sc: ScenarioView, data: SiteData): RatioTable[] {
   const doc = sc.folder?.doc;
   if (!doc?.report.ratios?.length) return [];
-  const byClass = new Map<string, RunDetail[]>();
-  for (const r of data.runs) {
-    if (r.scenario.key !== sc.key || r.source === 'published') continue;
-    const run = data.runDetail.get(r.id);
-    if (run) byClass.set(r.hardware.class, [...(byClass.get(r.hardware.class) ?? []), run]);
-  }
+  const byClass = runsOf(sc, data).measured;
   const out: RatioTable[] = [];
   for (const ratio of doc.report.ratios) {
     const metric = doc.metrics.find((m) => m.key === ratio.metric);

@@ -55,7 +55,8 @@ function toLines(acc: Acc, scale: (v: number) => number) {
     }));
 }
 
-function runsOf(sc: ScenarioView, data: SiteData): { measured: Map<string, RunDetail[]>; published: RunDetail[] } {
+/** A scenario's runs: measured ones per hardware class, and the article's. */
+export function runsOf(sc: ScenarioView, data: SiteData): { measured: Map<string, RunDetail[]>; published: RunDetail[] } {
   const measured = new Map<string, RunDetail[]>();
   const published: RunDetail[] = [];
   for (const r of data.runs) {
