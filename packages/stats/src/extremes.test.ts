@@ -24,6 +24,19 @@ describe('statistics over extreme finite values', () => {
     expect(s.ci95).not.toBeNull();
   });
 
+  it('gives a p-value when the spread of one group is ~1e-170 of the values of the other (found by the POST /v1/runs property test)', () => {
+    // The textbook df, (va + vb)² / (va² / (na − 1) + vb² / (nb − 1)), was 0 / 0 here: p was NaN
+    // and GET /v1/comparisons and /v1/findings answered 500 ("p must be a number").
+    const tiny = [1e-85, 2e-85, 3e-85];
+    const r = welchTTest(tiny, [1, 1, 1]);
+    expect(r.df).toBeCloseTo(2, 10);
+    expect(r.p).toBeGreaterThanOrEqual(0);
+    expect(r.p).toBeLessThan(1e-10);
+    const v = verdict({ baseline: { label: '1-1', values: [1, 1, 1] }, candidate: { label: '1-2', values: tiny }, direction: 'lower-is-better' });
+    expect(v.kind).toBe('faster');
+    expect(v.p).toEqual(expect.any(Number));
+  });
+
   it('gives the same t, df and p for values scaled by 2^1000 as for the values themselves', () => {
     const a = [4.368, 4.311, 4.402, 4.29, 4.35];
     const b = [3.1, 3.05, 3.2, 3.15, 3.12];

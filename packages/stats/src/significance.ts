@@ -32,7 +32,11 @@ export function welchTTest(rawA: readonly number[], rawB: readonly number[]): We
     return difference === 0 ? { t: 0, df, p: 1 } : { t: Math.sign(difference) * Infinity, df, p: 0 };
   }
   const t = difference / Math.sqrt(va + vb);
-  const df = (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  // Welch–Satterthwaite df on the shares of the variance: the textbook (va + vb)² / (va² / …)
+  // is 0 / 0 when one group's spread is tiny next to the other's values (va² underflows).
+  const ra = va / (va + vb);
+  const rb = vb / (va + vb);
+  const df = 1 / (ra ** 2 / (a.length - 1) + rb ** 2 / (b.length - 1));
   return { t, df, p: Math.min(1, 2 * tCdf(-Math.abs(t), df)) };
 }
 
