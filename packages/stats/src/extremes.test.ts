@@ -37,6 +37,25 @@ describe('statistics over extreme finite values', () => {
     expect(v.p).toEqual(expect.any(Number));
   });
 
+  it('says insufficient data when the baseline mean is ~1e-323 next to 3e18 (the relative difference overflows; found by the property test)', () => {
+    // improvement was -Infinity, which the response schema refuses: GET /v1/comparisons answered 500.
+    const baseline = [0, 8e-323, 9.4e-323];
+    const candidate = [1.863644438542669e-118, 4.17700465439518e-160, 9223372036854758000];
+    const r = relativeDifference(baseline, candidate);
+    expect(r.ci).toEqual({ low: -Infinity, high: Infinity });
+    expect(Number.isNaN(r.df)).toBe(false);
+    const v = verdict({ baseline: { label: '1-1', values: baseline }, candidate: { label: '1-2', values: candidate }, direction: 'lower-is-better' });
+    expect(v.kind).toBe('insufficient-data');
+    expect(v.relative).toBeNull();
+    expect(v.sentence).toMatch(/too close to 0/);
+  });
+
+  it('keeps a finite df when the squared variances underflow (spread ~1e-170 of the means)', () => {
+    const r = relativeDifference([1, 1 + 2e-85, 1 + 4e-85], [2, 2 + 2e-85, 2 + 4e-85]);
+    expect(Number.isFinite(r.df)).toBe(true);
+    expect(r.relative).toBeCloseTo(1, 12);
+  });
+
   it('gives the same t, df and p for values scaled by 2^1000 as for the values themselves', () => {
     const a = [4.368, 4.311, 4.402, 4.29, 4.35];
     const b = [3.1, 3.05, 3.2, 3.15, 3.12];

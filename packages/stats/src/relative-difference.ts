@@ -48,12 +48,18 @@ export function relativeDifference(
   const relative = ratio - 1;
   const absolute = (mc - mb) / k;
   const scaledVb = ratio ** 2 * vb;
-  const denominator = vc ** 2 / (candidate.length - 1) + scaledVb ** 2 / (baseline.length - 1);
-  if (denominator === 0) {
+  const total = vc + scaledVb;
+  if (!Number.isFinite(total)) {
+    // The baseline mean is next to nothing beside the candidate's (8e-323 against 3e18): ρ̂ or
+    // its variance overflows, and no bounded interval can be given.
+    return { absolute, relative, ci: { low: -Infinity, high: Infinity }, level, df: baseline.length + candidate.length - 2 };
+  }
+  if (total === 0) {
     // No spread on either side that matters at ρ̂: nothing to be unsure about.
     return { absolute, relative, ci: { low: relative, high: relative }, level, df: baseline.length + candidate.length - 2 };
   }
-  const df = (vc + scaledVb) ** 2 / denominator;
+  // Satterthwaite df on the shares of the variance: the squares of tiny variances underflow.
+  const df = 1 / ((vc / total) ** 2 / (candidate.length - 1) + (scaledVb / total) ** 2 / (baseline.length - 1));
   const t = tQuantile(1 - (1 - level) / 2, df);
   const a = mb ** 2 - t ** 2 * vb;
   const discriminant = mb ** 2 * vc + mc ** 2 * vb - t ** 2 * vb * vc;

@@ -98,6 +98,9 @@ export function verdict(input: VerdictInput): Verdict {
 
   const { p } = welchTTest(xb, xc);
   const difference = relativeDifference(xb, xc, level);
+  if (!Number.isFinite(difference.relative)) {
+    return insufficient(`${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)}, too close to 0 next to ${meanOf(candidate.values)} (${n})`);
+  }
   const sign = direction === 'lower-is-better' ? -1 : 1;
   const relative = sign * difference.relative;
   const ci = sign === 1 ? difference.ci : { low: -difference.ci.high, high: -difference.ci.low };
