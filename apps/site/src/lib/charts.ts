@@ -46,6 +46,21 @@ function both(build: (width: number) => { option: echarts.EChartsCoreOption; hei
   return { wide: out(WIDE), narrow: out(NARROW) };
 }
 
+/**
+ * What a value axis is drawn in units of: 1, or a power of ten when the largest value is below
+ * 1e-15 or above 1e300. ECharts computes ticks with a decimal precision that gives out near 1e-19
+ * (an assertion outside production, an axis without ticks in it) and its extent overflows to ∞
+ * near the double maximum; such values (2.3e-53 s) are drawn divided by the unit and labelled
+ * with their real values.
+ */
+export function axisUnit(values: Iterable<number>): number {
+  let max = 0;
+  for (const v of values) if (Number.isFinite(v)) max = Math.max(max, Math.abs(v));
+  if (max === 0 || (max >= 1e-15 && max <= 1e300)) return 1;
+  const k = 10 ** Math.floor(Math.log10(max));
+  return k > 0 && Number.isFinite(k) ? k : max;
+}
+
 function quartiles(sorted: number[]): [number, number, number, number, number] {
   const q = (p: number) => {
     const i = (sorted.length - 1) * p;
@@ -132,6 +147,8 @@ export function distributionChart(input: DistributionInput): ChartSvg {
       return `${v.label}: ${v.values.length} values from ${input.formatValue(s[0] ?? 0)} to ${input.formatValue(s.at(-1) ?? 0)}, median ${input.formatValue(med)}`;
     })
     .join('; ');
+  const k = axisUnit(input.variants.flatMap((v) => v.values));
+  const format = input.formatAxis ?? input.formatValue;
   return both((w) => {
     const top = 14 + 18 * titleLines(input.title, w);
     return {
@@ -140,20 +157,20 @@ export function distributionChart(input: DistributionInput): ChartSvg {
         title: chartTitle(input.title, w),
         legend: legend(['repetitions', 'spread (quartiles, range)'], w),
         grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-        xAxis: valueAxis(input.axisName, (v) => (input.formatAxis ?? input.formatValue)(v)),
+        xAxis: valueAxis(input.axisName, (v) => format(v * k)),
         yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
         series: [
           {
             type: 'boxplot',
             name: 'spread (quartiles, range)',
-            data: input.variants.map((v) => quartiles([...v.values].sort((a, b) => a - b))),
+            data: input.variants.map((v) => quartiles(v.values.map((x) => x / k).sort((a, b) => a - b))),
             itemStyle: { color: '#eef2f7', borderColor: '#64748b' },
             boxWidth: [10, 24],
           },
           {
             type: 'scatter',
             name: 'repetitions',
-            data: input.variants.flatMap((v) => v.values.map((x) => [x, v.label])),
+            data: input.variants.flatMap((v) => v.values.map((x) => [x / k, v.label])),
             symbolSize: 8,
             itemStyle: { color: PALETTE[0], opacity: 0.75 },
           },
@@ -264,6 +281,10 @@ export function lineChart(input: LineInput): ChartSvg {
     ...(input.published ?? []).map((l) => `${l.label} (published): ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`),
     ...(input.marks ?? []).map((m) => m.text),
   ].join('; ');
+  const points = [...input.lines.flatMap((l) => l.points), ...(input.published ?? []).flatMap((l) => l.points), ...(input.marks ?? [])];
+  const kx = axisUnit(points.map((p) => p.x));
+  const ky = axisUnit(points.map((p) => p.y));
+  const at = (p: { x: number; y: number }) => [p.x / kx, p.y / ky];
   const axis = (log: boolean, name: string, formatter: (v: number) => string, gap: number) => ({
     type: log ? ('log' as const) : ('value' as const),
     name,
@@ -283,13 +304,13 @@ export function lineChart(input: LineInput): ChartSvg {
         title: chartTitle(input.title, w),
         legend: legend(names, w),
         grid: { left: 8, right: 24, top: top + 10, bottom: 48 + 20 * legendRows, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-        xAxis: axis(logX, input.xName, fx, 26),
-        yAxis: { ...axis(logY, input.yName, input.formatY, 0), nameLocation: 'end' as const, nameGap: 8, nameTextStyle: { color: MUTED, align: 'left' as const } },
+        xAxis: axis(logX, input.xName, (v) => fx(v * kx), 26),
+        yAxis: { ...axis(logY, input.yName, (v) => input.formatY(v * ky), 0), nameLocation: 'end' as const, nameGap: 8, nameTextStyle: { color: MUTED, align: 'left' as const } },
         series: [
           ...input.lines.map((l, i) => ({
             type: 'line',
             name: l.label,
-            data: l.points.map((p) => [p.x, p.y]),
+            data: l.points.map(at),
             symbol: 'circle',
             symbolSize: 7,
             lineStyle: { width: 2, color: PALETTE[i % PALETTE.length] },
@@ -301,7 +322,7 @@ export function lineChart(input: LineInput): ChartSvg {
                     symbolSize: 34,
                     itemStyle: { color: INK },
                     label: { show: false },
-                    data: input.marks.map((m) => ({ coord: [m.x, m.y], name: m.text })),
+                    data: input.marks.map((m) => ({ coord: at(m), name: m.text })),
                   },
                 }
               : {}),
@@ -309,7 +330,7 @@ export function lineChart(input: LineInput): ChartSvg {
           ...(input.published ?? []).map((l, i) => ({
             type: 'scatter',
             name: `${l.label} (published)`,
-            data: l.points.map((p) => [p.x, p.y]),
+            data: l.points.map(at),
             symbol: 'diamond',
             symbolSize: 12,
             itemStyle: { color: '#ffffff', borderColor: PALETTE[i % PALETTE.length], borderWidth: 2 },

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { axisUnit, distributionChart, lineChart } from './charts.ts';
+
+// Found by the POST /v1/runs property test (issue 13): a stored duration of 2.3e-53 s made
+// ECharts' tick computation fail an assertion and the site build exit 1 (outside production,
+// e.g. under the test runner); in production the axis lost its ticks. Such values are drawn in
+// units of a power of ten and labelled with their real values.
+const format = (v: number) => v.toExponential(1);
+const ticks = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+
+describe('charts over values ECharts cannot tick', () => {
+  it.each([2.32298303036481e-53, 1e-20, 1e-300, 1.7976931348623157e308])('a distribution of [%d, 0] renders with labelled ticks', (x) => {
+    const svg = distributionChart({ title: 't', axisName: 's', formatValue: format, variants: [{ label: 'a', values: [x] }, { label: 'b', values: [0] }] });
+    expect(svg.wide).toMatch(/^<svg/);
+    expect(ticks(svg.wide).filter((t) => /e[+-]\d+$/.test(t ?? '')).length).toBeGreaterThan(1);
+  });
+
+  it('a line chart with x and y near 1e-200 renders', () => {
+    const svg = lineChart({ title: 't', xName: 'x', yName: 'y', log: 'none', formatY: format, formatX: format, lines: [{ label: 'a', points: [{ x: 0, y: 3e-200 }, { x: 1e-200, y: 0 }] }] });
+    expect(ticks(svg.wide).some((t) => /e-20\d$/.test(t ?? ''))).toBe(true);
+  });
+
+  it('leaves ordinary values alone', () => {
+    expect(axisUnit([0.001, 12.5, 1e12])).toBe(1);
+    expect(axisUnit([])).toBe(1);
+    expect(axisUnit([2.3e-53, 0])).toBe(1e-53);
+    expect(axisUnit([5e-324])).toBe(5e-324);
+  });
+});
