@@ -278,22 +278,23 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 function applyMutation(doc: Json, m: Mutation): Json {
   const paths = pathsOf(doc);
   const path = paths[m.pick % paths.length] ?? [];
-  if (path.length === 0) return m.kind === 'replace' ? m.value : doc;
+  if (path.length === 0) return m.kind === 'replace' ? structuredClone(m.value) : doc;
   const parent = getAt(doc, path.slice(0, -1));
   const key = path[path.length - 1] as string | number;
   if (parent === null || typeof parent !== 'object' || parent === undefined) return doc;
   const target = getAt(doc, path);
   switch (m.kind) {
     case 'replace':
-      setOwn(parent, key, m.value);
+      // A copy: the constants are shared between runs and a later mutation may edit this one.
+      setOwn(parent, key, structuredClone(m.value));
       break;
     case 'delete':
       if (Array.isArray(parent)) parent.splice(key as number, 1);
       else delete parent[key as string];
       break;
     case 'extra':
-      if (target !== null && typeof target === 'object' && !Array.isArray(target)) setOwn(target, m.key, m.value);
-      else if (!Array.isArray(parent)) setOwn(parent, m.key, m.value);
+      if (target !== null && typeof target === 'object' && !Array.isArray(target)) setOwn(target, m.key, structuredClone(m.value));
+      else if (!Array.isArray(parent)) setOwn(parent, m.key, structuredClone(m.value));
       break;
     case 'grow':
       // Copies of an element, within the contract's limits: duplicates the contract must name.

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { RunSubmission } from './run.ts';
+import { expectedStatusOf, fc, mutatedRunSubmission, validRunSubmission } from './testing.ts';
+
+describe('the RunSubmission arbitraries', () => {
+  it('generate bodies the contract accepts', () => {
+    for (const d of fc.sample(validRunSubmission(), { numRuns: 200, seed: 1 })) {
+      const r = RunSubmission.safeParse(JSON.parse(JSON.stringify(d)));
+      expect(r.error?.issues.slice(0, 3)).toBeUndefined();
+    }
+  });
+
+  it('generate the same mutated bodies for the same seed (no shared constant is edited), refused more often than not', () => {
+    const a = fc.sample(mutatedRunSubmission(), { numRuns: 300, seed: 7 });
+    const b = fc.sample(mutatedRunSubmission(), { numRuns: 300, seed: 7 });
+    expect(a).toEqual(b);
+    expect(a.filter((body) => expectedStatusOf(body).kind === 'refused').length).toBeGreaterThan(150);
+  });
+});
