@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LIMITS } from './primitives.ts';
 import { RunSubmission } from './run.ts';
 import { expectedStatusOf, fc, mutatedRunSubmission, validRunSubmission } from './testing.ts';
 
@@ -15,5 +16,10 @@ describe('the RunSubmission arbitraries', () => {
     const b = fc.sample(mutatedRunSubmission(), { numRuns: 300, seed: 7 });
     expect(a).toEqual(b);
     expect(a.filter((body) => expectedStatusOf(body).kind === 'refused').length).toBeGreaterThan(150);
+  });
+
+  it('expects a 413 for a body over LIMITS.bodyBytes', () => {
+    expect(expectedStatusOf(`{"notes":"${'x'.repeat(LIMITS.bodyBytes)}"}`)).toEqual({ kind: 'too-large' });
+    expect(expectedStatusOf('{}').kind).toBe('refused');
   });
 });

@@ -1,8 +1,8 @@
 // `@tunelab/contracts/testing`: fast-check arbitraries of the contracts, for property tests only.
 //
-// Written by hand from `RunSubmission` (run.ts and the primitives it uses): zod-fast-check, the
-// one zod integration on the registry, reads zod 3 internals and throws on every zod 4 schema,
-// and cannot see refinements (unique samples, one unit per metric, value ranges per unit,
+// Written by hand from `RunSubmission` (run.ts and the primitives it uses): there is no
+// `@fast-check/zod`, and zod-fast-check (0.10, peer zod ^3) reads zod 3 internals, throws on every
+// zod 4 schema ("'ZodObject' schemas are not supported") and cannot see refinements (unique samples, one unit per metric, value ranges per unit,
 // storable text) anyway. The contract stays the judge: `expectedStatusOf` asks `RunSubmission`
 // itself whether a body must be stored or refused, so an arbitrary that drifts from the
 // contract makes a test fail loudly instead of quietly testing less.
@@ -46,19 +46,15 @@ const intIn = (min: number, max: number) => fc.oneof(fc.integer({ min, max }), f
 
 const scalar = fc.oneof(storableText(0, LIMITS.note), finite, fc.constantFrom(MAX, -MAX, Number.MIN_VALUE, -0), fc.boolean(), fc.constant(null));
 
-/** Keys of a record, prototype names included; `__proto__` only where `allowProto` (the JSON body parser refuses it). */
-const recordKey = (allowProto: boolean) =>
-  fc.oneof(
-    { weight: 4, arbitrary: storableText(1, LIMITS.shortString) },
-    { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES, ...(allowProto ? ['__proto__'] : [])) },
-  );
+/** Keys of a record, prototype names included; `__proto__` only in mutations (the API's JSON parser refuses it). */
+const recordKey = fc.oneof({ weight: 4, arbitrary: storableText(1, LIMITS.shortString) }, { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) });
 
 /** An object with exactly these own properties, `__proto__` and `constructor` included (never a prototype change). */
 function record<T>(entries: [string, T][]): Record<string, T> {
   return Object.fromEntries(entries);
 }
 const recordOf = <T>(value: fc.Arbitrary<T>, maxEntries: number) =>
-  fc.uniqueArray(fc.tuple(recordKey(false), value), { maxLength: maxEntries, selector: ([k]) => k }).map(record);
+  fc.uniqueArray(fc.tuple(recordKey, value), { maxLength: maxEntries, selector: ([k]) => k }).map(record);
 
 /** A unit of UNIT_RANGES, or any other text (the generic bound applies). */
 const unit = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...UNIT_RANGES.keys()) }, { weight: 1, arbitrary: storableText(1, 32) });
@@ -296,11 +292,16 @@ function applyMutation(doc: Json, m: Mutation): Json {
       if (target !== null && typeof target === 'object' && !Array.isArray(target)) setOwn(target, m.key, structuredClone(m.value));
       else if (!Array.isArray(parent)) setOwn(parent, m.key, structuredClone(m.value));
       break;
-    case 'grow':
+    case 'grow': {
       // Copies of an element, within the contract's limits: duplicates the contract must name.
-      if (Array.isArray(parent)) for (let i = 0; i < m.times; i++) parent.push(structuredClone(parent[key as number] as Json));
-      else if (Array.isArray(target) && target.length > 0) for (let i = 0; i < m.times; i++) target.push(structuredClone(target[0] as Json));
+      // Thousands of copies only of small elements: a body stays a few MB.
+      const array = Array.isArray(parent) ? parent : Array.isArray(target) ? target : null;
+      const element = Array.isArray(parent) ? parent[key as number] : Array.isArray(target) ? target[0] : undefined;
+      if (!array || element === undefined) break;
+      const times = JSON.stringify(element).length * m.times > 4_000_000 ? 3 : m.times;
+      for (let i = 0; i < times; i++) array.push(structuredClone(element));
       break;
+    }
   }
   return doc;
 }
@@ -361,10 +362,12 @@ function hasPoisonKey(v: unknown): boolean {
 
 /**
  * What the API must answer to this JSON text, judged by the contract: `stored` (201, or 200 when
- * the same body was stored before) or `refused` (400: not JSON, a poisoning key, or not a
- * `RunSubmission`, with the contract's first failing path).
+ * the same body was stored before), `refused` (400: not JSON, a poisoning key, or not a
+ * `RunSubmission`, with the contract's first failing path) or `too-large` (413: over
+ * LIMITS.bodyBytes).
  */
-export function expectedStatusOf(json: string): { kind: 'stored' } | { kind: 'refused'; path?: string } {
+export function expectedStatusOf(json: string): { kind: 'stored' } | { kind: 'refused'; path?: string } | { kind: 'too-large' } {
+  if (json.length * 3 > LIMITS.bodyBytes && new TextEncoder().encode(json).length > LIMITS.bodyBytes) return { kind: 'too-large' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(json.replace(/^\ufeff/, ''));
