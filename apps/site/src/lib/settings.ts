@@ -1,3 +1,5 @@
+import { ownValue } from '@tunelab/contracts';
+
 /**
  * Server settings as people compare them: "8192MB" and "8GB" are the same, a setting a run did
  * not record is the server's default (the runner records only settings whose source is not
@@ -49,7 +51,11 @@ const DEFAULTS: Record<string, Record<string, string>> = {
   },
 };
 
-export const engineDefault = (engine: string, name: string): string | null => DEFAULTS[engine === 'mariadb' ? 'mysql' : engine]?.[name] ?? null;
+/** Own properties only: a setting called `constructor` or `toString` has no default. */
+export function engineDefault(engine: string, name: string): string | null {
+  const defaults = ownValue(DEFAULTS, engine === 'mariadb' ? 'mysql' : engine);
+  return (defaults && ownValue(defaults, name)) ?? null;
+}
 
 const SIZE: Record<string, number> = { b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4 };
 const TIME: Record<string, number> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -62,8 +68,10 @@ export function normalizeSetting(value: string): string {
     const n = Number(m[1]);
     const unit = (m[2] ?? '').toLowerCase();
     if (unit === '') return String(n);
-    if (SIZE[unit] !== undefined) return `${n * SIZE[unit]}B`;
-    if (TIME[unit] !== undefined) return `${n * TIME[unit]}ms`;
+    const size = ownValue(SIZE, unit);
+    if (size !== undefined) return `${n * size}B`;
+    const time = ownValue(TIME, unit);
+    if (time !== undefined) return `${n * time}ms`;
   }
   const lower = v.toLowerCase();
   if (['on', 'true', 'yes'].includes(lower)) return 'on';

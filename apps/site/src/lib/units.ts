@@ -3,6 +3,7 @@
  * metric's own unit), and a number of decimals the spread supports: tables, charts and CSV
  * headers of a metric all use the same `DisplayUnit`.
  */
+import { ownValue } from '@tunelab/contracts';
 
 export type DisplayUnit = {
   /** Shown after numbers and in headers: "s", "MiB", "rows/s". */
@@ -54,8 +55,9 @@ export function unitFor(unit: string, values: number[]): DisplayUnit {
     const [l, perSecond] = m < 1 ? ['ms', 1000] : m >= 600 ? ['min', 1 / 60] : ['s', 1];
     label = l;
     factor = (unit === 'ms' ? 1 / 1000 : 1) * perSecond;
-  } else if (TO_BYTES[unit] !== undefined) {
-    const toBytes = TO_BYTES[unit];
+  } else if (ownValue(TO_BYTES, unit) !== undefined) {
+    // Own properties only: a unit called `constructor` is not a byte unit.
+    const toBytes = ownValue(TO_BYTES, unit) ?? 1;
     const m = median(values.map((v) => v * toBytes));
     const [l, size] = BYTE_UNITS.find(([, s]) => m >= s) ?? ['B', 1];
     label = l;
