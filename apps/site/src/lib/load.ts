@@ -167,8 +167,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     const folder = folderByKey.get(key) ?? null;
     const db = scenarioList.items.find((s) => s.key === key);
     const mine = measuredRuns.filter((r) => r.scenario.key === key);
-    const variantLabels: Record<string, string> = {};
-    for (const v of folder?.doc.variants ?? []) variantLabels[v.key] = v.label;
+    const variantLabels = labelsOf(folder?.doc.variants ?? []);
     return {
       key,
       title: folder?.doc.title ?? db?.title ?? key,
@@ -272,4 +271,15 @@ export function siteData(): Promise<SiteData> {
     throw err;
   });
   return snapshot;
+}
+
+/**
+ * Variant key → label, without a prototype: pages look labels up by the variant names runs
+ * carry, and a variant called `hasOwnProperty` must find nothing (it found Object.prototype's
+ * function, which Astro called while rendering, and the site build failed).
+ */
+export function labelsOf(variants: readonly { key: string; label: string }[]): Record<string, string> {
+  const labels = Object.create(null) as Record<string, string>;
+  for (const v of variants) labels[v.key] = v.label;
+  return labels;
 }
