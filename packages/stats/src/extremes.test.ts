@@ -56,6 +56,14 @@ describe('statistics over extreme finite values', () => {
     expect(r.relative).toBeCloseTo(1, 12);
   });
 
+  it('gives no cv when the mean is so near 0 that sd / mean overflows (found by the property test)', () => {
+    // cv was Infinity, which the response schema refuses: GET /v1/comparisons answered 500.
+    // Mean 1e-323 / 3, which rounds to 5e-324; sd about 1.
+    expect(summarize([1, -1, 1e-323]).cv).toBeNull();
+    expect(summarize([1e308, -1e308, 1e-323]).cv).toBeNull();
+    expect(summarize([1, 2, 3]).cv).toBeCloseTo(0.5, 12);
+  });
+
   it('gives the same t, df and p for values scaled by 2^1000 as for the values themselves', () => {
     const a = [4.368, 4.311, 4.402, 4.29, 4.35];
     const b = [3.1, 3.05, 3.2, 3.15, 3.12];

@@ -13,7 +13,7 @@ import { assertSample } from './validate.ts';
 
 /**
  * Everything a report shows for one variant. Spread figures are null when n = 1 (no spread can
- * be estimated) and `cv` is null when the mean is 0.
+ * be estimated) and `cv` is null when the mean is 0 (or so near 0 that sd / mean overflows).
  */
 export type Summary = {
   n: number;
@@ -71,7 +71,7 @@ export function summarize(values: readonly number[]): Summary {
     median: values.length % 2 === 1 ? sortedMedian(sorted) : halfwayOf(sorted),
     sd: sd !== null && Number.isFinite(sd) ? sd : null,
     se: se !== null && Number.isFinite(se) ? se : null,
-    cv: hasSpread && m !== 0 ? coefficientOfVariation(values) : null,
+    cv: hasSpread && m !== 0 ? cvOrNull(values) : null,
     ci95: finiteCi,
     min: sorted[0] ?? Number.NaN,
     max: sorted[sorted.length - 1] ?? Number.NaN,
@@ -86,4 +86,15 @@ function halfwayOf(sorted: readonly number[]): number {
   const upper = sorted[middle] ?? Number.NaN;
   const plain = (lower + upper) / 2;
   return Number.isFinite(plain) ? plain : lower / 2 + upper / 2;
+}
+
+/** sd / |mean|, or null when it overflows or the mean, taken at scale, is 0. */
+function cvOrNull(values: readonly number[]): number | null {
+  try {
+    const cv = coefficientOfVariation(values);
+    return Number.isFinite(cv) ? cv : null;
+  } catch (e) {
+    if (e instanceof RangeError) return null;
+    throw e;
+  }
 }
