@@ -33,3 +33,24 @@ describe('report.fits', () => {
     expect(text).toMatch(/95% CI/);
   });
 });
+
+describe('report.ratios', () => {
+  it('the runner prints each variant ÷ the baseline with its interval', () => {
+    const doc = validateScenarioDocument({
+      key: 'ratio-demo', title: 'ratio demo', engines: ['postgresql'], fixture: [{ action: 'sql', sql: 'SELECT 1' }],
+      variants: ['ff100', 'ff50'].map((key) => ({ key, label: key, steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'SELECT 1' }] }] })),
+      metrics: [{ key: 'duration', source: 'timed', unit: 's', better: 'lower' }, { key: 'size', source: 'recorded', unit: 'MB', better: 'lower' }],
+      repetitions: { default: 1 },
+      report: { ratios: [{ metric: 'size', baseline: 'ff100', label: 'size ÷ ff100' }] },
+    });
+    if (!doc.ok) throw new Error(JSON.stringify(doc.issues));
+    const samples: Sample[] = [1, 2, 3].flatMap((repetition) => [
+      { variant: 'ff100', repetition, metric: 'size', unit: 'MB', value: 100 + repetition },
+      { variant: 'ff50', repetition, metric: 'size', unit: 'MB', value: 2 * (100 + repetition) },
+    ]);
+    const text = renderRunTable(doc.scenario, { samples, notes: [], warnings: [] });
+    expect(text).toMatch(/ratio: size ÷ ff100, mean over every unit/);
+    expect(text).toMatch(/ff100\s+1\.00\s+baseline\s+3/);
+    expect(text).toMatch(/ff50\s+2\.00\s+1\.9\d–2\.0\d\s+3/);
+  });
+});

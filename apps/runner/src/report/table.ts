@@ -1,5 +1,5 @@
-import type { ReportFit, RunSubmission, Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
-import { fitByVariant, verdict } from '@tunelab/stats';
+import type { ReportFit, ReportRatio, RunSubmission, Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
+import { fitByVariant, relativeDifference, verdict } from '@tunelab/stats';
 import { cvOf, formatCv } from '../engine/stopping.ts';
 
 /**
@@ -45,6 +45,7 @@ export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): strin
   }
 
   for (const fit of doc.report.fits ?? []) out.push('', ...renderFit(fit, run.samples));
+  for (const ratio of doc.report.ratios ?? []) out.push('', ...renderRatio(doc, ratio, run.samples));
 
   const build = run.samples.find((s) => s.variant === 'fixture' && s.metric === 'build_duration');
   const restores = run.samples.filter((s) => s.metric === 'restore_duration').map((s) => s.value);
@@ -69,6 +70,25 @@ function renderFit(fit: ReportFit, samples: readonly Sample[]): string[] {
     rows.push(line ? [variant, (line.slope * fit.factor).toFixed(2), ci, line.intercept.toFixed(1), line.r2.toFixed(3), String(n)] : [variant, '(needs two or more distinct x)', '', '', '', String(n)]);
   }
   return [`fit: ${fit.metric} against ${fit.per}, least squares over every unit`, ...pad(rows)];
+}
+
+/** report.ratios: each variant's mean ÷ the baseline's over every unit of the run, 95% Fieller interval. */
+function renderRatio(doc: ScenarioDocument, ratio: ReportRatio, samples: readonly Sample[]): string[] {
+  const of = (variant: string) => samples.filter((s) => s.metric === ratio.metric && s.variant === variant).map((s) => s.value);
+  const base = of(ratio.baseline);
+  if (base.length === 0) return [];
+  const rows = [['variant', ratio.label, '95% CI', 'units']];
+  for (const v of doc.variants) {
+    const vs = of(v.key);
+    if (vs.length === 0) continue;
+    let ci = v.key === ratio.baseline ? 'baseline' : 'needs two units each';
+    if (v.key !== ratio.baseline && vs.length >= 2 && base.length >= 2) {
+      const d = relativeDifference(base, vs);
+      ci = Number.isFinite(d.ci.low) && Number.isFinite(d.ci.high) ? `${(1 + d.ci.low).toFixed(2)}–${(1 + d.ci.high).toFixed(2)}` : 'unbounded';
+    }
+    rows.push([v.key, (mean(vs) / mean(base)).toFixed(2), ci, String(vs.length)]);
+  }
+  return [`ratio: ${ratio.metric} ÷ ${ratio.baseline}, mean over every unit`, ...pad(rows)];
 }
 
 /** The tables and verdicts of one sweep point (or of the whole run when there is no sweep). */
