@@ -9,6 +9,7 @@ const blkioOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, 'utf8').spl
 const canThrottle = process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/sys/fs/cgroup/blkio/cgroup.procs');
 
 describe('write throttle (cgroups)', () => {
+  // Runs here (root, cgroup v1 blkio); skipped only where neither exists, as the comment above says.
   it.skipIf(!canThrottle)('moves a process under a write limit and back', async () => {
     const child = spawn('sleep', ['30']);
     try {

@@ -103,6 +103,7 @@ describe('managed cluster lifecycle (real PostgreSQL binaries)', () => {
     expect(alive(pid!)).toBe(false);
   });
 
+  // Only root can hand the directory to another OS user; as a normal user the runner keeps it itself.
   it.skipIf(!isRoot())('as root: the directory belongs to the postgres OS user (0700) and the server runs as that user', async () => {
     const cluster = await createManagedCluster({ binaries, parentDir: parent });
     try {
