@@ -55,6 +55,19 @@ function serverVersion(file: PublishedFile): { version: string; major: number; m
   return stated && parsed ? { version: stated, ...parsed } : { version: 'unspecified (published)', major: 0, minor: 0 };
 }
 
+/** The hardware of an article that did not describe its machine: placeholders the site shows as "not stated". */
+const undescribedHardware = (file: PublishedFile) => ({
+  cpuModel: `unspecified (published: ${file.source?.publisher ?? file.scenario}, hardware not described)`,
+  physicalCores: 1,
+  logicalCpus: 1,
+  memoryBytes: GIB,
+  storage: { kind: 'unknown' as const, model: null },
+  filesystem: null,
+  os: 'unspecified',
+  kernel: 'unspecified',
+  virtualization: null,
+});
+
 /** Builds the submissions one published.json stands for; pure, for tests and the importer. */
 export function publishedSubmissions(file: PublishedFile, version: string): { machine: string; submission: RunSubmissionInput }[] {
   const metric = file.metric?.name ?? 'duration';
@@ -62,17 +75,7 @@ export function publishedSubmissions(file: PublishedFile, version: string): { ma
   const machineRuns = publishedMachineRuns(file).map(({ id, machine: m, runsSeconds: values }) => {
     const hardware =
       m === null
-        ? {
-            cpuModel: `unspecified (published: ${file.source?.publisher ?? file.scenario}, hardware not described)`,
-            physicalCores: 1,
-            logicalCpus: 1,
-            memoryBytes: GIB,
-            storage: { kind: 'unknown' as const, model: null },
-            filesystem: null,
-            os: 'unspecified',
-            kernel: 'unspecified',
-            virtualization: null,
-          }
+        ? undescribedHardware(file)
         : {
             cpuModel: `unspecified (published: ${m.id})`,
             physicalCores: m.cpu_cores,
@@ -113,17 +116,7 @@ export function publishedSubmissions(file: PublishedFile, version: string): { ma
   const submission: RunSubmissionInput = {
     scenario: { key: file.scenario, version },
     params: { 'published.machine': id, ...(file.source?.title ? { 'published.title': file.source.title } : {}) },
-    hardware: {
-      cpuModel: `unspecified (published: ${file.source?.publisher ?? file.scenario}, hardware not described)`,
-      physicalCores: 1,
-      logicalCpus: 1,
-      memoryBytes: GIB,
-      storage: { kind: 'unknown' as const, model: null },
-      filesystem: null,
-      os: 'unspecified',
-      kernel: 'unspecified',
-      virtualization: null,
-    },
+    hardware: undescribedHardware(file),
     database: { engine: 'postgresql', ...db, settings: file.setup?.server_settings ?? {} },
     runnerVersion: PUBLISHED_RUNNER_VERSION,
     startedAt: UNKNOWN_DATE,
