@@ -60,11 +60,13 @@ export function post(url: string, token: string | null, body: unknown, headers: 
 
 /**
  * A TCP proxy in front of PostgreSQL that can cut every connection — the results database
- * "stopping" mid-request, as seen from the API — and come back on the same port.
+ * "stopping" mid-request, as seen from the API — and come back on the same port; or stall:
+ * drop every byte both ways with the sockets left open (no FIN, no RST: a network cut) and heal.
  */
 export async function startPgProxy(target = { host: '127.0.0.1', port: 5432 }) {
   const sockets = new Set<net.Socket>();
   let onClientData: ((chunk: Buffer) => void) | undefined;
+  let stalled = false;
   const makeServer = () =>
     net.createServer((client) => {
       const upstream = net.connect(target);
@@ -72,10 +74,10 @@ export async function startPgProxy(target = { host: '127.0.0.1', port: 5432 }) {
       sockets.add(upstream);
       client.on('data', (chunk) => {
         onClientData?.(chunk);
-        if (!upstream.destroyed) upstream.write(chunk);
+        if (!stalled && !upstream.destroyed) upstream.write(chunk);
       });
       upstream.on('data', (chunk) => {
-        if (!client.destroyed) client.write(chunk);
+        if (!stalled && !client.destroyed) client.write(chunk);
       });
       const end = () => {
         client.destroy();
@@ -92,6 +94,14 @@ export async function startPgProxy(target = { host: '127.0.0.1', port: 5432 }) {
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     port,
+    /** From now on every byte is dropped, both ways; the sockets stay open. */
+    stall() {
+      stalled = true;
+    },
+    /** Bytes flow again (the ones dropped meanwhile are lost). */
+    heal() {
+      stalled = false;
+    },
     /** Calls `fn` with every chunk the API sends to the database. */
     watch(fn: ((chunk: Buffer) => void) | undefined) {
       onClientData = fn;

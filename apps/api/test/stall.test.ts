@@ -5,60 +5,19 @@
  * timeout while the stall lasts, and serve again within seconds once the network is back, with
  * no server session left "idle in transaction".
  */
-import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { buildApp, type App } from '../src/index.ts';
-import { clone, FIXTURE, post } from './helpers.ts';
-
-/** Forwards bytes both ways until `stall()`; then drops them (sockets stay open) until `heal()`. */
-async function startStallingProxy(target = { host: '127.0.0.1', port: 5432 }) {
-  let stalled = false;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target);
-    for (const s of [client, upstream]) sockets.add(s);
-    client.on('data', (chunk) => {
-      if (!stalled) upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      if (!stalled) client.write(chunk);
-    });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    stall: () => {
-      stalled = true;
-    },
-    heal: () => {
-      stalled = false;
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
-}
+import { clone, FIXTURE, post, startPgProxy } from './helpers.ts';
 
 const STATEMENT_MS = 1000;
 const CONNECT_MS = 1000;
 
 describe('results database connections dying silently', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let proxy: Awaited<ReturnType<typeof startStallingProxy>>;
+  let proxy: Awaited<ReturnType<typeof startPgProxy>>;
   let db: ResultsDb;
   let app: App;
   let url: string;
@@ -66,7 +25,7 @@ describe('results database connections dying silently', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    proxy = await startStallingProxy();
+    proxy = await startPgProxy();
     const viaProxy = new URL(database.url);
     viaProxy.port = String(proxy.port);
     db = await openResultsDb(viaProxy.toString(), { poolSize: 4, timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS } });
@@ -81,7 +40,7 @@ describe('results database connections dying silently', () => {
     proxy?.heal();
     await app?.close();
     await db?.close();
-    await proxy?.close();
+    await proxy?.stop().catch(() => undefined);
     await database?.drop();
   });
 
