@@ -80,6 +80,40 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
     expect(await leftovers(runId)).toEqual([]);
   });
 
+  it('the server dropping the run\'s connections mid-stream: a clear error, the buffer pool restored, nothing left', async () => {
+    const runId = newRunId();
+    const prefix = runPrefix(runId);
+    let killed = 0;
+    const run = runScenario({
+      scenario,
+      target: TEST_MYSQL_URL,
+      params: { ...TINY, rows: '50000000', max_seconds: '60' },
+      repetitions: 1,
+      runId,
+      onEvent: (e) => {
+        if (e.type !== 'unit-start' || killed > 0) return;
+        // What a crash does to in-flight sessions: every connection of the stream dies at once.
+        setTimeout(() => {
+          void (async () => {
+            const sessions = await checkQuery('SELECT ID AS id FROM information_schema.PROCESSLIST WHERE LEFT(DB, CHAR_LENGTH(?)) = ?', [prefix, prefix]);
+            for (const { id } of sessions) await checkQuery(`KILL CONNECTION ${Number(id)}`).catch(() => undefined);
+            killed = sessions.length;
+          })();
+        }, 500);
+      },
+    });
+    const error = await run.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(killed).toBeGreaterThan(0);
+    expect(error).toBeInstanceOf(RunFailed);
+    expect(String((error as Error).message)).toMatch(/^the run failed while measuring: .*(connection|killed|lost|closed).*; every database of this run was dropped$/i);
+    expect(String((error as Error).message)).not.toMatch(/\n\s+at /);
+    expect(await bufferPool()).toBe(poolBefore);
+    expect(await leftovers(runId)).toEqual([]);
+  });
+
   it('refuses a user without SET GLOBAL before creating anything, and PostgreSQL scenarios refuse mysql://', async () => {
     const user = `tunelab_r${randomBytes(4).toString('hex')}`;
     await checkQuery(`CREATE USER '${user}'@'%' IDENTIFIED BY 'pw'`);
