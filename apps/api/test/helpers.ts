@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
-import { buildApp, type BuildAppOptions } from '../src/index.ts';
+import { buildApp, type App, type BuildAppOptions } from '../src/index.ts';
 import { createTestDatabase, prismaOf } from '@tunelab/results-db/testing';
 
 export const FIXTURE = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
@@ -139,6 +139,39 @@ export async function startInjectable(backend: Backend, options: Omit<BuildAppOp
       await app.close();
       await db.close();
       await database?.drop();
+    },
+  };
+}
+
+/**
+ * The API listening on a port, its results database a fresh PostgreSQL database reached through
+ * startPgProxy() (cut it with `proxy.stop()`, stall it with `proxy.stall()`), and a runner token.
+ */
+export async function startApiThroughProxy(runnerName: string, dbOptions: NonNullable<Parameters<typeof openResultsDb>[1]> = {}) {
+  const database = await createTestDatabase();
+  const proxy = await startPgProxy();
+  const viaProxy = new URL(database.url);
+  viaProxy.port = String(proxy.port);
+  const db = await openResultsDb(viaProxy.toString(), { poolSize: 4, ...dbOptions });
+  await db.migrate();
+  const token = (await db.createRunner(runnerName)).token;
+  const app: App = await buildApp({ resultsDb: db, migrate: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const a = app.server.address();
+  const url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+  return {
+    database,
+    proxy,
+    db,
+    app,
+    url,
+    token,
+    async close() {
+      proxy.heal();
+      await app.close();
+      await db.close();
+      await proxy.stop().catch(() => undefined);
+      await database.drop();
     },
   };
 }

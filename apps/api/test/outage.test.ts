@@ -1,41 +1,23 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
-import { buildApp, type App } from '../src/index.ts';
-import { clone, FIXTURE, post, startPgProxy } from './helpers.ts';
-import { createTestDatabase } from '@tunelab/results-db/testing';
+import { clone, FIXTURE, post, startApiThroughProxy } from './helpers.ts';
 
 /**
  * The results database going away mid-request: the API reaches PostgreSQL through a TCP proxy
  * that cuts every connection as soon as the API sends the statement that writes the samples.
  */
 describe('results database stopping mid-request', () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let proxy: Awaited<ReturnType<typeof startPgProxy>>;
-  let db: ResultsDb;
-  let app: App;
+  let api: Awaited<ReturnType<typeof startApiThroughProxy>>;
+  let database: typeof api.database;
+  let proxy: typeof api.proxy;
   let url: string;
   let token: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    proxy = await startPgProxy();
-    const viaProxy = new URL(database.url);
-    viaProxy.port = String(proxy.port);
-    db = await openResultsDb(viaProxy.toString(), { poolSize: 4 });
-    await db.migrate();
-    token = (await db.createRunner('outage')).token;
-    app = await buildApp({ resultsDb: db, migrate: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const a = app.server.address();
-    url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+    api = await startApiThroughProxy('outage');
+    ({ database, proxy, url, token } = api);
   });
-  afterAll(async () => {
-    await app?.close();
-    await db?.close();
-    await proxy?.stop().catch(() => undefined);
-    await database?.drop();
-  });
+  afterAll(() => api?.close());
 
   async function countDirect(key: string) {
     const c = new pg.Client({ connectionString: database.url });

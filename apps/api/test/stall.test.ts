@@ -7,42 +7,23 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
-import { createTestDatabase } from '@tunelab/results-db/testing';
-import { buildApp, type App } from '../src/index.ts';
-import { clone, FIXTURE, post, startPgProxy } from './helpers.ts';
+import { clone, FIXTURE, post, startApiThroughProxy } from './helpers.ts';
 
 const STATEMENT_MS = 1000;
 const CONNECT_MS = 1000;
 
 describe('results database connections dying silently', () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let proxy: Awaited<ReturnType<typeof startPgProxy>>;
-  let db: ResultsDb;
-  let app: App;
+  let api: Awaited<ReturnType<typeof startApiThroughProxy>>;
+  let database: typeof api.database;
+  let proxy: typeof api.proxy;
   let url: string;
   let token: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    proxy = await startPgProxy();
-    const viaProxy = new URL(database.url);
-    viaProxy.port = String(proxy.port);
-    db = await openResultsDb(viaProxy.toString(), { poolSize: 4, timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS } });
-    await db.migrate();
-    token = (await db.createRunner('stall')).token;
-    app = await buildApp({ resultsDb: db, migrate: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const a = app.server.address();
-    url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+    api = await startApiThroughProxy('stall', { timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS } });
+    ({ database, proxy, url, token } = api);
   });
-  afterAll(async () => {
-    proxy?.heal();
-    await app?.close();
-    await db?.close();
-    await proxy?.stop().catch(() => undefined);
-    await database?.drop();
-  });
+  afterAll(() => api?.close());
 
   async function sessionsIdleInTransaction() {
     const c = new pg.Client({ connectionString: database.url });

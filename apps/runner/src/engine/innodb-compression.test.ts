@@ -29,6 +29,24 @@ const newRunId = () => {
   return id;
 };
 
+/** A stream far longer than the test: `during` runs once, shortly after the first unit starts. */
+function streamUntil(runId: string, during: () => void | Promise<void>, signal?: AbortSignal) {
+  let fired = false;
+  return runScenario({
+    scenario,
+    target: TEST_MYSQL_URL,
+    params: { ...TINY, rows: '50000000', max_seconds: '60' },
+    repetitions: 1,
+    runId,
+    signal,
+    onEvent: (e) => {
+      if (e.type !== 'unit-start' || fired) return;
+      fired = true;
+      setTimeout(() => void during(), 400);
+    },
+  });
+}
+
 describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
   it('measures every variant, records the curves against rows, notes crossings, and restores the buffer pool', async () => {
     const runId = newRunId();
@@ -64,18 +82,7 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
   it('restores the buffer pool and drops everything on Ctrl-C in the middle of a stream', async () => {
     const runId = newRunId();
     const ac = new AbortController();
-    const run = runScenario({
-      scenario,
-      target: TEST_MYSQL_URL,
-      params: { ...TINY, rows: '50000000', max_seconds: '60' },
-      repetitions: 1,
-      runId,
-      signal: ac.signal,
-      onEvent: (e) => {
-        if (e.type === 'unit-start') setTimeout(() => ac.abort(), 400);
-      },
-    });
-    await expect(run).rejects.toBeInstanceOf(Interrupted);
+    await expect(streamUntil(runId, () => ac.abort(), ac.signal)).rejects.toBeInstanceOf(Interrupted);
     expect(await bufferPool()).toBe(poolBefore);
     expect(await leftovers(runId)).toEqual([]);
   });
@@ -84,23 +91,11 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
     const runId = newRunId();
     const prefix = runPrefix(runId);
     let killed = 0;
-    const run = runScenario({
-      scenario,
-      target: TEST_MYSQL_URL,
-      params: { ...TINY, rows: '50000000', max_seconds: '60' },
-      repetitions: 1,
-      runId,
-      onEvent: (e) => {
-        if (e.type !== 'unit-start' || killed > 0) return;
-        // What a crash does to in-flight sessions: every connection of the stream dies at once.
-        setTimeout(() => {
-          void (async () => {
-            const sessions = await checkQuery('SELECT ID AS id FROM information_schema.PROCESSLIST WHERE LEFT(DB, CHAR_LENGTH(?)) = ?', [prefix, prefix]);
-            for (const { id } of sessions) await checkQuery(`KILL CONNECTION ${Number(id)}`).catch(() => undefined);
-            killed = sessions.length;
-          })();
-        }, 500);
-      },
+    // What a crash does to in-flight sessions: every connection of the stream dies at once.
+    const run = streamUntil(runId, async () => {
+      const sessions = await checkQuery('SELECT ID AS id FROM information_schema.PROCESSLIST WHERE LEFT(DB, CHAR_LENGTH(?)) = ?', [prefix, prefix]);
+      for (const { id } of sessions) await checkQuery(`KILL CONNECTION ${Number(id)}`).catch(() => undefined);
+      killed = sessions.length;
     });
     const error = await run.then(
       () => null,
