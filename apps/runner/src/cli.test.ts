@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runTunelab } from './test-support/cli.ts';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,6 @@ import { EXIT } from './exit-codes.ts';
 import { makeRunFile, writeRunFile } from './run-file.ts';
 import { databasesWithPrefix, TEST_PG_URL } from './test-support/pg.ts';
 
-const CLI = fileURLToPath(new URL('../bin/tunelab.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-cli-'));
 const runIds: string[] = [];
@@ -22,23 +21,8 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-type Result = { code: number | null; stdout: string; stderr: string };
-function tunelab(args: string[], env: Record<string, string> = {}, onStderr?: (chunk: string, child: ReturnType<typeof spawn>) => void): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      onStderr?.(stderr, child);
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tunelab = (args: string[], env: Record<string, string> = {}, onStderr?: Parameters<typeof runTunelab>[2]) =>
+  runTunelab(args, { TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', ...env }, onStderr);
 
 describe('exit codes', () => {
   it('--help exits 0 and documents exit codes', async () => {

@@ -1,17 +1,14 @@
-import { spawn } from 'node:child_process';
+import { runTunelab } from '../test-support/cli.ts';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
 import { EXIT } from '../exit-codes.ts';
 
 // The recovery-init-sync scenario end to end through the CLI, on managed clusters in a private
 // --cluster-dir, so "nothing left behind" is an empty directory.
-const CLI = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-managed-'));
 const clusterDir = await mkdtemp(path.join(tmp, 'clusters-'));
 // mkdtemp makes 0700 directories; as root the server runs as the postgres OS user, which must pass them.
@@ -21,23 +18,8 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-type Result = { code: number | null; stdout: string; stderr: string };
-function tunelab(args: string[], onStderr?: (all: string, child: ReturnType<typeof spawn>) => void): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs') },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      onStderr?.(stderr, child);
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tunelab = (args: string[], onStderr?: Parameters<typeof runTunelab>[2]) =>
+  runTunelab(args, { TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs') }, onStderr);
 const postmasters = async () => {
   const out: string[] = [];
   for (const pid of await readdir('/proc').catch(() => [])) {

@@ -4,7 +4,7 @@
  * very run lets the spool delete it; two flushes at once are safe; `--param constructor=x` is an
  * unknown parameter. The same flows against the real API are in tests/spool-api.test.ts.
  */
-import { spawn } from 'node:child_process';
+import { runTunelab } from '../test-support/cli.ts';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,26 +17,13 @@ import { EXIT } from '../exit-codes.ts';
 import { makeRunFile } from '../run-file.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 
-const CLI = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const SAMPLE = RunSubmission.parse(JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-spool-'));
 afterAll(() => rm(tmp, { recursive: true, force: true }));
 
-type Result = { code: number | null; stdout: string; stderr: string };
-function tunelab(args: string[], spool: string): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, TUNELAB_SPOOL_DIR: spool, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', TUNELAB_SUBMIT_RETRIES: '0' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tunelab = (args: string[], spool: string) =>
+  runTunelab(args, { TUNELAB_SPOOL_DIR: spool, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', TUNELAB_SUBMIT_RETRIES: '0' });
 
 type Mode = 'accepted' | 'text-200' | 'other-key' | 'other-count';
 let mode: Mode = 'accepted';

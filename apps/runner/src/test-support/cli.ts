@@ -1,0 +1,26 @@
+/**
+ * The `tunelab` CLI as a user runs it: `node bin/tunelab.mjs …` from the repository root, in its
+ * own process (so a signal reaches the real process), with extra environment variables.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+export type CliResult = { code: number | null; stdout: string; stderr: string };
+
+/** Runs the CLI; `onStderr` sees all stderr so far after each chunk (and the child, to signal it). */
+export function runTunelab(args: string[], env: Record<string, string>, onStderr?: (all: string, child: ReturnType<typeof spawn>) => void): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      onStderr?.(stderr, child);
+    });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
