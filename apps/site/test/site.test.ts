@@ -269,6 +269,8 @@ describe('site built from a results database with measured and published runs', 
     expect(ff40[3]).toBe('2.27');
     expect(ff40[4]).toBe('yes');
     await expect(page.locator('#ratios ~ section p.meta').first().textContent()).resolves.toContain('widened by 2% for the rounding');
+    // The answer block says it first, before the per-point NOPM cards.
+    await expect(page.locator('section.answer p.answer-ratio').textContent()).resolves.toMatch(/data size ÷ ff100: 2 cores \/ 24 GB \/ SSD: ff80 1\.20, ff60 1\.54, ff40 2\.2\d \(article: ff80 1\.21, ff60 1\.54, ff40 2\.27\) — reproduces the article for 3 of 3/);
     await shootAtBothWidths(page, ratios, '7-ratios');
     await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
     const series = page.locator('section.declared-chart').first();
