@@ -77,11 +77,16 @@ try {
   fail(2, (e as Error).message);
 }
 const target = args.target ?? env.TUNELAB_TARGET;
-const scenarios = (args.scenarios ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+const scenarios = (args.scenarios ?? DEFAULT_SCENARIOS.join(','))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 for (const key of scenarios) {
-  if (!existsSync(join(SCENARIOS_DIR, key, 'scenario.yaml'))) fail(2, `no scenario ${JSON.stringify(key)} in ${relative(process.cwd(), SCENARIOS_DIR) || '.'}`);
+  if (!existsSync(join(SCENARIOS_DIR, key, 'scenario.yaml')))
+    fail(2, `no scenario ${JSON.stringify(key)} in ${relative(process.cwd(), SCENARIOS_DIR) || '.'}`);
 }
-if (args.repetitions !== undefined && !/^[1-9]\d{0,2}$/.test(args.repetitions)) fail(2, `--repetitions must be a whole number from 1 to 999, got ${JSON.stringify(args.repetitions)}`);
+if (args.repetitions !== undefined && !/^[1-9]\d{0,2}$/.test(args.repetitions))
+  fail(2, `--repetitions must be a whole number from 1 to 999, got ${JSON.stringify(args.repetitions)}`);
 for (const p of args.param) {
   if (!/^[A-Za-z_][A-Za-z0-9_]*=.+$/.test(p)) fail(2, `--param must look like name=value, got ${JSON.stringify(p)}`);
 }
@@ -113,7 +118,12 @@ STEP(2, total, 'Starting the API on the results database');
 const db: ResultsDb = await openResultsDb(env.DATABASE_URL, { dataDir });
 await db.migrate();
 const published = await db.importPublished(SCENARIOS_DIR);
-const app = await buildApp({ resultsDb: db, migrate: false, logger: false, minRunnerVersion: env.TUNELAB_MIN_RUNNER_VERSION });
+const app = await buildApp({
+  resultsDb: db,
+  migrate: false,
+  logger: false,
+  minRunnerVersion: env.TUNELAB_MIN_RUNNER_VERSION,
+});
 try {
   await app.listen({ host: env.HOST, port: env.PORT });
 } catch {
@@ -121,7 +131,10 @@ try {
 }
 const address = app.server.address();
 const apiUrl = `http://${env.HOST}:${typeof address === 'object' && address ? address.port : env.PORT}`;
-const runnerName = `demo-${new Date().toISOString().replace(/[-:TZ.]/g, '').slice(0, 14)}`;
+const runnerName = `demo-${new Date()
+  .toISOString()
+  .replace(/[-:TZ.]/g, '')
+  .slice(0, 14)}`;
 const { token } = await db.createRunner(runnerName);
 console.log(`  API: ${apiUrl}   results database: ${db.description}`);
 console.log(`  runner "${runnerName}" minted; published figures: ${describeImport(published)}`);
@@ -139,11 +152,18 @@ for (const key of scenarios) {
   if (interrupted) break;
   const t0 = performance.now();
   const argv = [RUNNER_BIN, 'run', key, '--target', target, '--api', apiUrl, '--token', token];
-  const extra = [...(args.repetitions ? ['--repetitions', args.repetitions] : []), ...args.param.flatMap((p) => ['--param', p])];
+  const extra = [
+    ...(args.repetitions ? ['--repetitions', args.repetitions] : []),
+    ...args.param.flatMap((p) => ['--param', p]),
+  ];
   argv.push(...extra);
   console.log(`\n  $ tunelab run ${key} --target ${redact(target)} --api ${apiUrl} --token … ${extra.join(' ')}`);
   const code = await new Promise<number | null>((done) => {
-    const child = spawn(process.execPath, argv, { stdio: 'inherit', cwd: REPO_ROOT, env: childEnv({ TUNELAB_SCENARIOS_DIR: SCENARIOS_DIR }) });
+    const child = spawn(process.execPath, argv, {
+      stdio: 'inherit',
+      cwd: REPO_ROOT,
+      env: childEnv({ TUNELAB_SCENARIOS_DIR: SCENARIOS_DIR }),
+    });
     child.on('close', (c) => done(c));
   });
   outcomes.push({ key, code, seconds: (performance.now() - t0) / 1000 });
@@ -153,15 +173,26 @@ for (const key of scenarios) {
 STEP(4, total, 'Headline verdicts');
 const headlines: string[] = [];
 for (const key of scenarios) {
-  const { items } = await db.listFindings({ scenario: key, metric: 'duration', source: 'all', groupBy: 'class', direction: 'lower-is-better', limit: 50 });
-  for (const f of items) headlines.push(`  ${key} · ${f.source === 'published' ? 'published' : 'measured'} · ${f.hardwareClass}: ${f.sentence}`);
+  const { items } = await db.listFindings({
+    scenario: key,
+    metric: 'duration',
+    source: 'all',
+    groupBy: 'class',
+    direction: 'lower-is-better',
+    limit: 50,
+  });
+  for (const f of items)
+    headlines.push(
+      `  ${key} · ${f.source === 'published' ? 'published' : 'measured'} · ${f.hardwareClass}: ${f.sentence}`,
+    );
 }
 console.log(headlines.length > 0 ? headlines.join('\n') : '  (no comparisons yet)');
 await app.close();
 await db.close();
 
 const failed = outcomes.filter((o) => o.code !== 0);
-if (interrupted) fail(130, 'interrupted; the runner dropped the databases it created, and what was stored stays stored.');
+if (interrupted)
+  fail(130, 'interrupted; the runner dropped the databases it created, and what was stored stays stored.');
 
 // 5. The static site, built from the results database (the API is closed: PGlite has one owner).
 if (!args['no-site']) {
@@ -174,18 +205,30 @@ if (!args['no-site']) {
     });
     child.on('close', (c) => done(c));
   });
-  if (code !== 0) fail(1, 'the site build failed (see its message above); the runs are stored, `npm run build -w @tunelab/site` retries it.');
+  if (code !== 0)
+    fail(
+      1,
+      'the site build failed (see its message above); the runs are stored, `npm run build -w @tunelab/site` retries it.',
+    );
 }
 
 const minutes = (performance.now() - started) / 60_000;
 console.log(`\n\x1b[1mTuneLab demo finished in ${minutes.toFixed(1)} min\x1b[0m`);
-for (const o of outcomes) console.log(`  ${o.key}: ${o.code === 0 ? 'measured and stored' : `runner exited ${o.code}`} (${o.seconds.toFixed(0)} s)`);
+for (const o of outcomes)
+  console.log(
+    `  ${o.key}: ${o.code === 0 ? 'measured and stored' : `runner exited ${o.code}`} (${o.seconds.toFixed(0)} s)`,
+  );
 if (!args['no-site']) {
   console.log(`  site: ${relative(process.cwd(), siteDir) || siteDir}/index.html`);
-  console.log(`  open it: npm run preview -w @tunelab/site${args['site-dir'] ? ` -- --outDir ${siteDir}` : ''}   → http://localhost:4321/`);
+  console.log(
+    `  open it: npm run preview -w @tunelab/site${args['site-dir'] ? ` -- --outDir ${siteDir}` : ''}   → http://localhost:4321/`,
+  );
 }
-console.log(`  the API again, on the same data: npm run api   (results database: ${relative(process.cwd(), dataDir) || dataDir})`);
-if (failed.length > 0) fail(1, `${failed.map((o) => o.key).join(', ')} did not finish; see the runner's message above.`);
+console.log(
+  `  the API again, on the same data: npm run api   (results database: ${relative(process.cwd(), dataDir) || dataDir})`,
+);
+if (failed.length > 0)
+  fail(1, `${failed.map((o) => o.key).join(', ')} did not finish; see the runner's message above.`);
 
 function redact(url: string) {
   try {

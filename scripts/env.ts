@@ -2,7 +2,13 @@
 import { ApiEnv } from '@tunelab/api';
 import { z } from 'zod';
 
-const DemoEnv = ApiEnv.pick({ DATABASE_URL: true, TUNELAB_DATA_DIR: true, HOST: true, PORT: true, TUNELAB_MIN_RUNNER_VERSION: true }).extend({
+const DemoEnv = ApiEnv.pick({
+  DATABASE_URL: true,
+  TUNELAB_DATA_DIR: true,
+  HOST: true,
+  PORT: true,
+  TUNELAB_MIN_RUNNER_VERSION: true,
+}).extend({
   /** The PostgreSQL to benchmark when `--target` is not given. */
   TUNELAB_TARGET: z.string().min(1).default('postgres://postgres@127.0.0.1:5432/postgres'),
   /** Where the user typed `npm start` (npm sets it); relative paths on the command line resolve here. */
@@ -12,7 +18,10 @@ export type DemoEnv = z.infer<typeof DemoEnv>;
 
 export function loadDemoEnv(env: NodeJS.ProcessEnv = process.env): DemoEnv {
   const r = DemoEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!r.success) throw new Error(`invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  if (!r.success)
+    throw new Error(
+      `invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
+    );
   return r.data;
 }
 

@@ -4,8 +4,13 @@ import { findChromium, launchChromium } from './browser.ts';
 
 describe('findChromium', () => {
   it('takes CHROMIUM_PATH first, and names it when it does not exist', async () => {
-    await expect(findChromium({ CHROMIUM_PATH: process.execPath })).resolves.toMatchObject({ executablePath: process.execPath, source: 'CHROMIUM_PATH' });
-    await expect(findChromium({ CHROMIUM_PATH: '/nonexistent/chromium' })).rejects.toThrow(/CHROMIUM_PATH=\/nonexistent\/chromium does not exist/);
+    await expect(findChromium({ CHROMIUM_PATH: process.execPath })).resolves.toMatchObject({
+      executablePath: process.execPath,
+      source: 'CHROMIUM_PATH',
+    });
+    await expect(findChromium({ CHROMIUM_PATH: '/nonexistent/chromium' })).rejects.toThrow(
+      /CHROMIUM_PATH=\/nonexistent\/chromium does not exist/,
+    );
   });
 
   it('without CHROMIUM_PATH: /usr/bin/chromium when present, else the Chromium inside @sparticuz/chromium', async () => {

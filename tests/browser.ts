@@ -10,14 +10,29 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
-const COMMON_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const COMMON_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
-type ChromiumChoice = { executablePath: string; args: string[]; source: 'CHROMIUM_PATH' | 'system' | '@sparticuz/chromium' };
+type ChromiumChoice = {
+  executablePath: string;
+  args: string[];
+  source: 'CHROMIUM_PATH' | 'system' | '@sparticuz/chromium';
+};
 
 export async function findChromium(env: NodeJS.ProcessEnv = process.env): Promise<ChromiumChoice> {
   const fromEnv = env.CHROMIUM_PATH?.trim();
   if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist; unset it to use ${SYSTEM_CHROMIUM} or the Chromium from @sparticuz/chromium`);
+    if (!existsSync(fromEnv))
+      throw new Error(
+        `CHROMIUM_PATH=${fromEnv} does not exist; unset it to use ${SYSTEM_CHROMIUM} or the Chromium from @sparticuz/chromium`,
+      );
     return { executablePath: fromEnv, args: COMMON_ARGS, source: 'CHROMIUM_PATH' };
   }
   if (existsSync(SYSTEM_CHROMIUM)) return { executablePath: SYSTEM_CHROMIUM, args: COMMON_ARGS, source: 'system' };

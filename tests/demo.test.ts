@@ -12,8 +12,13 @@ const DEMO = fileURLToPath(new URL('../scripts/demo.ts', import.meta.url));
 function runDemo(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
     // The caller's results database and TuneLab settings stay out of it: only what the test passes.
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)));
-    const child = spawn(process.execPath, ['--import', 'tsx', DEMO, ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', DEMO, ...args], {
+      env: { ...inherited, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -73,10 +78,17 @@ describe('npm start (the demo)', () => {
       const db = await openResultsDb(undefined, { dataDir: join(dataDir, 'results') });
       try {
         const runs = await db.listRuns({ source: 'all', limit: 50 });
-        expect(runs.items.filter((x) => x.source === 'measured').map((x) => x.scenario.key).sort()).toEqual(['vacuum-full-rewrite', 'vacuum-index-cleanup']);
+        expect(
+          runs.items
+            .filter((x) => x.source === 'measured')
+            .map((x) => x.scenario.key)
+            .sort(),
+        ).toEqual(['vacuum-full-rewrite', 'vacuum-index-cleanup']);
         // The articles behind the two demo scenarios: three servers and one (other scenarios may add their own).
         const demoScenarios = ['vacuum-full-rewrite', 'vacuum-index-cleanup'];
-        expect(runs.items.filter((x) => x.source === 'published' && demoScenarios.includes(x.scenario.key)).length).toBe(4);
+        expect(
+          runs.items.filter((x) => x.source === 'published' && demoScenarios.includes(x.scenario.key)).length,
+        ).toBe(4);
       } finally {
         await db.close();
       }

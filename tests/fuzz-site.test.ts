@@ -18,13 +18,16 @@ import { openResultsDb } from '@tunelab/results-db';
 
 const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 120);
 /** Fixed in `npm test`; `npm run fuzz` draws one (FUZZ_SEED=random) and the test name shows it. */
-const SEED = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 13_2026);
+const SEED =
+  process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 13_2026);
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** `npm run build -w @tunelab/site` into `outDir`, over the PGlite database in `dataDir` only. */
 function buildSite(outDir: string, dataDir: string) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)));
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
+    );
     const child = spawn('npm', ['run', 'build', '-w', '@tunelab/site', '--', '--outDir', outDir], {
       cwd: REPO_ROOT,
       env: { ...inherited, TUNELAB_DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1' },
@@ -46,37 +49,41 @@ afterAll(async () => {
 });
 
 describe(`site build after ${NUM_RUNS} generated submissions (seed ${SEED})`, () => {
-  it('stores the valid ones through the API, then builds a page for every stored run', { timeout: 120_000 + NUM_RUNS * 200 }, async () => {
-    const dataDir = join(work, 'db');
-    const db = await openResultsDb(undefined, { dataDir });
-    const stored: string[] = [];
-    try {
-      await db.migrate();
-      const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 1_000_000 });
-      const { token } = await db.createRunner('fuzz-site');
+  it(
+    'stores the valid ones through the API, then builds a page for every stored run',
+    { timeout: 120_000 + NUM_RUNS * 200 },
+    async () => {
+      const dataDir = join(work, 'db');
+      const db = await openResultsDb(undefined, { dataDir });
+      const stored: string[] = [];
       try {
-        for (const body of fc.sample(runSubmissionBody(), { numRuns: NUM_RUNS, seed: SEED })) {
-          const res = await app.inject({
-            method: 'POST',
-            url: '/v1/runs',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            payload: body,
-          });
-          expect(res.statusCode, res.body.slice(0, 400)).toBeLessThan(500);
-          if (res.statusCode === 201) stored.push(res.json<{ id: string }>().id);
+        await db.migrate();
+        const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 1_000_000 });
+        const { token } = await db.createRunner('fuzz-site');
+        try {
+          for (const body of fc.sample(runSubmissionBody(), { numRuns: NUM_RUNS, seed: SEED })) {
+            const res = await app.inject({
+              method: 'POST',
+              url: '/v1/runs',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              payload: body,
+            });
+            expect(res.statusCode, res.body.slice(0, 400)).toBeLessThan(500);
+            if (res.statusCode === 201) stored.push(res.json<{ id: string }>().id);
+          }
+        } finally {
+          await app.close();
         }
       } finally {
-        await app.close();
+        await db.close();
       }
-    } finally {
-      await db.close();
-    }
-    expect(stored.length).toBeGreaterThan(NUM_RUNS / 10);
+      expect(stored.length).toBeGreaterThan(NUM_RUNS / 10);
 
-    const out = join(work, 'dist');
-    const build = await buildSite(out, dataDir);
-    expect(build.code, build.out.slice(-3000)).toBe(0);
-    expect(existsSync(join(out, 'index.html'))).toBe(true);
-    for (const id of stored) expect(existsSync(join(out, `runs/${id}/index.html`)), id).toBe(true);
-  });
+      const out = join(work, 'dist');
+      const build = await buildSite(out, dataDir);
+      expect(build.code, build.out.slice(-3000)).toBe(0);
+      expect(existsSync(join(out, 'index.html'))).toBe(true);
+      for (const id of stored) expect(existsSync(join(out, `runs/${id}/index.html`)), id).toBe(true);
+    },
+  );
 });

@@ -12,7 +12,9 @@ import { openResultsDb } from '@tunelab/results-db';
 import { parseRunArgs } from '@tunelab/runner';
 import { reproduceCommand } from '../apps/site/src/lib/views.ts';
 
-const SAMPLE: RunSubmissionInput = JSON.parse(readFileSync(new URL('./fixtures/sample-submission.json', import.meta.url), 'utf8'));
+const SAMPLE: RunSubmissionInput = JSON.parse(
+  readFileSync(new URL('./fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
 const db = await openResultsDb(undefined, { dataDir: 'memory://' });
 await db.migrate();
 afterAll(() => db.close());
@@ -40,7 +42,9 @@ describe('reproduce command round trip', () => {
     const command = reproduceCommand(await stored(submission, 'reproduce-1'));
     const request = parseRunArgs(argvOf(command));
     expect(request.scenario).toBe(submission.scenario.key);
-    expect(request.params).toEqual(Object.fromEntries(Object.entries(submission.params).map(([k, v]) => [k, String(v)])));
+    expect(request.params).toEqual(
+      Object.fromEntries(Object.entries(submission.params).map(([k, v]) => [k, String(v)])),
+    );
     expect(request.options).toEqual({ repetitions: submission.options!.repetitions, scale: submission.options!.scale });
   });
 
@@ -48,12 +52,24 @@ describe('reproduce command round trip', () => {
     const submission = RunSubmission.parse({
       ...SAMPLE,
       params: { ...SAMPLE.params, vus: '1,4', mode: "a b'c" },
-      options: { repetitions: 5, scale: 'published', untilStable: { startRepetitions: 3, maxRepetitions: 7, cvThreshold: 0.02 } },
+      options: {
+        repetitions: 5,
+        scale: 'published',
+        untilStable: { startRepetitions: 3, maxRepetitions: 7, cvThreshold: 0.02 },
+      },
     });
     const command = reproduceCommand(await stored(submission, 'reproduce-2'));
     const request = parseRunArgs(argvOf(command));
     expect(request.scenario).toBe(submission.scenario.key);
-    expect(request.params).toEqual({ ...Object.fromEntries(Object.entries(SAMPLE.params).map(([k, v]) => [k, String(v)])), vus: '1,4', mode: "a b'c" });
-    expect(request.options).toEqual({ repetitions: 3, scale: 'published', untilStable: { maxRepetitions: 7, cvThreshold: 0.02 } });
+    expect(request.params).toEqual({
+      ...Object.fromEntries(Object.entries(SAMPLE.params).map(([k, v]) => [k, String(v)])),
+      vus: '1,4',
+      mode: "a b'c",
+    });
+    expect(request.options).toEqual({
+      repetitions: 3,
+      scale: 'published',
+      untilStable: { maxRepetitions: 7, cvThreshold: 0.02 },
+    });
   });
 });

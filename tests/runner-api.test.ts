@@ -83,7 +83,10 @@ async function apiOnFreshDatabase() {
 }
 
 /** Forwards to `upstream`; `onRequest`/`onResponse` may kill the API and swallow the bytes. */
-async function startProxy(upstream: () => number, hooks: { onRequest?: () => Promise<void>; onResponse?: () => Promise<void> }) {
+async function startProxy(
+  upstream: () => number,
+  hooks: { onRequest?: () => Promise<void>; onResponse?: () => Promise<void> },
+) {
   const server = net.createServer((client) => {
     const up = net.connect(upstream(), '127.0.0.1');
     up.on('error', () => client.destroy());
@@ -120,7 +123,19 @@ let runFile = '';
 beforeAll(async () => {
   // One measured run (tiny scale) for the mid-submit cases; the round trip makes its own.
   runFile = path.join(tmp, 'measured.json');
-  const r = await tunelab(['run', SCENARIO, '--target', TARGET, '--param', 'rows=1000', '--repetitions', '2', '--out', runFile, '--json']);
+  const r = await tunelab([
+    'run',
+    SCENARIO,
+    '--target',
+    TARGET,
+    '--param',
+    'rows=1000',
+    '--repetitions',
+    '2',
+    '--out',
+    runFile,
+    '--json',
+  ]);
   expect(r.code, r.stderr).toBe(0);
 });
 
@@ -129,7 +144,22 @@ describe('runner → API round trip', () => {
     const api = await apiOnFreshDatabase();
     const url = await api.start();
     const out = path.join(tmp, 'roundtrip.json');
-    const r = await tunelab(['run', SCENARIO, '--target', TARGET, '--param', 'rows=1000', '--repetitions', '3', '--out', out, '--api', url, '--token', api.token]);
+    const r = await tunelab([
+      'run',
+      SCENARIO,
+      '--target',
+      TARGET,
+      '--param',
+      'rows=1000',
+      '--repetitions',
+      '3',
+      '--out',
+      out,
+      '--api',
+      url,
+      '--token',
+      api.token,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/stored/);
     const run = JSON.parse(await readFile(out, 'utf8'));
@@ -137,8 +167,14 @@ describe('runner → API round trip', () => {
     expect(items).toHaveLength(1);
     expect(items[0]!.scenario).toEqual({ key: SCENARIO, version: run.submission.scenario.version });
     const detail = RunDetail.parse(await (await fetch(`${url}/v1/runs/${items[0]!.id}`)).json());
-    const key = (s: { variant: string; repetition: number; metric: string }) => `${s.variant}#${s.repetition}#${s.metric}`;
-    const sent = new Map<string, number>(run.submission.samples.map((s: { variant: string; repetition: number; metric: string; value: number }) => [key(s), s.value]));
+    const key = (s: { variant: string; repetition: number; metric: string }) =>
+      `${s.variant}#${s.repetition}#${s.metric}`;
+    const sent = new Map<string, number>(
+      run.submission.samples.map((s: { variant: string; repetition: number; metric: string; value: number }) => [
+        key(s),
+        s.value,
+      ]),
+    );
     expect(detail.samples).toHaveLength(sent.size);
     for (const s of detail.samples) expect(s.value).toBeCloseTo(sent.get(key(s))!, 9);
     expect(detail.order).toEqual(run.submission.order);

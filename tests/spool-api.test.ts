@@ -16,14 +16,21 @@ import { createTestDatabase } from '@tunelab/results-db/testing';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
-const SAMPLE = RunSubmission.parse(JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')));
+const SAMPLE = RunSubmission.parse(
+  JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')),
+);
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-spool-api-'));
 
 function tunelab(args: string[], spool: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
-      env: { ...process.env, TUNELAB_SPOOL_DIR: spool, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10' },
+      env: {
+        ...process.env,
+        TUNELAB_SPOOL_DIR: spool,
+        TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
+        TUNELAB_SUBMIT_BACKOFF_MS: '10',
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -64,8 +71,15 @@ async function spoolWith(good: number, extra: Record<string, string> = {}) {
     const runId = crypto.randomUUID();
     keys.push(`tunelab-run-${runId}`);
     // Distinct start times: distinct runs (a body-identical run under another key is still its own run).
-    const submission = { ...SAMPLE, startedAt: new Date(Date.UTC(2026, 10, 1, 0, n, i)).toISOString(), finishedAt: new Date(Date.UTC(2026, 10, 1, 1, n, i)).toISOString() };
-    await writeFile(path.join(dir, `${runId}.json`), JSON.stringify({ format: 'tunelab-run/1', runId, idempotencyKey: `tunelab-run-${runId}`, submission }));
+    const submission = {
+      ...SAMPLE,
+      startedAt: new Date(Date.UTC(2026, 10, 1, 0, n, i)).toISOString(),
+      finishedAt: new Date(Date.UTC(2026, 10, 1, 1, n, i)).toISOString(),
+    };
+    await writeFile(
+      path.join(dir, `${runId}.json`),
+      JSON.stringify({ format: 'tunelab-run/1', runId, idempotencyKey: `tunelab-run-${runId}`, submission }),
+    );
   }
   for (const [name, body] of Object.entries(extra)) await writeFile(path.join(dir, name), body);
   return { dir, keys };
@@ -79,7 +93,9 @@ async function allRuns() {
 describe('spool flush against the real API', () => {
   it('quarantines a corrupt file and stores the others, readable through the API', async () => {
     const before = (await allRuns()).length;
-    const { dir } = await spoolWith(2, { 'broken.json': '{"format":"tunelab-run/1","runId":"x","idempotencyKey":"k","submission":{"samples":[]}}' });
+    const { dir } = await spoolWith(2, {
+      'broken.json': '{"format":"tunelab-run/1","runId":"x","idempotencyKey":"k","submission":{"samples":[]}}',
+    });
     const flush = await tunelab(['spool', 'flush', '--api', url, '--token', token], dir);
     expect(flush.code).toBe(4);
     expect(flush.stderr).toMatch(/broken\.json: not a run file .*moved to/);
@@ -93,7 +109,10 @@ describe('spool flush against the real API', () => {
   it('two flushes at once store every run exactly once', async () => {
     const before = (await allRuns()).length;
     const { dir } = await spoolWith(8);
-    const [a, b] = await Promise.all([tunelab(['spool', 'flush', '--api', url, '--token', token], dir), tunelab(['spool', 'flush', '--api', url, '--token', token], dir)]);
+    const [a, b] = await Promise.all([
+      tunelab(['spool', 'flush', '--api', url, '--token', token], dir),
+      tunelab(['spool', 'flush', '--api', url, '--token', token], dir),
+    ]);
     for (const r of [a, b]) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/ENOENT|\n\s+at /);

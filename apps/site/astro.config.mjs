@@ -9,6 +9,15 @@ export default defineConfig({
   devToolbar: { enabled: false },
   vite: {
     // Database drivers and the WASM PostgreSQL stay plain Node modules at build time.
-    ssr: { external: ['@electric-sql/pglite', 'pg', 'pglite-prisma-adapter', '@prisma/client', '@prisma/adapter-pg', 'echarts'] },
+    ssr: {
+      external: [
+        '@electric-sql/pglite',
+        'pg',
+        'pglite-prisma-adapter',
+        '@prisma/client',
+        '@prisma/adapter-pg',
+        'echarts',
+      ],
+    },
   },
 });

@@ -50,13 +50,18 @@ const QUERY =
   '/v1/comparisons?scenario=bench-vacuum&metric=duration&storage=nvme&minCores=16&maxCores=16&minMemoryGb=64&maxMemoryGb=64&engine=postgresql&engineMajor=16&groupBy=class';
 
 const GIB = 1024 ** 3;
-const CLASS_SQL = (cores: string, mem: string, storage: string) => `${cores} || ' cores / ' || ${mem} || ' GB / ' || upper(${storage})`;
+const CLASS_SQL = (cores: string, mem: string, storage: string) =>
+  `${cores} || ' cores / ' || ${mem} || ' GB / ' || upper(${storage})`;
 
 /** Fixed rows: scenarios, versions, database servers, and the 5 target machines with 10 runs. */
 function setupSql(): string {
   const scenarios = SCENARIOS.map((key, i) => `(bench_uuid('sc${i}'), '${key}', '${key}')`).join(',');
-  const versions = SCENARIOS.map((_, i) => `(bench_uuid('sv${i}'), bench_uuid('sc${i}'), encode(sha256('v${i}'::bytea), 'hex'))`).join(',');
-  const envs = [14, 15, 16].map((m, i) => `(bench_uuid('de${i}'), 'postgresql', 'PostgreSQL ${m}.4', ${m}, 4, repeat('0', 64), '{}'::jsonb)`).join(',');
+  const versions = SCENARIOS.map(
+    (_, i) => `(bench_uuid('sv${i}'), bench_uuid('sc${i}'), encode(sha256('v${i}'::bytea), 'hex'))`,
+  ).join(',');
+  const envs = [14, 15, 16]
+    .map((m, i) => `(bench_uuid('de${i}'), 'postgresql', 'PostgreSQL ${m}.4', ${m}, 4, repeat('0', 64), '{}'::jsonb)`)
+    .join(',');
   return `
     -- A deterministic id with the version-4 bits set, so it reads as a UUID the API's schema accepts.
     CREATE FUNCTION bench_uuid(t text) RETURNS uuid IMMUTABLE LANGUAGE sql
@@ -118,7 +123,8 @@ function noiseSql(p0: number, p1: number): string {
     ${samplesFrom('ins')};`;
 }
 
-const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+const percentile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
 
 async function main() {
   const database = await createTestDatabase('tunelab_benchcmp', args['database-url']);
@@ -150,7 +156,9 @@ async function main() {
     const rows: { size: number; samples: number; p50: number; p95: number; loadS: number; seqScans: number }[] = [];
     for (const size of SIZES) {
       const loadStart = performance.now();
-      const { rows: [have] } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
+      const {
+        rows: [have],
+      } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
       const runsNeeded = Math.max(0, Math.round((size - Number(have?.n ?? 0)) / SAMPLES_PER_RUN));
       const newProfiles = Math.ceil(runsNeeded / RUNS_PER_PROFILE);
       // Load in slices so each statement stays moderate in memory and progress is visible.
@@ -161,7 +169,9 @@ async function main() {
       }
       profiles += newProfiles;
       await admin.query('ANALYZE');
-      const { rows: [count] } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
+      const {
+        rows: [count],
+      } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
       const loadS = (performance.now() - loadStart) / 1000;
 
       // Warm up, check the answer, then time.
@@ -183,7 +193,14 @@ async function main() {
       await new Promise((r) => setTimeout(r, 1200));
       const seqDuring = (await seqScans(admin)) - seqBefore;
       latencies.sort((a, b) => a - b);
-      const row = { size, samples: Number(count?.n), p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), loadS, seqScans: seqDuring };
+      const row = {
+        size,
+        samples: Number(count?.n),
+        p50: percentile(latencies, 0.5),
+        p95: percentile(latencies, 0.95),
+        loadS,
+        seqScans: seqDuring,
+      };
       rows.push(row);
       console.log(
         `\n${String(row.samples).padStart(9)} samples (${profiles + 5} machines, loaded in ${loadS.toFixed(1)} s): p50 ${row.p50.toFixed(2)} ms  p95 ${row.p95.toFixed(2)} ms  seq scans of samples: ${seqDuring}`,
@@ -193,7 +210,9 @@ async function main() {
     const last = rows.at(-1)!;
     console.log('\n| samples | p50 ms | p95 ms | seq scans of samples |\n| ---: | ---: | ---: | ---: |');
     for (const r of rows) console.log(`| ${r.samples} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.seqScans} |`);
-    console.log(`\nlatency(10^6) ÷ latency(10^4): p50 ${(last.p50 / first.p50).toFixed(2)}, p95 ${(last.p95 / first.p95).toFixed(2)} (aim ≤ 2)`);
+    console.log(
+      `\nlatency(10^6) ÷ latency(10^4): p50 ${(last.p50 / first.p50).toFixed(2)}, p95 ${(last.p95 / first.p95).toFixed(2)} (aim ≤ 2)`,
+    );
     console.log(`total ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   } finally {
     process.off('SIGINT', onSignal);
@@ -203,7 +222,9 @@ async function main() {
 }
 
 async function seqScans(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ n: string }>(`SELECT coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE relname = 'samples'`);
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE relname = 'samples'`,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -8,13 +8,19 @@ const BenchEnv = z.object({
   /** The PostgreSQL server a benchmark creates its throwaway database on (`--database-url` overrides it). */
   BENCH_ADMIN_DATABASE_URL: z.url().default('postgresql://postgres@127.0.0.1:5432/postgres'),
   /** Set by bench:ingest's supervisor for the measuring child: the database it created for it. */
-  TUNELAB_BENCH_DATABASE: z.string().regex(/^tunelab_bench_[0-9a-f]+$/).optional(),
+  TUNELAB_BENCH_DATABASE: z
+    .string()
+    .regex(/^tunelab_bench_[0-9a-f]+$/)
+    .optional(),
 });
 export type BenchEnv = z.infer<typeof BenchEnv>;
 
 export function loadBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchEnv {
   const r = BenchEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!r.success) throw new Error(`invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  if (!r.success)
+    throw new Error(
+      `invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
+    );
   return r.data;
 }
 

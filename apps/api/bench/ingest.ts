@@ -46,7 +46,9 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log('usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--database-url URL]');
+  console.log(
+    'usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--database-url URL]',
+  );
   process.exit(0);
 }
 
@@ -86,10 +88,14 @@ async function adminQuery<R extends pg.QueryResultRow = Record<string, unknown>>
 async function supervise(): Promise<never> {
   await adminQuery(`CREATE DATABASE "${dbName}"`);
   let interrupted: NodeJS.Signals | undefined;
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: childEnv({ TUNELAB_BENCH_DATABASE: dbName }),
-  });
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+      env: childEnv({ TUNELAB_BENCH_DATABASE: dbName }),
+    },
+  );
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) return;
     interrupted = signal;
@@ -128,7 +134,7 @@ let plainPool: pg.Pool | undefined;
 let cleaning: Promise<void> | undefined;
 let interrupted = false;
 
-const withTimeout = <T,>(p: Promise<T>, ms: number) =>
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 
 function cleanup(): Promise<void> {
@@ -156,7 +162,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Measurement helpers.
 
 const newHistogram = () =>
-  hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+  hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
 type Histogram = ReturnType<typeof newHistogram>;
 /** Where the server's own `Server-Timing: ingest;dur=…` goes while the API side is measured. */
 let ingestHist: Histogram | undefined;
@@ -213,13 +224,21 @@ function postgresTicks(): Map<number, number> {
   }
   return out;
 }
-const cpuSnapshot = (): CpuSnapshot => ({ node: process.cpuUsage(), api: processSeconds(apiProcess?.pid), pg: postgresTicks() });
+const cpuSnapshot = (): CpuSnapshot => ({
+  node: process.cpuUsage(),
+  api: processSeconds(apiProcess?.pid),
+  pg: postgresTicks(),
+});
 /** CPU since `start`: this process (clients, and the API when in-process), the API process, PostgreSQL. */
 function cpuSince(start: CpuSnapshot): { node: number; api: number; pg: number } {
   const node = process.cpuUsage(start.node);
   let ticks = 0;
   for (const [pid, t] of postgresTicks()) ticks += t - (start.pg.get(pid) ?? 0);
-  return { node: (node.user + node.system) / 1e6, api: processSeconds(apiProcess?.pid) - start.api, pg: ticks / TICKS_PER_SECOND };
+  return {
+    node: (node.user + node.system) / 1e6,
+    api: processSeconds(apiProcess?.pid) - start.api,
+    pg: ticks / TICKS_PER_SECOND,
+  };
 }
 
 function submitter(baseUrl: string, token: string, latency?: Histogram, ids?: Map<Workload, string>) {
@@ -262,7 +281,13 @@ function stopProcess(child: ChildProcess, within: number): Promise<void> {
 async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> {
   const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', server], {
-    env: childEnv({ DATABASE_URL: benchUrl.toString(), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', TUNELAB_RATE_LIMIT: '1000000000' }),
+    env: childEnv({
+      DATABASE_URL: benchUrl.toString(),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      TUNELAB_RATE_LIMIT: '1000000000',
+    }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -290,7 +315,8 @@ function processSeconds(pid: number | undefined): number {
 }
 
 const ms = (us: number) => (us / 1000).toFixed(1);
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -302,7 +328,9 @@ async function main(): Promise<number> {
       `API and plain INSERT alternating in ${ROUNDS} rounds`,
   );
 
-  const { rows: [server] } = await adminQuery<{ server_version: string }>('SHOW server_version');
+  const {
+    rows: [server],
+  } = await adminQuery<{ server_version: string }>('SHOW server_version');
   console.log(`database: ${dbName} on PostgreSQL ${server?.server_version} at ${adminUrl.host} (dropped at the end)`);
 
   let baseUrl: string;
@@ -317,7 +345,9 @@ async function main(): Promise<number> {
     apiProcess = started.child;
     baseUrl = started.url;
   }
-  console.log(`API: ${args['in-process'] ? 'in this process (clients share its event loop)' : `its own process (pid ${apiProcess?.pid})`} at ${baseUrl}`);
+  console.log(
+    `API: ${args['in-process'] ? 'in this process (clients share its event loop)' : `its own process (pid ${apiProcess?.pid})`} at ${baseUrl}`,
+  );
   benchDb = await openResultsDb(benchUrl.toString(), { poolSize: 2 });
   const { token } = await benchDb.createRunner(`bench-${randomBytes(3).toString('hex')}`);
 
@@ -385,16 +415,24 @@ async function main(): Promise<number> {
     SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM samples) AS samples, (SELECT count(*) FROM time_series_points) AS points`;
   const c = counts[0]!;
   const expectedRuns = WARMUP + SUBMISSIONS;
-  if (Number(c.runs) !== expectedRuns || Number(c.samples) !== expectedRuns * SAMPLES_PER_SUBMISSION || Number(c.points) !== expectedRuns * POINTS_PER_SUBMISSION) {
-    throw new Error(`stored ${c.runs} runs / ${c.samples} samples / ${c.points} points, expected ${expectedRuns} / ${expectedRuns * SAMPLES_PER_SUBMISSION} / ${expectedRuns * POINTS_PER_SUBMISSION}`);
+  if (
+    Number(c.runs) !== expectedRuns ||
+    Number(c.samples) !== expectedRuns * SAMPLES_PER_SUBMISSION ||
+    Number(c.points) !== expectedRuns * POINTS_PER_SUBMISSION
+  ) {
+    throw new Error(
+      `stored ${c.runs} runs / ${c.samples} samples / ${c.points} points, expected ${expectedRuns} / ${expectedRuns * SAMPLES_PER_SUBMISSION} / ${expectedRuns * POINTS_PER_SUBMISSION}`,
+    );
   }
   for (const w of [measured[0]!, measured[measured.length >> 1]!, measured[measured.length - 1]!]) {
     const res = await fetch(`${baseUrl}/v1/runs/${runIds.get(w)}`);
-    if (res.status !== 200) throw new HttpFailure(`GET /v1/runs/${runIds.get(w)} → ${res.status}: ${(await res.text()).slice(0, 2000)}`);
+    if (res.status !== 200)
+      throw new HttpFailure(`GET /v1/runs/${runIds.get(w)} → ${res.status}: ${(await res.text()).slice(0, 2000)}`);
     const got = (await res.json()) as { samples: Record<string, unknown>[]; timeSeries: Record<string, unknown>[] };
     const key = (o: Record<string, unknown>, cols: string[]) => cols.map((col) => JSON.stringify(o[col])).join('|');
     const same = (a: Record<string, unknown>[], b: Record<string, unknown>[], cols: string[]) =>
-      a.length === b.length && JSON.stringify(a.map((o) => key(o, cols)).sort()) === JSON.stringify(b.map((o) => key(o, cols)).sort());
+      a.length === b.length &&
+      JSON.stringify(a.map((o) => key(o, cols)).sort()) === JSON.stringify(b.map((o) => key(o, cols)).sort());
     const sc = ['variant', 'repetition', 'metric', 'unit', 'value'];
     const tc = ['variant', 'repetition', 'metric', 'x', 'value'];
     if (!same(got.samples, w.submission.samples, sc) || !same(got.timeSeries, w.submission.timeSeries ?? [], tc)) {
@@ -402,7 +440,8 @@ async function main(): Promise<number> {
     }
   }
   const [plainCount] = (await pool.query<{ n: string }>('SELECT count(*) AS n FROM plain_samples')).rows;
-  if (Number(plainCount?.n) !== expectedRuns * SAMPLES_PER_SUBMISSION) throw new Error(`plain_samples has ${plainCount?.n} rows`);
+  if (Number(plainCount?.n) !== expectedRuns * SAMPLES_PER_SUBMISSION)
+    throw new Error(`plain_samples has ${plainCount?.n} rows`);
 
   // --- report ----------------------------------------------------------------------------------
   const apiSubs = SUBMISSIONS / (apiMs / 1000);
@@ -413,12 +452,40 @@ async function main(): Promise<number> {
 
   const table = [
     ['', 'submissions', 'wall s', 'submissions/s', 'rows/s', 'p50 ms', 'p99 ms', 'max ms'],
-    ['API (HTTP POST /v1/runs)', fmt(SUBMISSIONS), (apiMs / 1000).toFixed(2), fmt(apiSubs, 1), fmt(apiRows), ms(apiLatency.getValueAtPercentile(50)), ms(apiLatency.getValueAtPercentile(99)), ms(apiLatency.maxValue)],
-    ['  of which ingestRun (server)', '', '', '', '', ms(apiIngest.getValueAtPercentile(50)), ms(apiIngest.getValueAtPercentile(99)), ms(apiIngest.maxValue)],
-    ['plain multi-row INSERT (pg)', fmt(SUBMISSIONS), (plainMs / 1000).toFixed(2), fmt(plainSubs, 1), fmt(plainRows), ms(plainLatency.getValueAtPercentile(50)), ms(plainLatency.getValueAtPercentile(99)), ms(plainLatency.maxValue)],
+    [
+      'API (HTTP POST /v1/runs)',
+      fmt(SUBMISSIONS),
+      (apiMs / 1000).toFixed(2),
+      fmt(apiSubs, 1),
+      fmt(apiRows),
+      ms(apiLatency.getValueAtPercentile(50)),
+      ms(apiLatency.getValueAtPercentile(99)),
+      ms(apiLatency.maxValue),
+    ],
+    [
+      '  of which ingestRun (server)',
+      '',
+      '',
+      '',
+      '',
+      ms(apiIngest.getValueAtPercentile(50)),
+      ms(apiIngest.getValueAtPercentile(99)),
+      ms(apiIngest.maxValue),
+    ],
+    [
+      'plain multi-row INSERT (pg)',
+      fmt(SUBMISSIONS),
+      (plainMs / 1000).toFixed(2),
+      fmt(plainSubs, 1),
+      fmt(plainRows),
+      ms(plainLatency.getValueAtPercentile(50)),
+      ms(plainLatency.getValueAtPercentile(99)),
+      ms(plainLatency.maxValue),
+    ],
   ];
   const widths = table[0]!.map((_, col) => Math.max(...table.map((row) => row[col]!.length)));
-  const line = (row: string[]) => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
+  const line = (row: string[]) =>
+    row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
   console.log('');
   console.log(line(table[0]!));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -435,9 +502,13 @@ async function main(): Promise<number> {
       ` plain INSERT node ${perSub(plainCpu.node)} ms + postgres ${perSub(plainCpu.pg)} ms` +
       `  (${os.availableParallelism()} CPUs, load average ${os.loadavg()[0]!.toFixed(1)})`,
   );
-  console.log(`rows per submission: ${rowsPer} (${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points)`);
+  console.log(
+    `rows per submission: ${rowsPer} (${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points)`,
+  );
   console.log('');
-  console.log(`ratio  API rows/s ÷ plain-insert rows/s = ${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${ratio.toFixed(2)}  (target ≥ 0.50${ratio >= 0.5 ? ', met' : ', NOT met'})`);
+  console.log(
+    `ratio  API rows/s ÷ plain-insert rows/s = ${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${ratio.toFixed(2)}  (target ≥ 0.50${ratio >= 0.5 ? ', met' : ', NOT met'})`,
+  );
   return 0;
 }
 

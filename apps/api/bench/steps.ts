@@ -25,7 +25,9 @@ function time(name: string, fn: () => unknown, n = 2000) {
 console.log(`body: ${body.length} bytes`);
 time('UTF-8 decode (fatal)', () => UTF8.decode(body));
 time('JSON.parse plain', () => JSON.parse(w.body));
-time('secure-json-parse (protoAction/constructorAction error)', () => sjson.parse(w.body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+time('secure-json-parse (protoAction/constructorAction error)', () =>
+  sjson.parse(w.body, undefined, { protoAction: 'error', constructorAction: 'error' }),
+);
 time('RunSubmission.parse (zod)', () => RunSubmission.parse(doc));
 time('requestHash(document) (canonical JSON + sha256)', () => requestHash(doc));
 time('hardwareFingerprint + settingsHash', () => {

@@ -26,11 +26,64 @@ export const TIME_SERIES_STEPS = 10;
 const GIB = 1024 ** 3;
 
 const MACHINES: RunSubmissionInput['hardware'][] = [
-  { cpuModel: 'AMD EPYC 7B13', physicalCores: 2, logicalCpus: 2, memoryBytes: 24 * GIB, storage: { kind: 'ssd', model: 'QEMU HARDDISK' }, filesystem: 'ext4', os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-26-amd64', virtualization: 'kvm', cpuSpeedGhz: 2.45 },
-  { cpuModel: 'Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz', physicalCores: 8, logicalCpus: 16, memoryBytes: 64 * GIB - 123_456_789, storage: { kind: 'nvme', model: 'Amazon EC2 NVMe Instance Storage' }, filesystem: 'xfs', os: 'Ubuntu 24.04.1 LTS', kernel: '6.8.0-1015-aws', virtualization: 'kvm', cpuSpeedGhz: 2.9 },
-  { cpuModel: 'Apple M2 Pro', physicalCores: 12, logicalCpus: 12, memoryBytes: 32 * GIB, storage: { kind: 'nvme', model: 'APPLE SSD AP1024Z' }, filesystem: 'apfs', os: 'macOS 15.1', kernel: 'Darwin 24.1.0', virtualization: null },
-  { cpuModel: 'AMD Ryzen 9 7950X 16-Core Processor', physicalCores: 16, logicalCpus: 32, memoryBytes: 128 * GIB, storage: { kind: 'nvme', model: 'Samsung SSD 990 PRO 2TB' }, filesystem: 'ext4', os: 'Fedora Linux 41', kernel: '6.11.8-300.fc41.x86_64', virtualization: null, cpuSpeedGhz: 4.5 },
-  { cpuModel: 'Intel(R) Core(TM) i5-6500 CPU @ 3.20GHz', physicalCores: 4, logicalCpus: 4, memoryBytes: 16 * GIB, storage: { kind: 'hdd', model: 'WDC WD40EFRX-68N32N0' }, filesystem: 'ext4', os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-28-amd64', virtualization: null },
+  {
+    cpuModel: 'AMD EPYC 7B13',
+    physicalCores: 2,
+    logicalCpus: 2,
+    memoryBytes: 24 * GIB,
+    storage: { kind: 'ssd', model: 'QEMU HARDDISK' },
+    filesystem: 'ext4',
+    os: 'Debian GNU/Linux 12 (bookworm)',
+    kernel: '6.1.0-26-amd64',
+    virtualization: 'kvm',
+    cpuSpeedGhz: 2.45,
+  },
+  {
+    cpuModel: 'Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz',
+    physicalCores: 8,
+    logicalCpus: 16,
+    memoryBytes: 64 * GIB - 123_456_789,
+    storage: { kind: 'nvme', model: 'Amazon EC2 NVMe Instance Storage' },
+    filesystem: 'xfs',
+    os: 'Ubuntu 24.04.1 LTS',
+    kernel: '6.8.0-1015-aws',
+    virtualization: 'kvm',
+    cpuSpeedGhz: 2.9,
+  },
+  {
+    cpuModel: 'Apple M2 Pro',
+    physicalCores: 12,
+    logicalCpus: 12,
+    memoryBytes: 32 * GIB,
+    storage: { kind: 'nvme', model: 'APPLE SSD AP1024Z' },
+    filesystem: 'apfs',
+    os: 'macOS 15.1',
+    kernel: 'Darwin 24.1.0',
+    virtualization: null,
+  },
+  {
+    cpuModel: 'AMD Ryzen 9 7950X 16-Core Processor',
+    physicalCores: 16,
+    logicalCpus: 32,
+    memoryBytes: 128 * GIB,
+    storage: { kind: 'nvme', model: 'Samsung SSD 990 PRO 2TB' },
+    filesystem: 'ext4',
+    os: 'Fedora Linux 41',
+    kernel: '6.11.8-300.fc41.x86_64',
+    virtualization: null,
+    cpuSpeedGhz: 4.5,
+  },
+  {
+    cpuModel: 'Intel(R) Core(TM) i5-6500 CPU @ 3.20GHz',
+    physicalCores: 4,
+    logicalCpus: 4,
+    memoryBytes: 16 * GIB,
+    storage: { kind: 'hdd', model: 'WDC WD40EFRX-68N32N0' },
+    filesystem: 'ext4',
+    os: 'Debian GNU/Linux 12 (bookworm)',
+    kernel: '6.1.0-28-amd64',
+    virtualization: null,
+  },
 ];
 
 const SCENARIOS = [
@@ -39,13 +92,24 @@ const SCENARIOS = [
 ];
 
 const SERVERS: RunSubmissionInput['database'][] = [
-  { engine: 'postgresql', version: 'PostgreSQL 15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu', major: 15, minor: 20, settings: { autovacuum: 'off', maintenance_work_mem: '1638MB', shared_buffers: '128MB' } },
-  { engine: 'postgresql', version: 'PostgreSQL 17.2 on x86_64-pc-linux-gnu', major: 17, minor: 2, settings: { autovacuum: 'off', maintenance_work_mem: '4GB', shared_buffers: '8GB', max_wal_size: '16GB' } },
+  {
+    engine: 'postgresql',
+    version: 'PostgreSQL 15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu',
+    major: 15,
+    minor: 20,
+    settings: { autovacuum: 'off', maintenance_work_mem: '1638MB', shared_buffers: '128MB' },
+  },
+  {
+    engine: 'postgresql',
+    version: 'PostgreSQL 17.2 on x86_64-pc-linux-gnu',
+    major: 17,
+    minor: 2,
+    settings: { autovacuum: 'off', maintenance_work_mem: '4GB', shared_buffers: '8GB', max_wal_size: '16GB' },
+  },
 ];
 
 /** Deterministic, so every run posts the same bodies. */
 const rng = seededRandom;
-
 
 export type Workload = {
   /** The JSON body, serialized once up front so the clients measure the server, not JSON.stringify. */
@@ -78,7 +142,13 @@ export function makeSubmission(i: number, prefix: string): Workload {
       }
       for (let step = 0; step < TIME_SERIES_STEPS; step++) {
         const x = Math.round(step * 0.1 * speed * 1000) / 1000;
-        timeSeries.push({ variant, repetition: rep, metric: 'dead_tuples', x, value: Math.max(0, Math.round(rows * (1 - step / (TIME_SERIES_STEPS - 1)))) });
+        timeSeries.push({
+          variant,
+          repetition: rep,
+          metric: 'dead_tuples',
+          x,
+          value: Math.max(0, Math.round(rows * (1 - step / (TIME_SERIES_STEPS - 1)))),
+        });
       }
     }
   }

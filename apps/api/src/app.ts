@@ -54,7 +54,12 @@ export async function buildApp(opts: BuildAppOptions = {}) {
     connectionTimeout: opts.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
     handlerTimeout: opts.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
     // Node checks request timeouts on this interval (default 30 s, which would double a short timeout).
-    http: { connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor((opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 4))) },
+    http: {
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(1000, Math.floor((opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 4)),
+      ),
+    },
     clientErrorHandler: answerClientError,
     // Errors the router raises before any route or hook: a %-encoding that does not decode, an
     // over-long path parameter. Same problem+json as everything else.
@@ -62,9 +67,13 @@ export async function buildApp(opts: BuildAppOptions = {}) {
       reply.header('x-request-id', request.id);
       const err =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? new ApiError('uri-too-long', 'a path segment is longer than 200 characters', [{ path: 'url', message: 'too long' }])
+          ? new ApiError('uri-too-long', 'a path segment is longer than 200 characters', [
+              { path: 'url', message: 'too long' },
+            ])
           : error.code === 'FST_ERR_BAD_URL'
-            ? new ApiError('bad-request', 'the URL has a %-escape that does not decode', [{ path: 'url', message: 'invalid percent-encoding' }])
+            ? new ApiError('bad-request', 'the URL has a %-escape that does not decode', [
+                { path: 'url', message: 'invalid percent-encoding' },
+              ])
             : new ApiError('bad-request', error.message);
       void sendProblem(reply, request, err);
     },
@@ -79,15 +88,25 @@ export async function buildApp(opts: BuildAppOptions = {}) {
 
   await app.register(errorsPlugin);
   await app.register(requestDeadlinePlugin, { requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS });
-  await app.register(resultsDbPlugin, { resultsDb: opts.resultsDb, databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, migrate: opts.migrate });
+  await app.register(resultsDbPlugin, {
+    resultsDb: opts.resultsDb,
+    databaseUrl: opts.databaseUrl,
+    dataDir: opts.dataDir,
+    migrate: opts.migrate,
+  });
   await app.register(rateLimit, {
     global: false,
     addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
     errorResponseBuilder: (_req, ctx) => {
       const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
-      return new ApiError('rate-limited', `more than ${ctx.max} submissions per ${ctx.after} for this token; retry after ${seconds} s`, undefined, {
-        'retry-after': String(seconds),
-      });
+      return new ApiError(
+        'rate-limited',
+        `more than ${ctx.max} submissions per ${ctx.after} for this token; retry after ${seconds} s`,
+        undefined,
+        {
+          'retry-after': String(seconds),
+        },
+      );
     },
   });
   await app.register(swaggerPlugin);

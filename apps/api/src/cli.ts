@@ -66,13 +66,17 @@ try {
     }
     case 'list-runners': {
       for (const r of await db.listRunners()) {
-        console.log(`${r.name}\tcreated ${r.createdAt.toISOString()}\tlast seen ${r.lastSeenAt?.toISOString() ?? 'never'}${r.revokedAt ? `\trevoked ${r.revokedAt.toISOString()}` : ''}`);
+        console.log(
+          `${r.name}\tcreated ${r.createdAt.toISOString()}\tlast seen ${r.lastSeenAt?.toISOString() ?? 'never'}${r.revokedAt ? `\trevoked ${r.revokedAt.toISOString()}` : ''}`,
+        );
       }
       break;
     }
     case 'migrate': {
       const m = await db.migrate();
-      console.log(`migrations: ${m.applied.length} applied, ${m.alreadyApplied.length} already there (${db.description})`);
+      console.log(
+        `migrations: ${m.applied.length} applied, ${m.alreadyApplied.length} already there (${db.description})`,
+      );
       break;
     }
   }

@@ -9,10 +9,17 @@ export const ApiEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Runners reporting an older `User-Agent: tunelab-runner/x.y.z` are refused (426). */
-  TUNELAB_MIN_RUNNER_VERSION: z.string().regex(/^\d+\.\d+\.\d+$/).default('0.1.0'),
+  TUNELAB_MIN_RUNNER_VERSION: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+$/)
+    .default('0.1.0'),
   /** Submissions per runner token per minute. */
   TUNELAB_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
-  TUNELAB_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  TUNELAB_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
   TUNELAB_PUBLIC_URL: z.string().url().optional(),
   /** Statement deadline on the PostgreSQL results database (server statement_timeout; the client gives up 500 ms later). */
   TUNELAB_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),

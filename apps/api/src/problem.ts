@@ -49,7 +49,10 @@ export function problemOf(err: ApiError, request: FastifyRequest): Problem {
     title,
     status,
     // 5xx details never leak: the log has them, keyed by request id.
-    detail: status >= 500 && err.code !== 'database-unavailable' && err.code !== 'timed-out' ? 'An unexpected error occurred; quote the request id when reporting it.' : err.message,
+    detail:
+      status >= 500 && err.code !== 'database-unavailable' && err.code !== 'timed-out'
+        ? 'An unexpected error occurred; quote the request id when reporting it.'
+        : err.message,
     instance: request.url.split('?')[0],
     requestId: String(request.id),
     ...(err.errors && err.errors.length > 0 ? { errors: err.errors } : {}),
@@ -69,7 +72,11 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: A
 export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const code: ErrorCode =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request-timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : 'bad-request';
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'request-timeout'
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers-too-large'
+        : 'bad-request';
   const detail =
     code === 'request-timeout'
       ? 'the request (headers and body) was not received within the time allowed; nothing was stored'

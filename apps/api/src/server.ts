@@ -42,14 +42,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void app
       .close()
       .then(() => db.close())
-      .then(() => process.exit(0), () => process.exit(1));
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   });
 }
 
 try {
   await app.listen({ host: env.HOST, port: env.PORT });
 } catch (e) {
-  console.error(`tunelab-api: cannot listen on ${env.HOST}:${env.PORT}: ${(e as Error).message}\nSet PORT=… to use another port.`);
+  console.error(
+    `tunelab-api: cannot listen on ${env.HOST}:${env.PORT}: ${(e as Error).message}\nSet PORT=… to use another port.`,
+  );
   await db.close();
   process.exit(3);
 }
@@ -64,7 +69,10 @@ const lines = [
   `  OpenAPI: ${url}/openapi.json   docs: ${url}/docs   readiness: ${url}/readyz`,
 ];
 if (quickstart) {
-  const name = `quickstart-${new Date().toISOString().replace(/[-:TZ.]/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 6)}`;
+  const name = `quickstart-${new Date()
+    .toISOString()
+    .replace(/[-:TZ.]/g, '')
+    .slice(0, 14)}-${Math.random().toString(36).slice(2, 6)}`;
   const runner = await db.createRunner(name);
   lines.push(
     '',

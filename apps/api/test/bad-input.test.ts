@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clone, FIXTURE, snapshot, startApi } from './helpers.ts';
 
 type Doc = typeof FIXTURE;
-const SAME_METRIC: number = FIXTURE.samples.findIndex((s: { metric: string }, i: number) => i > 0 && s.metric === FIXTURE.samples[0].metric);
+const SAME_METRIC: number = FIXTURE.samples.findIndex(
+  (s: { metric: string }, i: number) => i > 0 && s.metric === FIXTURE.samples[0].metric,
+);
 type Case = {
   name: string;
   status: number;
@@ -23,44 +25,278 @@ const CASES: Case[] = [
   { name: 'JSON array', status: 400, path: '/', body: '[]' },
   { name: 'text/plain', status: 415, body: JSON.stringify(FIXTURE), contentType: 'text/plain' },
   { name: 'form encoded', status: 415, body: 'a=1', contentType: 'application/x-www-form-urlencoded' },
-  { name: 'invalid UTF-8', status: 400, path: '/', body: new Uint8Array([...Buffer.from('{"scenario":"'), 0xc3, 0x28, ...Buffer.from('"}')]) },
+  {
+    name: 'invalid UTF-8',
+    status: 400,
+    path: '/',
+    body: new Uint8Array([...Buffer.from('{"scenario":"'), 0xc3, 0x28, ...Buffer.from('"}')]),
+  },
   { name: 'NaN literal', status: 400, path: '/', body: JSON.stringify(FIXTURE).replace('"value":2', '"value":NaN') },
-  { name: 'Infinity literal', status: 400, path: '/', body: JSON.stringify(FIXTURE).replace('"value":2', '"value":Infinity') },
-  { name: 'number overflowing to Infinity', status: 400, path: '/samples/0/value', body: JSON.stringify(FIXTURE).replace(/"value":[0-9.]+/, '"value":1e999') },
-  { name: 'negative overflow in a time series', status: 400, path: '/timeSeries/0/x', body: JSON.stringify({ ...FIXTURE, timeSeries: [{ variant: '1-1', repetition: 1, metric: 'dead_tuples', x: 0, value: 1 }] }).replace('"x":0', '"x":-1e999') },
-  { name: '__proto__ key', status: 400, path: '/', body: JSON.stringify(FIXTURE).replace('"params":{', '"params":{"__proto__":{"admin":true},') },
-  { name: 'value as string', status: 400, path: '/samples/0/value', body: (d) => { d.samples[0].value = '1.5'; } },
-  { name: 'repetition as string', status: 400, path: '/samples/0/repetition', body: (d) => { d.samples[0].repetition = '1'; } },
-  { name: 'memory as string', status: 400, path: '/hardware/memoryBytes', body: (d) => { d.hardware.memoryBytes = '25769803776'; } },
-  { name: 'negative core count', status: 400, path: '/hardware/physicalCores', body: (d) => { d.hardware.physicalCores = -2; } },
-  { name: 'zero logical cpus', status: 400, path: '/hardware/logicalCpus', body: (d) => { d.hardware.logicalCpus = 0; } },
-  { name: 'repetition 0', status: 400, path: '/samples/0/repetition', body: (d) => { d.samples[0].repetition = 0; } },
-  { name: 'fractional repetition', status: 400, path: '/samples/1/repetition', body: (d) => { d.samples[1].repetition = 1.5; } },
-  { name: 'negative database major', status: 400, path: '/database/major', body: (d) => { d.database.major = -15; } },
-  { name: 'unknown top-level key', status: 400, path: '/extra', body: (d) => { d.extra = 1; } },
-  { name: 'unknown nested key', status: 400, path: '/hardware/gpu', body: (d) => { d.hardware.gpu = 'none'; } },
-  { name: 'unknown key in a sample', status: 400, path: '/samples/2/bogus', body: (d) => { d.samples[2].bogus = true; } },
-  { name: 'scenario version not a sha256', status: 400, path: '/scenario/version', body: (d) => { d.scenario.version = 'v1'; } },
-  { name: 'scenario key with spaces', status: 400, path: '/scenario/key', body: (d) => { d.scenario.key = 'drop table'; } },
-  { name: 'unknown engine', status: 400, path: '/database/engine', body: (d) => { d.database.engine = 'oracle'; } },
-  { name: 'unknown storage kind', status: 400, path: '/hardware/storage/kind', body: (d) => { d.hardware.storage.kind = 'floppy'; } },
-  { name: 'finished before started', status: 400, path: '/finishedAt', body: (d) => { d.finishedAt = '2026-11-22T02:00:00.000Z'; } },
-  { name: 'start time not ISO 8601', status: 400, path: '/startedAt', body: (d) => { d.startedAt = 'yesterday'; } },
-  { name: 'no samples', status: 400, path: '/samples', body: (d) => { d.samples = []; } },
-  { name: 'samples missing', status: 400, path: '/samples', body: (d) => { delete d.samples; } },
-  { name: 'duplicate sample', status: 400, path: '/samples/3', body: (d) => { d.samples[3] = { ...d.samples[0] }; } },
+  {
+    name: 'Infinity literal',
+    status: 400,
+    path: '/',
+    body: JSON.stringify(FIXTURE).replace('"value":2', '"value":Infinity'),
+  },
+  {
+    name: 'number overflowing to Infinity',
+    status: 400,
+    path: '/samples/0/value',
+    body: JSON.stringify(FIXTURE).replace(/"value":[0-9.]+/, '"value":1e999'),
+  },
+  {
+    name: 'negative overflow in a time series',
+    status: 400,
+    path: '/timeSeries/0/x',
+    body: JSON.stringify({
+      ...FIXTURE,
+      timeSeries: [{ variant: '1-1', repetition: 1, metric: 'dead_tuples', x: 0, value: 1 }],
+    }).replace('"x":0', '"x":-1e999'),
+  },
+  {
+    name: '__proto__ key',
+    status: 400,
+    path: '/',
+    body: JSON.stringify(FIXTURE).replace('"params":{', '"params":{"__proto__":{"admin":true},'),
+  },
+  {
+    name: 'value as string',
+    status: 400,
+    path: '/samples/0/value',
+    body: (d) => {
+      d.samples[0].value = '1.5';
+    },
+  },
+  {
+    name: 'repetition as string',
+    status: 400,
+    path: '/samples/0/repetition',
+    body: (d) => {
+      d.samples[0].repetition = '1';
+    },
+  },
+  {
+    name: 'memory as string',
+    status: 400,
+    path: '/hardware/memoryBytes',
+    body: (d) => {
+      d.hardware.memoryBytes = '25769803776';
+    },
+  },
+  {
+    name: 'negative core count',
+    status: 400,
+    path: '/hardware/physicalCores',
+    body: (d) => {
+      d.hardware.physicalCores = -2;
+    },
+  },
+  {
+    name: 'zero logical cpus',
+    status: 400,
+    path: '/hardware/logicalCpus',
+    body: (d) => {
+      d.hardware.logicalCpus = 0;
+    },
+  },
+  {
+    name: 'repetition 0',
+    status: 400,
+    path: '/samples/0/repetition',
+    body: (d) => {
+      d.samples[0].repetition = 0;
+    },
+  },
+  {
+    name: 'fractional repetition',
+    status: 400,
+    path: '/samples/1/repetition',
+    body: (d) => {
+      d.samples[1].repetition = 1.5;
+    },
+  },
+  {
+    name: 'negative database major',
+    status: 400,
+    path: '/database/major',
+    body: (d) => {
+      d.database.major = -15;
+    },
+  },
+  {
+    name: 'unknown top-level key',
+    status: 400,
+    path: '/extra',
+    body: (d) => {
+      d.extra = 1;
+    },
+  },
+  {
+    name: 'unknown nested key',
+    status: 400,
+    path: '/hardware/gpu',
+    body: (d) => {
+      d.hardware.gpu = 'none';
+    },
+  },
+  {
+    name: 'unknown key in a sample',
+    status: 400,
+    path: '/samples/2/bogus',
+    body: (d) => {
+      d.samples[2].bogus = true;
+    },
+  },
+  {
+    name: 'scenario version not a sha256',
+    status: 400,
+    path: '/scenario/version',
+    body: (d) => {
+      d.scenario.version = 'v1';
+    },
+  },
+  {
+    name: 'scenario key with spaces',
+    status: 400,
+    path: '/scenario/key',
+    body: (d) => {
+      d.scenario.key = 'drop table';
+    },
+  },
+  {
+    name: 'unknown engine',
+    status: 400,
+    path: '/database/engine',
+    body: (d) => {
+      d.database.engine = 'oracle';
+    },
+  },
+  {
+    name: 'unknown storage kind',
+    status: 400,
+    path: '/hardware/storage/kind',
+    body: (d) => {
+      d.hardware.storage.kind = 'floppy';
+    },
+  },
+  {
+    name: 'finished before started',
+    status: 400,
+    path: '/finishedAt',
+    body: (d) => {
+      d.finishedAt = '2026-11-22T02:00:00.000Z';
+    },
+  },
+  {
+    name: 'start time not ISO 8601',
+    status: 400,
+    path: '/startedAt',
+    body: (d) => {
+      d.startedAt = 'yesterday';
+    },
+  },
+  {
+    name: 'no samples',
+    status: 400,
+    path: '/samples',
+    body: (d) => {
+      d.samples = [];
+    },
+  },
+  {
+    name: 'samples missing',
+    status: 400,
+    path: '/samples',
+    body: (d) => {
+      delete d.samples;
+    },
+  },
+  {
+    name: 'duplicate sample',
+    status: 400,
+    path: '/samples/3',
+    body: (d) => {
+      d.samples[3] = { ...d.samples[0] };
+    },
+  },
   // The first later sample of samples[0]'s metric, given another unit.
-  { name: 'one metric in two units', status: 400, path: `/samples/${SAME_METRIC}/unit`, body: (d) => { d.samples[SAME_METRIC].unit = 'ms'; } },
-  { name: 'over-long string', status: 400, path: '/hardware/cpuModel', body: (d) => { d.hardware.cpuModel = 'x'.repeat(10_000); } },
-  { name: 'runner version not semver', status: 400, path: '/runnerVersion', body: (d) => { d.runnerVersion = 'latest'; } },
-  { name: 'too many params', status: 400, path: '/params', body: (d) => { d.params = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, i])); } },
-  { name: 'object as a param value', status: 400, path: '/params/rows', body: (d) => { d.params.rows = { n: 1 }; } },
-  { name: 'deeply nested param', status: 400, path: '/params/deep', body: JSON.stringify(FIXTURE).replace('"params":{', `"params":{"deep":${nest(5000)},`) },
+  {
+    name: 'one metric in two units',
+    status: 400,
+    path: `/samples/${SAME_METRIC}/unit`,
+    body: (d) => {
+      d.samples[SAME_METRIC].unit = 'ms';
+    },
+  },
+  {
+    name: 'over-long string',
+    status: 400,
+    path: '/hardware/cpuModel',
+    body: (d) => {
+      d.hardware.cpuModel = 'x'.repeat(10_000);
+    },
+  },
+  {
+    name: 'runner version not semver',
+    status: 400,
+    path: '/runnerVersion',
+    body: (d) => {
+      d.runnerVersion = 'latest';
+    },
+  },
+  {
+    name: 'too many params',
+    status: 400,
+    path: '/params',
+    body: (d) => {
+      d.params = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, i]));
+    },
+  },
+  {
+    name: 'object as a param value',
+    status: 400,
+    path: '/params/rows',
+    body: (d) => {
+      d.params.rows = { n: 1 };
+    },
+  },
+  {
+    name: 'deeply nested param',
+    status: 400,
+    path: '/params/deep',
+    body: JSON.stringify(FIXTURE).replace('"params":{', `"params":{"deep":${nest(5000)},`),
+  },
   { name: 'pathologically deep nesting', status: 400, body: `{"params":${nest(200_000)}}` },
-  { name: '10^6-element array', status: 400, path: '/warnings', body: (d) => { d.warnings = Array.from({ length: 1_000_000 }, () => 'w'); } },
-  { name: 'note text over 64 KiB', status: 400, path: '/notes/0/text', body: (d) => { d.notes[0].text = 'n'.repeat(70_000); } },
-  { name: 'oversized body', status: 413, body: (d) => { d.warnings = Array.from({ length: 300 }, () => 'w'.repeat(60_000)); } },
-  { name: 'bad Idempotency-Key', status: 400, path: 'headers:/idempotency-key', body: () => {}, headers: { 'idempotency-key': 'has spaces in it' } },
+  {
+    name: '10^6-element array',
+    status: 400,
+    path: '/warnings',
+    body: (d) => {
+      d.warnings = Array.from({ length: 1_000_000 }, () => 'w');
+    },
+  },
+  {
+    name: 'note text over 64 KiB',
+    status: 400,
+    path: '/notes/0/text',
+    body: (d) => {
+      d.notes[0].text = 'n'.repeat(70_000);
+    },
+  },
+  {
+    name: 'oversized body',
+    status: 413,
+    body: (d) => {
+      d.warnings = Array.from({ length: 300 }, () => 'w'.repeat(60_000));
+    },
+  },
+  {
+    name: 'bad Idempotency-Key',
+    status: 400,
+    path: 'headers:/idempotency-key',
+    body: () => {},
+    headers: { 'idempotency-key': 'has spaces in it' },
+  },
 ];
 
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -92,7 +328,10 @@ describe('malformed submissions', () => {
     const problem = JSON.parse(text);
     expect(problem).toMatchObject({ status: c.status, title: expect.any(String), requestId: expect.any(String) });
     if (c.path) {
-      expect(problem.errors?.map((e: { path: string }) => e.path), text.slice(0, 500)).toContain(c.path);
+      expect(
+        problem.errors?.map((e: { path: string }) => e.path),
+        text.slice(0, 500),
+      ).toContain(c.path);
     }
     expect(await snapshot(api.db)).toEqual(before);
   });

@@ -11,7 +11,7 @@ describe('comparisons, findings and similar hardware over published and measured
   let api: Api;
   let measuredRunId: string;
   let measuredFingerprint: string;
-  const get = async <T,>(path: string) => {
+  const get = async <T>(path: string) => {
     const res = await fetch(`${api.url}${path}`);
     return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as T };
   };
@@ -29,7 +29,9 @@ describe('comparisons, findings and similar hardware over published and measured
   afterAll(async () => api?.close());
 
   it('reproduces the article for all three servers, with CIs, p-values and significance at n = 5', async () => {
-    const { status, body } = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published');
+    const { status, body } = await get<ComparisonResult>(
+      '/v1/comparisons?scenario=vacuum-index-cleanup&source=published',
+    );
     expect(status).toBe(200);
     expect(body.groups).toHaveLength(3);
     const want = {
@@ -62,16 +64,22 @@ describe('comparisons, findings and similar hardware over published and measured
   });
 
   it('honours baseline/candidate and the direction override', async () => {
-    const { body } = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published&baseline=1-2&candidate=1-1&storage=ssd');
+    const { body } = await get<ComparisonResult>(
+      '/v1/comparisons?scenario=vacuum-index-cleanup&source=published&baseline=1-2&candidate=1-1&storage=ssd',
+    );
     expect(body.groups).toHaveLength(1);
     expect(body.groups[0]!.pairsFrom).toBe('query');
     expect(body.groups[0]!.comparisons[0]!.verdict.kind).toBe('slower');
-    const higher = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published&storage=ssd&direction=higher-is-better');
+    const higher = await get<ComparisonResult>(
+      '/v1/comparisons?scenario=vacuum-index-cleanup&source=published&storage=ssd&direction=higher-is-better',
+    );
     expect(higher.body.groups[0]!.comparisons[0]!.verdict.kind).toBe('slower');
   });
 
   it('filters by cores and memory and groups by class', async () => {
-    const { body } = await get<ComparisonResult>('/v1/comparisons?scenario=vacuum-index-cleanup&source=published&groupBy=class&minMemoryGb=16&storage=hdd&minCores=8&maxCores=8');
+    const { body } = await get<ComparisonResult>(
+      '/v1/comparisons?scenario=vacuum-index-cleanup&source=published&groupBy=class&minMemoryGb=16&storage=hdd&minCores=8&maxCores=8',
+    );
     expect(body.groups.map((g) => g.hardware.class)).toEqual(['8 cores / 32 GB / HDD']);
     expect(body.groups[0]!.hardware.fingerprint).toBeNull();
   });

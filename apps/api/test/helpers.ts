@@ -4,9 +4,11 @@ import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App, type BuildAppOptions } from '../src/index.ts';
 import { createTestDatabase, prismaOf } from '@tunelab/results-db/testing';
 
-export const FIXTURE = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+export const FIXTURE = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
 
-export const clone = <T,>(v: T): T => structuredClone(v);
+export const clone = <T>(v: T): T => structuredClone(v);
 
 /** A real API on a real PostgreSQL database of its own, listening on a free loopback port. */
 export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}) {
@@ -147,7 +149,10 @@ export async function startInjectable(backend: Backend, options: Omit<BuildAppOp
  * The API listening on a port, its results database a fresh PostgreSQL database reached through
  * startPgProxy() (cut it with `proxy.stop()`, stall it with `proxy.stall()`), and a runner token.
  */
-export async function startApiThroughProxy(runnerName: string, dbOptions: NonNullable<Parameters<typeof openResultsDb>[1]> = {}) {
+export async function startApiThroughProxy(
+  runnerName: string,
+  dbOptions: NonNullable<Parameters<typeof openResultsDb>[1]> = {},
+) {
   const database = await createTestDatabase();
   const proxy = await startPgProxy();
   const viaProxy = new URL(database.url);

@@ -15,10 +15,20 @@ describe('OpenAPI and docs', () => {
     expect(doc.openapi).toMatch(/^3\./);
     await SwaggerParser.validate(structuredClone(doc));
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/v1/runs', '/v1/runs/{id}', '/v1/hardware', '/v1/hardware/{fingerprint}', '/v1/scenarios', '/healthz', '/readyz']),
+      expect.arrayContaining([
+        '/v1/runs',
+        '/v1/runs/{id}',
+        '/v1/hardware',
+        '/v1/hardware/{fingerprint}',
+        '/v1/scenarios',
+        '/healthz',
+        '/readyz',
+      ]),
     );
     const post = doc.paths['/v1/runs'].post;
-    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '409', '413', '429', '503']));
+    expect(Object.keys(post.responses)).toEqual(
+      expect.arrayContaining(['200', '201', '400', '401', '409', '413', '429', '503']),
+    );
     expect(post.requestBody.content['application/json'].schema.properties.samples).toBeDefined();
   });
 

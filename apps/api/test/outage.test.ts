@@ -23,7 +23,10 @@ describe('results database stopping mid-request', () => {
     const c = new pg.Client({ connectionString: database.url });
     await c.connect();
     try {
-      const runs = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key LIKE '%:' || $1`, [key]);
+      const runs = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM runs WHERE idempotency_key LIKE '%:' || $1`,
+        [key],
+      );
       const samples = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM samples`);
       const hardware = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM hardware_profiles`);
       return { runs: runs.rows[0]!.n, samples: samples.rows[0]!.n, hardware: hardware.rows[0]!.n };
@@ -51,7 +54,11 @@ describe('results database stopping mid-request', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.headers.get('retry-after')).toBe('5');
     const problem = await res.json();
-    expect(problem).toMatchObject({ status: 503, type: expect.stringContaining('database-unavailable'), requestId: expect.any(String) });
+    expect(problem).toMatchObject({
+      status: 503,
+      type: expect.stringContaining('database-unavailable'),
+      requestId: expect.any(String),
+    });
     expect(JSON.stringify(problem)).not.toMatch(/ECONN|terminated|stack|at /);
 
     // The transaction died with its connection: the run's hardware profile, run and samples are all absent.

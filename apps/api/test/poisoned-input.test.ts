@@ -14,26 +14,146 @@ const MAX = 1.7976931348623157e308;
 /** The first duration sample of the fixture (a real run: its layout is the runner's). */
 const FIRST_DURATION: number = FIXTURE.samples.findIndex((s: { metric: string }) => s.metric === 'duration');
 const REFUSALS: Refusal[] = [
-  { name: 'a duration of 1.8e308 s', path: '/samples/0/value', mutate: (d) => { d.samples[0].value = MAX; } },
-  { name: 'durations of 1e155 × repetition', path: `/samples/${FIRST_DURATION}/value`, mutate: (d) => { d.samples.forEach((s: { metric: string; value: number; repetition: number }) => { if (s.metric === 'duration') s.value = 1e155 * s.repetition; }); } },
-  { name: 'a negative duration', path: '/samples/0/value', mutate: (d) => { d.samples[0].value = -1; } },
-  { name: 'bytes beyond 2^63', path: '/samples/1/value', mutate: (d) => { d.samples[1].value = 1e20; } },
-  { name: 'an unknown unit beyond the generic bound', path: '/samples/2/value', mutate: (d) => { d.samples[2].unit = 'widgets'; d.samples[5].unit = 'widgets'; d.samples[8].unit = 'widgets'; d.samples[11].unit = 'widgets'; d.samples[2].value = 1e300; } },
-  { name: 'a time-series value of 1.8e308', path: '/timeSeries/0/value', mutate: (d) => { d.timeSeries = [{ variant: '1-1', repetition: 1, metric: 'dead_tuples', x: 0, value: MAX }]; } },
-  { name: 'startedAt 0001-01-01T00:30:00+01:00', path: '/startedAt', mutate: (d) => { d.startedAt = '0001-01-01T00:30:00+01:00'; } },
-  { name: 'finishedAt 9999-12-31T23:59:59-12:00', path: '/finishedAt', mutate: (d) => { d.finishedAt = '9999-12-31T23:59:59-12:00'; } },
-  { name: 'year 0000', path: '/startedAt', mutate: (d) => { d.startedAt = '0000-01-01T00:00:00Z'; } },
-  { name: 'a UTC offset of +16:00', path: '/startedAt', mutate: (d) => { d.startedAt = '2026-11-22T19:00:00+16:00'; } },
-  { name: 'a UTC offset of -23:59', path: '/finishedAt', mutate: (d) => { d.finishedAt = '2026-11-22T03:01:05-23:59'; } },
-  { name: 'NUL in the CPU model', path: '/hardware/cpuModel', mutate: (d) => { d.hardware.cpuModel = 'AMD\u0000EPYC'; } },
-  { name: 'NUL in a note', path: '/notes/0/text', mutate: (d) => { d.notes[0].text = 'a\u0000b'; } },
-  { name: 'NUL in a warning', path: '/warnings/0', mutate: (d) => { d.warnings = ['\u0000']; } },
-  { name: 'NUL in a param value', path: '/params/rows', mutate: (d) => { d.params.rows = 'x\u0000'; } },
-  { name: 'NUL in a setting value', path: '/database/settings/shared_buffers', mutate: (d) => { d.database.settings.shared_buffers = '128\u0000MB'; } },
-  { name: 'NUL in a scenario title', path: '/scenario/title', mutate: (d) => { d.scenario.title = 'x\u0000'; } },
-  { name: 'a lone high surrogate in the OS name', path: '/hardware/os', raw: (j) => j.replace(`"os":${JSON.stringify(FIXTURE.hardware.os)}`, '"os":"Debian \\ud800"') },
-  { name: 'a lone low surrogate in the kernel', path: '/hardware/kernel', raw: (j) => j.replace(`"kernel":${JSON.stringify(FIXTURE.hardware.kernel)}`, '"kernel":"\\udc00 6.1"') },
-  { name: 'a lone surrogate in a param key', path: '/params/\ud800', raw: (j) => j.replace('"params":{', '"params":{"\\ud800":1,') },
+  {
+    name: 'a duration of 1.8e308 s',
+    path: '/samples/0/value',
+    mutate: (d) => {
+      d.samples[0].value = MAX;
+    },
+  },
+  {
+    name: 'durations of 1e155 × repetition',
+    path: `/samples/${FIRST_DURATION}/value`,
+    mutate: (d) => {
+      d.samples.forEach((s: { metric: string; value: number; repetition: number }) => {
+        if (s.metric === 'duration') s.value = 1e155 * s.repetition;
+      });
+    },
+  },
+  {
+    name: 'a negative duration',
+    path: '/samples/0/value',
+    mutate: (d) => {
+      d.samples[0].value = -1;
+    },
+  },
+  {
+    name: 'bytes beyond 2^63',
+    path: '/samples/1/value',
+    mutate: (d) => {
+      d.samples[1].value = 1e20;
+    },
+  },
+  {
+    name: 'an unknown unit beyond the generic bound',
+    path: '/samples/2/value',
+    mutate: (d) => {
+      d.samples[2].unit = 'widgets';
+      d.samples[5].unit = 'widgets';
+      d.samples[8].unit = 'widgets';
+      d.samples[11].unit = 'widgets';
+      d.samples[2].value = 1e300;
+    },
+  },
+  {
+    name: 'a time-series value of 1.8e308',
+    path: '/timeSeries/0/value',
+    mutate: (d) => {
+      d.timeSeries = [{ variant: '1-1', repetition: 1, metric: 'dead_tuples', x: 0, value: MAX }];
+    },
+  },
+  {
+    name: 'startedAt 0001-01-01T00:30:00+01:00',
+    path: '/startedAt',
+    mutate: (d) => {
+      d.startedAt = '0001-01-01T00:30:00+01:00';
+    },
+  },
+  {
+    name: 'finishedAt 9999-12-31T23:59:59-12:00',
+    path: '/finishedAt',
+    mutate: (d) => {
+      d.finishedAt = '9999-12-31T23:59:59-12:00';
+    },
+  },
+  {
+    name: 'year 0000',
+    path: '/startedAt',
+    mutate: (d) => {
+      d.startedAt = '0000-01-01T00:00:00Z';
+    },
+  },
+  {
+    name: 'a UTC offset of +16:00',
+    path: '/startedAt',
+    mutate: (d) => {
+      d.startedAt = '2026-11-22T19:00:00+16:00';
+    },
+  },
+  {
+    name: 'a UTC offset of -23:59',
+    path: '/finishedAt',
+    mutate: (d) => {
+      d.finishedAt = '2026-11-22T03:01:05-23:59';
+    },
+  },
+  {
+    name: 'NUL in the CPU model',
+    path: '/hardware/cpuModel',
+    mutate: (d) => {
+      d.hardware.cpuModel = 'AMD\u0000EPYC';
+    },
+  },
+  {
+    name: 'NUL in a note',
+    path: '/notes/0/text',
+    mutate: (d) => {
+      d.notes[0].text = 'a\u0000b';
+    },
+  },
+  {
+    name: 'NUL in a warning',
+    path: '/warnings/0',
+    mutate: (d) => {
+      d.warnings = ['\u0000'];
+    },
+  },
+  {
+    name: 'NUL in a param value',
+    path: '/params/rows',
+    mutate: (d) => {
+      d.params.rows = 'x\u0000';
+    },
+  },
+  {
+    name: 'NUL in a setting value',
+    path: '/database/settings/shared_buffers',
+    mutate: (d) => {
+      d.database.settings.shared_buffers = '128\u0000MB';
+    },
+  },
+  {
+    name: 'NUL in a scenario title',
+    path: '/scenario/title',
+    mutate: (d) => {
+      d.scenario.title = 'x\u0000';
+    },
+  },
+  {
+    name: 'a lone high surrogate in the OS name',
+    path: '/hardware/os',
+    raw: (j) => j.replace(`"os":${JSON.stringify(FIXTURE.hardware.os)}`, '"os":"Debian \\ud800"'),
+  },
+  {
+    name: 'a lone low surrogate in the kernel',
+    path: '/hardware/kernel',
+    raw: (j) => j.replace(`"kernel":${JSON.stringify(FIXTURE.hardware.kernel)}`, '"kernel":"\\udc00 6.1"'),
+  },
+  {
+    name: 'a lone surrogate in a param key',
+    path: '/params/\ud800',
+    raw: (j) => j.replace('"params":{', '"params":{"\\ud800":1,'),
+  },
 ];
 
 for (const backend of BACKENDS) {
@@ -64,7 +184,10 @@ for (const backend of BACKENDS) {
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       const problem = res.json();
       expect(problem.requestId).toEqual(expect.any(String));
-      expect(problem.errors.map((e: { path: string }) => e.path), res.body.slice(0, 400)).toContain(c.path);
+      expect(
+        problem.errors.map((e: { path: string }) => e.path),
+        res.body.slice(0, 400),
+      ).toContain(c.path);
       expect(await snapshot(api.db)).toEqual(before);
     });
 
@@ -76,8 +199,14 @@ for (const backend of BACKENDS) {
     it.each([
       ['/v1/runs?class=%00', 'querystring:/class'],
       ['/v1/hardware?class=%00', 'querystring:/class'],
-      [`/v1/runs?cursor=${Buffer.from('-000001-01-01T00:00:00.000Z|00000000-0000-0000-0000-000000000000').toString('base64url')}`, 'querystring:/cursor'],
-      [`/v1/runs?cursor=${Buffer.from('+010000-01-01T00:00:00.000Z|00000000-0000-0000-0000-000000000000').toString('base64url')}`, 'querystring:/cursor'],
+      [
+        `/v1/runs?cursor=${Buffer.from('-000001-01-01T00:00:00.000Z|00000000-0000-0000-0000-000000000000').toString('base64url')}`,
+        'querystring:/cursor',
+      ],
+      [
+        `/v1/runs?cursor=${Buffer.from('+010000-01-01T00:00:00.000Z|00000000-0000-0000-0000-000000000000').toString('base64url')}`,
+        'querystring:/cursor',
+      ],
     ])('GET %s → 4xx problem+json, not 500', async (url, path) => {
       const res = await api.app.inject({ method: 'GET', url });
       expect(res.statusCode, res.body.slice(0, 300)).toBeGreaterThanOrEqual(400);
@@ -102,20 +231,47 @@ for (const backend of BACKENDS) {
       };
       // A healthy group next to the poisoned ones: it must keep its verdict.
       for (let i = 0; i < 3; i++) {
-        await store(`good-${i}`, 'a', (d) => { d.startedAt = `2026-11-2${i}T03:00:00.000Z`; });
+        await store(`good-${i}`, 'a', (d) => {
+          d.startedAt = `2026-11-2${i}T03:00:00.000Z`;
+        });
       }
-      await store('max', 'b', (d) => { d.samples.forEach((s: { metric: string; value: number }) => { if (s.metric === 'duration') s.value = MAX; }); });
-      await store('max2', 'b', (d) => { d.startedAt = '2026-11-23T03:00:00.000Z'; d.samples.forEach((s: { metric: string; value: number; repetition: number }) => { if (s.metric === 'duration') s.value = s.repetition % 2 ? MAX : -MAX; }); });
-      await store('e155', 'c', (d) => { d.samples.forEach((s: { metric: string; value: number; repetition: number }) => { if (s.metric === 'duration') s.value = 1e155 * s.repetition; }); });
-      await store('year1', 'd', (d) => { d.startedAt = '0001-01-01T00:30:00+01:00'; });
-      await store('year9999', 'e', (d) => { d.finishedAt = '9999-12-31T23:59:59-12:00'; });
+      await store('max', 'b', (d) => {
+        d.samples.forEach((s: { metric: string; value: number }) => {
+          if (s.metric === 'duration') s.value = MAX;
+        });
+      });
+      await store('max2', 'b', (d) => {
+        d.startedAt = '2026-11-23T03:00:00.000Z';
+        d.samples.forEach((s: { metric: string; value: number; repetition: number }) => {
+          if (s.metric === 'duration') s.value = s.repetition % 2 ? MAX : -MAX;
+        });
+      });
+      await store('e155', 'c', (d) => {
+        d.samples.forEach((s: { metric: string; value: number; repetition: number }) => {
+          if (s.metric === 'duration') s.value = 1e155 * s.repetition;
+        });
+      });
+      await store('year1', 'd', (d) => {
+        d.startedAt = '0001-01-01T00:30:00+01:00';
+      });
+      await store('year9999', 'e', (d) => {
+        d.finishedAt = '9999-12-31T23:59:59-12:00';
+      });
     });
     afterAll(async () => api?.close());
 
     it('GET /v1/comparisons answers 200: the overflowing group says so, the healthy one keeps its verdict', async () => {
-      const res = await api.app.inject({ method: 'GET', url: '/v1/comparisons?scenario=vacuum-index-cleanup&groupBy=hardware' });
+      const res = await api.app.inject({
+        method: 'GET',
+        url: '/v1/comparisons?scenario=vacuum-index-cleanup&groupBy=hardware',
+      });
       expect(res.statusCode, res.body.slice(0, 400)).toBe(200);
-      const groups: { scenario: { version: string }; warnings: string[]; comparisons: { verdict: { kind: string } }[]; variants: { sd: number | null; ci95: unknown }[] }[] = res.json().groups;
+      const groups: {
+        scenario: { version: string };
+        warnings: string[];
+        comparisons: { verdict: { kind: string } }[];
+        variants: { sd: number | null; ci95: unknown }[];
+      }[] = res.json().groups;
       const byVersion = (c: string) => groups.find((g) => g.scenario.version === c.repeat(64));
       expect(byVersion('a')?.comparisons[0]?.verdict.kind).not.toBe('insufficient-data');
       expect(byVersion('b')?.warnings.join(' ')).toMatch(/too large for their spread/);
@@ -151,7 +307,8 @@ for (const backend of BACKENDS) {
       let cursor: string | null = null;
       let seen = 0;
       do {
-        const page: { statusCode: number; json: () => { items: unknown[]; nextCursor: string | null } } = await api.app.inject({ method: 'GET', url: `/v1/runs?limit=2${cursor ? `&cursor=${cursor}` : ''}` });
+        const page: { statusCode: number; json: () => { items: unknown[]; nextCursor: string | null } } =
+          await api.app.inject({ method: 'GET', url: `/v1/runs?limit=2${cursor ? `&cursor=${cursor}` : ''}` });
         expect(page.statusCode).toBe(200);
         const body = page.json();
         seen += body.items.length;

@@ -54,7 +54,11 @@ describe('errors before any route are problem+json with the request id', () => {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.headers.get('x-request-id')).toBe('edge-1');
-    expect(await res.json()).toMatchObject({ status, requestId: 'edge-1', type: expect.stringContaining('tunelab.dev/problems/') });
+    expect(await res.json()).toMatchObject({
+      status,
+      requestId: 'edge-1',
+      type: expect.stringContaining('tunelab.dev/problems/'),
+    });
   });
 
   it('headers over the size limit → 431 problem+json', async () => {
@@ -82,7 +86,11 @@ describe('errors before any route are problem+json with the request id', () => {
     );
     const p = problemOf(text);
     expect(p.status).toBe(408);
-    expect(p.body).toMatchObject({ status: 408, type: expect.stringContaining('request-timeout'), requestId: expect.any(String) });
+    expect(p.body).toMatchObject({
+      status: 408,
+      type: expect.stringContaining('request-timeout'),
+      requestId: expect.any(String),
+    });
     // requestTimeout 1 s, checked every 250 ms: answered well before Node's 30 s default.
     expect(ms).toBeLessThan(3000);
     expect(await snapshot(api.db)).toEqual(before);
@@ -98,17 +106,37 @@ for (const backend of BACKENDS) {
     afterAll(async () => api?.close());
 
     const send = (headers: Record<string, string>, key: string, body = JSON.stringify(FIXTURE)) =>
-      api.app.inject({ method: 'POST', url: '/v1/runs', headers: { authorization: `Bearer ${api.token}`, 'idempotency-key': key, ...headers }, payload: body });
+      api.app.inject({
+        method: 'POST',
+        url: '/v1/runs',
+        headers: { authorization: `Bearer ${api.token}`, 'idempotency-key': key, ...headers },
+        payload: body,
+      });
 
-    it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf-8"'])('Content-Type %s → 201', async (type) => {
-      const res = await send({ 'content-type': type }, `ct-${type.replace(/[^a-z0-9]/gi, '')}`);
-      expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(300);
-    });
+    it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf-8"'])(
+      'Content-Type %s → 201',
+      async (type) => {
+        const res = await send({ 'content-type': type }, `ct-${type.replace(/[^a-z0-9]/gi, '')}`);
+        expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(300);
+      },
+    );
 
     it.each([
-      ['Content-Type application/json; charset=iso-8859-1', { 'content-type': 'application/json; charset=iso-8859-1' }, 'headers:/content-type'],
-      ['Content-Encoding gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 'headers:/content-encoding'],
-      ['Content-Encoding br', { 'content-type': 'application/json', 'content-encoding': 'br' }, 'headers:/content-encoding'],
+      [
+        'Content-Type application/json; charset=iso-8859-1',
+        { 'content-type': 'application/json; charset=iso-8859-1' },
+        'headers:/content-type',
+      ],
+      [
+        'Content-Encoding gzip',
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        'headers:/content-encoding',
+      ],
+      [
+        'Content-Encoding br',
+        { 'content-type': 'application/json', 'content-encoding': 'br' },
+        'headers:/content-encoding',
+      ],
     ])('%s → 415 problem+json, nothing stored', async (_name, headers, path) => {
       const before = await snapshot(api.db);
       const res = await send(headers, 'refused-1');
@@ -121,7 +149,11 @@ for (const backend of BACKENDS) {
     it('Content-Encoding identity is plain', async () => {
       const d = clone(FIXTURE);
       d.startedAt = '2026-11-22T02:00:00.000Z';
-      const res = await send({ 'content-type': 'application/json', 'content-encoding': 'identity' }, 'identity-1', JSON.stringify(d));
+      const res = await send(
+        { 'content-type': 'application/json', 'content-encoding': 'identity' },
+        'identity-1',
+        JSON.stringify(d),
+      );
       expect(res.statusCode).toBe(201);
     });
   });
@@ -136,7 +168,12 @@ for (const backend of BACKENDS) {
     afterAll(async () => api?.close());
 
     const submit = (token: string, key: string, body: unknown) =>
-      api.app.inject({ method: 'POST', url: '/v1/runs', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key }, payload: JSON.stringify(body) });
+      api.app.inject({
+        method: 'POST',
+        url: '/v1/runs',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify(body),
+      });
 
     it("runner B replaying runner A's key gets its own run, not A's", async () => {
       const a = await submit(api.token, 'shared-1', FIXTURE);
@@ -158,7 +195,9 @@ for (const backend of BACKENDS) {
       const taken = await submit(api.token, 'published:vacuum-index-cleanup:server-1', FIXTURE);
       expect([200, 201]).toContain(taken.statusCode);
       const result = await api.db.importPublished(SCENARIOS);
-      expect(result.imported.find((i) => i.idempotencyKey === 'published:vacuum-index-cleanup:server-1')?.outcome).toBe('created');
+      expect(result.imported.find((i) => i.idempotencyKey === 'published:vacuum-index-cleanup:server-1')?.outcome).toBe(
+        'created',
+      );
     });
 
     it('a run stored under a bare key before the scoping replays for its runner only', async () => {

@@ -14,10 +14,15 @@ describe('POST /v1/runs then GET', () => {
     expect(res.status).toBe(201);
     const accepted = await res.json();
     expect(res.headers.get('location')).toBe(`/v1/runs/${accepted.id}`);
-    expect(accepted).toMatchObject({ status: 'stored', samples: FIXTURE.samples.length, timeSeriesPoints: FIXTURE.timeSeries.length });
+    expect(accepted).toMatchObject({
+      status: 'stored',
+      samples: FIXTURE.samples.length,
+      timeSeriesPoints: FIXTURE.timeSeries.length,
+    });
 
     const got = await (await fetch(`${api.url}/v1/runs/${accepted.id}`)).json();
-    const key = (s: { variant: string; repetition: number; metric: string }) => `${s.variant}|${s.repetition}|${s.metric}`;
+    const key = (s: { variant: string; repetition: number; metric: string }) =>
+      `${s.variant}|${s.repetition}|${s.metric}`;
     const sorted = (xs: typeof FIXTURE.samples) => [...xs].sort((a, b) => key(a).localeCompare(key(b)));
     expect(sorted(got.samples)).toEqual(sorted(FIXTURE.samples));
     expect(got.timeSeries).toEqual(FIXTURE.timeSeries);
@@ -40,28 +45,40 @@ describe('POST /v1/runs then GET', () => {
     const list = await (await fetch(`${api.url}/v1/hardware`)).json();
     expect(list.items.map((h: { fingerprint: string }) => h.fingerprint)).toEqual([accepted.hardware.fingerprint]);
 
-    const runs = await (await fetch(`${api.url}/v1/runs?scenario=vacuum-index-cleanup&hardware=${accepted.hardware.fingerprint}&limit=1`)).json();
+    const runs = await (
+      await fetch(`${api.url}/v1/runs?scenario=vacuum-index-cleanup&hardware=${accepted.hardware.fingerprint}&limit=1`)
+    ).json();
     expect(runs.items).toHaveLength(1);
     expect(runs.items[0].id).toBe(accepted2.id); // newest first
-    const next = await (await fetch(`${api.url}/v1/runs?scenario=vacuum-index-cleanup&limit=1&cursor=${runs.nextCursor}`)).json();
+    const next = await (
+      await fetch(`${api.url}/v1/runs?scenario=vacuum-index-cleanup&limit=1&cursor=${runs.nextCursor}`)
+    ).json();
     expect(next.items[0].id).toBe(accepted.id);
     expect(next.nextCursor).toBeNull();
 
     const byEngine = await (await fetch(`${api.url}/v1/runs?engine=mysql`)).json();
     expect(byEngine.items).toEqual([]);
-    const byClass = await (await fetch(`${api.url}/v1/runs?class=${encodeURIComponent('2 cores / 24 GB / SSD')}`)).json();
+    const byClass = await (
+      await fetch(`${api.url}/v1/runs?class=${encodeURIComponent('2 cores / 24 GB / SSD')}`)
+    ).json();
     expect(byClass.items.length).toBeGreaterThanOrEqual(2);
 
     const scenarios = await (await fetch(`${api.url}/v1/scenarios`)).json();
     expect(scenarios.items).toEqual([
-      expect.objectContaining({ key: 'vacuum-index-cleanup', runs: 2, versions: [expect.objectContaining({ version: FIXTURE.scenario.version, runs: 2 })] }),
+      expect.objectContaining({
+        key: 'vacuum-index-cleanup',
+        runs: 2,
+        versions: [expect.objectContaining({ version: FIXTURE.scenario.version, runs: 2 })],
+      }),
     ]);
   });
 
   it('stores SQL and HTML in strings verbatim and returns them as JSON, never as markup', async () => {
     const evil = clone(FIXTURE);
     evil.hardware.cpuModel = `Robert'); DROP TABLE runs; --`;
-    evil.notes = [{ kind: 'vacuum-verbose', text: '<script>alert("x")</script><img src=x onerror=alert(1)> \u2028 ünïcødé' }];
+    evil.notes = [
+      { kind: 'vacuum-verbose', text: '<script>alert("x")</script><img src=x onerror=alert(1)> \u2028 ünïcødé' },
+    ];
     evil.warnings = ["'; DELETE FROM samples WHERE '1'='1"];
     const res = await post(api.url, api.token, evil, { 'idempotency-key': 'evil-1' });
     expect(res.status).toBe(201);
@@ -77,7 +94,12 @@ describe('POST /v1/runs then GET', () => {
   });
 
   it('answers 404 problem+json for unknown runs and hardware', async () => {
-    for (const path of ['/v1/runs/00000000-0000-0000-0000-000000000000', '/v1/runs/not-a-uuid', `/v1/hardware/${'a'.repeat(64)}`, '/v1/nope']) {
+    for (const path of [
+      '/v1/runs/00000000-0000-0000-0000-000000000000',
+      '/v1/runs/not-a-uuid',
+      `/v1/hardware/${'a'.repeat(64)}`,
+      '/v1/nope',
+    ]) {
       const res = await fetch(api.url + path);
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -100,7 +122,10 @@ describe('POST /v1/runs then GET', () => {
       const res = await fetch(`${api.url}/v1/runs?${query}`);
       expect(res.status, query).toBe(400);
       const p = await res.json();
-      expect(p.errors.map((e: { path: string }) => e.path), query).toContain(path);
+      expect(
+        p.errors.map((e: { path: string }) => e.path),
+        query,
+      ).toContain(path);
     }
     const bad = await fetch(`${api.url}/v1/hardware/zzz`);
     expect(bad.status).toBe(400);
@@ -114,7 +139,9 @@ describe('idempotency', () => {
     body.startedAt = '2026-11-22T06:00:00.000Z';
     body.finishedAt = '2026-11-22T06:05:00.000Z';
     const before = await snapshot(api.db);
-    const responses = await Promise.all(Array.from({ length: 50 }, () => post(api.url, api.token, body, { 'idempotency-key': 'concurrent-50' })));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => post(api.url, api.token, body, { 'idempotency-key': 'concurrent-50' })),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(49);
@@ -197,10 +224,16 @@ describe('auth', () => {
   });
 
   it('refuses runners older than the minimum version with a clear message', async () => {
-    const res = await post(api.url, api.token, FIXTURE, { 'user-agent': 'tunelab-runner/0.0.9', 'idempotency-key': 'old-runner' });
+    const res = await post(api.url, api.token, FIXTURE, {
+      'user-agent': 'tunelab-runner/0.0.9',
+      'idempotency-key': 'old-runner',
+    });
     expect(res.status).toBe(426);
     expect((await res.json()).detail).toMatch(/0\.0\.9 is older than the minimum 0\.1\.0/);
-    const ok = await post(api.url, api.token, FIXTURE, { 'user-agent': 'tunelab-runner/0.1.0', 'idempotency-key': 'min-version-ok' });
+    const ok = await post(api.url, api.token, FIXTURE, {
+      'user-agent': 'tunelab-runner/0.1.0',
+      'idempotency-key': 'min-version-ok',
+    });
     expect(ok.status).toBe(201);
   });
 });

@@ -29,7 +29,10 @@ describe('results database connections dying silently', () => {
     const c = new pg.Client({ connectionString: database.url });
     await c.connect();
     try {
-      const r = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`, [database.name]);
+      const r = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`,
+        [database.name],
+      );
       return r.rows[0]!.n;
     } finally {
       await c.end();
@@ -44,7 +47,9 @@ describe('results database connections dying silently', () => {
       return d;
     };
     // Warm the pool: every pooled connection is open when the network stalls.
-    expect((await post(url, token, body('2026-11-22T05:00:00.000Z'), { 'idempotency-key': 'before' })).status).toBe(201);
+    expect((await post(url, token, body('2026-11-22T05:00:00.000Z'), { 'idempotency-key': 'before' })).status).toBe(
+      201,
+    );
     await Promise.all(Array.from({ length: 4 }, () => fetch(`${url}/v1/runs`)));
 
     proxy.stall();
@@ -52,7 +57,12 @@ describe('results database connections dying silently', () => {
     const during = await Promise.all([
       post(url, token, body('2026-11-22T06:00:00.000Z'), { 'idempotency-key': 'during' }),
       // A new scenario version: the slow path, inside a transaction.
-      post(url, token, { ...body('2026-11-22T06:10:00.000Z'), scenario: { ...FIXTURE.scenario, version: 'f'.repeat(64) } }, { 'idempotency-key': 'during-tx' }),
+      post(
+        url,
+        token,
+        { ...body('2026-11-22T06:10:00.000Z'), scenario: { ...FIXTURE.scenario, version: 'f'.repeat(64) } },
+        { 'idempotency-key': 'during-tx' },
+      ),
       ...Array.from({ length: 6 }, () => fetch(`${url}/v1/runs`)),
       fetch(`${url}/v1/comparisons`),
     ]);

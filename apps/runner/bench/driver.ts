@@ -40,8 +40,17 @@ const seconds = Number(args.seconds);
 const rounds = Number(args.rounds);
 const warehouses = Number(args.warehouses);
 const mix = args.mix as MixName;
-if (!(mix in MIXES) || users.some((u) => !Number.isInteger(u) || u < 1) || !(seconds > 0) || !(rounds >= 1) || !Number.isInteger(warehouses) || warehouses < 1) {
-  console.error('usage: npm run bench:driver -- [--users 1,2,4] [--seconds 10] [--rounds 2] [--warehouses 2] [--mix hammerdb|tpcc] [--target URL]');
+if (
+  !(mix in MIXES) ||
+  users.some((u) => !Number.isInteger(u) || u < 1) ||
+  !(seconds > 0) ||
+  !(rounds >= 1) ||
+  !Number.isInteger(warehouses) ||
+  warehouses < 1
+) {
+  console.error(
+    'usage: npm run bench:driver -- [--users 1,2,4] [--seconds 10] [--rounds 2] [--warehouses 2] [--mix hammerdb|tpcc] [--target URL]',
+  );
   process.exit(2);
 }
 
@@ -74,7 +83,13 @@ async function findPgbench(): Promise<string> {
   if (args.pgbench) return args.pgbench;
   for (const dir of [...env.PATH.split(':'), '/usr/lib/postgresql/15/bin']) {
     const p = path.join(dir, 'pgbench');
-    if (await access(p).then(() => true, () => false)) return p;
+    if (
+      await access(p).then(
+        () => true,
+        () => false,
+      )
+    )
+      return p;
   }
   throw new Error('pgbench not found; pass --pgbench PATH');
 }
@@ -82,15 +97,41 @@ async function findPgbench(): Promise<string> {
 async function runPgbench(pgbench: string, dir: string, url: string, clients: number): Promise<number> {
   const u = new URL(url);
   const files = TX_TYPES.flatMap((t) => ['-f', `${path.join(dir, `${t}.sql`)}@${MIXES[mix][t]}`]);
-  const argv = ['-n', '-M', 'prepared', '-c', String(clients), '-j', '1', '-T', String(seconds), '--max-tries', '10', '-D', `warehouses=${warehouses}`, ...files,
-    '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), decodeURIComponent(u.pathname.slice(1))];
+  const argv = [
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(clients),
+    '-j',
+    '1',
+    '-T',
+    String(seconds),
+    '--max-tries',
+    '10',
+    '-D',
+    `warehouses=${warehouses}`,
+    ...files,
+    '-h',
+    u.hostname,
+    '-p',
+    u.port || '5432',
+    '-U',
+    decodeURIComponent(u.username || 'postgres'),
+    decodeURIComponent(u.pathname.slice(1)),
+  ];
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(pgbench, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv({ PGAPPNAME: 'tunelab-bench-pgbench' }) });
+    const child = spawn(pgbench, argv, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: childEnv({ PGAPPNAME: 'tunelab-bench-pgbench' }),
+    });
     let text = '';
     child.stdout.on('data', (d) => (text += d));
     child.stderr.on('data', (d) => (text += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`pgbench exited with ${code}:\n${text}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`pgbench exited with ${code}:\n${text}`)),
+    );
   });
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
   const failed = /number of failed transactions: (\d+)/.exec(out);
@@ -100,7 +141,16 @@ async function runPgbench(pgbench: string, dir: string, url: string, clients: nu
 }
 
 async function runDriver(url: string, vus: number): Promise<{ tps: number; cpuPerTx: number }> {
-  const r = await runTprocc({ connectionString: url, applicationName: 'tunelab-bench-driver', vus, warehouses, mix, rampUpSeconds: 0, durationSeconds: seconds, rollbacks: false });
+  const r = await runTprocc({
+    connectionString: url,
+    applicationName: 'tunelab-bench-driver',
+    vus,
+    warehouses,
+    mix,
+    rampUpSeconds: 0,
+    durationSeconds: seconds,
+    rollbacks: false,
+  });
   if (r.totals.errors > 0) console.warn(`  driver: ${r.totals.errors} failed transactions (${r.errorMessages[0]})`);
   return { tps: r.totals.transactions / r.elapsedSeconds, cpuPerTx: r.clientCpuMicros / r.totals.transactions };
 }
@@ -114,26 +164,40 @@ async function main() {
   const stop = () => void dropDatabase(args.target, db).finally(() => process.exit(130));
   process.once('SIGINT', stop);
   try {
-    for (const t of TX_TYPES) await writeFile(path.join(dir, `${t}.sql`), `\\set w :client_id % :warehouses + 1\n${SCRIPTS[t]}\n`);
+    for (const t of TX_TYPES)
+      await writeFile(path.join(dir, `${t}.sql`), `\\set w :client_id % :warehouses + 1\n${SCRIPTS[t]}\n`);
     console.log(`building ${warehouses} warehouse(s) in ${db}…`);
     const url = await createTproccDatabase(args.target, db, warehouses);
-    console.log(`${mix} mix, ${seconds} s per run, ${rounds} round(s), pgbench and the driver alternating (order swapped every round)\n`);
+    console.log(
+      `${mix} mix, ${seconds} s per run, ${rounds} round(s), pgbench and the driver alternating (order swapped every round)\n`,
+    );
     const rows: string[][] = [];
     for (const vus of users) {
       const pg: number[] = [];
       const drv: number[] = [];
       const cpu: number[] = [];
       for (let round = 0; round < rounds; round++) {
-        const runs = [async () => pg.push(await runPgbench(pgbench, dir, url, vus)), async () => {
-          const d = await runDriver(url, vus);
-          drv.push(d.tps);
-          cpu.push(d.cpuPerTx);
-        }];
+        const runs = [
+          async () => pg.push(await runPgbench(pgbench, dir, url, vus)),
+          async () => {
+            const d = await runDriver(url, vus);
+            drv.push(d.tps);
+            cpu.push(d.cpuPerTx);
+          },
+        ];
         if (round % 2 === 1) runs.reverse();
         for (const run of runs) await run();
-        console.log(`  ${vus} user(s), round ${round + 1}: pgbench ${pg.at(-1)!.toFixed(0)} tps, driver ${drv.at(-1)!.toFixed(0)} tps`);
+        console.log(
+          `  ${vus} user(s), round ${round + 1}: pgbench ${pg.at(-1)!.toFixed(0)} tps, driver ${drv.at(-1)!.toFixed(0)} tps`,
+        );
       }
-      rows.push([String(vus), mean(pg).toFixed(0), mean(drv).toFixed(0), (mean(drv) / mean(pg)).toFixed(2), mean(cpu).toFixed(0)]);
+      rows.push([
+        String(vus),
+        mean(pg).toFixed(0),
+        mean(drv).toFixed(0),
+        (mean(drv) / mean(pg)).toFixed(2),
+        mean(cpu).toFixed(0),
+      ]);
     }
     const head = ['users', 'pgbench tps', 'driver tps', 'driver ÷ pgbench', 'driver CPU µs/tx'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -22,7 +22,16 @@ afterAll(async () => {
 });
 
 const tunelab = (args: string[], env: Record<string, string> = {}, onStderr?: Parameters<typeof runTunelab>[2]) =>
-  runTunelab(args, { TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', ...env }, onStderr);
+  runTunelab(
+    args,
+    {
+      TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'),
+      TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
+      TUNELAB_SUBMIT_BACKOFF_MS: '10',
+      ...env,
+    },
+    onStderr,
+  );
 
 describe('exit codes', () => {
   it('--help exits 0 and documents exit codes', async () => {
@@ -33,15 +42,26 @@ describe('exit codes', () => {
   it('usage errors exit 2', async () => {
     expect((await tunelab(['run', 'vacuum-index-cleanup'])).code).toBe(EXIT.USAGE); // no --target
     expect((await tunelab(['run', 'no-such-scenario', '--target', TEST_PG_URL])).code).toBe(EXIT.USAGE);
-    expect((await tunelab(['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=abc'])).code).toBe(EXIT.USAGE);
+    expect((await tunelab(['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=abc'])).code).toBe(
+      EXIT.USAGE,
+    );
     expect((await tunelab(['validate', 'nope'])).code).toBe(EXIT.USAGE);
   });
   it('--until-stable usage errors exit 2 with a clear message, before touching the server', async () => {
     const run = ['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=100'];
     const cases: [string[], RegExp][] = [
-      [['--until-stable', '--max-repetitions', '2'], /--max-repetitions 2 is below the starting count of 3 repetitions/],
-      [['--until-stable', '--repetitions', '6', '--max-repetitions', '5'], /--max-repetitions 5 is below the starting count of 6/],
-      [['--until-stable', '--max-repetitions', 'ten'], /--max-repetitions <n>' argument 'ten' is invalid\. expected a positive integer/],
+      [
+        ['--until-stable', '--max-repetitions', '2'],
+        /--max-repetitions 2 is below the starting count of 3 repetitions/,
+      ],
+      [
+        ['--until-stable', '--repetitions', '6', '--max-repetitions', '5'],
+        /--max-repetitions 5 is below the starting count of 6/,
+      ],
+      [
+        ['--until-stable', '--max-repetitions', 'ten'],
+        /--max-repetitions <n>' argument 'ten' is invalid\. expected a positive integer/,
+      ],
       [['--until-stable', '--cv-threshold', 'abc'], /--cv-threshold <fraction>' argument 'abc' is invalid/],
       [['--until-stable', '--cv-threshold', '0'], /expected a positive number/],
       [['--max-repetitions', '5'], /--max-repetitions only applies with --until-stable/],
@@ -65,7 +85,11 @@ describe('exit codes', () => {
   });
   it('scenarios lists versions', async () => {
     const r = await tunelab(['scenarios', '--json']);
-    expect(JSON.parse(r.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'vacuum-index-cleanup', version: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
+    expect(JSON.parse(r.stdout)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ key: 'vacuum-index-cleanup', version: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+      ]),
+    );
   });
 });
 
@@ -80,17 +104,33 @@ describe('Ctrl-C', () => {
     const prefix = runPrefix(runId);
     let sent = false;
     let seen: string[] = [];
-    const r = await tunelab(['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=60000', '--repetitions', '20', '--run-id', runId, '--json'], {}, (stderr, child) => {
-      if (!sent && when.test(stderr)) {
-        sent = true;
-        setTimeout(() => {
-          void databasesWithPrefix(prefix).then((names) => {
-            seen = names;
-            child.kill('SIGINT');
-          });
-        }, delayMs);
-      }
-    });
+    const r = await tunelab(
+      [
+        'run',
+        'vacuum-index-cleanup',
+        '--target',
+        TEST_PG_URL,
+        '--param',
+        'rows=60000',
+        '--repetitions',
+        '20',
+        '--run-id',
+        runId,
+        '--json',
+      ],
+      {},
+      (stderr, child) => {
+        if (!sent && when.test(stderr)) {
+          sent = true;
+          setTimeout(() => {
+            void databasesWithPrefix(prefix).then((names) => {
+              seen = names;
+              child.kill('SIGINT');
+            });
+          }, delayMs);
+        }
+      },
+    );
     expect(sent).toBe(true);
     expect(seen).toContain(`${prefix}tpl`);
     expect(r.code).toBe(EXIT.INTERRUPTED);
@@ -101,7 +141,10 @@ describe('Ctrl-C', () => {
 });
 
 /** What the real API answers for a stored run (the runner checks key and sample count). */
-function runAcceptedFor(headers: IncomingMessage['headers'], body: { scenario: { key: string; version: string }; samples: unknown[]; timeSeries?: unknown[] }) {
+function runAcceptedFor(
+  headers: IncomingMessage['headers'],
+  body: { scenario: { key: string; version: string }; samples: unknown[]; timeSeries?: unknown[] },
+) {
   const id = crypto.randomUUID();
   return {
     id,
@@ -140,12 +183,22 @@ describe('run → submit → spool', () => {
         }
         if (mode === 'problem') {
           res.writeHead(422, { 'content-type': 'application/problem+json' }).end(
-            JSON.stringify({ type: 'about:blank', title: 'Unprocessable', status: 422, detail: 'samples are wrong', requestId: 'req-1', errors: [{ path: 'samples.0.value', message: 'must be finite' }] }),
+            JSON.stringify({
+              type: 'about:blank',
+              title: 'Unprocessable',
+              status: 422,
+              detail: 'samples are wrong',
+              requestId: 'req-1',
+              errors: [{ path: 'samples.0.value', message: 'must be finite' }],
+            }),
           );
           return;
         }
-        const replay = received.filter((r) => r.headers['idempotency-key'] === req.headers['idempotency-key']).length > 1;
-        res.writeHead(replay ? 200 : 201, { 'content-type': 'application/json' }).end(JSON.stringify(runAcceptedFor(req.headers, JSON.parse(text))));
+        const replay =
+          received.filter((r) => r.headers['idempotency-key'] === req.headers['idempotency-key']).length > 1;
+        res
+          .writeHead(replay ? 200 : 201, { 'content-type': 'application/json' })
+          .end(JSON.stringify(runAcceptedFor(req.headers, JSON.parse(text))));
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -156,7 +209,9 @@ describe('run → submit → spool', () => {
   // The submit/spool tests below send a run file of their own, so each can run alone.
   const stored = path.join(tmp, 'stored.json');
   beforeAll(async () => {
-    const submission = RunSubmission.parse(JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')));
+    const submission = RunSubmission.parse(
+      JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')),
+    );
     const runId = crypto.randomUUID();
     await writeRunFile(stored, makeRunFile(runId, `tunelab-run-${runId}`, submission));
   });
@@ -168,10 +223,29 @@ describe('run → submit → spool', () => {
     const runFile = path.join(tmp, 'run.json');
     const runId = crypto.randomUUID();
     runIds.push(runId);
-    const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=1000', '--repetitions', '1', '--out', runFile, '--api', api, '--token', 'tok-1', '--run-id', runId]);
+    const r = await tunelab([
+      'run',
+      'vacuum-full-rewrite',
+      '--target',
+      TEST_PG_URL,
+      '--param',
+      'rows=1000',
+      '--repetitions',
+      '1',
+      '--out',
+      runFile,
+      '--api',
+      api,
+      '--token',
+      'tok-1',
+      '--run-id',
+      runId,
+    ]);
     expect(r.stderr).toMatch(/retry 1/);
     expect(r.code).toBe(EXIT.OK);
-    expect(r.stdout).toMatch(/Not enough data to compare vacuum with full-rewrite \(n = 1 \+ 1; at least 3 runs of each are needed\)/);
+    expect(r.stdout).toMatch(
+      /Not enough data to compare vacuum with full-rewrite \(n = 1 \+ 1; at least 3 runs of each are needed\)/,
+    );
     const file = JSON.parse(await readFile(runFile, 'utf8'));
     expect(file).toMatchObject({ format: 'tunelab-run/1', runId, idempotencyKey: `tunelab-run-${runId}` });
     expect(received).toHaveLength(2); // 503, then 201 — same key both times
@@ -205,7 +279,9 @@ describe('run → submit → spool', () => {
   });
 
   it('an unreachable API spools the run; flush sends it once and empties the spool', async () => {
-    const r = await tunelab(['submit', stored, '--api', 'http://127.0.0.1:1', '--token', 'tok-1'], { TUNELAB_SUBMIT_RETRIES: '1' });
+    const r = await tunelab(['submit', stored, '--api', 'http://127.0.0.1:1', '--token', 'tok-1'], {
+      TUNELAB_SUBMIT_RETRIES: '1',
+    });
     expect(r.code).toBe(EXIT.NOT_STORED);
     expect(r.stderr).toMatch(/waits in the spool/);
     const list = await tunelab(['spool', 'list', '--json']);
@@ -225,26 +301,71 @@ describe('run --until-stable', () => {
     const runId = crypto.randomUUID();
     runIds.push(runId);
     const out = path.join(tmp, 'until-stable.json');
-    const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=300', '--until-stable', '--max-repetitions', '4', '--cv-threshold', '0.000001', '--run-id', runId, '--out', out]);
+    const r = await tunelab([
+      'run',
+      'vacuum-full-rewrite',
+      '--target',
+      TEST_PG_URL,
+      '--param',
+      'rows=300',
+      '--until-stable',
+      '--max-repetitions',
+      '4',
+      '--cv-threshold',
+      '0.000001',
+      '--run-id',
+      runId,
+      '--out',
+      out,
+    ]);
     expect(r.code).toBe(EXIT.OK);
     expect(r.stdout).toMatch(/#4 +mean +CV\n/);
     expect(r.stdout).toMatch(/\nstopped: max-repetitions reached \(4\): CV of .+ > 0\.0001%\n/);
     expect(r.stderr).toMatch(/until-stable: CV of \S+ = [\d.]+% > 0\.0001%: adding repetition 4 \(max 4\)/);
     expect(r.stderr).toMatch(/16\/16 variant/);
     const { submission } = JSON.parse(await readFile(out, 'utf8'));
-    expect(submission.options).toEqual({ repetitions: 4, scale: 'default', untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001 } });
-    expect(submission.notes).toContainEqual({ kind: 'stopping-rule', text: expect.stringMatching(/^max-repetitions reached \(4\)/) });
+    expect(submission.options).toEqual({
+      repetitions: 4,
+      scale: 'default',
+      untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001 },
+    });
+    expect(submission.notes).toContainEqual({
+      kind: 'stopping-rule',
+      text: expect.stringMatching(/^max-repetitions reached \(4\)/),
+    });
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
 
   it('--json carries the stopping rule in the submission', async () => {
     const runId = crypto.randomUUID();
     runIds.push(runId);
-    const r = await tunelab(['run', 'vacuum-full-rewrite', '--target', TEST_PG_URL, '--param', 'rows=300', '--until-stable', '--cv-threshold', '10', '--run-id', runId, '--out', path.join(tmp, 'stable.json'), '--json']);
+    const r = await tunelab([
+      'run',
+      'vacuum-full-rewrite',
+      '--target',
+      TEST_PG_URL,
+      '--param',
+      'rows=300',
+      '--until-stable',
+      '--cv-threshold',
+      '10',
+      '--run-id',
+      runId,
+      '--out',
+      path.join(tmp, 'stable.json'),
+      '--json',
+    ]);
     expect(r.code).toBe(EXIT.OK);
     const { submission } = JSON.parse(r.stdout);
-    expect(submission.options).toEqual({ repetitions: 3, scale: 'default', untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10 } });
-    expect(submission.notes).toContainEqual({ kind: 'stopping-rule', text: expect.stringMatching(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/) });
+    expect(submission.options).toEqual({
+      repetitions: 3,
+      scale: 'default',
+      untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10 },
+    });
+    expect(submission.notes).toContainEqual({
+      kind: 'stopping-rule',
+      text: expect.stringMatching(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/),
+    });
     expect(r.stderr).toMatch(/until-stable: stable: /);
   });
 });
@@ -254,7 +375,10 @@ describe('validate', () => {
     const dir = path.join(tmp, 'scenarios', 'broken');
     await import('node:fs/promises').then(async (fs) => {
       await fs.mkdir(dir, { recursive: true });
-      await fs.writeFile(path.join(dir, 'scenario.yaml'), 'key: broken\ntitle: x\nengines: [postgresql]\nfixture: []\nvariants: []\nmetrics: []\nrepetitions: { default: 0 }\n');
+      await fs.writeFile(
+        path.join(dir, 'scenario.yaml'),
+        'key: broken\ntitle: x\nengines: [postgresql]\nfixture: []\nvariants: []\nmetrics: []\nrepetitions: { default: 0 }\n',
+      );
       await fs.writeFile(path.join(dir, 'README.md'), '#');
     });
     const r = await tunelab(['validate'], { TUNELAB_SCENARIOS_DIR: path.join(tmp, 'scenarios') });

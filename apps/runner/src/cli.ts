@@ -46,19 +46,29 @@ const positiveInt = (value: string) => {
 };
 const positiveFraction = (value: string) => {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number, a fraction (0.03 = 3%)');
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('expected a positive number, a fraction (0.03 = 3%)');
   return n;
 };
 
 async function loadByKey(config: RunnerConfig, key: string) {
   const dirs = await listScenarioDirs(config.scenariosDir);
   const dir = dirs.find((d) => path.basename(d) === key);
-  if (!dir) throw new CliError(`no scenario "${key}" in ${config.scenariosDir}; known: ${dirs.map((d) => path.basename(d)).join(', ') || '(none)'}`, EXIT.USAGE);
+  if (!dir)
+    throw new CliError(
+      `no scenario "${key}" in ${config.scenariosDir}; known: ${dirs.map((d) => path.basename(d)).join(', ') || '(none)'}`,
+      EXIT.USAGE,
+    );
   return loadScenario(dir);
 }
 
 /** Submits, and on a network failure keeps the run in the spool. Returns the exit code. */
-async function deliver(run: RunFile, config: RunnerConfig, api: { url: string; token: string }, log: (line: string) => void): Promise<{ code: number; outcome: SubmitOutcome; spooled?: string }> {
+async function deliver(
+  run: RunFile,
+  config: RunnerConfig,
+  api: { url: string; token: string },
+  log: (line: string) => void,
+): Promise<{ code: number; outcome: SubmitOutcome; spooled?: string }> {
   const outcome = await submitRun(run, {
     apiUrl: api.url,
     token: api.token,
@@ -83,7 +93,11 @@ function apiFrom(opts: { api?: string; token?: string }, config: RunnerConfig): 
   const url = opts.api ?? config.apiUrl;
   const token = opts.token ?? config.token;
   if (!url && !token) return null;
-  if (!url || !token) throw new CliError('submitting needs both an API URL (--api / TUNELAB_API_URL) and a token (--token / TUNELAB_TOKEN)', EXIT.USAGE);
+  if (!url || !token)
+    throw new CliError(
+      'submitting needs both an API URL (--api / TUNELAB_API_URL) and a token (--token / TUNELAB_TOKEN)',
+      EXIT.USAGE,
+    );
   return { url, token };
 }
 
@@ -123,26 +137,57 @@ function defineRunCommand(program: Command): Command {
     .command('run')
     .description('run a scenario against a database server, print the results and submit them')
     .argument('<key>', 'scenario key')
-    .option('--target <url>', 'database under test, e.g. postgres://postgres@127.0.0.1:5432/postgres (its protocol picks the driver; not for scenarios that declare a managed target)')
-    .option('--repetitions <n>', 'repetitions of each variant (default: the scenario\'s)', positiveInt)
-    .option('--param <name=value>', 'override a scenario parameter (repeatable); a swept parameter takes one value or a list: --param vus=1,4', collectParam)
+    .option(
+      '--target <url>',
+      'database under test, e.g. postgres://postgres@127.0.0.1:5432/postgres (its protocol picks the driver; not for scenarios that declare a managed target)',
+    )
+    .option('--repetitions <n>', "repetitions of each variant (default: the scenario's)", positiveInt)
+    .option(
+      '--param <name=value>',
+      'override a scenario parameter (repeatable); a swept parameter takes one value or a list: --param vus=1,4',
+      collectParam,
+    )
     .option('--published-scale', 'use the published parameter values and repetitions')
-    .option('--until-stable', `add interleaved rounds (A B A B …) while the timed metric of a compared variant has a coefficient of variation above --cv-threshold; starts from --repetitions (at least ${MIN_STARTING_REPETITIONS})`)
-    .option('--max-repetitions <n>', `with --until-stable: stop after this many repetitions even if still unstable (default ${DEFAULT_MAX_REPETITIONS}, or the starting count if higher)`, positiveInt)
-    .option('--cv-threshold <fraction>', `with --until-stable: largest acceptable CV, sd/mean (default ${DEFAULT_CV_THRESHOLD} = 3%, the Phoronix Test Suite rule)`, positiveFraction)
+    .option(
+      '--until-stable',
+      `add interleaved rounds (A B A B …) while the timed metric of a compared variant has a coefficient of variation above --cv-threshold; starts from --repetitions (at least ${MIN_STARTING_REPETITIONS})`,
+    )
+    .option(
+      '--max-repetitions <n>',
+      `with --until-stable: stop after this many repetitions even if still unstable (default ${DEFAULT_MAX_REPETITIONS}, or the starting count if higher)`,
+      positiveInt,
+    )
+    .option(
+      '--cv-threshold <fraction>',
+      `with --until-stable: largest acceptable CV, sd/mean (default ${DEFAULT_CV_THRESHOLD} = 3%, the Phoronix Test Suite rule)`,
+      positiveFraction,
+    )
     .option('--api <url>', 'TuneLab API to submit to (or TUNELAB_API_URL)')
     .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
     .option('--out <file>', 'where to write the run file (default: TUNELAB_RUNS_DIR/<run id>.json)')
     .option('--json', 'print the run file as JSON on stdout; progress as plain lines on stderr')
-    .option('--cluster-bin <dir>', 'scenarios on a managed cluster: the PostgreSQL server binaries (default: pg_config --bindir, else the highest /usr/lib/postgresql/<major>/bin)')
-    .option('--cluster-dir <dir>', 'scenarios on a managed cluster: where its data directory goes, e.g. on the disk under test (default: the OS temp dir); removed at the end')
-    .addOption(new Option('--storage <kind>', 'storage kind of the server\'s disk, when it cannot be probed').choices(StorageKind.options.filter((k) => k !== 'unknown')))
+    .option(
+      '--cluster-bin <dir>',
+      'scenarios on a managed cluster: the PostgreSQL server binaries (default: pg_config --bindir, else the highest /usr/lib/postgresql/<major>/bin)',
+    )
+    .option(
+      '--cluster-dir <dir>',
+      'scenarios on a managed cluster: where its data directory goes, e.g. on the disk under test (default: the OS temp dir); removed at the end',
+    )
+    .addOption(
+      new Option('--storage <kind>', "storage kind of the server's disk, when it cannot be probed").choices(
+        StorageKind.options.filter((k) => k !== 'unknown'),
+      ),
+    )
     .addOption(new Option('--run-id <uuid>', 'use this run id (tests, resuming)').hideHelp());
 }
 
 function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
   if (!opts.untilStable && (opts.maxRepetitions !== undefined || opts.cvThreshold !== undefined)) {
-    throw new CliError(`${opts.maxRepetitions !== undefined ? '--max-repetitions' : '--cv-threshold'} only applies with --until-stable`, EXIT.USAGE);
+    throw new CliError(
+      `${opts.maxRepetitions !== undefined ? '--max-repetitions' : '--cv-threshold'} only applies with --until-stable`,
+      EXIT.USAGE,
+    );
   }
   return {
     scenario: key,
@@ -152,7 +197,12 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
       ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
       scale: opts.publishedScale ? 'published' : 'default',
       ...(opts.untilStable
-        ? { untilStable: { cvThreshold: opts.cvThreshold ?? DEFAULT_CV_THRESHOLD, ...(opts.maxRepetitions !== undefined ? { maxRepetitions: opts.maxRepetitions } : {}) } }
+        ? {
+            untilStable: {
+              cvThreshold: opts.cvThreshold ?? DEFAULT_CV_THRESHOLD,
+              ...(opts.maxRepetitions !== undefined ? { maxRepetitions: opts.maxRepetitions } : {}),
+            },
+          }
         : {}),
     },
   };
@@ -175,7 +225,10 @@ export function parseRunArgs(argv: readonly string[]): RunRequest {
   return request;
 }
 
-export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; err: (s: string) => void; isTTY: boolean; signalTarget?: NodeJS.EventEmitter }): { program: Command; exitCode: () => number } {
+export function buildCli(
+  config: RunnerConfig,
+  io: { out: (s: string) => void; err: (s: string) => void; isTTY: boolean; signalTarget?: NodeJS.EventEmitter },
+): { program: Command; exitCode: () => number } {
   let exitCode: number = EXIT.OK;
   const program = new Command('tunelab')
     .description('TuneLab runner: run versioned database-tuning scenarios and submit the results')
@@ -200,7 +253,9 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
         }
       }
       if (opts.json) io.out(`${JSON.stringify(rows, null, 2)}\n`);
-      else for (const r of rows) io.out(`${r.key.padEnd(28)} ${r.version.slice(0, 12).padEnd(12)}  ${r.title || r.error}\n`);
+      else
+        for (const r of rows)
+          io.out(`${r.key.padEnd(28)} ${r.version.slice(0, 12).padEnd(12)}  ${r.title || r.error}\n`);
     });
 
   program
@@ -227,53 +282,58 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
     });
 
   defineRunCommand(program).action(async (key: string, opts: RunCommandOptions) => {
-      const request = runRequestOf(key, opts);
-      const api = apiFrom(opts, config);
-      const scenario = await loadByKey(config, key);
-      const progress = createProgress({ tty: io.isTTY && !opts.json });
-      const controller = new AbortController();
-      let signals = 0;
-      const onSignal = (sig: string) => {
-        signals++;
-        io.err(`\n${sig}: stopping and dropping this run's databases…${signals > 1 ? ' (again: exiting now)' : ''}\n`);
-        if (signals > 1) process.exit(EXIT.INTERRUPTED);
-        controller.abort();
-      };
-      const target = io.signalTarget ?? process;
-      const sigint = () => onSignal('SIGINT');
-      const sigterm = () => onSignal('SIGTERM');
-      target.on('SIGINT', sigint);
-      target.on('SIGTERM', sigterm);
-      let result;
-      try {
-        result = await runScenario({
-          scenario,
-          ...(request.target !== undefined ? { target: request.target } : {}),
-          params: request.params,
-          scale: request.options.scale,
-          ...(request.options.repetitions ? { repetitions: request.options.repetitions } : {}),
-          ...(request.options.untilStable ? { untilStable: request.options.untilStable } : {}),
-          ...(opts.storage ? { storage: opts.storage } : {}),
-          ...(opts.runId ? { runId: opts.runId } : {}),
-          ...(opts.clusterBin !== undefined || opts.clusterDir !== undefined
-            ? { managed: { ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}), ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}) } }
-            : {}),
-          signal: controller.signal,
-          onEvent: progress.onEvent,
-        });
-      } finally {
-        progress.stop();
-        target.off('SIGINT', sigint);
-        target.off('SIGTERM', sigterm);
-      }
-      // Nothing measured is lost: the run file exists before any network call.
-      const run = makeRunFile(result.runId, result.idempotencyKey, result.submission);
-      const file = opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${result.runId}.json`);
-      await writeRunFile(file, run);
-      if (opts.json) io.out(`${JSON.stringify(run, null, 2)}\n`);
-      else io.out(`\n${renderRunTable(scenario.doc, result.submission)}\n\nrun ${result.runId} written to ${file}\n`);
-      if (api) exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`))).code;
-    });
+    const request = runRequestOf(key, opts);
+    const api = apiFrom(opts, config);
+    const scenario = await loadByKey(config, key);
+    const progress = createProgress({ tty: io.isTTY && !opts.json });
+    const controller = new AbortController();
+    let signals = 0;
+    const onSignal = (sig: string) => {
+      signals++;
+      io.err(`\n${sig}: stopping and dropping this run's databases…${signals > 1 ? ' (again: exiting now)' : ''}\n`);
+      if (signals > 1) process.exit(EXIT.INTERRUPTED);
+      controller.abort();
+    };
+    const target = io.signalTarget ?? process;
+    const sigint = () => onSignal('SIGINT');
+    const sigterm = () => onSignal('SIGTERM');
+    target.on('SIGINT', sigint);
+    target.on('SIGTERM', sigterm);
+    let result;
+    try {
+      result = await runScenario({
+        scenario,
+        ...(request.target !== undefined ? { target: request.target } : {}),
+        params: request.params,
+        scale: request.options.scale,
+        ...(request.options.repetitions ? { repetitions: request.options.repetitions } : {}),
+        ...(request.options.untilStable ? { untilStable: request.options.untilStable } : {}),
+        ...(opts.storage ? { storage: opts.storage } : {}),
+        ...(opts.runId ? { runId: opts.runId } : {}),
+        ...(opts.clusterBin !== undefined || opts.clusterDir !== undefined
+          ? {
+              managed: {
+                ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}),
+                ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}),
+              },
+            }
+          : {}),
+        signal: controller.signal,
+        onEvent: progress.onEvent,
+      });
+    } finally {
+      progress.stop();
+      target.off('SIGINT', sigint);
+      target.off('SIGTERM', sigterm);
+    }
+    // Nothing measured is lost: the run file exists before any network call.
+    const run = makeRunFile(result.runId, result.idempotencyKey, result.submission);
+    const file = opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${result.runId}.json`);
+    await writeRunFile(file, run);
+    if (opts.json) io.out(`${JSON.stringify(run, null, 2)}\n`);
+    else io.out(`\n${renderRunTable(scenario.doc, result.submission)}\n\nrun ${result.runId} written to ${file}\n`);
+    if (api) exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`))).code;
+  });
 
   program
     .command('submit')
@@ -296,13 +356,30 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
     .action(async (opts: { json?: boolean }) => {
       const { runs: items, corrupt } = await listSpool(config.spoolDir);
       // A file that is not a run is reported, never a reason to hide the good ones.
-      for (const c of corrupt) io.err(`${c.file}: not a run file (${c.reason.split('\n')[0]}); \`tunelab spool flush\` moves it to ${QUARANTINE_DIR}/\n`);
+      for (const c of corrupt)
+        io.err(
+          `${c.file}: not a run file (${c.reason.split('\n')[0]}); \`tunelab spool flush\` moves it to ${QUARANTINE_DIR}/\n`,
+        );
       if (opts.json) {
-        io.out(`${JSON.stringify(items.map((i) => ({ file: i.file, runId: i.run.runId, scenario: i.run.submission.scenario.key, startedAt: i.run.submission.startedAt })), null, 2)}\n`);
+        io.out(
+          `${JSON.stringify(
+            items.map((i) => ({
+              file: i.file,
+              runId: i.run.runId,
+              scenario: i.run.submission.scenario.key,
+              startedAt: i.run.submission.startedAt,
+            })),
+            null,
+            2,
+          )}\n`,
+        );
         return;
       }
       if (!items.length) io.out(`the spool (${config.spoolDir}) has no runs\n`);
-      for (const i of items) io.out(`${i.run.runId}  ${i.run.submission.scenario.key.padEnd(28)} ${i.run.submission.startedAt}  ${i.file}\n`);
+      for (const i of items)
+        io.out(
+          `${i.run.runId}  ${i.run.submission.scenario.key.padEnd(28)} ${i.run.submission.startedAt}  ${i.file}\n`,
+        );
     });
   spool
     .command('flush')
@@ -312,11 +389,19 @@ export function buildCli(config: RunnerConfig, io: { out: (s: string) => void; e
     .action(async (opts: { api?: string; token?: string }) => {
       const api = apiFrom(opts, config);
       if (!api) throw new CliError('spool flush needs --api/TUNELAB_API_URL and --token/TUNELAB_TOKEN', EXIT.USAGE);
-      const { results, quarantined } = await flushSpool(config.spoolDir, { apiUrl: api.url, token: api.token, retries: config.submitRetries, baseDelayMs: config.submitBaseDelayMs });
-      for (const q of quarantined) io.err(`${q.file}: not a run file (${q.reason.split('\n')[0]}); moved to ${q.movedTo}\n`);
+      const { results, quarantined } = await flushSpool(config.spoolDir, {
+        apiUrl: api.url,
+        token: api.token,
+        retries: config.submitRetries,
+        baseDelayMs: config.submitBaseDelayMs,
+      });
+      for (const q of quarantined)
+        io.err(`${q.file}: not a run file (${q.reason.split('\n')[0]}); moved to ${q.movedTo}\n`);
       for (const r of results) {
         const o = r.outcome;
-        io.out(`${r.runId}  ${o.status === 'stored' ? (o.replay ? 'stored (replay)' : 'stored') : `${o.status}: ${o.message}`}\n`);
+        io.out(
+          `${r.runId}  ${o.status === 'stored' ? (o.replay ? 'stored (replay)' : 'stored') : `${o.status}: ${o.message}`}\n`,
+        );
       }
       if (!results.length) io.out('nothing to flush\n');
       if (quarantined.length > 0 || results.some((r) => r.outcome.status !== 'stored')) exitCode = EXIT.NOT_STORED;
@@ -336,7 +421,11 @@ function exitCodeOf(e: EngineError): ExitCode {
 
 /** Runs the CLI with argv; resolves to the process exit code. */
 export async function main(argv: string[], env?: NodeJS.ProcessEnv): Promise<number> {
-  const io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s), isTTY: Boolean(process.stderr.isTTY) };
+  const io = {
+    out: (s: string) => void process.stdout.write(s),
+    err: (s: string) => void process.stderr.write(s),
+    isTTY: Boolean(process.stderr.isTTY),
+  };
   let config: RunnerConfig;
   try {
     config = readConfig(env);

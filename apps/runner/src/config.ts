@@ -17,7 +17,10 @@ export type RunnerConfig = {
   cwd: string;
 };
 
-const optional = z.string().optional().transform((v) => v || undefined);
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => v || undefined);
 const count = (name: string, fallback: number) =>
   z
     .string()
@@ -66,4 +69,5 @@ const MysqlEnv = z.object({ MYSQL_PWD: optional });
  * The MySQL client convention: a mysql:// target without a password uses MYSQL_PWD. Read when the
  * driver connects (not with readConfig) so the secret is not carried around in the config.
  */
-export const mysqlPasswordFromEnv = (env: NodeJS.ProcessEnv = process.env): string | undefined => MysqlEnv.parse(env).MYSQL_PWD;
+export const mysqlPasswordFromEnv = (env: NodeJS.ProcessEnv = process.env): string | undefined =>
+  MysqlEnv.parse(env).MYSQL_PWD;

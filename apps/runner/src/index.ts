@@ -1,10 +1,37 @@
 /** The runner engine, for tests and embedding; the CLI lives in ./cli.ts. */
-export { runScenario, cleanupRun, runPrefix, idempotencyKeyOf, DATABASE_PREFIX, type RunOptions, type RunResult, type RunEvent, type Snapshot } from './engine/run-scenario.ts';
+export {
+  runScenario,
+  cleanupRun,
+  runPrefix,
+  idempotencyKeyOf,
+  DATABASE_PREFIX,
+  type RunOptions,
+  type RunResult,
+  type RunEvent,
+  type Snapshot,
+} from './engine/run-scenario.ts';
 export { runStep, type ActionContext, type StepAction } from './engine/actions/index.ts';
 export type { MetricSource } from './engine/metrics/types.ts';
-export { assessStability, decideStop, comparedVariants, DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS, type StopDecision, type UntilStable, type UntilStableOptions } from './engine/stopping.ts';
+export {
+  assessStability,
+  decideStop,
+  comparedVariants,
+  DEFAULT_CV_THRESHOLD,
+  DEFAULT_MAX_REPETITIONS,
+  MIN_STARTING_REPETITIONS,
+  type StopDecision,
+  type UntilStable,
+  type UntilStableOptions,
+} from './engine/stopping.ts';
 export { postgresDriver, isLocalPostgresTarget, quoteIdent } from './drivers/postgres.ts';
-export type { Driver, AdminSession, DatabaseSession, TargetHandle, ManagedCluster, ManagedProvider } from './drivers/driver.ts';
+export type {
+  Driver,
+  AdminSession,
+  DatabaseSession,
+  TargetHandle,
+  ManagedCluster,
+  ManagedProvider,
+} from './drivers/driver.ts';
 export { DRIVERS, MANAGED_PROVIDERS, driverFor, planTarget, openTarget } from './drivers/index.ts';
 export { UsageError, TargetUnreachable, RunFailed, Interrupted, EngineError } from './errors.ts';
 export { probeHardware, probeStorageOf } from './probe/hardware.ts';

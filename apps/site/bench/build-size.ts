@@ -19,12 +19,21 @@ const DISKS = ['ssd', 'nvme', 'hdd'] as const;
 
 async function countPages(dir: string): Promise<number> {
   let n = 0;
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && e.name === 'index.html') n++;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && e.name === 'index.html') n++;
   return n;
 }
 
 const work = await mkdtemp(join(tmpdir(), 'tunelab-site-bench-'));
-const rows: { profiles: number; runs: number; pages: number; seedS: number; buildS: number; loadS: number; msPerPage: number }[] = [];
+const rows: {
+  profiles: number;
+  runs: number;
+  pages: number;
+  seedS: number;
+  buildS: number;
+  loadS: number;
+  msPerPage: number;
+}[] = [];
 try {
   for (const size of SIZES) {
     const dataDir = join(work, `db-${size}`);
@@ -53,17 +62,31 @@ try {
     if (build.code !== 0) throw new Error(`build over ${size} profiles failed:\n${build.output.slice(-3000)}`);
     const pages = await countPages(out);
     const loadMs = Number(/\[tunelab\] loaded .* in (\d+) ms/.exec(build.output)?.[1] ?? NaN);
-    rows.push({ profiles: size, runs: size + 4, pages, seedS, buildS: build.ms / 1000, loadS: loadMs / 1000, msPerPage: build.ms / pages });
-    console.log(`${size} profiles: ${pages} pages in ${(build.ms / 1000).toFixed(1)} s (data load ${(loadMs / 1000).toFixed(1)} s) = ${(build.ms / pages).toFixed(1)} ms/page (seeding took ${seedS.toFixed(1)} s)`);
+    rows.push({
+      profiles: size,
+      runs: size + 4,
+      pages,
+      seedS,
+      buildS: build.ms / 1000,
+      loadS: loadMs / 1000,
+      msPerPage: build.ms / pages,
+    });
+    console.log(
+      `${size} profiles: ${pages} pages in ${(build.ms / 1000).toFixed(1)} s (data load ${(loadMs / 1000).toFixed(1)} s) = ${(build.ms / pages).toFixed(1)} ms/page (seeding took ${seedS.toFixed(1)} s)`,
+    );
   }
   // Astro's start-up is a fixed cost; the marginal time per page (between sizes) shows whether
   // rendering a page gets slower as the data grows.
-  console.log('\nhardware profiles | runs | HTML pages | build (s) | of which data load (s) | ms per page | marginal ms per page');
+  console.log(
+    '\nhardware profiles | runs | HTML pages | build (s) | of which data load (s) | ms per page | marginal ms per page',
+  );
   console.log('---: | ---: | ---: | ---: | ---: | ---: | ---:');
   rows.forEach((r, i) => {
     const prev = rows[i - 1];
     const marginal = prev ? (((r.buildS - prev.buildS) * 1000) / (r.pages - prev.pages)).toFixed(1) : '—';
-    console.log(`${r.profiles} | ${r.runs} | ${r.pages} | ${r.buildS.toFixed(1)} | ${r.loadS.toFixed(1)} | ${r.msPerPage.toFixed(1)} | ${marginal}`);
+    console.log(
+      `${r.profiles} | ${r.runs} | ${r.pages} | ${r.buildS.toFixed(1)} | ${r.loadS.toFixed(1)} | ${r.msPerPage.toFixed(1)} | ${marginal}`,
+    );
   });
 } finally {
   await rm(work, { recursive: true, force: true });

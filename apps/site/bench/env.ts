@@ -13,6 +13,9 @@ export type BenchEnv = z.infer<typeof BenchEnv>;
 
 export function loadBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchEnv {
   const r = BenchEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!r.success) throw new Error(`invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  if (!r.success)
+    throw new Error(
+      `invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
+    );
   return r.data;
 }

@@ -32,22 +32,52 @@ describe('site build over values and dates stored before the contract refused th
       await seedDemo(db);
       const machine = { cores: 4, memoryGb: 16, disk: 'hdd' as const, cpuModel: 'Poisoned CPU' };
       const edits: [string, (s: ReturnType<typeof sampleRun>) => void][] = [
-        ['max', (s) => s.samples.forEach((x) => { if (x.metric === 'duration') x.value = x.repetition % 2 ? MAX : -MAX; })],
-        ['e155', (s) => s.samples.forEach((x) => { if (x.metric === 'duration') x.value = 1e155 * x.repetition; })],
-        ['year1', (s) => { s.startedAt = '0001-01-01T00:30:00+01:00'; }],
-        ['year9999', (s) => { s.finishedAt = '9999-12-31T23:59:59-12:00'; }],
+        [
+          'max',
+          (s) =>
+            s.samples.forEach((x) => {
+              if (x.metric === 'duration') x.value = x.repetition % 2 ? MAX : -MAX;
+            }),
+        ],
+        [
+          'e155',
+          (s) =>
+            s.samples.forEach((x) => {
+              if (x.metric === 'duration') x.value = 1e155 * x.repetition;
+            }),
+        ],
+        [
+          'year1',
+          (s) => {
+            s.startedAt = '0001-01-01T00:30:00+01:00';
+          },
+        ],
+        [
+          'year9999',
+          (s) => {
+            s.finishedAt = '9999-12-31T23:59:59-12:00';
+          },
+        ],
         // Valid input that a spreadsheet would evaluate when it opens a CSV download.
-        ['formulas', (s) => {
-          s.hardware.cpuModel = '=HYPERLINK("http://example.invalid/x","click")';
-          s.hardware.os = '@SUM(A1)';
-          s.hardware.kernel = '+1+1';
-          s.database.version = '-2+3 PostgreSQL 15.19';
-        }],
+        [
+          'formulas',
+          (s) => {
+            s.hardware.cpuModel = '=HYPERLINK("http://example.invalid/x","click")';
+            s.hardware.os = '@SUM(A1)';
+            s.hardware.kernel = '+1+1';
+            s.database.version = '-2+3 PostgreSQL 15.19';
+          },
+        ],
       ];
       for (const [i, [name, edit]] of edits.entries()) {
         const submission = sampleRun(machine, i);
         edit(submission);
-        const r = await db.ingestRun({ submission, document: submission, idempotencyKey: `poisoned-${name}`, runnerId: null });
+        const r = await db.ingestRun({
+          submission,
+          document: submission,
+          idempotencyKey: `poisoned-${name}`,
+          runnerId: null,
+        });
         poisoned.push(r.run.id);
       }
     } finally {
@@ -61,7 +91,9 @@ describe('site build over values and dates stored before the contract refused th
     // The poisoned class has its own table; the healthy class still has its verdict.
     expect(scenario).toContain('4 cores / 16 GB / HDD');
     const healthy = scenario.slice(scenario.indexOf('2 cores / 24 GB / SSD</h3>'));
-    expect(healthy.slice(0, healthy.indexOf('</section>'))).toMatch(/class="verdict [a-z-]+"><span class="kind">Verdict<\/span>1-2 (is|and)/);
+    expect(healthy.slice(0, healthy.indexOf('</section>'))).toMatch(
+      /class="verdict [a-z-]+"><span class="kind">Verdict<\/span>1-2 (is|and)/,
+    );
     for (const id of poisoned) expect(existsSync(join(out, `runs/${id}/index.html`)), id).toBe(true);
     // No CSV cell starts with a formula character (OWASP CSV injection); the text is kept behind a '.
     const csvFiles = (await readdir(out, { recursive: true })).filter((f) => f.endsWith('.csv'));

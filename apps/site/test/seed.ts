@@ -12,18 +12,31 @@ import { findRepoRoot } from '../src/lib/env.ts';
 
 export const REPO_ROOT = findRepoRoot();
 export const SCENARIOS_DIR = join(REPO_ROOT, 'scenarios');
-export const SAMPLE: RunSubmissionInput = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/fixtures/sample-submission.json'), 'utf8'));
+export const SAMPLE: RunSubmissionInput = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'tests/fixtures/sample-submission.json'), 'utf8'),
+);
 
 /** Deterministic pseudo-random numbers, so builds of the same data are identical. */
 const rng = (seed: string) => seededRandom(Buffer.from(sha256Hex(seed), 'hex').readUInt32LE(0));
 
-export type MachineSpec = { cores: number; memoryGb: number; disk: 'ssd' | 'hdd' | 'nvme' | 'unknown'; cpuModel?: string; id?: string };
+export type MachineSpec = {
+  cores: number;
+  memoryGb: number;
+  disk: 'ssd' | 'hdd' | 'nvme' | 'unknown';
+  cpuModel?: string;
+  id?: string;
+};
 
 /** How a run differs from the sample: its parameters and settings, or two variants' values swapped. */
 export type RunTweaks = { params?: Record<string, number>; settings?: Record<string, string>; swap?: [string, string] };
 
 /** A submission like the sample, on `machine`, with durations scaled and jittered per run. */
-export function sampleRun(machine: MachineSpec, run: number, startedAt = new Date(Date.UTC(2026, 10, 20, 3, 0, 0) + run * 60_000), tweaks: RunTweaks = {}): RunSubmission {
+export function sampleRun(
+  machine: MachineSpec,
+  run: number,
+  startedAt = new Date(Date.UTC(2026, 10, 20, 3, 0, 0) + run * 60_000),
+  tweaks: RunTweaks = {},
+): RunSubmission {
   const r = rng(`${machine.id ?? ''}/${machine.cores}/${machine.memoryGb}/${machine.disk}/${run}`);
   const diskFactor = machine.disk === 'hdd' ? 3 : machine.disk === 'nvme' ? 0.7 : 1;
   const scale = diskFactor * (4 / Math.max(1, Math.min(machine.cores, 16))) ** 0.3;
@@ -39,7 +52,10 @@ export function sampleRun(machine: MachineSpec, run: number, startedAt = new Dat
     },
     startedAt: startedAt.toISOString(),
     finishedAt: new Date(startedAt.getTime() + 65_000).toISOString(),
-    samples: SAMPLE.samples.map((s) => ({ ...s, value: s.metric === 'duration' ? Number((s.value * scale * (0.95 + 0.1 * r())).toFixed(3)) : s.value })),
+    samples: SAMPLE.samples.map((s) => ({
+      ...s,
+      value: s.metric === 'duration' ? Number((s.value * scale * (0.95 + 0.1 * r())).toFixed(3)) : s.value,
+    })),
     params: { ...SAMPLE.params, ...tweaks.params },
     database: { ...SAMPLE.database, settings: { ...SAMPLE.database.settings, ...tweaks.settings } },
   };
@@ -59,10 +75,20 @@ export function sampleRun(machine: MachineSpec, run: number, startedAt = new Dat
 export function sweepAndSeriesRuns(machine: MachineSpec): RunSubmission[] {
   const r = rng(`sweep/${machine.cores}/${machine.memoryGb}`);
   const hardware = { ...sampleRun(machine, 0).hardware };
-  const base = { params: {}, hardware, runnerVersion: SAMPLE.runnerVersion, startedAt: '2026-11-21T03:00:00.000Z', finishedAt: '2026-11-21T03:30:00.000Z' };
+  const base = {
+    params: {},
+    hardware,
+    runnerVersion: SAMPLE.runnerVersion,
+    startedAt: '2026-11-21T03:00:00.000Z',
+    finishedAt: '2026-11-21T03:30:00.000Z',
+  };
   const sweep = RunSubmission.parse({
     ...base,
-    scenario: { key: 'recovery-init-sync', version: 'b'.repeat(64), comparisons: [{ baseline: 'fsync', candidate: 'syncfs' }] },
+    scenario: {
+      key: 'recovery-init-sync',
+      version: 'b'.repeat(64),
+      comparisons: [{ baseline: 'fsync', candidate: 'syncfs' }],
+    },
     database: { ...SAMPLE.database, settings: {} },
     samples: [3000, 10000, 30000].flatMap((tables) =>
       (['fsync', 'syncfs'] as const).flatMap((variant) =>
@@ -76,17 +102,34 @@ export function sweepAndSeriesRuns(machine: MachineSpec): RunSubmission[] {
             point: { param: 'tables', value: tables },
           },
           // What report.fits pairs the sync time with: one file per empty table plus the catalog's.
-          { variant, repetition, metric: 'datadir_files', unit: 'files', value: tables + 1000, point: { param: 'tables', value: tables } },
+          {
+            variant,
+            repetition,
+            metric: 'datadir_files',
+            unit: 'files',
+            value: tables + 1000,
+            point: { param: 'tables', value: tables },
+          },
         ]),
       ),
     ),
   });
   const series = RunSubmission.parse({
     ...base,
-    scenario: { key: 'innodb-compression-insert', version: 'c'.repeat(64), comparisons: [{ baseline: 'uncompressed', candidate: 'compressed-kbs4' }] },
+    scenario: {
+      key: 'innodb-compression-insert',
+      version: 'c'.repeat(64),
+      comparisons: [{ baseline: 'uncompressed', candidate: 'compressed-kbs4' }],
+    },
     database: { engine: 'mariadb', version: '10.11.11-MariaDB', major: 10, minor: 11, settings: {} },
     samples: (['uncompressed', 'compressed-kbs4'] as const).flatMap((variant) =>
-      [1, 2].map((repetition) => ({ variant, repetition, metric: 'rows_per_s', unit: 'rows/s', value: variant === 'uncompressed' ? 52_000 + 1000 * r() : 31_000 + 1000 * r() })),
+      [1, 2].map((repetition) => ({
+        variant,
+        repetition,
+        metric: 'rows_per_s',
+        unit: 'rows/s',
+        value: variant === 'uncompressed' ? 52_000 + 1000 * r() : 31_000 + 1000 * r(),
+      })),
     ),
     // Plain inserts fast until the buffer pool fills, then fall below the steady compressed rate.
     timeSeries: (['uncompressed', 'compressed-kbs4'] as const).flatMap((variant) =>
@@ -106,14 +149,32 @@ export function sweepAndSeriesRuns(machine: MachineSpec): RunSubmission[] {
   const sizes = { ff100: 118.5, ff80: 142.5, ff60: 182.6, ff40: 266.4 } as const;
   const ratios = RunSubmission.parse({
     ...base,
-    scenario: { key: 'fillfactor-hot-updates', version: 'd'.repeat(64), comparisons: (['ff80', 'ff60', 'ff40'] as const).map((candidate) => ({ baseline: 'ff100', candidate })) },
+    scenario: {
+      key: 'fillfactor-hot-updates',
+      version: 'd'.repeat(64),
+      comparisons: (['ff80', 'ff60', 'ff40'] as const).map((candidate) => ({ baseline: 'ff100', candidate })),
+    },
     database: { ...SAMPLE.database, settings: {} },
     samples: [1, 2, 4].flatMap((vus) =>
       Object.entries(sizes).flatMap(([variant, mb]) => {
         const point = { param: 'vus', value: vus };
         return [
-          { variant, repetition: 1, point, metric: 'database_size_before', unit: 'MB', value: Math.round(mb * (0.998 + 0.004 * r()) * 10) / 10 },
-          { variant, repetition: 1, point, metric: 'nopm', unit: 'NOPM', value: Math.round(2000 * vus * (0.9 + 0.2 * r())) },
+          {
+            variant,
+            repetition: 1,
+            point,
+            metric: 'database_size_before',
+            unit: 'MB',
+            value: Math.round(mb * (0.998 + 0.004 * r()) * 10) / 10,
+          },
+          {
+            variant,
+            repetition: 1,
+            point,
+            metric: 'nopm',
+            unit: 'NOPM',
+            value: Math.round(2000 * vus * (0.9 + 0.2 * r())),
+          },
         ];
       }),
     ),
@@ -134,7 +195,12 @@ export async function seedDemo(db: ResultsDb): Promise<{ runIds: string[] }> {
   for (const [i, m] of machines.entries()) {
     for (let run = 0; run < 2; run++) {
       const submission = i === 0 && run === 0 ? RunSubmission.parse(SAMPLE) : sampleRun(m, run);
-      const res = await db.ingestRun({ submission, document: submission, idempotencyKey: `site-seed-${i}-${run}`, runnerId: null });
+      const res = await db.ingestRun({
+        submission,
+        document: submission,
+        idempotencyKey: `site-seed-${i}-${run}`,
+        runnerId: null,
+      });
       runIds.push(res.run.id);
     }
   }
@@ -142,20 +208,46 @@ export async function seedDemo(db: ResultsDb): Promise<{ runIds: string[] }> {
   // 1-1 and 1-2 are swapped (the answer block must say "contradicts" there).
   const articleScale: RunTweaks = {
     params: { rows: 29_999_999 },
-    settings: { maintenance_work_mem: '1638MB', max_parallel_maintenance_workers: '4', shared_buffers: '8GB', max_wal_size: '8GB', synchronous_commit: 'off', wal_compression: 'off', autovacuum: 'off' },
+    settings: {
+      maintenance_work_mem: '1638MB',
+      max_parallel_maintenance_workers: '4',
+      shared_buffers: '8GB',
+      max_wal_size: '8GB',
+      synchronous_commit: 'off',
+      wal_compression: 'off',
+      autovacuum: 'off',
+    },
   };
   const atScale: [MachineSpec, RunTweaks][] = [
     [{ cores: 8, memoryGb: 32, disk: 'ssd', cpuModel: 'Intel Xeon E5-2680 v4' }, articleScale],
-    [{ cores: 4, memoryGb: 16, disk: 'ssd', cpuModel: 'AMD Ryzen 5 3600' }, { ...articleScale, swap: ['1-1', '1-2'] }],
+    [
+      { cores: 4, memoryGb: 16, disk: 'ssd', cpuModel: 'AMD Ryzen 5 3600' },
+      { ...articleScale, swap: ['1-1', '1-2'] },
+    ],
   ];
-  for (const [i, submission] of sweepAndSeriesRuns({ cores: 2, memoryGb: 24, disk: 'ssd', cpuModel: 'AMD EPYC 7B13' }).entries()) {
-    const res = await db.ingestRun({ submission, document: submission, idempotencyKey: `site-seed-sweep-${i}`, runnerId: null });
+  for (const [i, submission] of sweepAndSeriesRuns({
+    cores: 2,
+    memoryGb: 24,
+    disk: 'ssd',
+    cpuModel: 'AMD EPYC 7B13',
+  }).entries()) {
+    const res = await db.ingestRun({
+      submission,
+      document: submission,
+      idempotencyKey: `site-seed-sweep-${i}`,
+      runnerId: null,
+    });
     runIds.push(res.run.id);
   }
   for (const [i, [m, tweaks]] of atScale.entries()) {
     for (let run = 0; run < 2; run++) {
       const submission = sampleRun(m, run, undefined, tweaks);
-      const res = await db.ingestRun({ submission, document: submission, idempotencyKey: `site-seed-scale-${i}-${run}`, runnerId: null });
+      const res = await db.ingestRun({
+        submission,
+        document: submission,
+        idempotencyKey: `site-seed-scale-${i}-${run}`,
+        runnerId: null,
+      });
       runIds.push(res.run.id);
     }
   }

@@ -19,7 +19,9 @@ import { prismaOf } from '@tunelab/results-db/testing';
 declare global {
   interface Window {
     /** axe-core, injected by the accessibility test. */
-    axe?: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }> };
+    axe?: {
+      run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }>;
+    };
   }
 }
 
@@ -53,7 +55,8 @@ async function checkAnswerBlock(page: Page) {
   expect((await answer.locator('.answer-card').first().boundingBox())!.y).toBeLessThan(900);
   const cards = answer.locator('.answer-card');
   expect(await cards.count()).toBe(4);
-  const pair = (cls: string, baseline: string) => cards.filter({ hasText: cls }).locator(`li.answer-pair[data-baseline="${baseline}"]`);
+  const pair = (cls: string, baseline: string) =>
+    cards.filter({ hasText: cls }).locator(`li.answer-pair[data-baseline="${baseline}"]`);
   // At the article's scale and settings, on the article's hardware: the same direction reproduces it…
   await expect(pair('8 cores / 32 GB / SSD', '1-1').getAttribute('data-agreement')).resolves.toBe('reproduces');
   // …swapped values contradict it…
@@ -65,7 +68,9 @@ async function checkAnswerBlock(page: Page) {
   expect(reasons).toEqual([
     'scale: rows 200,000 here vs 29,999,999 in the article (1/150)',
     'hardware: 2 cores / 24 GB here vs 8 cores / 32 GB in the article',
-    expect.stringMatching(/^settings: maintenance_work_mem 64MB \(default\) here vs 1638MB in the article; max_parallel_maintenance_workers 2 \(default\) here vs 4 in the article; shared_buffers 128MB here vs 8192MB in the article;/),
+    expect.stringMatching(
+      /^settings: maintenance_work_mem 64MB \(default\) here vs 1638MB in the article; max_parallel_maintenance_workers 2 \(default\) here vs 4 in the article; shared_buffers 128MB here vs 8192MB in the article;/,
+    ),
   ]);
   // Only significant differences are bold.
   await expect(pair('2 cores / 24 GB / SSD', '2-1').locator('strong').count()).resolves.toBe(0);
@@ -74,7 +79,10 @@ async function checkAnswerBlock(page: Page) {
 
 /** A screenshot of `section` in view at desktop and phone width (the page ends at desktop width). */
 async function shootAtBothWidths(p: Page, section: Locator, name: string) {
-  for (const [width, height, suffix] of [[1366, 900, 'desktop'], [390, 844, 'phone']] as const) {
+  for (const [width, height, suffix] of [
+    [1366, 900, 'desktop'],
+    [390, 844, 'phone'],
+  ] as const) {
     await p.setViewportSize({ width, height });
     await section.scrollIntoViewIfNeeded();
     await p.screenshot({ path: join(SCREENSHOTS, `${name}-${suffix}.png`) });
@@ -91,8 +99,10 @@ describe('site built from a results database with measured and published runs', 
   // can take the browser down with it.
   let js: Page | undefined;
   let phonePage: Page | undefined;
-  const jsPage = async () => (js ??= await browser.newPage({ viewport: { width: 1366, height: 900 }, javaScriptEnabled: true }));
-  const noJsPhone = async () => (phonePage ??= await browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false }));
+  const jsPage = async () =>
+    (js ??= await browser.newPage({ viewport: { width: 1366, height: 900 }, javaScriptEnabled: true }));
+  const noJsPhone = async () =>
+    (phonePage ??= await browser.newPage({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false }));
 
   beforeAll(async () => {
     const dataDir = await freshDb('seeded', 'seed');
@@ -115,15 +125,27 @@ describe('site built from a results database with measured and published runs', 
     await expect(page.locator('h1').textContent()).resolves.toContain('faster on hardware like yours');
     const card = page.locator('section.scenario-summary', { hasText: 'vacuum-index-cleanup' });
     // The home page gives each scenario's answer per hardware class, with the agreement.
-    await expect(card.locator('.answer-card', { hasText: '4 cores / 16 GB / SSD · AMD Ryzen 5 3600' }).textContent()).resolves.toMatch(/contradicts the article\s*prefer 1-1/);
+    await expect(
+      card.locator('.answer-card', { hasText: '4 cores / 16 GB / SSD · AMD Ryzen 5 3600' }).textContent(),
+    ).resolves.toMatch(/contradicts the article\s*prefer 1-1/);
     await expect(card.textContent()).resolves.toMatch(/8 measured runs on 4 machines · newest data \d{4}-\d{2}-\d{2}/);
     // A swept scenario gets one card per class, its points folded into each pair's line.
     const swept = page.locator('section.scenario-summary', { hasText: 'recovery-init-sync' });
     await expect(swept.locator('.answer-card').count()).resolves.toBe(1);
-    await expect(swept.locator('.answer-card .answer-class').textContent()).resolves.toBe('2 cores / 24 GB / SSD · AMD EPYC 7B13');
-    await expect(swept.locator('.answer-pair').allTextContents()).resolves.toEqual([expect.stringMatching(/no article figure\s*prefer syncfs .* over fsync .* at tables = 3,000, 10,000, 30,000$/)]);
+    await expect(swept.locator('.answer-card .answer-class').textContent()).resolves.toBe(
+      '2 cores / 24 GB / SSD · AMD EPYC 7B13',
+    );
+    await expect(swept.locator('.answer-pair').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/no article figure\s*prefer syncfs .* over fsync .* at tables = 3,000, 10,000, 30,000$/),
+    ]);
     const ff = page.locator('section.scenario-summary', { hasText: 'fillfactor-hot-updates' });
-    await expect(ff.locator('.answer-pair').allTextContents()).resolves.toEqual(['ff80', 'ff60', 'ff40'].map((v) => expect.stringMatching(new RegExp(`not enough data\\s*${v} .* vs ff100 .*: not enough data yet at vus = 1, 2, 4$`))));
+    await expect(ff.locator('.answer-pair').allTextContents()).resolves.toEqual(
+      ['ff80', 'ff60', 'ff40'].map((v) =>
+        expect.stringMatching(
+          new RegExp(`not enough data\\s*${v} .* vs ff100 .*: not enough data yet at vus = 1, 2, 4$`),
+        ),
+      ),
+    );
     await page.screenshot({ path: join(SCREENSHOTS, '1-home.png'), fullPage: true });
 
     await card.locator('h2 a').click();
@@ -137,28 +159,51 @@ describe('site built from a results database with measured and published runs', 
     const row12 = await server1.locator('tbody tr', { hasText: '1-2' }).locator('td').allTextContents();
     expect(row11).toEqual(['0:03:46', '0:03:42', '0:03:53', '0:03:44', '0:03:47', '0:03:46', '']);
     expect(row12.slice(5)).toEqual(['0:02:21', '37%']);
-    await expect(page.locator('#published-server-1 .verdict').first().textContent()).resolves.toContain('1-2 is 37.5% faster than 1-1');
+    await expect(page.locator('#published-server-1 .verdict').first().textContent()).resolves.toContain(
+      '1-2 is 37.5% faster than 1-1',
+    );
     // The question and method come from the scenario's README.
     await expect(page.locator('article.readme').textContent()).resolves.toContain('INDEX_CLEANUP on');
     // Measured tables per hardware class with n, CI and a verdict sentence.
     const measured = page.locator('section.measured-group');
     expect(await measured.count()).toBe(4);
     const ssd = measured.filter({ hasText: '2 cores / 24 GB / SSD' });
-    expect(await ssd.locator('table.measured-table thead th').allTextContents()).toEqual(['Variant', 'Repetitions', 'AVG', 'n', '95% CI of the mean', '% faster']);
+    expect(await ssd.locator('table.measured-table thead th').allTextContents()).toEqual([
+      'Variant',
+      'Repetitions',
+      'AVG',
+      'n',
+      '95% CI of the mean',
+      '% faster',
+    ]);
     expect(await ssd.locator('table.measured-table tbody tr').count()).toBe(4);
-    await expect(ssd.locator('.verdict').first().textContent()).resolves.toMatch(/1-2 is [\d.]+% faster than 1-1 \(95% CI .*n = 6 \+ 6\)/);
+    await expect(ssd.locator('.verdict').first().textContent()).resolves.toMatch(
+      /1-2 is [\d.]+% faster than 1-1 \(95% CI .*n = 6 \+ 6\)/,
+    );
     // Charts: build-time SVG with a text alternative.
     const charts = page.locator('figure.chart');
     expect(await charts.count()).toBeGreaterThanOrEqual(4);
     await expect(charts.first().locator('.chart-wide[role="img"]').getAttribute('aria-label')).resolves.toBeTruthy();
     await expect(charts.first().locator('.chart-wide svg title').textContent()).resolves.toBeTruthy();
-    await expect(page.locator('#differences + figure .chart-wide svg title').textContent()).resolves.toContain('1-2 vs 1-1');
+    await expect(page.locator('#differences + figure .chart-wide svg title').textContent()).resolves.toContain(
+      '1-2 vs 1-1',
+    );
     // Settings that differ: the article's server vs the measured machines.
     // Only the scenario's relevant settings, compared normalised (the article's 8192MB = 8GB here).
     const settingsTable = page.locator('#settings ~ .table-scroll table.settings-table');
-    await expect(settingsTable.locator('tbody th').allTextContents()).resolves.toEqual(['maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers', 'max_wal_size', 'synchronous_commit', 'wal_compression', 'autovacuum']);
+    await expect(settingsTable.locator('tbody th').allTextContents()).resolves.toEqual([
+      'maintenance_work_mem',
+      'max_parallel_maintenance_workers',
+      'shared_buffers',
+      'max_wal_size',
+      'synchronous_commit',
+      'wal_compression',
+      'autovacuum',
+    ]);
     await expect(settingsTable.locator('tr.differs', { hasText: 'shared_buffers' }).count()).resolves.toBe(1);
-    await expect(settingsTable.locator('tbody tr', { hasText: 'wal_compression' }).getAttribute('class')).resolves.toBeNull();
+    await expect(
+      settingsTable.locator('tbody tr', { hasText: 'wal_compression' }).getAttribute('class'),
+    ).resolves.toBeNull();
     await page.screenshot({ path: join(SCREENSHOTS, '2-scenario.png'), fullPage: true });
 
     await ssd.locator('p.meta a').first().click();
@@ -166,7 +211,10 @@ describe('site built from a results database with measured and published runs', 
     await page.goBack();
     await page.goto(`${server.url}/hardware/`);
     // Two machines share the class: a person tells them apart by the CPU column.
-    await page.locator('tbody tr', { hasText: SAMPLE.hardware.cpuModel }).locator('a', { hasText: '2 cores / 24 GB / SSD' }).click();
+    await page
+      .locator('tbody tr', { hasText: SAMPLE.hardware.cpuModel })
+      .locator('a', { hasText: '2 cores / 24 GB / SSD' })
+      .click();
     await page.waitForURL('**/hardware/*/');
     await expect(page.locator('dl.spec').textContent()).resolves.toContain(SAMPLE.hardware.cpuModel);
     await expect(page.locator('#scenarios + .table-scroll').textContent()).resolves.toContain('VACUUM INDEX_CLEANUP');
@@ -175,24 +223,38 @@ describe('site built from a results database with measured and published runs', 
     expect(similar[0]).toContain('2 cores / 24 GB / SSD');
     await page.screenshot({ path: join(SCREENSHOTS, '3-hardware.png'), fullPage: true });
 
-    await page.locator('#scenarios + .table-scroll tr', { hasText: 'VACUUM INDEX_CLEANUP' }).locator('a[href^="/runs/"]').first().click();
+    await page
+      .locator('#scenarios + .table-scroll tr', { hasText: 'VACUUM INDEX_CLEANUP' })
+      .locator('a[href^="/runs/"]')
+      .first()
+      .click();
     await page.waitForURL('**/runs/*/');
     const command = await page.locator('code.reproduce').textContent();
     expect(command).toMatch(/^tunelab run vacuum-index-cleanup --target \S+ --repetitions 3 --param rows=200000$/);
     // One row per variant × repetition of the sample (the fixture's build time included).
-    await expect(page.locator('table.samples tbody tr').count()).resolves.toBe(new Set(SAMPLE.samples.map((x) => `${x.variant}#${x.repetition}`)).size);
+    await expect(page.locator('table.samples tbody tr').count()).resolves.toBe(
+      new Set(SAMPLE.samples.map((x) => `${x.variant}#${x.repetition}`)).size,
+    );
     const sampleHeaders = await page.locator('table.samples thead th').allTextContents();
     expect(sampleHeaders.slice(0, 2)).toEqual(['Variant', 'Repetition']);
-    expect(sampleHeaders).toEqual(expect.arrayContaining(['duration (s)', 'table_size_after (MiB)', 'wal_bytes (MiB)']));
-    await expect(page.locator('#notes ~ section.note pre', { hasText: 'vacuuming' }).count()).resolves.toBeGreaterThan(0);
-    await expect(page.locator('#environment + dl').textContent()).resolves.toContain(SAMPLE.database.version.split(' (')[0]!);
+    expect(sampleHeaders).toEqual(
+      expect.arrayContaining(['duration (s)', 'table_size_after (MiB)', 'wal_bytes (MiB)']),
+    );
+    await expect(page.locator('#notes ~ section.note pre', { hasText: 'vacuuming' }).count()).resolves.toBeGreaterThan(
+      0,
+    );
+    await expect(page.locator('#environment + dl').textContent()).resolves.toContain(
+      SAMPLE.database.version.split(' (')[0]!,
+    );
     await page.screenshot({ path: join(SCREENSHOTS, '4-run.png'), fullPage: true });
   });
 
   it('reads well on a phone: the page never scrolls sideways, wide tables scroll on their own', async () => {
     const phone = await noJsPhone();
     await phone.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
-    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await phone.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await phone.screenshot({ path: join(SCREENSHOTS, '5-scenario-phone.png'), fullPage: false });
   });
@@ -208,20 +270,28 @@ describe('site built from a results database with measured and published runs', 
     await p.setViewportSize({ width: 1366, height: 900 });
     await p.goto(`${server.url}/scenarios/vacuum-index-cleanup/?cores=8&memory=30&storage=ssd`);
     await expect(p.locator('.answer-card').first().getAttribute('class')).resolves.toContain('picked');
-    await expect(p.locator('.answer-card.picked .answer-class').textContent()).resolves.toContain('8 cores / 32 GB / SSD');
-    await expect(p.locator('.picker-result').textContent()).resolves.toContain('Nearest measured class to 8 cores / 30 GB / SSD: 8 cores / 32 GB / SSD');
+    await expect(p.locator('.answer-card.picked .answer-class').textContent()).resolves.toContain(
+      '8 cores / 32 GB / SSD',
+    );
+    await expect(p.locator('.picker-result').textContent()).resolves.toContain(
+      'Nearest measured class to 8 cores / 30 GB / SSD: 8 cores / 32 GB / SSD',
+    );
     // Same storage beats nearer size: 8 cores / 32 GB on NVMe picks the NVMe class.
     await p.fill('form.picker input[name="cores"]', '2');
     await p.fill('form.picker input[name="memory"]', '4');
     await p.selectOption('form.picker select[name="storage"]', 'nvme');
     await p.click('form.picker button');
-    await expect(p.locator('.answer-card.picked .answer-class').textContent()).resolves.toContain('8 cores / 32 GB / NVME');
+    await expect(p.locator('.answer-card.picked .answer-class').textContent()).resolves.toContain(
+      '8 cores / 32 GB / NVME',
+    );
     expect(new URL(p.url()).search).toBe('?cores=2&memory=4&storage=nvme');
     // Two classes side by side, in the URL too.
     await p.locator('.answer-card', { hasText: '2 cores / 24 GB / SSD' }).locator('.compare-toggle input').check();
     await p.locator('.answer-card', { hasText: '4 cores / 16 GB / SSD' }).locator('.compare-toggle input').check();
     await expect(p.locator('.answer-cards.comparing .answer-card.compared').count()).resolves.toBe(2);
-    const compared = await p.locator('.answer-card.compared').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().top));
+    const compared = await p
+      .locator('.answer-card.compared')
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().top));
     expect(Math.abs(compared[0]! - compared[1]!)).toBeLessThan(2);
     const url = p.url();
     expect(new URL(url).searchParams.get('compare')?.split(',')).toHaveLength(2);
@@ -239,11 +309,17 @@ describe('site built from a results database with measured and published runs', 
       '2 cores / 24 GB / SSD · tables = 10,000 · AMD EPYC 7B13',
       '2 cores / 24 GB / SSD · tables = 30,000 · AMD EPYC 7B13',
     ]);
-    await expect(cards.first().locator('.reasons').textContent()).resolves.toContain('scale: tables 3,000 here vs 10,000 in the article (the nearest point it measured)');
+    await expect(cards.first().locator('.reasons').textContent()).resolves.toContain(
+      'scale: tables 3,000 here vs 10,000 in the article (the nearest point it measured)',
+    );
     await expect(cards.nth(1).locator('.reasons').textContent()).resolves.not.toContain('scale:');
     const sweep = page.locator('section.declared-chart').first();
-    await expect(sweep.locator('.chart-wide svg desc').textContent()).resolves.toMatch(/fsync: 3,000 → .*fsync \(published\): 10,000 → /);
-    await expect(sweep.locator('figcaption').textContent()).resolves.toContain('Logarithmic axes; 4 values of 0 cannot be drawn on it');
+    await expect(sweep.locator('.chart-wide svg desc').textContent()).resolves.toMatch(
+      /fsync: 3,000 → .*fsync \(published\): 10,000 → /,
+    );
+    await expect(sweep.locator('figcaption').textContent()).resolves.toContain(
+      'Logarithmic axes; 4 values of 0 cannot be drawn on it',
+    );
     await expect(sweep.locator('ul.point-verdicts li').allTextContents()).resolves.toEqual([
       expect.stringMatching(/^tables = 3,000: syncfs is [\d.]+% faster than fsync/),
       expect.stringMatching(/^tables = 10,000: syncfs is [\d.]+% faster than fsync/),
@@ -251,38 +327,66 @@ describe('site built from a results database with measured and published runs', 
     ]);
     // report.fits: µs per file per variant, measured here and the article's against its table count.
     const fitHere = page.locator('#fits ~ section table.fit', { hasText: '2 cores / 24 GB / SSD' });
-    const fsyncHere = Number((await fitHere.locator('tbody tr', { hasText: 'fsync' }).first().locator('td').first().textContent())!.replace(/,/g, ''));
+    const fsyncHere = Number(
+      (await fitHere.locator('tbody tr', { hasText: 'fsync' }).first().locator('td').first().textContent())!.replace(
+        /,/g,
+        '',
+      ),
+    );
     expect(fsyncHere).toBeGreaterThan(150);
     expect(fsyncHere).toBeLessThan(190);
     await expect(fitHere.locator('thead').textContent()).resolves.toContain('µs per file');
     const fitArticle = page.locator('#fits ~ section', { hasText: 'the article' });
-    await expect(fitArticle.locator('tbody tr', { hasText: 'fsync' }).first().locator('td').first().textContent()).resolves.toBe('171');
+    await expect(
+      fitArticle.locator('tbody tr', { hasText: 'fsync' }).first().locator('td').first().textContent(),
+    ).resolves.toBe('171');
     await expect(fitArticle.locator('p.meta').textContent()).resolves.toContain('against its tables');
     await shootAtBothWidths(page, fitArticle, '6-fits');
     // report.ratios: the data size per fillfactor ÷ ff100 beside the article's 1.21 / 1.54 / 2.27.
     await page.goto(`${server.url}/scenarios/fillfactor-hot-updates/`);
     const ratios = page.locator('#ratios ~ section table.ratio').first();
-    const cells = async (variant: string) => ratios.locator('tbody tr', { has: page.locator('th', { hasText: new RegExp(`^${variant}\\b`) }) }).locator('td').allTextContents();
-    await expect(cells('ff100')).resolves.toEqual([expect.stringMatching(/^11[89]/), '1.00', 'baseline', '1.00', 'baseline']);
+    const cells = async (variant: string) =>
+      ratios
+        .locator('tbody tr', { has: page.locator('th', { hasText: new RegExp(`^${variant}\\b`) }) })
+        .locator('td')
+        .allTextContents();
+    await expect(cells('ff100')).resolves.toEqual([
+      expect.stringMatching(/^11[89]/),
+      '1.00',
+      'baseline',
+      '1.00',
+      'baseline',
+    ]);
     const ff40 = await cells('ff40');
     expect(Number(ff40[1])).toBeCloseTo(2.25, 1);
     expect(ff40[3]).toBe('2.27');
     expect(ff40[4]).toBe('yes');
-    await expect(page.locator('#ratios ~ section p.meta').first().textContent()).resolves.toContain('widened by 2% for the rounding');
+    await expect(page.locator('#ratios ~ section p.meta').first().textContent()).resolves.toContain(
+      'widened by 2% for the rounding',
+    );
     // The answer block says it first, before the per-point NOPM cards.
-    await expect(page.locator('section.answer p.answer-ratio').textContent()).resolves.toMatch(/data size ÷ ff100: 2 cores \/ 24 GB \/ SSD: ff80 1\.20, ff60 1\.54, ff40 2\.2\d \(article: ff80 1\.21, ff60 1\.54, ff40 2\.27\) — reproduces the article for 3 of 3/);
+    await expect(page.locator('section.answer p.answer-ratio').textContent()).resolves.toMatch(
+      /data size ÷ ff100: 2 cores \/ 24 GB \/ SSD: ff80 1\.20, ff60 1\.54, ff40 2\.2\d \(article: ff80 1\.21, ff60 1\.54, ff40 2\.27\) — reproduces the article for 3 of 3/,
+    );
     await shootAtBothWidths(page, ratios, '7-ratios');
     await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
     const series = page.locator('section.declared-chart').first();
-    await expect(series.locator('figcaption').textContent()).resolves.toMatch(/compressed-kbs4 and uncompressed cross at rows inserted ≈ 5\d\d,\d{3} \(pin\)/);
-    await expect(series.locator('.chart-wide svg title').textContent()).resolves.toBe('Insert rate against rows inserted: 2 cores / 24 GB / SSD');
+    await expect(series.locator('figcaption').textContent()).resolves.toMatch(
+      /compressed-kbs4 and uncompressed cross at rows inserted ≈ 5\d\d,\d{3} \(pin\)/,
+    );
+    await expect(series.locator('.chart-wide svg title').textContent()).resolves.toBe(
+      'Insert rate against rows inserted: 2 cores / 24 GB / SSD',
+    );
   });
 
   it('draws charts as valid SVG whose text stays inside the drawing, at both widths', async () => {
     const html = await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8');
     const svgs = [...html.matchAll(/<svg[\s\S]*?<\/svg>/g)].map((m) => m[0]);
     expect(svgs.length).toBeGreaterThanOrEqual(8);
-    for (const [width, kind] of [[1366, 'chart-wide'], [390, 'chart-narrow']] as const) {
+    for (const [width, kind] of [
+      [1366, 'chart-wide'],
+      [390, 'chart-narrow'],
+    ] as const) {
       const p = await jsPage();
       await p.setViewportSize({ width, height: 900 });
       await p.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
@@ -298,7 +402,8 @@ describe('site built from a results database with measured and published runs', 
           for (const t of Array.from(svg.querySelectorAll('text'))) {
             const r = t.getBoundingClientRect();
             if (r.width === 0) continue;
-            if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) problems.push(`chart ${i}: "${t.textContent}" outside the drawing`);
+            if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+              problems.push(`chart ${i}: "${t.textContent}" outside the drawing`);
           }
         });
         return { count: all.length, problems };
@@ -312,8 +417,12 @@ describe('site built from a results database with measured and published runs', 
     const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     const html = await readFile(join(out, 'index.html'), 'utf8');
     expect(html).toContain('/hardware/');
-    const run = /href="(\/runs\/[0-9a-f-]+\/)"/.exec(await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8'))?.[1];
-    const machine = /href="(\/hardware\/[0-9a-f]{64}\/)"/.exec(await readFile(join(out, 'hardware/index.html'), 'utf8'))?.[1];
+    const run = /href="(\/runs\/[0-9a-f-]+\/)"/.exec(
+      await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8'),
+    )?.[1];
+    const machine = /href="(\/hardware\/[0-9a-f]{64}\/)"/.exec(
+      await readFile(join(out, 'hardware/index.html'), 'utf8'),
+    )?.[1];
     const pages: [string, string][] = [
       ['home', '/'],
       ['scenario', '/scenarios/vacuum-index-cleanup/'],
@@ -334,7 +443,13 @@ describe('site built from a results database with measured and published runs', 
       const found = await p.evaluate(async () => {
         if (!window.axe) return ['axe-core did not load'];
         const r = await window.axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
+        return r.violations.map(
+          (v) =>
+            `${v.id}: ${v.nodes
+              .slice(0, 3)
+              .map((n) => JSON.stringify(n.target))
+              .join(' ')}`,
+        );
       });
       violations.push(...found.map((f) => `${where}: ${f}`));
     };
@@ -350,7 +465,8 @@ describe('site built from a results database with measured and published runs', 
     await p.emulateMedia({ colorScheme: 'dark' });
     for (const [name, path] of pages) {
       await audit(path, `${name} @1366 dark`);
-      if (name === 'scenario') await p.screenshot({ path: join(SCREENSHOTS, `${name}-1366-dark.png`), timeout: 60_000 });
+      if (name === 'scenario')
+        await p.screenshot({ path: join(SCREENSHOTS, `${name}-1366-dark.png`), timeout: 60_000 });
     }
     await p.emulateMedia({ colorScheme: 'light' });
     expect(violations).toEqual([]);
@@ -381,7 +497,8 @@ describe('site built from a results database with measured and published runs', 
     expect(csv).toContain('server-1,"8 cores, 32 GB RAM, SSD",1-2,1,143,0:02:21,37%');
     const json = JSON.parse(await readFile(join(out, 'downloads/comparisons.json'), 'utf8')) as unknown[];
     expect(json.length).toBeGreaterThanOrEqual(5);
-    for (const f of ['verdicts.csv', 'variant-summaries.csv', 'samples.csv', 'runs.json', 'hardware.csv']) expect(existsSync(join(out, 'downloads', f)), f).toBe(true);
+    for (const f of ['verdicts.csv', 'variant-summaries.csv', 'samples.csv', 'runs.json', 'hardware.csv'])
+      expect(existsSync(join(out, 'downloads', f)), f).toBe(true);
     const feed = await readFile(join(out, 'feed.xml'), 'utf8');
     expect(feed).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\n<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/);
     expect(feed).toContain('<entry>');
@@ -423,7 +540,11 @@ describe('site build edge cases', () => {
     const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
     expect(build.code).not.toBe(0);
     expect(build.output).toContain('TuneLab site build stopped');
-    expect(build.output).toMatch(new RegExp(`(hardware profile ${fingerprint}|run [0-9a-f-]{36}) from embedded PGlite in .* failed validation: .*physicalCores`));
+    expect(build.output).toMatch(
+      new RegExp(
+        `(hardware profile ${fingerprint}|run [0-9a-f-]{36}) from embedded PGlite in .* failed validation: .*physicalCores`,
+      ),
+    );
     expect(existsSync(join(out, 'index.html'))).toBe(false);
   });
 

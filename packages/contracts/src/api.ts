@@ -76,7 +76,10 @@ export const Page = <T extends z.ZodType>(item: T) =>
 export const RunList = Page(RunSummary);
 export type RunList = z.infer<typeof RunList>;
 
-const cursor = z.string().max(200).regex(/^[A-Za-z0-9_-]+$/, 'must be a cursor returned by a previous page');
+const cursor = z
+  .string()
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be a cursor returned by a previous page');
 const limit = z.coerce.number().int().min(1).max(500).default(50);
 
 export const RunListQuery = z.strictObject({

@@ -37,7 +37,10 @@ const filterShape = {
   direction: MetricDirection.default('lower-is-better'),
 };
 
-function checkRanges(q: { minCores?: number; maxCores?: number; minMemoryGb?: number; maxMemoryGb?: number }, ctx: z.RefinementCtx) {
+function checkRanges(
+  q: { minCores?: number; maxCores?: number; minMemoryGb?: number; maxMemoryGb?: number },
+  ctx: z.RefinementCtx,
+) {
   if (q.minCores !== undefined && q.maxCores !== undefined && q.minCores > q.maxCores) {
     ctx.addIssue({ code: 'custom', path: ['maxCores'], message: 'must be at least minCores' });
   }
@@ -56,7 +59,11 @@ export const ComparisonQuery = z
   .superRefine((q, ctx) => {
     checkRanges(q, ctx);
     if ((q.baseline === undefined) !== (q.candidate === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [q.baseline === undefined ? 'baseline' : 'candidate'], message: 'baseline and candidate go together' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [q.baseline === undefined ? 'baseline' : 'candidate'],
+        message: 'baseline and candidate go together',
+      });
     }
     if (q.baseline !== undefined && q.baseline === q.candidate) {
       ctx.addIssue({ code: 'custom', path: ['candidate'], message: 'must differ from baseline' });
@@ -145,7 +152,15 @@ export const ComparisonGroup = z.object({
   /** The sweep point of the group's samples (a swept scenario gets one group per point). */
   point: SweepPoint.optional(),
   /** Database servers the group's runs used (a group is not split by them; check before trusting it). */
-  databaseVersions: z.array(z.object({ engine: Engine, version: z.string(), major: z.number().int(), minor: z.number().int(), runs: z.number().int() })),
+  databaseVersions: z.array(
+    z.object({
+      engine: Engine,
+      version: z.string(),
+      major: z.number().int(),
+      minor: z.number().int(),
+      runs: z.number().int(),
+    }),
+  ),
   runCount: z.number().int(),
   newestRunAt: isoDateTime,
   /** The newest runs behind the group (at most 100). */
@@ -203,7 +218,13 @@ export const SimilarHardwareGroup = z.object({
   links: z.object({ comparisons: z.string() }),
 });
 export const SimilarHardware = z.object({
-  machine: z.object({ fingerprint: sha256Hex, class: z.string(), storageKind: StorageKind, physicalCores: z.number().int(), memoryGb: z.number().int() }),
+  machine: z.object({
+    fingerprint: sha256Hex,
+    class: z.string(),
+    storageKind: StorageKind,
+    physicalCores: z.number().int(),
+    memoryGb: z.number().int(),
+  }),
   items: z.array(SimilarHardwareGroup),
 });
 export type SimilarHardware = z.infer<typeof SimilarHardware>;

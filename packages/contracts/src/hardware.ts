@@ -14,7 +14,11 @@ export const HardwareSpec = z.strictObject({
   cpuModel: boundedString(200),
   physicalCores: count.min(1).max(4096),
   logicalCpus: count.min(1).max(8192),
-  memoryBytes: z.number().int().positive().max(2 ** 53 - 1),
+  memoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53 - 1),
   storage: z.strictObject({
     kind: StorageKind,
     model: boundedString(200).nullable().default(null),

@@ -35,15 +35,27 @@ type Self = { links: { self: string } };
 export const linkRun = <T extends { id: string }>(run: T): T & Self => ({ ...run, links: { self: runPath(run.id) } });
 
 /** A hardware profile (summary or detail) with `links.self`. */
-export const linkHardware = <T extends { fingerprint: string }>(h: T): T & Self => ({ ...h, links: { self: hardwarePath(h.fingerprint) } });
+export const linkHardware = <T extends { fingerprint: string }>(h: T): T & Self => ({
+  ...h,
+  links: { self: hardwarePath(h.fingerprint) },
+});
 
 /** A page of records with their links. */
-export const linkPage = <T, U>(page: { items: T[]; nextCursor: string | null }, link: (item: T) => U) => ({ items: page.items.map(link), nextCursor: page.nextCursor });
+export const linkPage = <T, U>(page: { items: T[]; nextCursor: string | null }, link: (item: T) => U) => ({
+  items: page.items.map(link),
+  nextCursor: page.nextCursor,
+});
 
-const linkGroup = (g: ComparisonGroupRecord): ComparisonGroup => ({ ...g, runs: g.runs.map((r) => ({ ...r, link: runPath(r.id) })) });
+const linkGroup = (g: ComparisonGroupRecord): ComparisonGroup => ({
+  ...g,
+  runs: g.runs.map((r) => ({ ...r, link: runPath(r.id) })),
+});
 
 /** Comparison groups whose runs carry their links. */
-export const linkComparisons = (result: ComparisonResultRecord): ComparisonResult => ({ ...result, groups: result.groups.map(linkGroup) });
+export const linkComparisons = (result: ComparisonResultRecord): ComparisonResult => ({
+  ...result,
+  groups: result.groups.map(linkGroup),
+});
 
 /** A finding with its runs as links and `links.comparison` pointing at the comparison behind it. */
 export function linkFinding({ runIds, comparison, ...rest }: FindingRecord): Finding {
@@ -52,5 +64,11 @@ export function linkFinding({ runIds, comparison, ...rest }: FindingRecord): Fin
 
 /** A "hardware like mine" answer whose classes link their comparisons. */
 export function linkSimilar(similar: SimilarHardwareRecord): SimilarHardware {
-  return { ...similar, items: similar.items.map(({ comparison, ...item }) => ({ ...item, links: { comparisons: comparisonsPath(comparison) } })) };
+  return {
+    ...similar,
+    items: similar.items.map(({ comparison, ...item }) => ({
+      ...item,
+      links: { comparisons: comparisonsPath(comparison) },
+    })),
+  };
 }

@@ -40,7 +40,9 @@ export const text = (max: number, min = 0) =>
     .min(min)
     .max(max)
     .refine((s) => !s.includes('\u0000'), { message: 'must not contain the NUL character (U+0000)' })
-    .refine((s) => !LONE_SURROGATE.test(s), { message: 'must not contain a lone UTF-16 surrogate (not valid Unicode)' });
+    .refine((s) => !LONE_SURROGATE.test(s), {
+      message: 'must not contain a lone UTF-16 surrogate (not valid Unicode)',
+    });
 
 export const boundedString = (max: number = LIMITS.shortString) => text(max, 1);
 
@@ -49,7 +51,10 @@ export const identifier = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'must start with a letter or digit and contain only letters, digits, . _ : -');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]*$/,
+    'must start with a letter or digit and contain only letters, digits, . _ : -',
+  );
 
 export const scalar = z.union([text(LIMITS.note), finiteNumber, z.boolean(), z.null()]);
 export type Scalar = z.infer<typeof scalar>;

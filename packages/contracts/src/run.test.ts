@@ -1,8 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, hardwareClassOf, parseServerVersion, RunSubmission, stableHardwareFields, toCsv } from './index.ts';
+import {
+  canonicalJson,
+  hardwareClassOf,
+  parseServerVersion,
+  RunSubmission,
+  stableHardwareFields,
+  toCsv,
+} from './index.ts';
 
-const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
 
 describe('RunSubmission', () => {
   it('accepts the sample submission', () => {
@@ -10,7 +19,11 @@ describe('RunSubmission', () => {
   });
 
   it('rejects unknown keys with their path, and non-finite numbers', () => {
-    const r = RunSubmission.safeParse({ ...fixture, hardware: { ...fixture.hardware, gpu: 'x' }, samples: [{ ...fixture.samples[0], value: Infinity }] });
+    const r = RunSubmission.safeParse({
+      ...fixture,
+      hardware: { ...fixture.hardware, gpu: 'x' },
+      samples: [{ ...fixture.samples[0], value: Infinity }],
+    });
     expect(r.success).toBe(false);
     const issues = r.error!.issues.map((i) => ({ path: i.path.join('.'), code: i.code }));
     expect(issues).toContainEqual({ path: 'hardware', code: 'unrecognized_keys' });
@@ -24,7 +37,9 @@ describe('RunSubmission', () => {
     const dup = RunSubmission.safeParse({ ...fixture, samples: [at(1), at(4), at(4)] });
     expect(dup.success).toBe(false);
     expect(dup.error!.issues[0]!.message).toBe('duplicate sample for variant a, repetition 1, metric tpm, vus = 4');
-    expect(RunSubmission.safeParse({ ...fixture, samples: [{ ...s, point: { param: 'v us', value: 1 } }] }).success).toBe(false);
+    expect(
+      RunSubmission.safeParse({ ...fixture, samples: [{ ...s, point: { param: 'v us', value: 1 } }] }).success,
+    ).toBe(false);
   });
 });
 
@@ -36,14 +51,20 @@ describe('hardware identity', () => {
   });
 
   it('names the coarse class the way engineers do', () => {
-    expect(hardwareClassOf({ physicalCores: 8, memoryBytes: 32 * 1024 ** 3, storage: { kind: 'ssd', model: null } })).toBe('8 cores / 32 GB / SSD');
-    expect(hardwareClassOf({ physicalCores: 2, memoryBytes: 4 * 1024 ** 3, storage: { kind: 'unknown', model: null } })).toBe('2 cores / 4 GB / unknown disk');
+    expect(
+      hardwareClassOf({ physicalCores: 8, memoryBytes: 32 * 1024 ** 3, storage: { kind: 'ssd', model: null } }),
+    ).toBe('8 cores / 32 GB / SSD');
+    expect(
+      hardwareClassOf({ physicalCores: 2, memoryBytes: 4 * 1024 ** 3, storage: { kind: 'unknown', model: null } }),
+    ).toBe('2 cores / 4 GB / unknown disk');
   });
 });
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and drops undefined', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"x":0,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: 0 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"x":0,"z":1}]},"b":1}',
+    );
   });
 });
 
@@ -62,12 +83,15 @@ describe('parseServerVersion', () => {
 
 describe('toCsv', () => {
   it('neutralises cells a spreadsheet would evaluate (OWASP), quotes per RFC 4180, keeps numbers', () => {
-    const csv = toCsv(['a', 'b', 'c'], [
-      ['=HYPERLINK("http://x","y")', '+1', '-2+3'],
-      ['@SUM(A1)', '\tx', '\rx'],
-      [-5, 1.5e-9, 'plain, text'],
-      [null, undefined, true],
-    ]);
+    const csv = toCsv(
+      ['a', 'b', 'c'],
+      [
+        ['=HYPERLINK("http://x","y")', '+1', '-2+3'],
+        ['@SUM(A1)', '\tx', '\rx'],
+        [-5, 1.5e-9, 'plain, text'],
+        [null, undefined, true],
+      ],
+    );
     expect(csv.split('\r\n')).toEqual([
       'a,b,c',
       `"'=HYPERLINK(""http://x"",""y"")",'+1,'-2+3`,

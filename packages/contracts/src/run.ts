@@ -81,7 +81,9 @@ export const RunSubmissionOptions = z.strictObject({
 });
 export type RunSubmissionOptions = z.infer<typeof RunSubmissionOptions>;
 
-export const runnerVersion = z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'must be a semantic version x.y.z');
+export const runnerVersion = z
+  .string()
+  .regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'must be a semantic version x.y.z');
 
 /** One finished run of one scenario version on one machine, as a runner submits it. */
 export const RunSubmission = z
@@ -91,7 +93,10 @@ export const RunSubmission = z
       version: sha256Hex,
       title: boundedString(300).optional(),
       /** The comparison pairs the scenario declares; comparisons use them instead of every pair. */
-      comparisons: z.array(z.strictObject({ baseline: identifier, candidate: identifier })).max(50).optional(),
+      comparisons: z
+        .array(z.strictObject({ baseline: identifier, candidate: identifier }))
+        .max(50)
+        .optional(),
     }),
     /** The scenario's declared parameters only (a swept one as `1,2,4`). */
     params: boundedRecord(scalar, 200),
@@ -107,7 +112,10 @@ export const RunSubmission = z
     notes: z.array(RunNote).max(LIMITS.notes).default([]),
     warnings: z.array(text(LIMITS.note)).max(LIMITS.notes).default([]),
     /** Order in which variant × repetition ran (interleaved A B A B …). */
-    order: z.array(z.strictObject({ variant: identifier, repetition: z.number().int().min(1).max(100_000) })).max(LIMITS.samples).optional(),
+    order: z
+      .array(z.strictObject({ variant: identifier, repetition: z.number().int().min(1).max(100_000) }))
+      .max(LIMITS.samples)
+      .optional(),
   })
   .superRefine((run, ctx) => {
     if (Date.parse(run.finishedAt) < Date.parse(run.startedAt)) {
@@ -131,7 +139,11 @@ export const RunSubmission = z
     run.samples.forEach((s, i) => {
       const u = units.get(s.metric);
       if (u !== undefined && u !== s.unit) {
-        ctx.addIssue({ code: 'custom', path: ['samples', i, 'unit'], message: `metric ${s.metric} already uses unit ${u}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['samples', i, 'unit'],
+          message: `metric ${s.metric} already uses unit ${u}`,
+        });
       }
       units.set(s.metric, s.unit);
     });

@@ -1,15 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { findPlaceholders, formatIssuePath, resolveParams, substituteParams, validateScenarioDocument, type ParamDef } from './scenario.ts';
+import {
+  findPlaceholders,
+  formatIssuePath,
+  resolveParams,
+  substituteParams,
+  validateScenarioDocument,
+  type ParamDef,
+} from './scenario.ts';
 
 const doc = () => ({
   key: 'demo',
   title: 'Demo',
   engines: ['postgresql'],
-  params: { rows: { type: 'integer', default: 10, published: 1000, min: 1 }, mode: { type: 'enum', choices: ['on', 'off'], default: 'on' } },
+  params: {
+    rows: { type: 'integer', default: 10, published: 1000, min: 1 },
+    mode: { type: 'enum', choices: ['on', 'off'], default: 'on' },
+  },
   fixture: [{ action: 'sql', sql: 'CREATE TABLE t AS SELECT generate_series(1, {{rows}}) i' }],
   variants: [
-    { key: 'a', label: 'A', steps: [{ action: 'set', name: 'work_mem', value: '64MB' }, { action: 'timed', steps: [{ action: 'sql', sql: 'VACUUM t' }] }] },
-    { key: 'b', label: 'B', steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'VACUUM (INDEX_CLEANUP {{mode}}) t' }] }] },
+    {
+      key: 'a',
+      label: 'A',
+      steps: [
+        { action: 'set', name: 'work_mem', value: '64MB' },
+        { action: 'timed', steps: [{ action: 'sql', sql: 'VACUUM t' }] },
+      ],
+    },
+    {
+      key: 'b',
+      label: 'B',
+      steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'VACUUM (INDEX_CLEANUP {{mode}}) t' }] }],
+    },
   ],
   comparisons: [{ baseline: 'a', candidate: 'b' }],
   metrics: [
@@ -31,19 +52,71 @@ describe('ScenarioDocument', () => {
 
   it.each([
     ['duplicate variant', (d: ReturnType<typeof doc>) => d.variants.push({ ...d.variants[0]! }), 'variants[2].key'],
-    ['comparison with itself', (d: ReturnType<typeof doc>) => (d.comparisons = [{ baseline: 'a', candidate: 'a' }]), 'comparisons[0]'],
-    ['quoted relation', (d: ReturnType<typeof doc>) => ((d.metrics[1] as Record<string, unknown>).relation = 't"; DROP'), 'metrics[1].relation'],
-    ['placeholder of undeclared param', (d: ReturnType<typeof doc>) => (d.fixture[0]!.sql = 'SELECT {{x}}'), 'fixture[0].sql'],
-    ['enum default not a choice', (d: ReturnType<typeof doc>) => (d.params.mode.default = 'maybe'), 'params.mode.default'],
-    ['enum choice with SQL characters', (d: ReturnType<typeof doc>) => (d.params.mode.choices = ["on'; --"]), 'params.mode.choices[0]'],
-    ['sweep over an undeclared parameter', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'vus', default: [1] } }), 'sweep.param'],
-    ['sweep over an enum parameter', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'mode', default: [1] } }), 'sweep.param'],
-    ['sweep value below the minimum', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 0] } }), 'sweep.default[1]'],
-    ['sweep value twice', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 10] } }), 'sweep.default'],
-    ['fixture using the swept parameter', (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 20] } }), 'fixture[0]'],
-    ['report on an undeclared metric', (d: ReturnType<typeof doc>) => Object.assign(d, { report: { charts: [{ kind: 'sweep', metric: 'nopm' }] } }), 'report.charts[0].metric'],
-    ['report primary metric undeclared', (d: ReturnType<typeof doc>) => Object.assign(d, { report: { primary_metric: 'nope' } }), 'report.primary_metric'],
-    ['report setting that is not a setting name', (d: ReturnType<typeof doc>) => Object.assign(d, { report: { relevant_settings: ['Shared Buffers'] } }), 'report.relevant_settings[0]'],
+    [
+      'comparison with itself',
+      (d: ReturnType<typeof doc>) => (d.comparisons = [{ baseline: 'a', candidate: 'a' }]),
+      'comparisons[0]',
+    ],
+    [
+      'quoted relation',
+      (d: ReturnType<typeof doc>) => ((d.metrics[1] as Record<string, unknown>).relation = 't"; DROP'),
+      'metrics[1].relation',
+    ],
+    [
+      'placeholder of undeclared param',
+      (d: ReturnType<typeof doc>) => (d.fixture[0]!.sql = 'SELECT {{x}}'),
+      'fixture[0].sql',
+    ],
+    [
+      'enum default not a choice',
+      (d: ReturnType<typeof doc>) => (d.params.mode.default = 'maybe'),
+      'params.mode.default',
+    ],
+    [
+      'enum choice with SQL characters',
+      (d: ReturnType<typeof doc>) => (d.params.mode.choices = ["on'; --"]),
+      'params.mode.choices[0]',
+    ],
+    [
+      'sweep over an undeclared parameter',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'vus', default: [1] } }),
+      'sweep.param',
+    ],
+    [
+      'sweep over an enum parameter',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'mode', default: [1] } }),
+      'sweep.param',
+    ],
+    [
+      'sweep value below the minimum',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 0] } }),
+      'sweep.default[1]',
+    ],
+    [
+      'sweep value twice',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 10] } }),
+      'sweep.default',
+    ],
+    [
+      'fixture using the swept parameter',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { sweep: { param: 'rows', default: [10, 20] } }),
+      'fixture[0]',
+    ],
+    [
+      'report on an undeclared metric',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { report: { charts: [{ kind: 'sweep', metric: 'nopm' }] } }),
+      'report.charts[0].metric',
+    ],
+    [
+      'report primary metric undeclared',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { report: { primary_metric: 'nope' } }),
+      'report.primary_metric',
+    ],
+    [
+      'report setting that is not a setting name',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { report: { relevant_settings: ['Shared Buffers'] } }),
+      'report.relevant_settings[0]',
+    ],
   ])('rejects %s at %s', (_name, mutate, path) => {
     const d = doc();
     mutate(d);
@@ -84,21 +157,32 @@ describe('parameters', () => {
   it('resolves defaults, the published scale and typed overrides', () => {
     expect(resolveParams(defs)).toEqual({ ok: true, params: { rows: 10, ratio: 0.5, on: true, mode: 'a' } });
     expect(resolveParams(defs, {}, 'published')).toMatchObject({ params: { rows: 1000 } });
-    expect(resolveParams(defs, { rows: '1_000', on: 'off', mode: 'b' })).toMatchObject({ params: { rows: 1000, on: false, mode: 'b' } });
+    expect(resolveParams(defs, { rows: '1_000', on: 'off', mode: 'b' })).toMatchObject({
+      params: { rows: 1000, on: false, mode: 'b' },
+    });
   });
   it('rejects bad overrides with the reason', () => {
     const r = resolveParams(defs, { rows: '0', ratio: 'x', mode: "a'", nope: '1' });
     expect(r.ok).toBe(false);
     if (!r.ok) {
-      expect(r.errors).toEqual(expect.arrayContaining([expect.stringMatching(/rows=0: expected at least 1/), expect.stringMatching(/unknown parameter "nope"/), expect.stringMatching(/mode=a': expected one of: a, b/)]));
+      expect(r.errors).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/rows=0: expected at least 1/),
+          expect.stringMatching(/unknown parameter "nope"/),
+          expect.stringMatching(/mode=a': expected one of: a, b/),
+        ]),
+      );
     }
   });
-  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'])('refuses --param %s=x as unknown (own-property lookups only)', (name) => {
-    const r = resolveParams(defs, Object.fromEntries([[name, 'x']]));
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors).toEqual([expect.stringMatching(new RegExp(`unknown parameter "${name}"`))]);
-    expect(() => substituteParams(`{{${name}}}`, { rows: 5 })).toThrow(/unknown parameter/);
-  });
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'])(
+    'refuses --param %s=x as unknown (own-property lookups only)',
+    (name) => {
+      const r = resolveParams(defs, Object.fromEntries([[name, 'x']]));
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.errors).toEqual([expect.stringMatching(new RegExp(`unknown parameter "${name}"`))]);
+      expect(() => substituteParams(`{{${name}}}`, { rows: 5 })).toThrow(/unknown parameter/);
+    },
+  );
   it('substitutes declared placeholders only', () => {
     expect(findPlaceholders('a {{rows}} b {{ mode }}')).toEqual(['rows', 'mode']);
     expect(substituteParams('LIMIT {{rows}}', { rows: 5 })).toBe('LIMIT 5');

@@ -217,13 +217,23 @@ export const ScenarioDocument = z
   })
   .superRefine((doc, ctx) => {
     if (doc.target && !doc.engines.includes(doc.target.managed)) {
-      ctx.addIssue({ code: 'custom', path: ['target', 'managed'], message: `a managed ${doc.target.managed} cluster, but engines lists only ${doc.engines.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['target', 'managed'],
+        message: `a managed ${doc.target.managed} cluster, but engines lists only ${doc.engines.join(', ')}`,
+      });
     }
     const sweep = doc.sweep;
     if (sweep) {
       const def = ownValue(doc.params, sweep.param);
       if (def?.type !== 'integer') {
-        ctx.addIssue({ code: 'custom', path: ['sweep', 'param'], message: def ? `the swept parameter must be an integer parameter; ${sweep.param} is ${def.type}` : `unknown parameter "${sweep.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sweep', 'param'],
+          message: def
+            ? `the swept parameter must be an integer parameter; ${sweep.param} is ${def.type}`
+            : `unknown parameter "${sweep.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
+        });
       } else {
         for (const field of ['default', 'published'] as const) {
           const list = sweep[field] ?? [];
@@ -231,24 +241,35 @@ export const ScenarioDocument = z
             const problem = checkParamValue(def, value);
             if (problem) ctx.addIssue({ code: 'custom', path: ['sweep', field, i], message: problem });
           });
-          if (new Set(list).size !== list.length) ctx.addIssue({ code: 'custom', path: ['sweep', field], message: 'expected each value once' });
+          if (new Set(list).size !== list.length)
+            ctx.addIssue({ code: 'custom', path: ['sweep', field], message: 'expected each value once' });
         }
       }
       // The fixture is built once for every point, so it cannot depend on the swept value.
       doc.fixture.forEach((s, j) => {
-        const text = s.action === 'sql' ? s.sql : s.action === 'set' && typeof s.value === 'string' ? s.value : undefined;
+        const text =
+          s.action === 'sql' ? s.sql : s.action === 'set' && typeof s.value === 'string' ? s.value : undefined;
         if (text !== undefined && findPlaceholders(text).includes(sweep.param)) {
-          ctx.addIssue({ code: 'custom', path: ['fixture', j], message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${sweep.param}}}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['fixture', j],
+            message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${sweep.param}}}`,
+          });
         }
       });
     }
     const variantKeys = new Set<string>();
     doc.variants.forEach((v, i) => {
-      if (variantKeys.has(v.key)) ctx.addIssue({ code: 'custom', path: ['variants', i, 'key'], message: `duplicate variant key "${v.key}"` });
+      if (variantKeys.has(v.key))
+        ctx.addIssue({ code: 'custom', path: ['variants', i, 'key'], message: `duplicate variant key "${v.key}"` });
       variantKeys.add(v.key);
       const timed = v.steps.filter((s) => s.action === 'timed');
       if (timed.length !== 1) {
-        ctx.addIssue({ code: 'custom', path: ['variants', i, 'steps'], message: `expected exactly one "timed" step, found ${timed.length}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['variants', i, 'steps'],
+          message: `expected exactly one "timed" step, found ${timed.length}`,
+        });
       }
     });
     doc.comparisons.forEach((c, i) => {
@@ -261,29 +282,54 @@ export const ScenarioDocument = z
           });
         }
       }
-      if (c.baseline === c.candidate) ctx.addIssue({ code: 'custom', path: ['comparisons', i], message: 'baseline and candidate must differ' });
+      if (c.baseline === c.candidate)
+        ctx.addIssue({ code: 'custom', path: ['comparisons', i], message: 'baseline and candidate must differ' });
     });
     const metricKeys = new Set<string>();
     doc.metrics.forEach((m, i) => {
-      if (metricKeys.has(m.key)) ctx.addIssue({ code: 'custom', path: ['metrics', i, 'key'], message: `duplicate metric key "${m.key}"` });
+      if (metricKeys.has(m.key))
+        ctx.addIssue({ code: 'custom', path: ['metrics', i, 'key'], message: `duplicate metric key "${m.key}"` });
       metricKeys.add(m.key);
     });
     if (doc.report.primary_metric !== undefined && !metricKeys.has(doc.report.primary_metric)) {
-      ctx.addIssue({ code: 'custom', path: ['report', 'primary_metric'], message: `unknown metric "${doc.report.primary_metric}"; expected one of: ${[...metricKeys].join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['report', 'primary_metric'],
+        message: `unknown metric "${doc.report.primary_metric}"; expected one of: ${[...metricKeys].join(', ')}`,
+      });
     }
     doc.report.charts.forEach((c, i) => {
       if (c.kind === 'sweep' && !metricKeys.has(c.metric)) {
-        ctx.addIssue({ code: 'custom', path: ['report', 'charts', i, 'metric'], message: `unknown metric "${c.metric}"; expected one of: ${[...metricKeys].join(', ')}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['report', 'charts', i, 'metric'],
+          message: `unknown metric "${c.metric}"; expected one of: ${[...metricKeys].join(', ')}`,
+        });
       }
     });
     (doc.report.fits ?? []).forEach((f, i) => {
       for (const field of ['metric', 'per'] as const) {
-        if (!metricKeys.has(f[field])) ctx.addIssue({ code: 'custom', path: ['report', 'fits', i, field], message: `unknown metric "${f[field]}"; expected one of: ${[...metricKeys].join(', ')}` });
+        if (!metricKeys.has(f[field]))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['report', 'fits', i, field],
+            message: `unknown metric "${f[field]}"; expected one of: ${[...metricKeys].join(', ')}`,
+          });
       }
     });
     (doc.report.ratios ?? []).forEach((r, i) => {
-      if (!metricKeys.has(r.metric)) ctx.addIssue({ code: 'custom', path: ['report', 'ratios', i, 'metric'], message: `unknown metric "${r.metric}"; expected one of: ${[...metricKeys].join(', ')}` });
-      if (!doc.variants.some((v) => v.key === r.baseline)) ctx.addIssue({ code: 'custom', path: ['report', 'ratios', i, 'baseline'], message: `unknown variant "${r.baseline}"; expected one of: ${doc.variants.map((v) => v.key).join(', ')}` });
+      if (!metricKeys.has(r.metric))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['report', 'ratios', i, 'metric'],
+          message: `unknown metric "${r.metric}"; expected one of: ${[...metricKeys].join(', ')}`,
+        });
+      if (!doc.variants.some((v) => v.key === r.baseline))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['report', 'ratios', i, 'baseline'],
+          message: `unknown variant "${r.baseline}"; expected one of: ${doc.variants.map((v) => v.key).join(', ')}`,
+        });
     });
     const timedMetrics = new Set(doc.metrics.filter((m) => m.source === 'timed').map((m) => m.key));
     doc.variants.forEach((v, i) =>
@@ -310,17 +356,23 @@ export const ScenarioDocument = z
     const checkText = (text: string, path: (string | number)[]) => {
       for (const name of findPlaceholders(text)) {
         if (!declared.includes(name)) {
-          ctx.addIssue({ code: 'custom', path, message: `unknown parameter {{${name}}}; expected one of: ${declared.join(', ') || '(none declared)'}` });
+          ctx.addIssue({
+            code: 'custom',
+            path,
+            message: `unknown parameter {{${name}}}; expected one of: ${declared.join(', ') || '(none declared)'}`,
+          });
         }
       }
     };
     // Every string field of every action (inline SQL, setting values, `rows: "{{rows}}"`…).
     const checkSteps = (steps: readonly Step[], base: (string | number)[]) =>
       steps.forEach((s, j) => {
-        for (const [field, value] of Object.entries(s)) if (typeof value === 'string') checkText(value, [...base, j, field]);
+        for (const [field, value] of Object.entries(s))
+          if (typeof value === 'string') checkText(value, [...base, j, field]);
         if (s.action === 'timed') checkSteps(s.steps, [...base, j, 'steps']);
       });
-    for (const [name, value] of Object.entries(doc.settings.global)) if (typeof value === 'string') checkText(value, ['settings', 'global', name]);
+    for (const [name, value] of Object.entries(doc.settings.global))
+      if (typeof value === 'string') checkText(value, ['settings', 'global', name]);
     checkSteps(doc.fixture, ['fixture']);
     doc.variants.forEach((v, i) => checkSteps(v.steps, ['variants', i, 'steps']));
   });
@@ -350,9 +402,19 @@ export type PublishedMachine = z.infer<typeof PublishedMachine>;
  * it through `@tunelab/scenarios`. Unknown fields (setup details, sizes) are kept as narrative.
  */
 export const PublishedFile = z.looseObject({
-  source: z.looseObject({ title: boundedString(500), publisher: boundedString(200), kind: z.string().optional(), url: z.string().optional() }),
+  source: z.looseObject({
+    title: boundedString(500),
+    publisher: boundedString(200),
+    kind: z.string().optional(),
+    url: z.string().optional(),
+  }),
   scenario: identifier,
-  setup: z.looseObject({ server_settings: z.record(z.string(), z.string()).optional(), server_version: z.string().optional() }).optional(),
+  setup: z
+    .looseObject({
+      server_settings: z.record(z.string(), z.string()).optional(),
+      server_version: z.string().optional(),
+    })
+    .optional(),
   /** Variant key → what the article ran, in its words. */
   variants: z.record(z.string(), z.string()).optional(),
   /** Comparison pairs the article made, [baseline, candidate]. */
@@ -372,7 +434,10 @@ export const PublishedFile = z.looseObject({
       param: identifier,
       metric: identifier,
       unit: z.string().min(1).max(32),
-      points: z.array(z.looseObject({ value: z.number(), runs: PublishedRuns })).min(1).max(50),
+      points: z
+        .array(z.looseObject({ value: z.number(), runs: PublishedRuns }))
+        .min(1)
+        .max(50),
     })
     .optional(),
   /** Conclusions the article stated: "1-2 faster than 1-1" → per machine "37%", or sentences. */
@@ -404,7 +469,10 @@ export function validateScenarioDocument(
 ): { ok: true; scenario: ScenarioDocument } | { ok: false; issues: ScenarioIssue[] } {
   const parsed = ScenarioDocument.safeParse(doc);
   if (parsed.success) return { ok: true, scenario: parsed.data };
-  return { ok: false, issues: parsed.error.issues.map((i) => ({ file, path: formatIssuePath(i.path), message: i.message })) };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((i) => ({ file, path: formatIssuePath(i.path), message: i.message })),
+  };
 }
 
 export function findPlaceholders(text: string): string[] {
@@ -423,7 +491,9 @@ function checkParamValue(def: ParamDef, value: unknown): string | null {
     case 'boolean':
       return typeof value === 'boolean' ? null : 'expected true or false';
     case 'enum':
-      return typeof value === 'string' && def.choices.includes(value) ? null : `expected one of: ${def.choices.join(', ')}`;
+      return typeof value === 'string' && def.choices.includes(value)
+        ? null
+        : `expected one of: ${def.choices.join(', ')}`;
   }
 }
 
@@ -452,7 +522,12 @@ export function resolveParams(
       value = Number(raw.replaceAll('_', ''));
       if (raw.trim() === '') value = Number.NaN;
     } else if (def.type === 'boolean') {
-      value = raw === 'true' || raw === 'on' || raw === '1' ? true : raw === 'false' || raw === 'off' || raw === '0' ? false : raw;
+      value =
+        raw === 'true' || raw === 'on' || raw === '1'
+          ? true
+          : raw === 'false' || raw === 'off' || raw === '0'
+            ? false
+            : raw;
     } else {
       value = raw;
     }

@@ -29,7 +29,9 @@ export const UNIT_RANGES: ReadonlyMap<string, Range> = new Map<string, Range>([
   ...(['tuples', 'rows', 'pages', 'blocks', 'tables', 'transactions', 'queries', 'count', 'ops'] as const).map(
     (u) => [u, nonNegative(GENERIC_LIMIT)] as [string, Range],
   ),
-  ...(['tps', 'qps', 'ops/s', 'rows/s', 'tuples/s', 'B/s', 'bytes/s', 'MB/s'] as const).map((u) => [u, nonNegative(1e15)] as [string, Range]),
+  ...(['tps', 'qps', 'ops/s', 'rows/s', 'tuples/s', 'B/s', 'bytes/s', 'MB/s'] as const).map(
+    (u) => [u, nonNegative(1e15)] as [string, Range],
+  ),
   ['%', { min: -1e6, max: 1e6 }],
   ['percent', { min: -1e6, max: 1e6 }],
 ]);

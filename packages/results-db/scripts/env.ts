@@ -10,6 +10,9 @@ export type ScriptEnv = z.infer<typeof ScriptEnv>;
 
 export function loadScriptEnv(env: NodeJS.ProcessEnv = process.env): ScriptEnv {
   const r = ScriptEnv.safeParse(env);
-  if (!r.success) throw new Error(`invalid environment: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new Error(
+      `invalid environment: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return r.data;
 }

@@ -11,7 +11,7 @@ import { loadScriptEnv, type ScriptEnv } from './env.ts';
 
 const args = process.argv.slice(2);
 if (args.length > 1 || args[0] === '--help' || args[0] === '-h') {
-  console.log('usage: npm run import:published [-- SCENARIOS_DIR]   (default: the repository\'s scenarios/)');
+  console.log("usage: npm run import:published [-- SCENARIOS_DIR]   (default: the repository's scenarios/)");
   process.exit(args[0] === '--help' || args[0] === '-h' ? 0 : 2);
 }
 let env: ScriptEnv;
@@ -31,9 +31,14 @@ const db = await openResultsDb(env.DATABASE_URL, { dataDir: env.TUNELAB_DATA_DIR
 try {
   await db.migrate();
   const result = await db.importPublished(dir);
-  for (const i of result.imported) console.log(`${i.outcome === 'created' ? 'imported' : 'unchanged'}  ${i.idempotencyKey}  (${i.samples} samples, run ${i.runId})`);
+  for (const i of result.imported)
+    console.log(
+      `${i.outcome === 'created' ? 'imported' : 'unchanged'}  ${i.idempotencyKey}  (${i.samples} samples, run ${i.runId})`,
+    );
   for (const s of result.skipped) console.log(`skipped   ${s.scenario}: ${s.reason}`);
-  console.log(`${result.imported.filter((i) => i.outcome === 'created').length} run(s) imported into ${db.description}`);
+  console.log(
+    `${result.imported.filter((i) => i.outcome === 'created').length} run(s) imported into ${db.description}`,
+  );
 } catch (err) {
   console.error(err instanceof Error ? err.message : String(err));
   process.exitCode = 1;

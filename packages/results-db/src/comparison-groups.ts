@@ -34,13 +34,22 @@ const bounds = (i: { low: number; high: number }): Bounds => ({ low: finite(i.lo
 function declaredPairs(raw: unknown): { baseline: string; candidate: string }[] {
   if (!Array.isArray(raw)) return [];
   return raw.flatMap((p) =>
-    p && typeof p === 'object' && typeof (p as { baseline?: unknown }).baseline === 'string' && typeof (p as { candidate?: unknown }).candidate === 'string'
+    p &&
+    typeof p === 'object' &&
+    typeof (p as { baseline?: unknown }).baseline === 'string' &&
+    typeof (p as { candidate?: unknown }).candidate === 'string'
       ? [{ baseline: (p as { baseline: string }).baseline, candidate: (p as { candidate: string }).candidate }]
       : [],
   );
 }
 
-function comparePair(baseline: string, candidate: string, a: number[] | undefined, b: number[] | undefined, direction: MetricDirection): PairComparison {
+function comparePair(
+  baseline: string,
+  candidate: string,
+  a: number[] | undefined,
+  b: number[] | undefined,
+  direction: MetricDirection,
+): PairComparison {
   const missing = [a ? null : baseline, b ? null : candidate].filter((x): x is string => x !== null);
   if (!a || !b) {
     return {
@@ -52,10 +61,18 @@ function comparePair(baseline: string, candidate: string, a: number[] | undefine
       ci95: null,
       welch: null,
       mannWhitney: null,
-      verdict: { kind: 'insufficient-data', sentence: `No runs of ${missing.join(' and ')} in this group, so ${candidate} cannot be compared with ${baseline}`, significant: false },
+      verdict: {
+        kind: 'insufficient-data',
+        sentence: `No runs of ${missing.join(' and ')} in this group, so ${candidate} cannot be compared with ${baseline}`,
+        significant: false,
+      },
     };
   }
-  const v = verdict({ baseline: { label: baseline, values: a }, candidate: { label: candidate, values: b }, direction });
+  const v = verdict({
+    baseline: { label: baseline, values: a },
+    candidate: { label: candidate, values: b },
+    direction,
+  });
   const enough = a.length >= 2 && b.length >= 2;
   const welch = enough ? welchTTest(b, a) : null;
   const mw = mannWhitneyU(b, a, { method: 'auto' });
@@ -114,18 +131,32 @@ function buildGroup(key: string, acc: Acc, q: Filters): ComparisonGroupRecord {
     }
   }
   const values = (v: string) => acc.byVariant.get(v)?.map((x) => x.value);
-  const comparisons = pairs.map((p) => comparePair(p.baseline, p.candidate, values(p.baseline), values(p.candidate), q.direction));
+  const comparisons = pairs.map((p) =>
+    comparePair(p.baseline, p.candidate, values(p.baseline), values(p.candidate), q.direction),
+  );
 
   const databases = [...acc.databases.values()]
-    .map((d) => ({ engine: Engine.parse(d.engine), version: d.version, major: d.major, minor: d.minor, runs: d.runs.size }))
+    .map((d) => ({
+      engine: Engine.parse(d.engine),
+      version: d.version,
+      major: d.major,
+      minor: d.minor,
+      runs: d.runs.size,
+    }))
     .sort((x, y) => y.runs - x.runs || x.version.localeCompare(y.version));
   const warnings: string[] = [];
   const majors = new Set(databases.map((d) => `${d.engine} ${d.major}`));
-  if (majors.size > 1) warnings.push(`runs on ${[...majors].join(', ')} are pooled in this group; filter with engine/engineMajor to separate them`);
+  if (majors.size > 1)
+    warnings.push(
+      `runs on ${[...majors].join(', ')} are pooled in this group; filter with engine/engineMajor to separate them`,
+    );
   if (overflowing.length > 0) {
-    warnings.push(`the values of ${overflowing.join(', ')} are too large for their spread to be represented (beyond ±1.8e308): sd and CI are left out`);
+    warnings.push(
+      `the values of ${overflowing.join(', ')} are too large for their spread to be represented (beyond ±1.8e308): sd and CI are left out`,
+    );
   }
-  if (f.source === 'published') warnings.push('published figures, as the article reported them; not measured by TuneLab');
+  if (f.source === 'published')
+    warnings.push('published figures, as the article reported them; not measured by TuneLab');
   const runs = [...acc.runs.entries()].sort((x, y) => y[1].getTime() - x[1].getTime() || (x[0] < y[0] ? -1 : 1));
   const byHardware = q.groupBy === 'hardware';
   return {
@@ -143,7 +174,9 @@ function buildGroup(key: string, acc: Acc, q: Filters): ComparisonGroupRecord {
     },
     metric: q.metric,
     unit: f.unit,
-    ...(f.point_param !== null && f.point_value !== null ? { point: { param: f.point_param, value: f.point_value } } : {}),
+    ...(f.point_param !== null && f.point_value !== null
+      ? { point: { param: f.point_param, value: f.point_value } }
+      : {}),
     databaseVersions: databases,
     runCount: runs.length,
     newestRunAt: (runs[0]?.[1] ?? new Date(0)).toISOString(),
@@ -174,12 +207,17 @@ export function groupSamples(rows: readonly SampleRow[], q: Filters): Comparison
     acc.profiles.add(r.fingerprint);
     const dbKey = `${r.engine}\u0000${r.db_version}`;
     let db = acc.databases.get(dbKey);
-    if (!db) acc.databases.set(dbKey, (db = { engine: r.engine, version: r.db_version, major: r.major, minor: r.minor, runs: new Set() }));
+    if (!db)
+      acc.databases.set(
+        dbKey,
+        (db = { engine: r.engine, version: r.db_version, major: r.major, minor: r.minor, runs: new Set() }),
+      );
     db.runs.add(r.run_id);
   }
   for (const acc of groups.values()) {
     // Stable input order (by run, then repetition) so outlier indices and tests are deterministic.
-    for (const list of acc.byVariant.values()) list.sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : x.repetition - y.repetition));
+    for (const list of acc.byVariant.values())
+      list.sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : x.repetition - y.repetition));
   }
   const out = [...groups.entries()].map(([key, acc]) => buildGroup(key, acc, q));
   out.sort(
@@ -187,7 +225,9 @@ export function groupSamples(rows: readonly SampleRow[], q: Filters): Comparison
       x.scenario.key.localeCompare(y.scenario.key) ||
       x.source.localeCompare(y.source) ||
       // Published figures have no meaningful age: they keep the article's machine order.
-      (x.source === 'published' ? (x.hardware.cpuModel ?? x.hardware.class).localeCompare(y.hardware.cpuModel ?? y.hardware.class) : 0) ||
+      (x.source === 'published'
+        ? (x.hardware.cpuModel ?? x.hardware.class).localeCompare(y.hardware.cpuModel ?? y.hardware.class)
+        : 0) ||
       y.newestRunAt.localeCompare(x.newestRunAt) ||
       (x.point?.value ?? 0) - (y.point?.value ?? 0) ||
       x.key.localeCompare(y.key),
@@ -200,7 +240,10 @@ export function groupSamples(rows: readonly SampleRow[], q: Filters): Comparison
  * the ids of the runs behind it and `comparisonOf(group)` (what its link is made from). Shared by
  * the API (findings) and the site (home page, feed).
  */
-export function findingsOf<C>(groups: readonly ComparisonGroupRecord[], comparisonOf: (g: ComparisonGroupRecord) => C): FindingRecord<C>[] {
+export function findingsOf<C>(
+  groups: readonly ComparisonGroupRecord[],
+  comparisonOf: (g: ComparisonGroupRecord) => C,
+): FindingRecord<C>[] {
   const items = groups.flatMap((g) =>
     g.comparisons.map((c) => ({
       scenario: g.scenario,
@@ -219,5 +262,10 @@ export function findingsOf<C>(groups: readonly ComparisonGroupRecord[], comparis
       comparison: comparisonOf(g),
     })),
   );
-  return items.sort((x, y) => y.newestRunAt.localeCompare(x.newestRunAt) || x.group.localeCompare(y.group) || x.candidate.localeCompare(y.candidate));
+  return items.sort(
+    (x, y) =>
+      y.newestRunAt.localeCompare(x.newestRunAt) ||
+      x.group.localeCompare(y.group) ||
+      x.candidate.localeCompare(y.candidate),
+  );
 }

@@ -4,9 +4,7 @@
  * leading columns of the index (scenario_version_id, metric, hardware_profile_id, variant), so the
  * cost follows the number of matching samples, not the size of the table (apps/api/bench/compare.ts).
  */
-import {
-  type ComparisonQuery,
-} from '@tunelab/contracts';
+import { type ComparisonQuery } from '@tunelab/contracts';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export const GIB = 1024 ** 3;
@@ -36,14 +34,38 @@ export type SampleRow = {
   minor: number;
 };
 
-export type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate'> & { baseline?: string | undefined; candidate?: string | undefined };
+export type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate'> & {
+  baseline?: string | undefined;
+  candidate?: string | undefined;
+};
 
 const hasHardwareFilter = (q: Filters) =>
-  q.storage !== undefined || q.minCores !== undefined || q.maxCores !== undefined || q.minMemoryGb !== undefined || q.maxMemoryGb !== undefined || q.hardware !== undefined;
+  q.storage !== undefined ||
+  q.minCores !== undefined ||
+  q.maxCores !== undefined ||
+  q.minMemoryGb !== undefined ||
+  q.maxMemoryGb !== undefined ||
+  q.hardware !== undefined;
 
 type VersionRow = { id: string; scenario_key: string; version_hash: string; comparisons: unknown };
-type ProfileRow = { id: string; fingerprint: string; hardware_class: string; cpu_model: string; storage_kind: string; physical_cores: number; memory_bytes: number };
-type RunRow = { id: string; source: string; received_at: Date; engine: string; db_version: string; major: number; minor: number };
+type ProfileRow = {
+  id: string;
+  fingerprint: string;
+  hardware_class: string;
+  cpu_model: string;
+  storage_kind: string;
+  physical_cores: number;
+  memory_bytes: number;
+};
+type RunRow = {
+  id: string;
+  source: string;
+  received_at: Date;
+  engine: string;
+  db_version: string;
+  major: number;
+  minor: number;
+};
 
 const PROFILE_COLUMNS = Prisma.sql`id::text, fingerprint, hardware_class, cpu_model, storage_kind, physical_cores, memory_bytes::float8 AS memory_bytes`;
 
@@ -68,17 +90,37 @@ export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<Sam
     if (q.minCores !== undefined) hw.push(Prisma.sql`physical_cores >= ${q.minCores}::int`);
     if (q.maxCores !== undefined) hw.push(Prisma.sql`physical_cores <= ${q.maxCores}::int`);
     // Memory is compared in whole GiB, rounded as in the hardware class.
-    if (q.minMemoryGb !== undefined) hw.push(Prisma.sql`memory_bytes >= ${String(Math.round((q.minMemoryGb - 0.5) * GIB))}::bigint`);
-    if (q.maxMemoryGb !== undefined) hw.push(Prisma.sql`memory_bytes < ${String(Math.round((q.maxMemoryGb + 0.5) * GIB))}::bigint`);
-    profiles = await prisma.$queryRaw<ProfileRow[]>`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE ${Prisma.join(hw, ' AND ')}`;
+    if (q.minMemoryGb !== undefined)
+      hw.push(Prisma.sql`memory_bytes >= ${String(Math.round((q.minMemoryGb - 0.5) * GIB))}::bigint`);
+    if (q.maxMemoryGb !== undefined)
+      hw.push(Prisma.sql`memory_bytes < ${String(Math.round((q.maxMemoryGb + 0.5) * GIB))}::bigint`);
+    profiles = await prisma.$queryRaw<
+      ProfileRow[]
+    >`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE ${Prisma.join(hw, ' AND ')}`;
     if (profiles.length === 0) return [];
   }
 
-  const where: Prisma.Sql[] = [Prisma.sql`scenario_version_id = ANY(${versions.map((v) => v.id)}::uuid[])`, Prisma.sql`metric = ${q.metric}`];
+  const where: Prisma.Sql[] = [
+    Prisma.sql`scenario_version_id = ANY(${versions.map((v) => v.id)}::uuid[])`,
+    Prisma.sql`metric = ${q.metric}`,
+  ];
   if (profiles) where.push(Prisma.sql`hardware_profile_id = ANY(${profiles.map((p) => p.id)}::uuid[])`);
-  if (q.baseline !== undefined && q.candidate !== undefined) where.push(Prisma.sql`variant IN (${q.baseline}, ${q.candidate})`);
+  if (q.baseline !== undefined && q.candidate !== undefined)
+    where.push(Prisma.sql`variant IN (${q.baseline}, ${q.candidate})`);
   if (q.point !== undefined) where.push(Prisma.sql`point_value = ${q.point}::float8`);
-  const samples = await prisma.$queryRaw<{ variant: string; repetition: number; value: number; unit: string; run_id: string; scenario_version_id: string; hardware_profile_id: string; point_param: string | null; point_value: number | null }[]>`
+  const samples = await prisma.$queryRaw<
+    {
+      variant: string;
+      repetition: number;
+      value: number;
+      unit: string;
+      run_id: string;
+      scenario_version_id: string;
+      hardware_profile_id: string;
+      point_param: string | null;
+      point_value: number | null;
+    }[]
+  >`
     SELECT variant, repetition, value, unit, run_id::text, scenario_version_id::text, hardware_profile_id::text, point_param, point_value
     FROM samples WHERE ${Prisma.join(where, ' AND ')}`;
   if (samples.length === 0) return [];
@@ -95,7 +137,9 @@ export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<Sam
 
   if (!profiles) {
     const ids = [...new Set(samples.map((x) => x.hardware_profile_id))];
-    profiles = await prisma.$queryRaw<ProfileRow[]>`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE id = ANY(${ids}::uuid[])`;
+    profiles = await prisma.$queryRaw<
+      ProfileRow[]
+    >`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE id = ANY(${ids}::uuid[])`;
   }
   const versionById = new Map(versions.map((v) => [v.id, v]));
   const profileById = new Map(profiles.map((p) => [p.id, p]));
@@ -105,29 +149,31 @@ export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<Sam
     const h = profileById.get(x.hardware_profile_id);
     const r = runById.get(x.run_id);
     if (!v || !h || !r) return [];
-    return [{
-      variant: x.variant,
-      point_param: x.point_param,
-      point_value: x.point_value,
-      repetition: x.repetition,
-      value: x.value,
-      unit: x.unit,
-      run_id: x.run_id,
-      scenario_key: v.scenario_key,
-      version_hash: v.version_hash,
-      comparisons: v.comparisons,
-      fingerprint: h.fingerprint,
-      hardware_class: h.hardware_class,
-      cpu_model: h.cpu_model,
-      storage_kind: h.storage_kind,
-      physical_cores: h.physical_cores,
-      memory_bytes: h.memory_bytes,
-      source: r.source,
-      received_at: r.received_at,
-      engine: r.engine,
-      db_version: r.db_version,
-      major: r.major,
-      minor: r.minor,
-    }];
+    return [
+      {
+        variant: x.variant,
+        point_param: x.point_param,
+        point_value: x.point_value,
+        repetition: x.repetition,
+        value: x.value,
+        unit: x.unit,
+        run_id: x.run_id,
+        scenario_key: v.scenario_key,
+        version_hash: v.version_hash,
+        comparisons: v.comparisons,
+        fingerprint: h.fingerprint,
+        hardware_class: h.hardware_class,
+        cpu_model: h.cpu_model,
+        storage_kind: h.storage_kind,
+        physical_cores: h.physical_cores,
+        memory_bytes: h.memory_bytes,
+        source: r.source,
+        received_at: r.received_at,
+        engine: r.engine,
+        db_version: r.db_version,
+        major: r.major,
+        minor: r.minor,
+      },
+    ];
   });
 }

@@ -4,7 +4,9 @@ import { ComparisonQuery, FindingsQuery, RunSubmission } from '@tunelab/contract
 import { openResultsDb, type ResultsDb } from './index.ts';
 import { createTestDatabase } from './testing.ts';
 
-const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
 
 /** A run of scenario `sweep` with `nopm` per variant at each `vus` point (same repetition numbers at every point). */
 function sweepRun(key: string, nopm: Record<number, Record<string, number[]>>) {
@@ -12,7 +14,14 @@ function sweepRun(key: string, nopm: Record<number, Record<string, number[]>>) {
   doc.scenario = { key, version: 'c'.repeat(64), comparisons: [{ baseline: 'ff100', candidate: 'ff40' }] };
   doc.samples = Object.entries(nopm).flatMap(([vus, perVariant]) =>
     Object.entries(perVariant).flatMap(([variant, xs]) =>
-      xs.map((value, i) => ({ variant, repetition: i + 1, metric: 'nopm', unit: 'NOPM', value, point: { param: 'vus', value: Number(vus) } })),
+      xs.map((value, i) => ({
+        variant,
+        repetition: i + 1,
+        metric: 'nopm',
+        unit: 'NOPM',
+        value,
+        point: { param: 'vus', value: Number(vus) },
+      })),
     ),
   );
   doc.timeSeries = [
@@ -32,8 +41,18 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       if (backend === 'postgresql') pgdb = await createTestDatabase();
       db = await openResultsDb(pgdb?.url, { dataDir: 'memory://' });
       await db.migrate();
-      const doc = sweepRun('sweep', { 1: { ff100: [100, 101, 99], ff40: [150, 151, 149] }, 4: { ff100: [400, 402, 398], ff40: [401, 399, 400] } });
-      runId = (await db.ingestRun({ submission: RunSubmission.parse(doc), document: doc, idempotencyKey: `sweep-${backend}`, runnerId: null })).run.id;
+      const doc = sweepRun('sweep', {
+        1: { ff100: [100, 101, 99], ff40: [150, 151, 149] },
+        4: { ff100: [400, 402, 398], ff40: [401, 399, 400] },
+      });
+      runId = (
+        await db.ingestRun({
+          submission: RunSubmission.parse(doc),
+          document: doc,
+          idempotencyKey: `sweep-${backend}`,
+          runnerId: null,
+        })
+      ).run.id;
     });
     afterAll(async () => {
       await db.close();
@@ -43,18 +62,33 @@ for (const backend of ['postgresql', 'pglite'] as const) {
     it('stores the same variant × repetition × metric once per point, and gives the points back', async () => {
       const run = await db.getRun(runId);
       expect(run!.samples).toHaveLength(12);
-      expect(run!.samples.filter((s) => s.variant === 'ff40' && s.repetition === 1).map((s) => [s.point?.value, s.value])).toEqual([[1, 150], [4, 401]]);
-      expect(run!.timeSeries.map((p) => p.point)).toEqual([{ param: 'vus', value: 1 }, { param: 'vus', value: 4 }]);
+      expect(
+        run!.samples.filter((s) => s.variant === 'ff40' && s.repetition === 1).map((s) => [s.point?.value, s.value]),
+      ).toEqual([
+        [1, 150],
+        [4, 401],
+      ]);
+      expect(run!.timeSeries.map((p) => p.point)).toEqual([
+        { param: 'vus', value: 1 },
+        { param: 'vus', value: 4 },
+      ]);
     });
 
     it('compares per point, and the findings say which', async () => {
-      const res = await db.compare(ComparisonQuery.parse({ scenario: 'sweep', metric: 'nopm', direction: 'higher-is-better' }));
-      expect(res.groups.map((g) => g.point)).toEqual([{ param: 'vus', value: 1 }, { param: 'vus', value: 4 }]);
+      const res = await db.compare(
+        ComparisonQuery.parse({ scenario: 'sweep', metric: 'nopm', direction: 'higher-is-better' }),
+      );
+      expect(res.groups.map((g) => g.point)).toEqual([
+        { param: 'vus', value: 1 },
+        { param: 'vus', value: 4 },
+      ]);
       const at = (v: number) => res.groups.find((g) => g.point?.value === v)!;
       expect(at(1).variants.map((v) => v.n)).toEqual([3, 3]);
       expect(at(1).comparisons[0]!.verdict.kind).toBe('faster');
       expect(at(4).comparisons[0]!.verdict.significant).toBe(false);
-      const findings = await db.listFindings(FindingsQuery.parse({ scenario: 'sweep', metric: 'nopm', direction: 'higher-is-better' }));
+      const findings = await db.listFindings(
+        FindingsQuery.parse({ scenario: 'sweep', metric: 'nopm', direction: 'higher-is-better' }),
+      );
       expect(findings.items.map((f) => f.point?.value).sort()).toEqual([1, 4]);
     });
   });

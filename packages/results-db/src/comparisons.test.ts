@@ -4,12 +4,22 @@ import { ComparisonQuery, FindingsQuery, RunSubmission, SimilarHardwareQuery } f
 import { openResultsDb, type ResultsDb } from './index.ts';
 import { createTestDatabase, prismaOf } from './testing.ts';
 
-const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
 const V1 = 'a'.repeat(64);
 const V2 = 'b'.repeat(64);
 
 /** A measured submission of scenario `cmp` with the given durations per variant. */
-function submission(opts: { version?: string; major?: number; cores?: number; memoryGb?: number; storage?: string; cpu?: string; durations: Record<string, number[]> }) {
+function submission(opts: {
+  version?: string;
+  major?: number;
+  cores?: number;
+  memoryGb?: number;
+  storage?: string;
+  cpu?: string;
+  durations: Record<string, number[]>;
+}) {
   const doc = structuredClone(fixture);
   doc.scenario = { key: 'cmp', version: opts.version ?? V1 };
   doc.database.major = opts.major ?? 15;
@@ -19,7 +29,9 @@ function submission(opts: { version?: string; major?: number; cores?: number; me
   doc.hardware.memoryBytes = (opts.memoryGb ?? 24) * 1024 ** 3;
   doc.hardware.storage.kind = opts.storage ?? 'ssd';
   doc.hardware.cpuModel = opts.cpu ?? 'AMD EPYC 7B13';
-  doc.samples = Object.entries(opts.durations).flatMap(([variant, xs]) => xs.map((value, i) => ({ variant, repetition: i + 1, metric: 'duration', unit: 's', value })));
+  doc.samples = Object.entries(opts.durations).flatMap(([variant, xs]) =>
+    xs.map((value, i) => ({ variant, repetition: i + 1, metric: 'duration', unit: 's', value })),
+  );
   delete doc.timeSeries;
   delete doc.order;
   return doc;
@@ -30,17 +42,31 @@ for (const backend of ['postgresql', 'pglite'] as const) {
     let db: ResultsDb;
     let pgdb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
     let n = 0;
-    const ingest = async (doc: unknown) => (await db.ingestRun({ submission: RunSubmission.parse(doc), document: doc, idempotencyKey: `cmp-${n++}`, runnerId: null })).run;
+    const ingest = async (doc: unknown) =>
+      (
+        await db.ingestRun({
+          submission: RunSubmission.parse(doc),
+          document: doc,
+          idempotencyKey: `cmp-${n++}`,
+          runnerId: null,
+        })
+      ).run;
 
     beforeAll(async () => {
       if (backend === 'postgresql') pgdb = await createTestDatabase();
       db = await openResultsDb(pgdb?.url, { dataDir: 'memory://' });
       await db.migrate();
       await ingest(submission({ durations: { a: [10, 11, 10.5], b: [8, 8.2, 7.9], c: [10, 10.4, 10.2] } }));
-      await ingest(submission({ major: 16, durations: { a: [10.2, 10.8, 10.1], b: [8.1, 8.3, 7.8], c: [10.1, 10.2, 10.6] } }));
+      await ingest(
+        submission({ major: 16, durations: { a: [10.2, 10.8, 10.1], b: [8.1, 8.3, 7.8], c: [10.1, 10.2, 10.6] } }),
+      );
       await ingest(submission({ version: V2, durations: { a: [20, 21, 22], b: [20, 21, 22] } }));
-      await ingest(submission({ cores: 8, memoryGb: 32, cpu: 'Big box', durations: { a: [5, 5.1, 5.2], b: [5, 5.2, 5.1] } }));
-      await ingest(submission({ storage: 'hdd', cores: 2, cpu: 'Spinning box', durations: { a: [50, 51, 52], b: [40, 41, 42] } }));
+      await ingest(
+        submission({ cores: 8, memoryGb: 32, cpu: 'Big box', durations: { a: [5, 5.1, 5.2], b: [5, 5.2, 5.1] } }),
+      );
+      await ingest(
+        submission({ storage: 'hdd', cores: 2, cpu: 'Spinning box', durations: { a: [50, 51, 52], b: [40, 41, 42] } }),
+      );
     });
     afterAll(async () => {
       await db.close();
@@ -51,12 +77,29 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       const doc = submission({ version: 'c'.repeat(64), durations: {} });
       doc.scenario.key = 'cmp-sweep';
       const at = (vus: number, a: number[], b: number[]) =>
-        Object.entries({ a, b }).flatMap(([variant, xs]) => xs.map((value, i) => ({ variant, repetition: i + 1, metric: 'tps', unit: 'tx/s', value, point: { param: 'vus', value: vus } })));
+        Object.entries({ a, b }).flatMap(([variant, xs]) =>
+          xs.map((value, i) => ({
+            variant,
+            repetition: i + 1,
+            metric: 'tps',
+            unit: 'tx/s',
+            value,
+            point: { param: 'vus', value: vus },
+          })),
+        );
       doc.samples = [...at(1, [100, 101, 99], [100, 102, 98]), ...at(8, [400, 405, 395], [600, 610, 590])];
       await ingest(doc);
-      const res = await db.compare(ComparisonQuery.parse({ scenario: 'cmp-sweep', metric: 'tps', direction: 'higher-is-better' }));
-      expect(res.groups.map((g) => g.point)).toEqual([{ param: 'vus', value: 1 }, { param: 'vus', value: 8 }]);
-      expect(res.groups.map((g) => g.variants.map((v) => v.n))).toEqual([[3, 3], [3, 3]]);
+      const res = await db.compare(
+        ComparisonQuery.parse({ scenario: 'cmp-sweep', metric: 'tps', direction: 'higher-is-better' }),
+      );
+      expect(res.groups.map((g) => g.point)).toEqual([
+        { param: 'vus', value: 1 },
+        { param: 'vus', value: 8 },
+      ]);
+      expect(res.groups.map((g) => g.variants.map((v) => v.n))).toEqual([
+        [3, 3],
+        [3, 3],
+      ]);
       expect(res.groups[0]!.key).toMatch(/@vus=1$/);
       const at8 = res.groups[1]!;
       expect(at8.variants.find((v) => v.variant === 'b')!.mean).toBeCloseTo(600, 6);
@@ -73,7 +116,9 @@ for (const backend of ['postgresql', 'pglite'] as const) {
     });
 
     it('never pools two scenario versions; lists database versions and warns when majors mix', async () => {
-      const res = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', hardware: undefined, storage: 'ssd', maxCores: 2 }));
+      const res = await db.compare(
+        ComparisonQuery.parse({ scenario: 'cmp', hardware: undefined, storage: 'ssd', maxCores: 2 }),
+      );
       expect(res.groups.map((g) => g.scenario.version).sort()).toEqual([V1, V2]);
       const v1 = res.groups.find((g) => g.scenario.version === V1)!;
       expect(v1.runCount).toBe(2);
@@ -84,7 +129,9 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       expect(v1.pairsFrom).toBe('all-pairs');
       expect(v1.comparisons.map((c) => `${c.baseline}>${c.candidate}`)).toEqual(['a>b', 'a>c', 'b>c']);
       expect(v1.comparisons[0]!.verdict.kind).toBe('faster');
-      const only16 = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', engineMajor: '16', storage: 'ssd', maxCores: 2 }));
+      const only16 = await db.compare(
+        ComparisonQuery.parse({ scenario: 'cmp', engineMajor: '16', storage: 'ssd', maxCores: 2 }),
+      );
       expect(only16.groups).toHaveLength(1);
       expect(only16.groups[0]!.warnings).toEqual([]);
     });
@@ -98,7 +145,9 @@ for (const backend of ['postgresql', 'pglite'] as const) {
     });
 
     it('reports a missing variant of an explicit pair as insufficient data', async () => {
-      const res = await db.compare(ComparisonQuery.parse({ scenario: 'cmp', baseline: 'a', candidate: 'c', storage: 'hdd' }));
+      const res = await db.compare(
+        ComparisonQuery.parse({ scenario: 'cmp', baseline: 'a', candidate: 'c', storage: 'hdd' }),
+      );
       expect(res.groups[0]!.comparisons[0]!.verdict).toMatchObject({ kind: 'insufficient-data', significant: false });
     });
 
@@ -114,7 +163,11 @@ for (const backend of ['postgresql', 'pglite'] as const) {
     it('similar hardware: same storage first, then distance in cores and memory', async () => {
       const hdd = await prismaOf(db).hardwareProfile.findFirstOrThrow({ where: { cpuModel: 'Spinning box' } });
       const res = (await db.findSimilarHardware(hdd.fingerprint, SimilarHardwareQuery.parse({})))!;
-      expect(res.items.map((i) => i.class)).toEqual(['2 cores / 24 GB / HDD', '2 cores / 24 GB / SSD', '8 cores / 32 GB / SSD']);
+      expect(res.items.map((i) => i.class)).toEqual([
+        '2 cores / 24 GB / HDD',
+        '2 cores / 24 GB / SSD',
+        '8 cores / 32 GB / SSD',
+      ]);
       expect(res.items[0]).toMatchObject({ sameStorage: true, distance: 0 });
       expect(res.items[2]!.distance).toBeCloseTo(2 + Math.log2(32 / 24), 3);
       expect(await db.findSimilarHardware('f'.repeat(64), SimilarHardwareQuery.parse({}))).toBeNull();

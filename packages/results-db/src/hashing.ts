@@ -1,7 +1,6 @@
 import { sha256Hex } from '@tunelab/scenarios';
 import { canonicalJson, stableHardwareFields, type HardwareSpec } from '@tunelab/contracts';
 
-
 /** Exact machine identity: sha256 of the canonical stable fields only (never clock speed). */
 export const hardwareFingerprint = (spec: HardwareSpec) => sha256Hex(canonicalJson(stableHardwareFields(spec)));
 

@@ -19,7 +19,12 @@ export { hardwareFingerprint, settingsHash, requestHash } from './hashing.ts';
 export { sha256Hex } from '@tunelab/scenarios';
 export type { IngestInput, IngestResult } from './ingest.ts';
 export { compareVariants, findingsOf, listFindings, findSimilarHardware } from './comparisons.ts';
-export { importPublished, publishedSubmissions, PublishedImportError, type PublishedImportResult } from './published.ts';
+export {
+  importPublished,
+  publishedSubmissions,
+  PublishedImportError,
+  type PublishedImportResult,
+} from './published.ts';
 
 /**
  * The results database as the apps see it: named reads and writes, never the Prisma client or
@@ -48,7 +53,10 @@ export type ResultsDb = {
   listScenarios(): ReturnType<typeof listScenarios>;
   compare(q: Parameters<typeof compareVariants>[1]): ReturnType<typeof compareVariants>;
   listFindings(q: Parameters<typeof listFindings>[1]): ReturnType<typeof listFindings>;
-  findSimilarHardware(fingerprint: string, q: Parameters<typeof findSimilarHardware>[2]): ReturnType<typeof findSimilarHardware>;
+  findSimilarHardware(
+    fingerprint: string,
+    q: Parameters<typeof findSimilarHardware>[2],
+  ): ReturnType<typeof findSimilarHardware>;
   importPublished(scenariosDir: string): Promise<PublishedImportResult>;
 };
 

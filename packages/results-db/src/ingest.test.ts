@@ -5,7 +5,9 @@ import { hardwareFingerprint, IdempotencyConflictError, type ResultsDb } from '.
 import { BACKENDS, useResultsDb } from './test-backends.ts';
 import { prismaOf } from './testing.ts';
 
-const fixture = JSON.parse(readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'));
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
 
 function variantOf(doc: typeof fixture, patch: (d: typeof fixture) => void) {
   const copy = structuredClone(doc);
@@ -23,11 +25,17 @@ for (const backend of BACKENDS) {
 
     it('stores a whole submission and reads back the same samples, series and notes', async () => {
       const runner = await db.createRunner('rt');
-      const res = await db.ingestRun({ submission: RunSubmission.parse(fixture), document: fixture, idempotencyKey: 'rt-1', runnerId: runner.id });
+      const res = await db.ingestRun({
+        submission: RunSubmission.parse(fixture),
+        document: fixture,
+        idempotencyKey: 'rt-1',
+        runnerId: runner.id,
+      });
       expect(res.outcome).toBe('created');
       const run = await db.getRun(res.run.id);
       expect(run).not.toBeNull();
-      const sortKey = (s: { variant: string; repetition: number; metric: string }) => `${s.variant}|${s.repetition}|${s.metric}`;
+      const sortKey = (s: { variant: string; repetition: number; metric: string }) =>
+        `${s.variant}|${s.repetition}|${s.metric}`;
       expect([...run!.samples].sort((a, b) => sortKey(a).localeCompare(sortKey(b)))).toEqual(
         [...fixture.samples].sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
       );
@@ -37,7 +45,10 @@ for (const backend of BACKENDS) {
       expect(run!.params).toEqual(fixture.params);
       expect(run!.databaseEnvironment.settings).toEqual(fixture.database.settings);
       expect(run!.runner).toBe('rt');
-      const stored = await prismaOf(db).run.findUniqueOrThrow({ where: { id: res.run.id }, select: { document: true } });
+      const stored = await prismaOf(db).run.findUniqueOrThrow({
+        where: { id: res.run.id },
+        select: { document: true },
+      });
       expect(stored.document).toEqual(fixture);
     });
 
@@ -45,17 +56,44 @@ for (const backend of BACKENDS) {
       type S = { variant: string; repetition: number; metric: string; unit: string; value: number };
       const swept = variantOf(fixture, (d) => {
         const base = (d.samples as S[]).filter((x) => x.repetition === 1);
-        d.samples = [4, 8].flatMap((vus, i) => base.map((x) => ({ ...x, value: x.value + i, point: { param: 'vus', value: vus } })));
-        d.timeSeries = [{ variant: base[0]!.variant, repetition: 1, metric: 'tps', x: 1, value: 10, point: { param: 'vus', value: 8 } }];
+        d.samples = [4, 8].flatMap((vus, i) =>
+          base.map((x) => ({ ...x, value: x.value + i, point: { param: 'vus', value: vus } })),
+        );
+        d.timeSeries = [
+          {
+            variant: base[0]!.variant,
+            repetition: 1,
+            metric: 'tps',
+            x: 1,
+            value: 10,
+            point: { param: 'vus', value: 8 },
+          },
+        ];
       });
-      const res = await db.ingestRun({ submission: RunSubmission.parse(swept), document: swept, idempotencyKey: 'sweep-1', runnerId: null });
+      const res = await db.ingestRun({
+        submission: RunSubmission.parse(swept),
+        document: swept,
+        idempotencyKey: 'sweep-1',
+        runnerId: null,
+      });
       const run = await db.getRun(res.run.id);
       expect(run!.samples).toHaveLength(swept.samples.length);
       const key = (x: S & { point?: { value: number } }) => `${x.variant}|${x.metric}|${x.point?.value}`;
-      expect(run!.samples.map(key).sort()).toEqual((swept.samples as (S & { point: { value: number } })[]).map(key).sort());
+      expect(run!.samples.map(key).sort()).toEqual(
+        (swept.samples as (S & { point: { value: number } })[]).map(key).sort(),
+      );
       expect(run!.samples.every((x) => x.point?.param === 'vus')).toBe(true);
       expect(run!.timeSeries).toEqual(swept.timeSeries);
-      const withoutPoint = await db.getRun((await db.ingestRun({ submission: RunSubmission.parse(fixture), document: fixture, idempotencyKey: 'sweep-none', runnerId: null })).run.id);
+      const withoutPoint = await db.getRun(
+        (
+          await db.ingestRun({
+            submission: RunSubmission.parse(fixture),
+            document: fixture,
+            idempotencyKey: 'sweep-none',
+            runnerId: null,
+          })
+        ).run.id,
+      );
       expect(withoutPoint!.samples.some((x) => 'point' in x)).toBe(false);
     });
 
@@ -65,13 +103,23 @@ for (const backend of BACKENDS) {
         d.startedAt = '2026-11-22T04:00:00.000Z';
         d.finishedAt = '2026-11-22T04:01:00.000Z';
       });
-      const a = await db.ingestRun({ submission: RunSubmission.parse(second), document: second, idempotencyKey: 'reuse-2', runnerId: null });
+      const a = await db.ingestRun({
+        submission: RunSubmission.parse(second),
+        document: second,
+        idempotencyKey: 'reuse-2',
+        runnerId: null,
+      });
       expect(a.run.hardware.fingerprint).toBe(hardwareFingerprint(RunSubmission.parse(fixture).hardware));
       expect(await prismaOf(db).hardwareProfile.count({ where: { fingerprint: a.run.hardware.fingerprint } })).toBe(1);
       const other = variantOf(fixture, (d) => {
         d.hardware.storage = { kind: 'hdd', model: 'WDC WD40EFRX' };
       });
-      const b = await db.ingestRun({ submission: RunSubmission.parse(other), document: other, idempotencyKey: 'reuse-3', runnerId: null });
+      const b = await db.ingestRun({
+        submission: RunSubmission.parse(other),
+        document: other,
+        idempotencyKey: 'reuse-3',
+        runnerId: null,
+      });
       expect(b.run.hardware.fingerprint).not.toBe(a.run.hardware.fingerprint);
       expect(b.run.hardware.class).toBe('2 cores / 24 GB / HDD');
       const envs = await prismaOf(db).databaseEnvironment.count();
@@ -79,15 +127,30 @@ for (const backend of BACKENDS) {
     });
 
     it('replays the same key and body, refuses the same key with another body, and stores nothing new', async () => {
-      await db.ingestRun({ submission: RunSubmission.parse(fixture), document: fixture, idempotencyKey: 'replay-1', runnerId: null });
+      await db.ingestRun({
+        submission: RunSubmission.parse(fixture),
+        document: fixture,
+        idempotencyKey: 'replay-1',
+        runnerId: null,
+      });
       const before = await prismaOf(db).sample.count();
-      const replay = await db.ingestRun({ submission: RunSubmission.parse(fixture), document: fixture, idempotencyKey: 'replay-1', runnerId: null });
+      const replay = await db.ingestRun({
+        submission: RunSubmission.parse(fixture),
+        document: fixture,
+        idempotencyKey: 'replay-1',
+        runnerId: null,
+      });
       expect(replay.outcome).toBe('replayed');
       const changed = variantOf(fixture, (d) => {
         d.samples[0].value = 99;
       });
       await expect(
-        db.ingestRun({ submission: RunSubmission.parse(changed), document: changed, idempotencyKey: 'replay-1', runnerId: null }),
+        db.ingestRun({
+          submission: RunSubmission.parse(changed),
+          document: changed,
+          idempotencyKey: 'replay-1',
+          runnerId: null,
+        }),
       ).rejects.toBeInstanceOf(IdempotencyConflictError);
       expect(await prismaOf(db).sample.count()).toBe(before);
     });
@@ -116,12 +179,26 @@ for (const backend of BACKENDS) {
     it('keeps the comparison pairs a scenario version declares', async () => {
       const declared = variantOf(fixture, (d) => {
         d.scenario.version = 'b'.repeat(64);
-        d.scenario.comparisons = [{ baseline: '1-1', candidate: '1-2' }, { baseline: '2-1', candidate: '2-2' }];
+        d.scenario.comparisons = [
+          { baseline: '1-1', candidate: '1-2' },
+          { baseline: '2-1', candidate: '2-2' },
+        ];
       });
-      await db.ingestRun({ submission: RunSubmission.parse(declared), document: declared, idempotencyKey: 'declared-1', runnerId: null });
+      await db.ingestRun({
+        submission: RunSubmission.parse(declared),
+        document: declared,
+        idempotencyKey: 'declared-1',
+        runnerId: null,
+      });
       const v = await prismaOf(db).scenarioVersion.findFirstOrThrow({ where: { versionHash: 'b'.repeat(64) } });
       expect(v.comparisons).toEqual(declared.scenario.comparisons);
-      const cmp = await db.compare({ scenario: 'vacuum-index-cleanup', metric: 'duration', source: 'measured', groupBy: 'hardware', direction: 'lower-is-better' });
+      const cmp = await db.compare({
+        scenario: 'vacuum-index-cleanup',
+        metric: 'duration',
+        source: 'measured',
+        groupBy: 'hardware',
+        direction: 'lower-is-better',
+      });
       const group = cmp.groups.find((g) => g.scenario.version === 'b'.repeat(64));
       expect(group?.pairsFrom).toBe('declared');
       expect(group?.comparisons.map((c) => `${c.baseline}>${c.candidate}`)).toEqual(['1-1>1-2', '2-1>2-2']);
@@ -136,7 +213,16 @@ for (const backend of BACKENDS) {
           d.startedAt = `2026-11-23T${hour}:00:00.000Z`;
           d.finishedAt = `2026-11-23T${hour}:01:00.000Z`;
         });
-        ids.push((await db.ingestRun({ submission: RunSubmission.parse(doc), document: doc, idempotencyKey: `paging-${hour}`, runnerId: null })).run.id);
+        ids.push(
+          (
+            await db.ingestRun({
+              submission: RunSubmission.parse(doc),
+              document: doc,
+              idempotencyKey: `paging-${hour}`,
+              runnerId: null,
+            })
+          ).run.id,
+        );
       }
       const seen: string[] = [];
       let cursor: string | undefined;

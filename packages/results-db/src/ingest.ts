@@ -62,7 +62,16 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
     }
     stored = found.parents
       ? await insertRun(sql, input, storedKey, hash, source, found.parents)
-      : await sql.transaction(async (tx) => insertRun(tx, input, storedKey, hash, source, await createParents(tx, s, fingerprint, hardwareClass, envHash, source)));
+      : await sql.transaction(async (tx) =>
+          insertRun(
+            tx,
+            input,
+            storedKey,
+            hash,
+            source,
+            await createParents(tx, s, fingerprint, hardwareClass, envHash, source),
+          ),
+        );
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
   }
@@ -136,7 +145,12 @@ async function findParents(
   runnerId: string | null,
   key: string,
 ): Promise<{ parents: Parents | null; legacy: boolean }> {
-  const [row] = await db.query<{ version_id: string | null; hardware_id: string | null; environment_id: string | null; legacy: boolean }>(
+  const [row] = await db.query<{
+    version_id: string | null;
+    hardware_id: string | null;
+    environment_id: string | null;
+    legacy: boolean;
+  }>(
     `WITH touch AS (
        UPDATE runners SET last_seen_at = now()
        WHERE id = $1::uuid AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')
@@ -151,10 +165,19 @@ async function findParents(
   );
   const legacy = row?.legacy === true;
   if (!row?.version_id || !row.hardware_id || !row.environment_id) return { parents: null, legacy };
-  return { parents: { versionId: row.version_id, hardwareId: row.hardware_id, environmentId: row.environment_id }, legacy };
+  return {
+    parents: { versionId: row.version_id, hardwareId: row.hardware_id, environmentId: row.environment_id },
+    legacy,
+  };
 }
 
-async function insertOrGet(db: Query, insert: string, insertParams: unknown[], select: string, selectParams: unknown[]): Promise<string> {
+async function insertOrGet(
+  db: Query,
+  insert: string,
+  insertParams: unknown[],
+  select: string,
+  selectParams: unknown[],
+): Promise<string> {
   const inserted = await db.query<{ id: string }>(insert, insertParams);
   const id = inserted[0]?.id ?? (await db.query<{ id: string }>(select, selectParams))[0]?.id;
   if (!id) throw new Error('row vanished between insert and select');
@@ -166,7 +189,14 @@ async function insertOrGet(db: Query, insert: string, insertParams: unknown[], s
  * separate statement, so concurrent ingests never hold row locks on shared parents (no DO UPDATE)
  * and the read sees a row another transaction just committed.
  */
-async function createParents(tx: Query, s: RunSubmission, fingerprint: string, hardwareClass: string, envHash: string, source: string): Promise<Parents> {
+async function createParents(
+  tx: Query,
+  s: RunSubmission,
+  fingerprint: string,
+  hardwareClass: string,
+  envHash: string,
+  source: string,
+): Promise<Parents> {
   const scenarioId = await insertOrGet(
     tx,
     `INSERT INTO scenarios (id, key, title) VALUES (gen_random_uuid(), $1, $2) ON CONFLICT (key) DO NOTHING RETURNING id::text`,
@@ -191,8 +221,22 @@ async function createParents(tx: Query, s: RunSubmission, fingerprint: string, h
        storage_kind, storage_model, filesystem, os, kernel, virtualization, spec, source)
      VALUES (gen_random_uuid(), $1, $2, $3, $4::int, $5::int, $6::bigint, $7, $8, $9, $10, $11, $12, $13::jsonb, $14)
      ON CONFLICT (fingerprint) DO NOTHING RETURNING id::text`,
-    [fingerprint, hardwareClass, h.cpuModel, h.physicalCores, h.logicalCpus, String(h.memoryBytes), h.storage.kind, h.storage.model,
-      h.filesystem, h.os, h.kernel, h.virtualization, JSON.stringify(h), source],
+    [
+      fingerprint,
+      hardwareClass,
+      h.cpuModel,
+      h.physicalCores,
+      h.logicalCpus,
+      String(h.memoryBytes),
+      h.storage.kind,
+      h.storage.model,
+      h.filesystem,
+      h.os,
+      h.kernel,
+      h.virtualization,
+      JSON.stringify(h),
+      source,
+    ],
     `SELECT id::text FROM hardware_profiles WHERE fingerprint = $1`,
     [fingerprint],
   );
@@ -243,8 +287,23 @@ async function insertRun(db: Query, input: IngestInput, storedKey: string, hash:
        WHERE id = $8::uuid AND last_seen_at < now() - interval '1 minute' AND EXISTS (SELECT 1 FROM run)
      )
      SELECT id::text, received_at FROM run`,
-    [JSON.stringify(input.document), randomUUID(), storedKey, hash, source, input.runnerId, p.versionId, p.hardwareId,
-      p.environmentId, JSON.stringify(s.params), s.runnerVersion, s.startedAt, s.finishedAt, s.samples.length, s.timeSeries.length],
+    [
+      JSON.stringify(input.document),
+      randomUUID(),
+      storedKey,
+      hash,
+      source,
+      input.runnerId,
+      p.versionId,
+      p.hardwareId,
+      p.environmentId,
+      JSON.stringify(s.params),
+      s.runnerVersion,
+      s.startedAt,
+      s.finishedAt,
+      s.samples.length,
+      s.timeSeries.length,
+    ],
   );
   return row;
 }

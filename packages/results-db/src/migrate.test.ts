@@ -9,14 +9,30 @@ import { applyMigrations, openResultsDb, readMigrations } from './index.ts';
 import { MIGRATIONS_DIR } from './migrate.ts';
 import { createTestDatabase, scriptsOf } from './testing.ts';
 
-const TABLES = ['database_environments', 'hardware_profiles', 'runners', 'runs', 'samples', 'scenario_versions', 'scenarios', 'time_series_points'];
+const TABLES = [
+  'database_environments',
+  'hardware_profiles',
+  'runners',
+  'runs',
+  'samples',
+  'scenario_versions',
+  'scenarios',
+  'time_series_points',
+];
 
 async function tablesOf(url: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const t = await c.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`);
-    const m = await c.query<{ migration_name: string; checksum: string; applied_steps_count: number; finished_at: Date | null }>(
+    const t = await c.query<{ tablename: string }>(
+      `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`,
+    );
+    const m = await c.query<{
+      migration_name: string;
+      checksum: string;
+      applied_steps_count: number;
+      finished_at: Date | null;
+    }>(
       `SELECT migration_name, checksum, applied_steps_count, finished_at FROM _prisma_migrations ORDER BY migration_name`,
     );
     return { tables: t.rows.map((r) => r.tablename), migrations: m.rows };
@@ -63,7 +79,9 @@ describe('migrations from two processes at once', () => {
     const script = fileURLToPath(new URL('../scripts/migrate-once.ts', import.meta.url));
     const run = () =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, db.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', script, db.url], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let out = '';
         child.stdout.on('data', (d) => (out += d));
         child.stderr.on('data', (d) => (out += d));
@@ -72,7 +90,10 @@ describe('migrations from two processes at once', () => {
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.code, a.out).toBe(0);
     expect(b.code, b.out).toBe(0);
-    const results = [JSON.parse(a.out.trim().split('\n').at(-1) ?? '{}'), JSON.parse(b.out.trim().split('\n').at(-1) ?? '{}')];
+    const results = [
+      JSON.parse(a.out.trim().split('\n').at(-1) ?? '{}'),
+      JSON.parse(b.out.trim().split('\n').at(-1) ?? '{}'),
+    ];
     // Exactly one of them applied the init migration; the other found it applied.
     const applied = results.flatMap((r: { applied: string[] }) => r.applied);
     const expected = (await readMigrations()).map((m) => m.name);
@@ -112,7 +133,9 @@ describe('a migration edited after it was applied', () => {
       const [first] = await readMigrations(dir);
       await appendFile(join(dir, first!.name, 'migration.sql'), '\n-- edited\n');
       await writeFile(join(dir, 'zzzz_later', 'migration.sql'), 'CREATE TABLE later (id int);').catch(() => undefined);
-      await expect(applyMigrations(scriptsOf(r), dir)).rejects.toThrow(new RegExp(`migration ${first!.name} was modified`));
+      await expect(applyMigrations(scriptsOf(r), dir)).rejects.toThrow(
+        new RegExp(`migration ${first!.name} was modified`),
+      );
     } finally {
       await r.close();
       await rm(dir, { recursive: true, force: true });
@@ -126,7 +149,10 @@ describe('a migration edited after it was applied', () => {
       await cp(MIGRATIONS_DIR, dir, { recursive: true });
       const { mkdir } = await import('node:fs/promises');
       await mkdir(join(dir, '29990101000000_broken'));
-      await writeFile(join(dir, '29990101000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n');
+      await writeFile(
+        join(dir, '29990101000000_broken', 'migration.sql'),
+        'CREATE TABLE half_done (id int);\nSELECT no_such_function();\n',
+      );
       await expect(applyMigrations(scriptsOf(r), dir)).rejects.toThrow(/no_such_function/);
       const rows = await scriptsOf(r).queryRows<{ n: number }>(
         `SELECT (SELECT count(*)::int FROM pg_tables WHERE tablename = 'half_done') + (SELECT count(*)::int FROM _prisma_migrations WHERE migration_name LIKE '%broken') AS n`,

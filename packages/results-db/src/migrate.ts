@@ -48,7 +48,8 @@ export async function readMigrations(dir: URL | string = MIGRATIONS_DIR): Promis
     .sort();
   const out: Migration[] = [];
   for (const name of names) {
-    if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`migration folder name ${JSON.stringify(name)} must be [A-Za-z0-9_]`);
+    if (!/^[A-Za-z0-9_]+$/.test(name))
+      throw new Error(`migration folder name ${JSON.stringify(name)} must be [A-Za-z0-9_]`);
     const sql = await readFile(join(path, name, 'migration.sql'), 'utf8');
     out.push({ name, sql, checksum: sha256Hex(sql) });
   }

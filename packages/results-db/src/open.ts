@@ -37,7 +37,12 @@ export type OpenOptions = {
  * Migrations run without a statement timeout (an index build may take long).
  */
 export type DatabaseTimeouts = { statementMs: number; connectMs: number; idleMs: number; keepAliveMs: number };
-export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = { statementMs: 5000, connectMs: 5000, idleMs: 30_000, keepAliveMs: 10_000 };
+export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
+  statementMs: 5000,
+  connectMs: 5000,
+  idleMs: 30_000,
+  keepAliveMs: 10_000,
+};
 
 /** Parameterized SQL straight to the driver ($1, $2 …): the ingest hot path, without Prisma's query engine. */
 export type SqlRunner = {
@@ -86,7 +91,10 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
           await client.query('SET statement_timeout = 0');
           try {
             // pg reads a per-query `query_timeout` (not in its types) before the pool's default.
-            const script: pg.QueryConfig & { query_timeout: number } = { text: sql, query_timeout: MIGRATION_QUERY_TIMEOUT_MS };
+            const script: pg.QueryConfig & { query_timeout: number } = {
+              text: sql,
+              query_timeout: MIGRATION_QUERY_TIMEOUT_MS,
+            };
             await client.query(script);
           } catch (err) {
             // A failed statement leaves an explicit BEGIN open in the aborted state; end it here
@@ -98,15 +106,18 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
             await client.query('RESET statement_timeout').catch(() => undefined);
           }
         }),
-      queryRows: async <T,>(sql: string) => (await driver.query(sql)).rows as T[],
+      queryRows: async <T>(sql: string) => (await driver.query(sql)).rows as T[],
     };
     const sql: SqlRunner = {
-      query: async <T,>(text: string, params: unknown[]) => (await driver.query({ text, values: params })).rows as T[],
+      query: async <T>(text: string, params: unknown[]) => (await driver.query({ text, values: params })).rows as T[],
       transaction: (fn) =>
         withClient(driver, async (client) => {
           await client.query('BEGIN');
           try {
-            const out = await fn({ query: async <T,>(text: string, params: unknown[]) => (await client.query({ text, values: params })).rows as T[] });
+            const out = await fn({
+              query: async <T>(text: string, params: unknown[]) =>
+                (await client.query({ text, values: params })).rows as T[],
+            });
             await client.query('COMMIT');
             return out;
           } catch (err) {
@@ -147,11 +158,14 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
         throw err;
       }
     },
-    queryRows: async <T,>(sql: string) => (await client.query<T>(sql)).rows,
+    queryRows: async <T>(sql: string) => (await client.query<T>(sql)).rows,
   };
   const sql: SqlRunner = {
-    query: async <T,>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
-    transaction: (fn) => client.transaction((tx) => fn({ query: async <T,>(text: string, params: unknown[]) => (await tx.query<T>(text, params)).rows })),
+    query: async <T>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
+    transaction: (fn) =>
+      client.transaction((tx) =>
+        fn({ query: async <T>(text: string, params: unknown[]) => (await tx.query<T>(text, params)).rows }),
+      ),
   };
   return {
     kind: 'pglite',

@@ -21,7 +21,14 @@ describe('publishedSubmissions', () => {
     const runs = publishedSubmissions(parsed.published.file, parsed.published.version);
     expect(runs.map((r) => r.machine)).toEqual(['server-1', 'server-2', 'server-3']);
     const s1 = RunSubmission.parse(runs[0]!.submission);
-    expect(s1.hardware).toMatchObject({ cpuModel: 'unspecified (published: server-1)', physicalCores: 8, memoryBytes: 32 * 1024 ** 3, storage: { kind: 'ssd' }, os: 'unspecified', kernel: 'unspecified' });
+    expect(s1.hardware).toMatchObject({
+      cpuModel: 'unspecified (published: server-1)',
+      physicalCores: 8,
+      memoryBytes: 32 * 1024 ** 3,
+      storage: { kind: 'ssd' },
+      os: 'unspecified',
+      kernel: 'unspecified',
+    });
     expect(s1.samples).toHaveLength(20);
     expect(s1.params['published.avg.1-1']).toBe('0:03:46');
     const s3 = RunSubmission.parse(runs[2]!.submission);
@@ -36,7 +43,9 @@ describe('publishedSubmissions', () => {
     expect(runs.map((r) => r.machine)).toEqual(['article']);
     const s = RunSubmission.parse(runs[0]!.submission);
     expect(s.database).toMatchObject({ major: 14, minor: 13 });
-    const fsync = s.samples.filter((x) => x.variant === 'fsync').map((x) => [x.point?.value, x.value, x.unit, x.metric]);
+    const fsync = s.samples
+      .filter((x) => x.variant === 'fsync')
+      .map((x) => [x.point?.value, x.value, x.unit, x.metric]);
     expect(fsync).toEqual([
       [10_000, 2_000, 'ms', 'sync_duration'],
       [100_000, 17_000, 'ms', 'sync_duration'],
@@ -47,7 +56,10 @@ describe('publishedSubmissions', () => {
   });
 
   it('converts runs_ms to seconds', () => {
-    const parsed = parsePublished(readFileSync(new URL('vacuum-full-rewrite/published.json', `file://${SCENARIOS}`)), 'vacuum-full-rewrite/published.json');
+    const parsed = parsePublished(
+      readFileSync(new URL('vacuum-full-rewrite/published.json', `file://${SCENARIOS}`)),
+      'vacuum-full-rewrite/published.json',
+    );
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
     const runs = publishedSubmissions(parsed.published.file, parsed.published.version);
     expect(runs).toHaveLength(1);
@@ -75,7 +87,11 @@ for (const backend of BACKENDS) {
           'published:vacuum-full-rewrite:article created',
         ]),
       );
-      const count = async () => ({ runs: await prismaOf(db).run.count(), samples: await prismaOf(db).sample.count(), hw: await prismaOf(db).hardwareProfile.count() });
+      const count = async () => ({
+        runs: await prismaOf(db).run.count(),
+        samples: await prismaOf(db).sample.count(),
+        hw: await prismaOf(db).hardwareProfile.count(),
+      });
       const before = await count();
       const second = await db.importPublished(SCENARIOS);
       expect(second.imported.every((i) => i.outcome === 'replayed')).toBe(true);
@@ -90,14 +106,20 @@ for (const backend of BACKENDS) {
       const item = imported.imported.find((i) => i.idempotencyKey === 'published:recovery-init-sync:article');
       expect(item?.samples).toBe(8);
       const run = await db.getRun(item!.runId);
-      expect(run!.samples.filter((x) => x.variant === 'fsync').map((x) => [x.point?.param, x.point?.value, x.value])).toEqual([
+      expect(
+        run!.samples.filter((x) => x.variant === 'fsync').map((x) => [x.point?.param, x.point?.value, x.value]),
+      ).toEqual([
         ['tables', 10_000, 2_000],
         ['tables', 100_000, 17_000],
         ['tables', 1_000_000, 167_000],
         ['tables', 10_000_000, 1_708_000],
       ]);
-      const res = await db.compare(ComparisonQuery.parse({ scenario: 'recovery-init-sync', source: 'published', metric: 'sync_duration' }));
-      expect(res.groups.map((g) => [g.point?.value, g.variants.map((v) => `${v.variant}:${v.mean}`).join(' ')])).toEqual([
+      const res = await db.compare(
+        ComparisonQuery.parse({ scenario: 'recovery-init-sync', source: 'published', metric: 'sync_duration' }),
+      );
+      expect(
+        res.groups.map((g) => [g.point?.value, g.variants.map((v) => `${v.variant}:${v.mean}`).join(' ')]),
+      ).toEqual([
         [10_000, 'fsync:2000 syncfs:0'],
         [100_000, 'fsync:17000 syncfs:0'],
         [1_000_000, 'fsync:167000 syncfs:0'],
@@ -109,7 +131,9 @@ for (const backend of BACKENDS) {
       await db.importPublished(SCENARIOS); // created here, or replayed after the test above
       const res = await db.compare(ComparisonQuery.parse({ scenario: 'vacuum-index-cleanup', source: 'published' }));
       expect(res.groups).toHaveLength(3);
-      const published = JSON.parse(String(INDEX_CLEANUP)) as { hardware: { id: string; published_avg: Record<string, string> }[] };
+      const published = JSON.parse(String(INDEX_CLEANUP)) as {
+        hardware: { id: string; published_avg: Record<string, string> }[];
+      };
       const expected: Record<string, { means: [number, number]; faster: number }> = {
         'server-1': { means: [226.4, 141.4], faster: 0.375 },
         'server-2': { means: [836, 669.4], faster: 0.199 },
@@ -144,8 +168,14 @@ for (const backend of BACKENDS) {
       await db.importPublished(SCENARIOS);
       const res = await db.compare(ComparisonQuery.parse({ scenario: 'vacuum-index-cleanup' }));
       expect(res.groups).toEqual([]);
-      const all = await db.compare(ComparisonQuery.parse({ scenario: 'vacuum-index-cleanup', source: 'all', groupBy: 'class' }));
-      expect(all.groups.map((g) => g.hardware.class).sort()).toEqual(['8 cores / 32 GB / HDD', '8 cores / 32 GB / SSD', '8 cores / 4 GB / HDD']);
+      const all = await db.compare(
+        ComparisonQuery.parse({ scenario: 'vacuum-index-cleanup', source: 'all', groupBy: 'class' }),
+      );
+      expect(all.groups.map((g) => g.hardware.class).sort()).toEqual([
+        '8 cores / 32 GB / HDD',
+        '8 cores / 32 GB / SSD',
+        '8 cores / 4 GB / HDD',
+      ]);
     });
   });
 }

@@ -20,7 +20,13 @@
  */
 import path from 'node:path';
 import { RunSubmission, parseServerVersion, type PublishedFile, type RunSubmissionInput } from '@tunelab/contracts';
-import { listScenarioDirs, parsePublished, publishedMachineRuns, readPublishedBytes, ScenarioError } from '@tunelab/scenarios';
+import {
+  listScenarioDirs,
+  parsePublished,
+  publishedMachineRuns,
+  readPublishedBytes,
+  ScenarioError,
+} from '@tunelab/scenarios';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { ingestRun } from './ingest.ts';
@@ -50,7 +56,11 @@ const STORAGE: Record<string, 'ssd' | 'hdd' | 'nvme'> = { ssd: 'ssd', hdd: 'hdd'
 
 function serverVersion(file: PublishedFile): { version: string; major: number; minor: number } {
   // depesz's VACUUM FULL INPLACE ran on an 8.5 development build (see published.json variants).
-  const stated = file.setup?.server_version ?? Object.values(file.variants ?? {}).map((t) => /server (\d+\.\d+[-\w]*)/.exec(t)?.[1]).find(Boolean);
+  const stated =
+    file.setup?.server_version ??
+    Object.values(file.variants ?? {})
+      .map((t) => /server (\d+\.\d+[-\w]*)/.exec(t)?.[1])
+      .find(Boolean);
   const parsed = stated ? parseServerVersion(stated) : null;
   return stated && parsed ? { version: stated, ...parsed } : { version: 'unspecified (published)', major: 0, minor: 0 };
 }
@@ -69,7 +79,10 @@ const undescribedHardware = (file: PublishedFile) => ({
 });
 
 /** Builds the submissions one published.json stands for; pure, for tests and the importer. */
-export function publishedSubmissions(file: PublishedFile, version: string): { machine: string; submission: RunSubmissionInput }[] {
+export function publishedSubmissions(
+  file: PublishedFile,
+  version: string,
+): { machine: string; submission: RunSubmissionInput }[] {
   const metric = file.metric?.name ?? 'duration';
   const db = serverVersion(file);
   const machineRuns = publishedMachineRuns(file).map(({ id, machine: m, runsSeconds: values }) => {
@@ -105,7 +118,12 @@ export function publishedSubmissions(file: PublishedFile, version: string): { ma
       samples: Object.entries(values).flatMap(([variant, xs]) =>
         xs.map((value, i) => ({ variant, repetition: i + 1, metric, unit: 's', value })),
       ),
-      notes: [{ kind: 'published', text: `Figures published by ${file.source?.publisher ?? 'an article'}: ${file.source?.title ?? file.scenario}` }],
+      notes: [
+        {
+          kind: 'published',
+          text: `Figures published by ${file.source?.publisher ?? 'an article'}: ${file.source?.title ?? file.scenario}`,
+        },
+      ],
     };
     return { machine: id, submission };
   });
@@ -123,10 +141,22 @@ export function publishedSubmissions(file: PublishedFile, version: string): { ma
     finishedAt: UNKNOWN_DATE,
     samples: sweep.points.flatMap((p) =>
       Object.entries(p.runs).flatMap(([variant, xs]) =>
-        xs.map((value, i) => ({ variant, repetition: i + 1, metric: sweep.metric, unit: sweep.unit, value, point: { param: sweep.param, value: p.value } })),
+        xs.map((value, i) => ({
+          variant,
+          repetition: i + 1,
+          metric: sweep.metric,
+          unit: sweep.unit,
+          value,
+          point: { param: sweep.param, value: p.value },
+        })),
       ),
     ),
-    notes: [{ kind: 'published', text: `Figures published by ${file.source?.publisher ?? 'an article'}: ${file.source?.title ?? file.scenario}` }],
+    notes: [
+      {
+        kind: 'published',
+        text: `Figures published by ${file.source?.publisher ?? 'an article'}: ${file.source?.title ?? file.scenario}`,
+      },
+    ],
   };
   return [...machineRuns, { machine: id, submission }];
 }
@@ -136,7 +166,10 @@ export function publishedSubmissions(file: PublishedFile, version: string): { ma
  * the stored runs. A published.json that changed since it was imported is refused
  * (IdempotencyConflictError from ingest, wrapped in PublishedImportError naming the file).
  */
-export async function importPublished(db: { prisma: PrismaClient; sql: SqlRunner }, scenariosDir: string): Promise<PublishedImportResult> {
+export async function importPublished(
+  db: { prisma: PrismaClient; sql: SqlRunner },
+  scenariosDir: string,
+): Promise<PublishedImportResult> {
   const prisma = db.prisma;
   const result: PublishedImportResult = { imported: [], skipped: [] };
   for (const dir of await listScenarioDirs(scenariosDir)) {
@@ -146,25 +179,44 @@ export async function importPublished(db: { prisma: PrismaClient; sql: SqlRunner
     if (!bytes) continue;
     const parsed = parsePublished(bytes, `${key}/published.json`);
     if (!parsed.ok) {
-      result.skipped.push({ scenario: key, reason: `${file} is not in a supported shape: ${new ScenarioError(parsed.issues).message.slice(0, 300)}` });
+      result.skipped.push({
+        scenario: key,
+        reason: `${file} is not in a supported shape: ${new ScenarioError(parsed.issues).message.slice(0, 300)}`,
+      });
       continue;
     }
     const built = { ...parsed.published, runs: publishedSubmissions(parsed.published.file, parsed.published.version) };
-    if (built.file.scenario !== key) throw new PublishedImportError(`${file} says scenario "${built.file.scenario}" but lives in folder "${key}"`);
+    if (built.file.scenario !== key)
+      throw new PublishedImportError(`${file} says scenario "${built.file.scenario}" but lives in folder "${key}"`);
     if (built.runs.length === 0) {
-      result.skipped.push({ scenario: key, reason: 'the article published single figures, not repeated runs (no runs_s / runs_ms) or a sweep table (no sweep)' });
+      result.skipped.push({
+        scenario: key,
+        reason:
+          'the article published single figures, not repeated runs (no runs_s / runs_ms) or a sweep table (no sweep)',
+      });
       continue;
     }
     for (const { machine, submission } of built.runs) {
       const parsed = RunSubmission.safeParse(submission);
-      if (!parsed.success) throw new PublishedImportError(`${file} (${machine}): ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new PublishedImportError(
+          `${file} (${machine}): ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
+        );
       const idempotencyKey = `published:${key}:${machine}`;
       let ingested;
       try {
-        ingested = await ingestRun(prisma, db.sql, { submission: parsed.data, document: submission, idempotencyKey, runnerId: null, source: 'published' });
+        ingested = await ingestRun(prisma, db.sql, {
+          submission: parsed.data,
+          document: submission,
+          idempotencyKey,
+          runnerId: null,
+          source: 'published',
+        });
       } catch (err) {
         if (err instanceof Error && 'code' in err && err.code === 'idempotency-conflict') {
-          throw new PublishedImportError(`${file} changed since it was imported as ${idempotencyKey}; published figures are immutable once imported`);
+          throw new PublishedImportError(
+            `${file} changed since it was imported as ${idempotencyKey}; published figures are immutable once imported`,
+          );
         }
         throw err;
       }
@@ -175,7 +227,14 @@ export async function importPublished(db: { prisma: PrismaClient; sql: SqlRunner
           data: { hardwareClass: UNSPECIFIED_HARDWARE_CLASS },
         });
       }
-      result.imported.push({ scenario: key, machine, idempotencyKey, outcome: ingested.outcome, runId: ingested.run.id, samples: ingested.run.samples });
+      result.imported.push({
+        scenario: key,
+        machine,
+        idempotencyKey,
+        outcome: ingested.outcome,
+        runId: ingested.run.id,
+        samples: ingested.run.samples,
+      });
     }
     const comparisons = (built.file.comparisons ?? []).map(([baseline, candidate]) => ({ baseline, candidate }));
     if (comparisons.length > 0) {

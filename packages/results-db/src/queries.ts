@@ -28,8 +28,11 @@ function encodeCursor(at: Date, id: string) {
 function decodeCursor(cursor: string): { at: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   // Only what encodeCursor writes: a negative or 5-digit year would reach PostgreSQL as a timestamp it rejects.
-  const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at ?? '') ? new Date(at ?? '') : new Date(Number.NaN);
-  if (!id || Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw new CursorError('cursor is not one returned by a previous page');
+  const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at ?? '')
+    ? new Date(at ?? '')
+    : new Date(Number.NaN);
+  if (!id || Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id))
+    throw new CursorError('cursor is not one returned by a previous page');
   return { at: date, id };
 }
 
@@ -73,7 +76,10 @@ function toSummary(r: RunRow): RunSummaryRecord {
   };
 }
 
-export async function listRuns(prisma: PrismaClient, q: RunListQuery): Promise<{ items: RunSummaryRecord[]; nextCursor: string | null }> {
+export async function listRuns(
+  prisma: PrismaClient,
+  q: RunListQuery,
+): Promise<{ items: RunSummaryRecord[]; nextCursor: string | null }> {
   const where: Prisma.RunWhereInput = {};
   if (q.scenario) where.scenarioVersion = { scenario: { key: q.scenario } };
   if (q.hardware || q.class) {
@@ -96,7 +102,10 @@ export async function listRuns(prisma: PrismaClient, q: RunListQuery): Promise<{
   });
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
-  return { items: page.map(toSummary), nextCursor: rows.length > q.limit && last ? encodeCursor(last.receivedAt, last.id) : null };
+  return {
+    items: page.map(toSummary),
+    nextCursor: rows.length > q.limit && last ? encodeCursor(last.receivedAt, last.id) : null,
+  };
 }
 
 const storedSubmission = z.object({
@@ -117,9 +126,28 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
       hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
       samples: {
         orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
-        select: { variant: true, repetition: true, metric: true, unit: true, value: true, pointParam: true, pointValue: true },
+        select: {
+          variant: true,
+          repetition: true,
+          metric: true,
+          unit: true,
+          value: true,
+          pointParam: true,
+          pointValue: true,
+        },
       },
-      timeSeries: { orderBy: { id: 'asc' }, select: { variant: true, repetition: true, metric: true, x: true, value: true, pointParam: true, pointValue: true } },
+      timeSeries: {
+        orderBy: { id: 'asc' },
+        select: {
+          variant: true,
+          repetition: true,
+          metric: true,
+          x: true,
+          value: true,
+          pointParam: true,
+          pointValue: true,
+        },
+      },
     },
   });
   if (!r) return null;
@@ -159,7 +187,9 @@ const hardwareSelect = {
   _count: { select: { runs: true } },
 } satisfies Prisma.HardwareProfileSelect;
 
-function toHardwareSummary(h: Prisma.HardwareProfileGetPayload<{ select: typeof hardwareSelect }>): HardwareSummaryRecord {
+function toHardwareSummary(
+  h: Prisma.HardwareProfileGetPayload<{ select: typeof hardwareSelect }>,
+): HardwareSummaryRecord {
   return {
     fingerprint: h.fingerprint,
     class: h.hardwareClass,
@@ -200,7 +230,10 @@ export async function listHardware(prisma: PrismaClient, q: HardwareListQuery) {
 }
 
 export async function getHardware(prisma: PrismaClient, fingerprint: string): Promise<HardwareDetailRecord | null> {
-  const h = await prisma.hardwareProfile.findUnique({ where: { fingerprint }, select: { ...hardwareSelect, id: true, spec: true } });
+  const h = await prisma.hardwareProfile.findUnique({
+    where: { fingerprint },
+    select: { ...hardwareSelect, id: true, spec: true },
+  });
   if (!h) return null;
   const perScenario = await prisma.$queryRaw<{ key: string; runs: bigint }[]>`
     SELECT s.key, count(*) AS runs
@@ -219,7 +252,10 @@ export async function listScenarios(prisma: PrismaClient): Promise<ScenarioList>
     select: {
       key: true,
       title: true,
-      versions: { orderBy: { createdAt: 'asc' }, select: { versionHash: true, createdAt: true, _count: { select: { runs: true } } } },
+      versions: {
+        orderBy: { createdAt: 'asc' },
+        select: { versionHash: true, createdAt: true, _count: { select: { runs: true } } },
+      },
     },
   });
   return {
@@ -227,12 +263,20 @@ export async function listScenarios(prisma: PrismaClient): Promise<ScenarioList>
       key: s.key,
       title: s.title,
       runs: s.versions.reduce((n, v) => n + v._count.runs, 0),
-      versions: s.versions.map((v) => ({ version: v.versionHash, firstSeenAt: v.createdAt.toISOString(), runs: v._count.runs })),
+      versions: s.versions.map((v) => ({
+        version: v.versionHash,
+        firstSeenAt: v.createdAt.toISOString(),
+        runs: v._count.runs,
+      })),
     })),
   };
 }
 
 /** Adds `point` when the row was measured at a sweep point (both columns set). */
-function withPoint<T extends object>(row: T, param: string | null, value: number | null): T & { point?: { param: string; value: number } } {
+function withPoint<T extends object>(
+  row: T,
+  param: string | null,
+  value: number | null,
+): T & { point?: { param: string; value: number } } {
   return param !== null && value !== null ? { ...row, point: { param, value } } : row;
 }

@@ -10,13 +10,21 @@ export class RunnerNameError extends Error {}
 export type RunnerIdentity = { id: string; name: string };
 
 /** Mints a token shown once; only its sha256 is stored. */
-export async function createRunner(prisma: PrismaClient, name: string): Promise<{ id: string; name: string; token: string }> {
+export async function createRunner(
+  prisma: PrismaClient,
+  name: string,
+): Promise<{ id: string; name: string; token: string }> {
   if (!RUNNER_NAME.test(name)) {
-    throw new RunnerNameError(`runner name ${JSON.stringify(name)} must be 1–64 letters, digits, . _ - and start with a letter or digit`);
+    throw new RunnerNameError(
+      `runner name ${JSON.stringify(name)} must be 1–64 letters, digits, . _ - and start with a letter or digit`,
+    );
   }
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   try {
-    const runner = await prisma.runner.create({ data: { name, tokenHash: sha256Hex(token) }, select: { id: true, name: true } });
+    const runner = await prisma.runner.create({
+      data: { name, tokenHash: sha256Hex(token) },
+      select: { id: true, name: true },
+    });
     return { ...runner, token };
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new RunnerNameError(`a runner named ${name} already exists`);
@@ -44,7 +52,10 @@ export async function listRunners(prisma: PrismaClient) {
 export async function authenticateRunner(prisma: PrismaClient, token: string): Promise<RunnerIdentity | null> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const hash = sha256Hex(token);
-  const runner = await prisma.runner.findUnique({ where: { tokenHash: hash }, select: { id: true, name: true, tokenHash: true, revokedAt: true } });
+  const runner = await prisma.runner.findUnique({
+    where: { tokenHash: hash },
+    select: { id: true, name: true, tokenHash: true, revokedAt: true },
+  });
   const expected = Buffer.from(runner?.tokenHash ?? '0'.repeat(64), 'utf8');
   const ok = timingSafeEqual(expected, Buffer.from(hash, 'utf8'));
   if (!runner || !ok || runner.revokedAt) return null;

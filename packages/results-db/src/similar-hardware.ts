@@ -13,7 +13,11 @@ import { GIB } from './comparison-samples.ts';
  * |log2(cores ratio)| + |log2(memory ratio)| (doubling the cores counts as much as doubling the
  * memory), then the most runs. Unknown storage sorts last. Null when the fingerprint is unknown.
  */
-export async function findSimilarHardware(prisma: PrismaClient, fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardwareRecord | null> {
+export async function findSimilarHardware(
+  prisma: PrismaClient,
+  fingerprint: string,
+  q: SimilarHardwareQuery,
+): Promise<SimilarHardwareRecord | null> {
   const machine = await prisma.hardwareProfile.findUnique({
     where: { fingerprint },
     select: { fingerprint: true, hardwareClass: true, storageKind: true, physicalCores: true, memoryBytes: true },
@@ -23,7 +27,17 @@ export async function findSimilarHardware(prisma: PrismaClient, fingerprint: str
   if (q.scenario !== undefined) conditions.push(Prisma.sql`sc.key = ${q.scenario}`);
   if (q.source !== 'all') conditions.push(Prisma.sql`r.source = ${q.source}`);
   const rows = await prisma.$queryRaw<
-    { hardware_class: string; source: string; storage_kind: string; physical_cores: number; memory_gb: number; profiles: bigint; runs: bigint; scenarios: string[]; newest: Date }[]
+    {
+      hardware_class: string;
+      source: string;
+      storage_kind: string;
+      physical_cores: number;
+      memory_gb: number;
+      profiles: bigint;
+      runs: bigint;
+      scenarios: string[];
+      newest: Date;
+    }[]
   >`
     SELECT h.hardware_class, r.source, h.storage_kind, h.physical_cores, round(h.memory_bytes / ${GIB}::float8)::int AS memory_gb,
            count(DISTINCT h.id) AS profiles, count(*) AS runs, array_agg(DISTINCT sc.key) AS scenarios, max(r.received_at) AS newest
@@ -38,7 +52,8 @@ export async function findSimilarHardware(prisma: PrismaClient, fingerprint: str
   const items = rows
     .map((r) => {
       const sameStorage = r.storage_kind === machine.storageKind;
-      const distance = Math.abs(Math.log2(r.physical_cores / cores)) + Math.abs(Math.log2(Math.max(1, r.memory_gb) / memGb));
+      const distance =
+        Math.abs(Math.log2(r.physical_cores / cores)) + Math.abs(Math.log2(Math.max(1, r.memory_gb) / memGb));
       const comparison: ComparisonParams = {
         storage: r.storage_kind,
         minCores: String(r.physical_cores),

@@ -9,7 +9,10 @@ export const TEST_PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgresql://postgr
  * shared state; `drop()` removes it (terminating leftover connections first). `adminUrl` is the
  * server to create it on (benchmarks pass their own).
  */
-export async function createTestDatabase(prefix = 'tunelab_t', adminUrl = TEST_PG_ADMIN_URL): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(
+  prefix = 'tunelab_t',
+  adminUrl = TEST_PG_ADMIN_URL,
+): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -2,5 +2,13 @@
 // the scenario version. Runner, published importer (results-db) and site all read folders here.
 export { DEFAULT_SCENARIOS_DIR, ScenarioError, loadScenario, listScenarioDirs, type LoadedScenario } from './load.ts';
 export { hashScenarioFolder, sha256Hex } from './hash.ts';
-export { parsePublished, publishedFigures, publishedMachineRuns, publishedVersion, readPublishedBytes, type PublishedData, type PublishedMachineRuns } from './published.ts';
+export {
+  parsePublished,
+  publishedFigures,
+  publishedMachineRuns,
+  publishedVersion,
+  readPublishedBytes,
+  type PublishedData,
+  type PublishedMachineRuns,
+} from './published.ts';
 export { readScenarioReadme } from './readme.ts';

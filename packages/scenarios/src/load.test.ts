@@ -34,7 +34,12 @@ async function folder(files: Files, name = 'demo'): Promise<string> {
 const withDoc = (mutate: (d: ReturnType<typeof valid>) => unknown, extra: Files = {}): Files => {
   const d = valid();
   const out = mutate(d) ?? d;
-  return { 'scenario.yaml': stringify(out), 'fixture.sql': 'CREATE TABLE t AS SELECT generate_series(1, {{rows}}) AS i;', 'README.md': '# demo', ...extra };
+  return {
+    'scenario.yaml': stringify(out),
+    'fixture.sql': 'CREATE TABLE t AS SELECT generate_series(1, {{rows}}) AS i;',
+    'README.md': '# demo',
+    ...extra,
+  };
 };
 
 describe('loadScenario', () => {
@@ -47,26 +52,173 @@ describe('loadScenario', () => {
 
   // Each invalid folder must fail naming the file, the path inside it and what was expected.
   const cases: { name: string; files: Files; file: string; path: string; message: RegExp }[] = [
-    { name: 'missing scenario.yaml', files: { 'README.md': '#' }, file: 'demo/scenario.yaml', path: '(file)', message: /missing/ },
-    { name: 'broken YAML', files: { 'scenario.yaml': 'key: [demo', 'README.md': '#' }, file: 'demo/scenario.yaml', path: 'line 1', message: /invalid YAML/ },
-    { name: 'key differs from folder', files: withDoc((d) => ({ ...d, key: 'other' })), file: 'demo/scenario.yaml', path: 'key', message: /folder name "demo"/ },
-    { name: 'unknown engine', files: withDoc((d) => ({ ...d, engines: ['oracle'] })), file: 'demo/scenario.yaml', path: 'engines[0]', message: /postgresql/ },
-    { name: 'unknown step action', files: withDoc((d) => { d.variants[1]!.steps = [{ action: 'shell', cmd: 'rm -rf /' } as never]; }), file: 'demo/scenario.yaml', path: 'variants[1].steps[0]', message: /.+/ },
-    { name: 'sql and file together', files: withDoc((d) => { d.fixture = [{ action: 'sql', file: 'fixture.sql', sql: 'SELECT 1' } as never]; }), file: 'demo/scenario.yaml', path: 'fixture[0]', message: /exactly one of "sql"/ },
-    { name: 'no timed block', files: withDoc((d) => { d.variants[0]!.steps = [{ action: 'sql', sql: 'SELECT 1' } as never]; }), file: 'demo/scenario.yaml', path: 'variants[0].steps', message: /exactly one "timed" step/ },
-    { name: 'comparison names unknown variant', files: withDoc((d) => { d.comparisons = [{ baseline: 'a', candidate: 'zz' }]; }), file: 'demo/scenario.yaml', path: 'comparisons[0].candidate', message: /unknown variant "zz"/ },
-    { name: 'unknown placeholder inline', files: withDoc((d) => { d.variants[0]!.steps[0]!.steps = [{ action: 'sql', sql: 'SELECT {{rowz}}' }]; }), file: 'demo/scenario.yaml', path: 'variants[0].steps[0].steps[0].sql', message: /unknown parameter \{\{rowz\}\}; expected one of: rows/ },
-    { name: 'unknown placeholder in a file', files: withDoc(() => undefined, { 'fixture.sql': 'SELECT 1;\nSELECT {{nope}};' }), file: 'demo/fixture.sql', path: 'line 2', message: /unknown parameter \{\{nope\}\}/ },
-    { name: 'ratio over an unknown baseline variant', files: withDoc((d) => ({ ...d, report: { ratios: [{ metric: 'duration', baseline: 'zz', label: 'x' }] } })), file: 'demo/scenario.yaml', path: 'report.ratios[0].baseline', message: /unknown variant "zz"; expected one of: a, b/ },
-    { name: 'ratio naming a figure published.json lacks', files: withDoc((d) => ({ ...d, report: { ratios: [{ metric: 'duration', baseline: 'a', label: 'x', published: 'size_ratio' }] } })), file: 'demo/scenario.yaml', path: 'report.ratios[0].published', message: /published.json has no map of variant → number named "size_ratio"/ },
-    { name: 'missing SQL file', files: withDoc((d) => { d.fixture = [{ action: 'sql', file: 'missing.sql' }]; }), file: 'demo/scenario.yaml', path: 'fixture[0].file', message: /existing file demo\/missing.sql/ },
-    { name: 'SQL file outside the folder', files: withDoc((d) => { d.fixture = [{ action: 'sql', file: '../etc/passwd.sql' }]; }), file: 'demo/scenario.yaml', path: 'fixture[0].file', message: /inside the scenario folder/ },
-    { name: 'default below min', files: withDoc((d) => { d.params.rows.default = 0; }), file: 'demo/scenario.yaml', path: 'params.rows.default', message: /at least 1/ },
-    { name: 'metric without unit', files: withDoc((d) => { d.metrics = [{ key: 'duration', source: 'timed', better: 'lower' } as never]; }), file: 'demo/scenario.yaml', path: 'metrics[0].unit', message: /.+/ },
-    { name: 'timed block metric undeclared', files: withDoc((d) => { (d.variants[0]!.steps[0] as Record<string, unknown>).metric = 'elapsed'; }), file: 'demo/scenario.yaml', path: 'variants[0].steps[0].metric', message: /not declared in metrics/ },
-    { name: 'unexpected field', files: withDoc((d) => ({ ...d, colour: 'blue' })), file: 'demo/scenario.yaml', path: '(root)', message: /colour/ },
-    { name: 'missing README', files: (() => { const f = withDoc(() => undefined); delete f['README.md']; return f; })(), file: 'demo/README.md', path: '(file)', message: /missing/ },
-    { name: 'published.json without source', files: withDoc(() => undefined, { 'published.json': '{"scenario":"demo"}' }), file: 'demo/published.json', path: 'source', message: /.+/ },
+    {
+      name: 'missing scenario.yaml',
+      files: { 'README.md': '#' },
+      file: 'demo/scenario.yaml',
+      path: '(file)',
+      message: /missing/,
+    },
+    {
+      name: 'broken YAML',
+      files: { 'scenario.yaml': 'key: [demo', 'README.md': '#' },
+      file: 'demo/scenario.yaml',
+      path: 'line 1',
+      message: /invalid YAML/,
+    },
+    {
+      name: 'key differs from folder',
+      files: withDoc((d) => ({ ...d, key: 'other' })),
+      file: 'demo/scenario.yaml',
+      path: 'key',
+      message: /folder name "demo"/,
+    },
+    {
+      name: 'unknown engine',
+      files: withDoc((d) => ({ ...d, engines: ['oracle'] })),
+      file: 'demo/scenario.yaml',
+      path: 'engines[0]',
+      message: /postgresql/,
+    },
+    {
+      name: 'unknown step action',
+      files: withDoc((d) => {
+        d.variants[1]!.steps = [{ action: 'shell', cmd: 'rm -rf /' } as never];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'variants[1].steps[0]',
+      message: /.+/,
+    },
+    {
+      name: 'sql and file together',
+      files: withDoc((d) => {
+        d.fixture = [{ action: 'sql', file: 'fixture.sql', sql: 'SELECT 1' } as never];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'fixture[0]',
+      message: /exactly one of "sql"/,
+    },
+    {
+      name: 'no timed block',
+      files: withDoc((d) => {
+        d.variants[0]!.steps = [{ action: 'sql', sql: 'SELECT 1' } as never];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'variants[0].steps',
+      message: /exactly one "timed" step/,
+    },
+    {
+      name: 'comparison names unknown variant',
+      files: withDoc((d) => {
+        d.comparisons = [{ baseline: 'a', candidate: 'zz' }];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'comparisons[0].candidate',
+      message: /unknown variant "zz"/,
+    },
+    {
+      name: 'unknown placeholder inline',
+      files: withDoc((d) => {
+        d.variants[0]!.steps[0]!.steps = [{ action: 'sql', sql: 'SELECT {{rowz}}' }];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'variants[0].steps[0].steps[0].sql',
+      message: /unknown parameter \{\{rowz\}\}; expected one of: rows/,
+    },
+    {
+      name: 'unknown placeholder in a file',
+      files: withDoc(() => undefined, { 'fixture.sql': 'SELECT 1;\nSELECT {{nope}};' }),
+      file: 'demo/fixture.sql',
+      path: 'line 2',
+      message: /unknown parameter \{\{nope\}\}/,
+    },
+    {
+      name: 'ratio over an unknown baseline variant',
+      files: withDoc((d) => ({ ...d, report: { ratios: [{ metric: 'duration', baseline: 'zz', label: 'x' }] } })),
+      file: 'demo/scenario.yaml',
+      path: 'report.ratios[0].baseline',
+      message: /unknown variant "zz"; expected one of: a, b/,
+    },
+    {
+      name: 'ratio naming a figure published.json lacks',
+      files: withDoc((d) => ({
+        ...d,
+        report: { ratios: [{ metric: 'duration', baseline: 'a', label: 'x', published: 'size_ratio' }] },
+      })),
+      file: 'demo/scenario.yaml',
+      path: 'report.ratios[0].published',
+      message: /published.json has no map of variant → number named "size_ratio"/,
+    },
+    {
+      name: 'missing SQL file',
+      files: withDoc((d) => {
+        d.fixture = [{ action: 'sql', file: 'missing.sql' }];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'fixture[0].file',
+      message: /existing file demo\/missing.sql/,
+    },
+    {
+      name: 'SQL file outside the folder',
+      files: withDoc((d) => {
+        d.fixture = [{ action: 'sql', file: '../etc/passwd.sql' }];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'fixture[0].file',
+      message: /inside the scenario folder/,
+    },
+    {
+      name: 'default below min',
+      files: withDoc((d) => {
+        d.params.rows.default = 0;
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'params.rows.default',
+      message: /at least 1/,
+    },
+    {
+      name: 'metric without unit',
+      files: withDoc((d) => {
+        d.metrics = [{ key: 'duration', source: 'timed', better: 'lower' } as never];
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'metrics[0].unit',
+      message: /.+/,
+    },
+    {
+      name: 'timed block metric undeclared',
+      files: withDoc((d) => {
+        (d.variants[0]!.steps[0] as Record<string, unknown>).metric = 'elapsed';
+      }),
+      file: 'demo/scenario.yaml',
+      path: 'variants[0].steps[0].metric',
+      message: /not declared in metrics/,
+    },
+    {
+      name: 'unexpected field',
+      files: withDoc((d) => ({ ...d, colour: 'blue' })),
+      file: 'demo/scenario.yaml',
+      path: '(root)',
+      message: /colour/,
+    },
+    {
+      name: 'missing README',
+      files: (() => {
+        const f = withDoc(() => undefined);
+        delete f['README.md'];
+        return f;
+      })(),
+      file: 'demo/README.md',
+      path: '(file)',
+      message: /missing/,
+    },
+    {
+      name: 'published.json without source',
+      files: withDoc(() => undefined, { 'published.json': '{"scenario":"demo"}' }),
+      file: 'demo/published.json',
+      path: 'source',
+      message: /.+/,
+    },
   ];
 
   it.each(cases)('rejects: $name', async ({ files, file, path: where, message }) => {
@@ -100,7 +252,9 @@ describe('scenario version', () => {
 describe('the repository scenarios', () => {
   it('all validate', async () => {
     const dirs = await listScenarioDirs(DEFAULT_SCENARIOS_DIR);
-    expect(dirs.map((d) => path.basename(d))).toEqual(expect.arrayContaining(['vacuum-index-cleanup', 'vacuum-full-rewrite']));
+    expect(dirs.map((d) => path.basename(d))).toEqual(
+      expect.arrayContaining(['vacuum-index-cleanup', 'vacuum-full-rewrite']),
+    );
     for (const d of dirs) await expect(loadScenario(d)).resolves.toMatchObject({ key: path.basename(d) });
   });
 });

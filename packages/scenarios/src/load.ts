@@ -37,7 +37,10 @@ export class ScenarioError extends Error {
 }
 
 function stepsOf(doc: ScenarioDocument): { steps: readonly Step[]; base: string }[] {
-  return [{ steps: doc.fixture, base: 'fixture' }, ...doc.variants.map((v, i) => ({ steps: v.steps, base: `variants[${i}].steps` }))];
+  return [
+    { steps: doc.fixture, base: 'fixture' },
+    ...doc.variants.map((v, i) => ({ steps: v.steps, base: `variants[${i}].steps` })),
+  ];
 }
 
 /** Loads and validates `dir/scenario.yaml` and everything it references; throws ScenarioError. */
@@ -48,19 +51,26 @@ export async function loadScenario(dir: string): Promise<LoadedScenario> {
   try {
     text = await readFile(path.join(dir, 'scenario.yaml'), 'utf8');
   } catch {
-    throw new ScenarioError([{ file: yamlFile, path: '(file)', message: 'missing: every scenario folder needs a scenario.yaml' }]);
+    throw new ScenarioError([
+      { file: yamlFile, path: '(file)', message: 'missing: every scenario folder needs a scenario.yaml' },
+    ]);
   }
   const yaml = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (yaml.errors.length) {
     throw new ScenarioError(
-      yaml.errors.map((e) => ({ file: yamlFile, path: `line ${e.linePos?.[0]?.line ?? '?'}`, message: `invalid YAML: ${e.message.split('\n')[0]}` })),
+      yaml.errors.map((e) => ({
+        file: yamlFile,
+        path: `line ${e.linePos?.[0]?.line ?? '?'}`,
+        message: `invalid YAML: ${e.message.split('\n')[0]}`,
+      })),
     );
   }
   const result = validateScenarioDocument(yaml.toJS(), yamlFile);
   if (!result.ok) throw new ScenarioError(result.issues);
   const doc = result.scenario;
   const issues: ScenarioIssue[] = [];
-  if (doc.key !== folder) issues.push({ file: yamlFile, path: 'key', message: `expected the folder name "${folder}", found "${doc.key}"` });
+  if (doc.key !== folder)
+    issues.push({ file: yamlFile, path: 'key', message: `expected the folder name "${folder}", found "${doc.key}"` });
 
   const sqlFiles = new Map<string, string>();
   const declared = Object.keys(doc.params);
@@ -73,14 +83,22 @@ export async function loadScenario(dir: string): Promise<LoadedScenario> {
         try {
           sql = await readFile(path.join(dir, s.file), 'utf8');
         } catch {
-          issues.push({ file: yamlFile, path: `${base}[${j}].file`, message: `expected an existing file ${folder}/${s.file}` });
+          issues.push({
+            file: yamlFile,
+            path: `${base}[${j}].file`,
+            message: `expected an existing file ${folder}/${s.file}`,
+          });
           continue;
         }
         sqlFiles.set(s.file, sql);
         for (const [n, line] of sql.split('\n').entries()) {
           for (const name of findPlaceholders(line)) {
             if (base === 'fixture' && name === doc.sweep?.param) {
-              issues.push({ file: `${folder}/${s.file}`, path: `line ${n + 1}`, message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${name}}}` });
+              issues.push({
+                file: `${folder}/${s.file}`,
+                path: `line ${n + 1}`,
+                message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${name}}}`,
+              });
             }
             if (!declared.includes(name)) {
               issues.push({
@@ -107,10 +125,19 @@ export async function loadScenario(dir: string): Promise<LoadedScenario> {
   (doc.report.ratios ?? []).forEach((r, i) => {
     if (r.published === undefined) return;
     const figures = publishedFigures(published)[r.published];
-    if (!figures) issues.push({ file: yamlFile, path: `report.ratios[${i}].published`, message: `published.json has no map of variant → number named "${r.published}"` });
+    if (!figures)
+      issues.push({
+        file: yamlFile,
+        path: `report.ratios[${i}].published`,
+        message: `published.json has no map of variant → number named "${r.published}"`,
+      });
   });
   if (!(await stat(path.join(dir, 'README.md')).catch(() => null))) {
-    issues.push({ file: `${folder}/README.md`, path: '(file)', message: 'missing: describe the question, the variants and what the article found' });
+    issues.push({
+      file: `${folder}/README.md`,
+      path: '(file)',
+      message: 'missing: describe the question, the variants and what the article found',
+    });
   }
   if (issues.length) throw new ScenarioError(issues);
   return { dir, key: doc.key, version: await hashScenarioFolder(dir), doc, sqlFiles, published };
@@ -121,7 +148,8 @@ export async function listScenarioDirs(root: string): Promise<string[]> {
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
   const dirs: string[] = [];
   for (const e of entries) {
-    if (e.isDirectory() && (await stat(path.join(root, e.name, 'scenario.yaml')).catch(() => null))) dirs.push(path.join(root, e.name));
+    if (e.isDirectory() && (await stat(path.join(root, e.name, 'scenario.yaml')).catch(() => null)))
+      dirs.push(path.join(root, e.name));
   }
   return dirs.sort();
 }

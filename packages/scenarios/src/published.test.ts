@@ -17,17 +17,33 @@ describe('published.json', () => {
   });
 
   it('has no runs for an article that printed single figures', async () => {
-    const parsed = parsePublished(await readPublishedBytes(path.join(DEFAULT_SCENARIOS_DIR, 'innodb-compression-insert')) ?? '', 'x');
+    const parsed = parsePublished(
+      (await readPublishedBytes(path.join(DEFAULT_SCENARIOS_DIR, 'innodb-compression-insert'))) ?? '',
+      'x',
+    );
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
     expect(publishedMachineRuns(parsed.published.file)).toEqual([]);
   });
 
   it('names the file and field of a bad value', () => {
-    const r = parsePublished(JSON.stringify({ source: { title: 't', publisher: 'p' }, scenario: 'demo', hardware: [{ id: 's1', cpu_cores: 0, memory_gb: 1, disk: 'ssd' }] }), 'demo/published.json');
+    const r = parsePublished(
+      JSON.stringify({
+        source: { title: 't', publisher: 'p' },
+        scenario: 'demo',
+        hardware: [{ id: 's1', cpu_cores: 0, memory_gb: 1, disk: 'ssd' }],
+      }),
+      'demo/published.json',
+    );
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.issues).toContainEqual(expect.objectContaining({ file: 'demo/published.json', path: 'hardware.0.cpu_cores' }));
+    if (!r.ok)
+      expect(r.issues).toContainEqual(
+        expect.objectContaining({ file: 'demo/published.json', path: 'hardware.0.cpu_cores' }),
+      );
     const bad = parsePublished('{', 'demo/published.json');
-    expect(bad.ok ? null : bad.issues[0]).toMatchObject({ path: '(file)', message: expect.stringMatching(/invalid JSON/) });
+    expect(bad.ok ? null : bad.issues[0]).toMatchObject({
+      path: '(file)',
+      message: expect.stringMatching(/invalid JSON/),
+    });
   });
 
   it('is absent for a folder without one', async () => {

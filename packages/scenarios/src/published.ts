@@ -17,7 +17,10 @@ export type PublishedData = {
 export const publishedVersion = (bytes: Uint8Array | string) => sha256Hex(bytes);
 
 /** Parses published.json bytes; problems name `label` (e.g. `demo/published.json`) and the field. */
-export function parsePublished(bytes: Uint8Array | string, label: string): { ok: true; published: PublishedData } | { ok: false; issues: ScenarioIssue[] } {
+export function parsePublished(
+  bytes: Uint8Array | string,
+  label: string,
+): { ok: true; published: PublishedData } | { ok: false; issues: ScenarioIssue[] } {
   let json: unknown;
   try {
     json = JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
@@ -25,7 +28,11 @@ export function parsePublished(bytes: Uint8Array | string, label: string): { ok:
     return { ok: false, issues: [{ file: label, path: '(file)', message: `invalid JSON: ${(e as Error).message}` }] };
   }
   const parsed = PublishedFile.safeParse(json);
-  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ file: label, path: i.path.join('.') || '(root)', message: i.message })) };
+  if (!parsed.success)
+    return {
+      ok: false,
+      issues: parsed.error.issues.map((i) => ({ file: label, path: i.path.join('.') || '(root)', message: i.message })),
+    };
   return { ok: true, published: { file: parsed.data, version: publishedVersion(bytes) } };
 }
 
@@ -38,9 +45,16 @@ export async function readPublishedBytes(dir: string): Promise<Buffer | null> {
 }
 
 /** One machine's repeated runs in seconds (`runs_ms` divided by 1000); `machine` null for an article that describes none. */
-export type PublishedMachineRuns = { id: string; machine: PublishedMachine | null; runsSeconds: Record<string, number[]> };
+export type PublishedMachineRuns = {
+  id: string;
+  machine: PublishedMachine | null;
+  runsSeconds: Record<string, number[]>;
+};
 
-function runsInSeconds(r: { runs_s?: Record<string, number[]> | undefined; runs_ms?: Record<string, number[]> | undefined }) {
+function runsInSeconds(r: {
+  runs_s?: Record<string, number[]> | undefined;
+  runs_ms?: Record<string, number[]> | undefined;
+}) {
   if (r.runs_s) return r.runs_s;
   if (r.runs_ms) return Object.fromEntries(Object.entries(r.runs_ms).map(([k, v]) => [k, v.map((x) => x / 1000)]));
   return null;
@@ -72,7 +86,8 @@ export function publishedFigures(published: PublishedData | null): Record<string
   for (const [key, value] of Object.entries(published.file)) {
     if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
     const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length > 0 && entries.every(([, v]) => typeof v === 'number' && Number.isFinite(v))) out[key] = Object.fromEntries(entries) as Record<string, number>;
+    if (entries.length > 0 && entries.every(([, v]) => typeof v === 'number' && Number.isFinite(v)))
+      out[key] = Object.fromEntries(entries) as Record<string, number>;
   }
   return out;
 }

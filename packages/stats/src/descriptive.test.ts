@@ -16,12 +16,24 @@ import {
 } from './index.ts';
 
 describe('bad input is a RangeError that names the argument', () => {
-  const oneSample = { mean, median, sampleStdDev, standardError, coefficientOfVariation, confidenceIntervalMean, geometricMean, summarize, findOutliers };
+  const oneSample = {
+    mean,
+    median,
+    sampleStdDev,
+    standardError,
+    coefficientOfVariation,
+    confidenceIntervalMean,
+    geometricMean,
+    summarize,
+    findOutliers,
+  };
 
   it.each(Object.entries(oneSample))('%s rejects empty, NaN and infinite values', (_name, fn) => {
     expect(() => fn([])).toThrow(new RangeError('values must not be empty'));
     expect(() => fn([1, Number.NaN, 3])).toThrow(new RangeError('values[1] must be a finite number (got NaN)'));
-    expect(() => fn([1, 2, Number.POSITIVE_INFINITY])).toThrow(new RangeError('values[2] must be a finite number (got Infinity)'));
+    expect(() => fn([1, 2, Number.POSITIVE_INFINITY])).toThrow(
+      new RangeError('values[2] must be a finite number (got Infinity)'),
+    );
   });
 
   it.each([
@@ -29,7 +41,9 @@ describe('bad input is a RangeError that names the argument', () => {
     ['mannWhitneyU', mannWhitneyU],
   ] as const)('%s names a and b', (_name, fn) => {
     expect(() => fn([], [1, 2])).toThrow(/^a must/);
-    expect(() => fn([1, 2], [1, Number.NEGATIVE_INFINITY])).toThrow(new RangeError('b[1] must be a finite number (got -Infinity)'));
+    expect(() => fn([1, 2], [1, Number.NEGATIVE_INFINITY])).toThrow(
+      new RangeError('b[1] must be a finite number (got -Infinity)'),
+    );
   });
 
   it('relativeDifference names baseline, candidate and level', () => {
@@ -62,7 +76,17 @@ describe('bad input is a RangeError that names the argument', () => {
 describe('summarize', () => {
   it('reports a single run without inventing a spread', () => {
     expect(summarize([42])).toEqual({
-      n: 1, mean: 42, median: 42, sd: null, se: null, cv: null, ci95: null, min: 42, max: 42, outliers: [], overflow: false,
+      n: 1,
+      mean: 42,
+      median: 42,
+      sd: null,
+      se: null,
+      cv: null,
+      ci95: null,
+      min: 42,
+      max: 42,
+      outliers: [],
+      overflow: false,
     });
   });
 

@@ -32,7 +32,11 @@ describe('statistics over extreme finite values', () => {
     expect(r.df).toBeCloseTo(2, 10);
     expect(r.p).toBeGreaterThanOrEqual(0);
     expect(r.p).toBeLessThan(1e-10);
-    const v = verdict({ baseline: { label: '1-1', values: [1, 1, 1] }, candidate: { label: '1-2', values: tiny }, direction: 'lower-is-better' });
+    const v = verdict({
+      baseline: { label: '1-1', values: [1, 1, 1] },
+      candidate: { label: '1-2', values: tiny },
+      direction: 'lower-is-better',
+    });
     expect(v.kind).toBe('faster');
     expect(v.p).toEqual(expect.any(Number));
   });
@@ -44,7 +48,11 @@ describe('statistics over extreme finite values', () => {
     const r = relativeDifference(baseline, candidate);
     expect(r.ci).toEqual({ low: -Infinity, high: Infinity });
     expect(Number.isNaN(r.df)).toBe(false);
-    const v = verdict({ baseline: { label: '1-1', values: baseline }, candidate: { label: '1-2', values: candidate }, direction: 'lower-is-better' });
+    const v = verdict({
+      baseline: { label: '1-1', values: baseline },
+      candidate: { label: '1-2', values: candidate },
+      direction: 'lower-is-better',
+    });
     expect(v.kind).toBe('insufficient-data');
     expect(v.relative).toBeNull();
     expect(v.sentence).toMatch(/too close to 0/);
@@ -69,10 +77,18 @@ describe('statistics over extreme finite values', () => {
     const b = [3.1, 3.05, 3.2, 3.15, 3.12];
     const k = 2 ** 1000;
     const plain = welchTTest(a, b);
-    const huge = welchTTest(a.map((x) => x * k), b.map((x) => x * k));
+    const huge = welchTTest(
+      a.map((x) => x * k),
+      b.map((x) => x * k),
+    );
     expect(huge.p).toBe(plain.p);
     expect(huge.t).toBe(plain.t);
-    expect(relativeDifference(a.map((x) => x * k), b.map((x) => x * k)).relative).toBe(relativeDifference(a, b).relative);
+    expect(
+      relativeDifference(
+        a.map((x) => x * k),
+        b.map((x) => x * k),
+      ).relative,
+    ).toBe(relativeDifference(a, b).relative);
   });
 
   it('reaches a verdict (with a p-value) on values near the maximum instead of throwing', () => {

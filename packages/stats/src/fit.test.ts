@@ -3,7 +3,11 @@ import { fitByVariant, linearFit } from './fit.ts';
 
 describe('linearFit', () => {
   it('fits y = a + b·x by least squares, with r² and a slope interval', () => {
-    const exact = linearFit([{ x: 1000, y: 175 }, { x: 2000, y: 345 }, { x: 4000, y: 685 }])!;
+    const exact = linearFit([
+      { x: 1000, y: 175 },
+      { x: 2000, y: 345 },
+      { x: 4000, y: 685 },
+    ])!;
     expect(exact.slope).toBeCloseTo(0.17, 10);
     expect(exact.intercept).toBeCloseTo(5, 8);
     expect(exact.r2).toBeCloseTo(1, 10);
@@ -18,10 +22,31 @@ describe('linearFit', () => {
   });
 
   it('needs two distinct x; two points have no interval; a flat line has r² 1', () => {
-    expect(linearFit([{ x: 1, y: 1 }, { x: 1, y: 2 }])).toBeNull();
-    expect(linearFit([{ x: 1, y: Number.NaN }, { x: 2, y: 2 }])).toBeNull();
-    expect(linearFit([{ x: 1, y: 1 }, { x: 2, y: 2 }])!.slopeInterval).toBeNull();
-    expect(linearFit([{ x: 1, y: 3 }, { x: 2, y: 3 }, { x: 5, y: 3 }])).toMatchObject({ slope: 0, r2: 1 });
+    expect(
+      linearFit([
+        { x: 1, y: 1 },
+        { x: 1, y: 2 },
+      ]),
+    ).toBeNull();
+    expect(
+      linearFit([
+        { x: 1, y: Number.NaN },
+        { x: 2, y: 2 },
+      ]),
+    ).toBeNull();
+    expect(
+      linearFit([
+        { x: 1, y: 1 },
+        { x: 2, y: 2 },
+      ])!.slopeInterval,
+    ).toBeNull();
+    expect(
+      linearFit([
+        { x: 1, y: 3 },
+        { x: 2, y: 3 },
+        { x: 5, y: 3 },
+      ]),
+    ).toMatchObject({ slope: 0, r2: 1 });
   });
 });
 
@@ -29,8 +54,22 @@ describe('fitByVariant', () => {
   it('pairs each value with the x recorded in the same run, repetition and sweep point', () => {
     const samples = [10_000, 30_000].flatMap((files, i) =>
       ['a', 'b'].flatMap((run) => [
-        { run, variant: 'fsync', repetition: 1, point: { param: 'tables', value: i }, metric: 'files', value: files + (run === 'b' ? 1000 : 0) },
-        { run, variant: 'fsync', repetition: 1, point: { param: 'tables', value: i }, metric: 'sync', value: 0.002 * (files + (run === 'b' ? 1000 : 0)) },
+        {
+          run,
+          variant: 'fsync',
+          repetition: 1,
+          point: { param: 'tables', value: i },
+          metric: 'files',
+          value: files + (run === 'b' ? 1000 : 0),
+        },
+        {
+          run,
+          variant: 'fsync',
+          repetition: 1,
+          point: { param: 'tables', value: i },
+          metric: 'sync',
+          value: 0.002 * (files + (run === 'b' ? 1000 : 0)),
+        },
         { run, variant: 'syncfs', repetition: 1, point: { param: 'tables', value: i }, metric: 'sync', value: 7 },
       ]),
     );

@@ -49,7 +49,8 @@ export type FitSample = {
 
 export type VariantFit = { variant: string; fit: LinearFit | null; n: number };
 
-const unitKey = (s: FitSample) => `${s.run ?? ''}|${s.variant}|${s.repetition}|${s.point ? `${s.point.param}=${s.point.value}` : ''}`;
+const unitKey = (s: FitSample) =>
+  `${s.run ?? ''}|${s.variant}|${s.repetition}|${s.point ? `${s.point.param}=${s.point.value}` : ''}`;
 
 /**
  * Per variant, `metric` (y) against `per` (x), each y paired with the x recorded in the same unit

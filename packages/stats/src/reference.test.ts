@@ -85,7 +85,9 @@ describe.each(reference.cases)('$name', (testCase) => {
 });
 
 const casesWithoutTies = reference.cases.flatMap((testCase) =>
-  'mannWhitneyExact' in testCase && testCase.mannWhitneyExact ? [{ ...testCase, exact: testCase.mannWhitneyExact }] : [],
+  'mannWhitneyExact' in testCase && testCase.mannWhitneyExact
+    ? [{ ...testCase, exact: testCase.mannWhitneyExact }]
+    : [],
 );
 
 describe.each(casesWithoutTies)("$name: scipy.stats.mannwhitneyu(method='exact')", (testCase) => {

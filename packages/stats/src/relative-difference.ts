@@ -52,11 +52,23 @@ export function relativeDifference(
   if (!Number.isFinite(total)) {
     // The baseline mean is next to nothing beside the candidate's (8e-323 against 3e18): ρ̂ or
     // its variance overflows, and no bounded interval can be given.
-    return { absolute, relative, ci: { low: -Infinity, high: Infinity }, level, df: baseline.length + candidate.length - 2 };
+    return {
+      absolute,
+      relative,
+      ci: { low: -Infinity, high: Infinity },
+      level,
+      df: baseline.length + candidate.length - 2,
+    };
   }
   if (total === 0) {
     // No spread on either side that matters at ρ̂: nothing to be unsure about.
-    return { absolute, relative, ci: { low: relative, high: relative }, level, df: baseline.length + candidate.length - 2 };
+    return {
+      absolute,
+      relative,
+      ci: { low: relative, high: relative },
+      level,
+      df: baseline.length + candidate.length - 2,
+    };
   }
   // Satterthwaite df on the shares of the variance: the squares of tiny variances underflow.
   const df = 1 / ((vc / total) ** 2 / (candidate.length - 1) + (scaledVb / total) ** 2 / (baseline.length - 1));

@@ -95,7 +95,7 @@ function rankWithTies(values: readonly number[]): { ranks: number[]; tieTerm: nu
   const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
   const ranks = new Array<number>(values.length).fill(0);
   let tieTerm = 0;
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     let end = start + 1;
     while (end < order.length && order[end]?.value === order[start]?.value) end += 1;
     const averageRank = (start + 1 + end) / 2;

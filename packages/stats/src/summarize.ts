@@ -63,7 +63,10 @@ export function summarize(values: readonly number[]): Summary {
   const sd = hasSpread ? sampleStdDev(values) : null;
   const se = hasSpread ? standardError(values) : null;
   const finiteCi = ci && Number.isFinite(ci.low) && Number.isFinite(ci.high) ? { low: ci.low, high: ci.high } : null;
-  const overflow = (sd !== null && !Number.isFinite(sd)) || (se !== null && !Number.isFinite(se)) || (ci !== null && finiteCi === null);
+  const overflow =
+    (sd !== null && !Number.isFinite(sd)) ||
+    (se !== null && !Number.isFinite(se)) ||
+    (ci !== null && finiteCi === null);
   return {
     n: values.length,
     mean: m,

@@ -14,7 +14,11 @@ const PUBLISHED = {
   'server-3': { '1-1': [602, 619, 581, 676, 569], '1-2': [491, 576, 522, 500, 589] },
 };
 
-function compare(baseline: [string, number[]], candidate: [string, number[]], direction: Direction = 'lower-is-better') {
+function compare(
+  baseline: [string, number[]],
+  candidate: [string, number[]],
+  direction: Direction = 'lower-is-better',
+) {
   return verdict({
     baseline: { label: baseline[0], values: baseline[1] },
     candidate: { label: candidate[0], values: candidate[1] },
@@ -61,7 +65,9 @@ describe('verdict on the published VACUUM data', () => {
     const result = compare(['1-2', server['1-2']], ['1-1', server['1-1']]);
     expect(result.kind).toBe('slower');
     expect(result.relative).toBeCloseTo(-(226.4 - 141.4) / 141.4, 12);
-    expect(result.sentence).toMatch(/^1-1 is 60\.1% slower than 1-2 \(95% CI \d+\.\d%–\d+\.\d%, Welch p = 0\.002, n = 5 \+ 5\)$/);
+    expect(result.sentence).toMatch(
+      /^1-1 is 60\.1% slower than 1-2 \(95% CI \d+\.\d%–\d+\.\d%, Welch p = 0\.002, n = 5 \+ 5\)$/,
+    );
   });
 });
 
@@ -79,9 +85,25 @@ describe('verdict for higher-is-better metrics', () => {
 describe('insufficient data', () => {
   it('needs minN runs per variant', () => {
     const result = compare(['1-1', [226, 222]], ['1-2', [143, 146, 120]]);
-    expect(result).toMatchObject({ kind: 'insufficient-data', relative: null, ci: null, p: null, nBaseline: 2, nCandidate: 3 });
-    expect(result.sentence).toBe('Not enough data to compare 1-2 with 1-1 (n = 3 + 2; at least 3 runs of each are needed)');
-    expect(verdict({ baseline: { label: 'a', values: [1, 2] }, candidate: { label: 'b', values: [3, 4] }, direction: 'lower-is-better', minN: 2 }).kind).not.toBe('insufficient-data');
+    expect(result).toMatchObject({
+      kind: 'insufficient-data',
+      relative: null,
+      ci: null,
+      p: null,
+      nBaseline: 2,
+      nCandidate: 3,
+    });
+    expect(result.sentence).toBe(
+      'Not enough data to compare 1-2 with 1-1 (n = 3 + 2; at least 3 runs of each are needed)',
+    );
+    expect(
+      verdict({
+        baseline: { label: 'a', values: [1, 2] },
+        candidate: { label: 'b', values: [3, 4] },
+        direction: 'lower-is-better',
+        minN: 2,
+      }).kind,
+    ).not.toBe('insufficient-data');
   });
 
   it('cannot judge identical constant samples', () => {
@@ -105,7 +127,10 @@ describe('verdict input checks', () => {
   const ok = { label: 'a', values: [1, 2, 3] };
   it.each([
     [{ baseline: { label: 'a', values: [] }, candidate: ok }, /baseline\.values must not be empty/],
-    [{ baseline: ok, candidate: { label: 'b', values: [1, Number.NaN, 3] } }, /candidate\.values\[1\] must be a finite number/],
+    [
+      { baseline: ok, candidate: { label: 'b', values: [1, Number.NaN, 3] } },
+      /candidate\.values\[1\] must be a finite number/,
+    ],
     [{ baseline: { label: '', values: [1, 2, 3] }, candidate: ok }, /baseline\.label/],
     [{ baseline: ok, candidate: ok, alpha: 0 }, /alpha/],
     [{ baseline: ok, candidate: ok, minN: 1 }, /minN/],

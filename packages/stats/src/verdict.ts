@@ -90,16 +90,22 @@ export function verdict(input: VerdictInput): Verdict {
   const meanCandidate = sum(xc) / nCandidate;
   const noSpread = sampleVariance(xb) === 0 && sampleVariance(xc) === 0;
   if (noSpread && meanBaseline === meanCandidate) {
-    return insufficient(`${c} and ${b} cannot be compared: every run of both gave ${meanOf(baseline.values)}, so there is no spread to judge by (${n})`);
+    return insufficient(
+      `${c} and ${b} cannot be compared: every run of both gave ${meanOf(baseline.values)}, so there is no spread to judge by (${n})`,
+    );
   }
   if (meanBaseline <= 0) {
-    return insufficient(`${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)} (${n})`);
+    return insufficient(
+      `${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)} (${n})`,
+    );
   }
 
   const { p } = welchTTest(xb, xc);
   const difference = relativeDifference(xb, xc, level);
   if (!Number.isFinite(difference.relative)) {
-    return insufficient(`${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)}, too close to 0 next to ${meanOf(candidate.values)} (${n})`);
+    return insufficient(
+      `${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)}, too close to 0 next to ${meanOf(candidate.values)} (${n})`,
+    );
   }
   const sign = direction === 'lower-is-better' ? -1 : 1;
   const relative = sign * difference.relative;

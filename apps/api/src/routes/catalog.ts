@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HardwareDetail, HardwareList, HardwareListQuery, linkHardware, linkPage, Problem, ScenarioList, sha256Hex } from '@tunelab/contracts';
+import {
+  HardwareDetail,
+  HardwareList,
+  HardwareListQuery,
+  linkHardware,
+  linkPage,
+  Problem,
+  ScenarioList,
+  sha256Hex,
+} from '@tunelab/contracts';
 import { ApiError } from '../problem.ts';
 
 /** Public reads: hardware profiles and scenarios. */
@@ -8,7 +17,12 @@ const catalog: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/hardware',
     {
-      schema: { summary: 'Hardware profiles', tags: ['hardware'], querystring: HardwareListQuery, response: { 200: HardwareList, 400: Problem, 503: Problem } },
+      schema: {
+        summary: 'Hardware profiles',
+        tags: ['hardware'],
+        querystring: HardwareListQuery,
+        response: { 200: HardwareList, 400: Problem, 503: Problem },
+      },
     },
     async (request) => linkPage(await app.resultsDb.listHardware(request.query), linkHardware),
   );
@@ -32,7 +46,13 @@ const catalog: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/scenarios',
-    { schema: { summary: 'Scenarios and their versions', tags: ['scenarios'], response: { 200: ScenarioList, 503: Problem } } },
+    {
+      schema: {
+        summary: 'Scenarios and their versions',
+        tags: ['scenarios'],
+        response: { 200: ScenarioList, 503: Problem },
+      },
+    },
     async () => app.resultsDb.listScenarios(),
   );
 };

@@ -58,7 +58,8 @@ const comparisons: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const similar = await app.resultsDb.findSimilarHardware(request.params.fingerprint, request.query);
-      if (!similar) throw new ApiError('not-found', `no hardware profile with fingerprint ${request.params.fingerprint}`);
+      if (!similar)
+        throw new ApiError('not-found', `no hardware profile with fingerprint ${request.params.fingerprint}`);
       return linkSimilar(similar);
     },
   );

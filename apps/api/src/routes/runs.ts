@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { linkPage, linkRun, Problem, RunAccepted, RunDetail, RunList, RunListQuery, RunSubmission } from '@tunelab/contracts';
+import {
+  linkPage,
+  linkRun,
+  Problem,
+  RunAccepted,
+  RunDetail,
+  RunList,
+  RunListQuery,
+  RunSubmission,
+} from '@tunelab/contracts';
 import { requestHash, sha256Hex } from '@tunelab/results-db';
 import { ApiError } from '../problem.ts';
 
@@ -8,7 +17,16 @@ export type RunsRouteOptions = { rateLimitPerMinute: number };
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
-const problems = { 400: Problem, 401: Problem, 409: Problem, 413: Problem, 415: Problem, 426: Problem, 429: Problem, 503: Problem } as const;
+const problems = {
+  400: Problem,
+  401: Problem,
+  409: Problem,
+  413: Problem,
+  415: Problem,
+  426: Problem,
+  429: Problem,
+  503: Problem,
+} as const;
 
 const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
   app.post(
@@ -20,8 +38,7 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
           max: opts.rateLimitPerMinute,
           timeWindow: '1 minute',
           // Per token, not per address: runners behind one NAT must not throttle each other.
-          keyGenerator: (req) =>
-            req.headers.authorization ? sha256Hex(req.headers.authorization) : req.ip,
+          keyGenerator: (req) => (req.headers.authorization ? sha256Hex(req.headers.authorization) : req.ip),
         },
       },
       schema: {

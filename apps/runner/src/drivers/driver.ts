@@ -8,16 +8,30 @@ import type { DatabaseEnvironment, Engine } from '@tunelab/contracts';
 
 export type RelationSizes = { relation: string; table: number; indexes: number; total: number };
 export type TableStats = Record<string, number>;
-export type TupleStats = Record<'tuple_count' | 'dead_tuple_count' | 'tuple_len' | 'dead_tuple_len' | 'free_space' | 'table_len', number>;
+export type TupleStats = Record<
+  'tuple_count' | 'dead_tuple_count' | 'tuple_len' | 'dead_tuple_len' | 'free_space' | 'table_len',
+  number
+>;
 /** WAL position: cumulative bytes from pg_stat_wal when the server has it, and the insert LSN in bytes. */
 export type WalPosition = { statBytes: number | null; lsnBytes: number };
 
 export type ServerMessage = { severity: string; message: string };
 
 /** A table's InnoDB tablespace files (one per partition): apparent and allocated bytes. */
-export type TablespaceSizes = { files: { name: string; fileSize: number; allocatedSize: number }[]; fileSize: number; allocatedSize: number };
+export type TablespaceSizes = {
+  files: { name: string; fileSize: number; allocatedSize: number }[];
+  fileSize: number;
+  allocatedSize: number;
+};
 /** One row of InnoDB's INNODB_CMP (server-wide, per compressed page size). */
-export type CompressionStats = { pageSize: number; compressOps: number; compressOpsOk: number; compressTime: number; uncompressOps: number; uncompressTime: number };
+export type CompressionStats = {
+  pageSize: number;
+  compressOps: number;
+  compressOpsOk: number;
+  compressTime: number;
+  uncompressOps: number;
+  uncompressTime: number;
+};
 
 /** Global settings a run changed; `restore()` puts `previous` back (idempotent, own connection). */
 export type GlobalSettingsChange = {

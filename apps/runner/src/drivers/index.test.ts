@@ -19,7 +19,9 @@ describe('driver registry', async () => {
   });
 
   it('says clearly that a protocol has no driver, and which ones do', () => {
-    expect(() => driverFor('oracle://x@y/z')).toThrow(/no driver in this runner for oracle:\/\/ targets; supported: postgres:\/\/, postgresql:\/\/, mysql:\/\/, mariadb:\/\//);
+    expect(() => driverFor('oracle://x@y/z')).toThrow(
+      /no driver in this runner for oracle:\/\/ targets; supported: postgres:\/\/, postgresql:\/\/, mysql:\/\/, mariadb:\/\//,
+    );
     expect(() => driverFor('oracle://x@y/z')).toThrow(UsageError);
     expect(() => driverFor('not a url')).toThrow(/--target must be a connection URL/);
   });
@@ -34,7 +36,9 @@ describe('driver registry', async () => {
   });
 
   it('refuses a MySQL target for a PostgreSQL scenario before connecting', () => {
-    expect(() => planTarget(scenario.doc, 'mysql://root@127.0.0.1:3306/test')).toThrow(/runs on postgresql; the target mysql:\/\/ is mysql or mariadb/);
+    expect(() => planTarget(scenario.doc, 'mysql://root@127.0.0.1:3306/test')).toThrow(
+      /runs on postgresql; the target mysql:\/\/ is mysql or mariadb/,
+    );
   });
 
   it('refuses a target of an engine the scenario does not list, before creating anything', async () => {

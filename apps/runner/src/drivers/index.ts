@@ -18,7 +18,9 @@ function protocolOf(target: string): string {
   try {
     return new URL(target).protocol;
   } catch {
-    throw new UsageError(`--target must be a connection URL such as postgres://user@host:5432/postgres, got "${target.replace(/:[^:@/]*@/, ':***@')}"`);
+    throw new UsageError(
+      `--target must be a connection URL such as postgres://user@host:5432/postgres, got "${target.replace(/:[^:@/]*@/, ':***@')}"`,
+    );
   }
 }
 
@@ -27,7 +29,9 @@ export function driverFor(target: string): Driver {
   const protocol = protocolOf(target);
   const driver = DRIVERS.find((d) => d.protocols.includes(protocol));
   if (driver) return driver;
-  throw new UsageError(`no driver in this runner for ${protocol}// targets; supported: ${DRIVERS.flatMap((d) => d.protocols.map((p) => `${p}//`)).join(', ')}`);
+  throw new UsageError(
+    `no driver in this runner for ${protocol}// targets; supported: ${DRIVERS.flatMap((d) => d.protocols.map((p) => `${p}//`)).join(', ')}`,
+  );
 }
 
 /**
@@ -35,27 +39,36 @@ export function driverFor(target: string): Driver {
  * a managed scenario gets its provider (and must not be given --target); otherwise --target is
  * required and its driver must serve one of the scenario's engines.
  */
-export function planTarget(doc: ScenarioDocument, target: string | undefined): { kind: 'server'; driver: Driver; url: string } | { kind: 'managed'; provider: ManagedProvider } {
+export function planTarget(
+  doc: ScenarioDocument,
+  target: string | undefined,
+): { kind: 'server'; driver: Driver; url: string } | { kind: 'managed'; provider: ManagedProvider } {
   if (doc.target) {
     const engine = doc.target.managed;
-    if (target !== undefined) throw new UsageError(`scenario ${doc.key} runs on a throwaway ${engine} cluster the runner creates itself; leave out --target`);
+    if (target !== undefined)
+      throw new UsageError(
+        `scenario ${doc.key} runs on a throwaway ${engine} cluster the runner creates itself; leave out --target`,
+      );
     const provider = MANAGED_PROVIDERS.find((p) => p.engine === engine);
-    if (!provider) throw new UsageError(`scenario ${doc.key} needs a managed ${engine} cluster, and this runner has no managed ${engine} provider yet`);
+    if (!provider)
+      throw new UsageError(
+        `scenario ${doc.key} needs a managed ${engine} cluster, and this runner has no managed ${engine} provider yet`,
+      );
     return { kind: 'managed', provider };
   }
-  if (target === undefined || target === '') throw new UsageError(`scenario ${doc.key} needs --target <url> (the database server to run on)`);
+  if (target === undefined || target === '')
+    throw new UsageError(`scenario ${doc.key} needs --target <url> (the database server to run on)`);
   const driver = driverFor(target);
   if (!driver.engines.some((e) => doc.engines.includes(e))) {
-    throw new UsageError(`scenario ${doc.key} runs on ${doc.engines.join(', ')}; the target ${protocolOf(target)}// is ${driver.engines.join(' or ')}`);
+    throw new UsageError(
+      `scenario ${doc.key} runs on ${doc.engines.join(', ')}; the target ${protocolOf(target)}// is ${driver.engines.join(' or ')}`,
+    );
   }
   return { kind: 'server', driver, url: target };
 }
 
 /** Opens what planTarget chose. The caller must `close()` the handle in every outcome. */
-export async function openTarget(
-  plan: ReturnType<typeof planTarget>,
-  opts: ManagedOpenOptions,
-): Promise<TargetHandle> {
+export async function openTarget(plan: ReturnType<typeof planTarget>, opts: ManagedOpenOptions): Promise<TargetHandle> {
   if (plan.kind === 'managed') return plan.provider.open(opts);
   return { driver: plan.driver, url: plan.url, close: async () => {} };
 }

@@ -33,10 +33,22 @@ const postmasters = async () => {
 describe('tunelab run recovery-init-sync (managed cluster)', () => {
   it('measures sync, ready and redo time for fsync and syncfs, interleaved, and removes the cluster', async () => {
     const out = path.join(tmp, 'run.json');
-    const r = await tunelab(['run', 'recovery-init-sync', '--param', 'tables=300', '--repetitions', '1', '--cluster-dir', clusterDir, '--out', out]);
+    const r = await tunelab([
+      'run',
+      'recovery-init-sync',
+      '--param',
+      'tables=300',
+      '--repetitions',
+      '1',
+      '--cluster-dir',
+      clusterDir,
+      '--out',
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(EXIT.OK);
     const submission = RunSubmission.parse(JSON.parse(await readFile(out, 'utf8')).submission);
-    const values = (metric: string, variant: string) => submission.samples.filter((s) => s.metric === metric && s.variant === variant).map((s) => s.value);
+    const values = (metric: string, variant: string) =>
+      submission.samples.filter((s) => s.metric === metric && s.variant === variant).map((s) => s.value);
     for (const variant of ['fsync', 'syncfs']) {
       expect(values('sync_duration', variant)).toHaveLength(1);
       for (const v of values('sync_duration', variant)) expect(v).toBeGreaterThanOrEqual(0);
@@ -56,12 +68,15 @@ describe('tunelab run recovery-init-sync (managed cluster)', () => {
 
   it('SIGINT while the tables are being created: exit 130, no server and no directory left', async () => {
     let sent = false;
-    const r = await tunelab(['run', 'recovery-init-sync', '--param', 'tables=100000', '--cluster-dir', clusterDir, '--json'], (all, child) => {
-      if (!sent && /1\/\d+ variant fsync .*repetition 1…/.test(all)) {
-        sent = true;
-        setTimeout(() => child.kill('SIGINT'), 1_500);
-      }
-    });
+    const r = await tunelab(
+      ['run', 'recovery-init-sync', '--param', 'tables=100000', '--cluster-dir', clusterDir, '--json'],
+      (all, child) => {
+        if (!sent && /1\/\d+ variant fsync .*repetition 1…/.test(all)) {
+          sent = true;
+          setTimeout(() => child.kill('SIGINT'), 1_500);
+        }
+      },
+    );
     expect(sent).toBe(true);
     expect(r.code, r.stderr).toBe(EXIT.INTERRUPTED);
     expect(await readdir(clusterDir)).toEqual([]);
@@ -72,14 +87,32 @@ describe('tunelab run recovery-init-sync (managed cluster)', () => {
     const cases: [string[], RegExp][] = [
       [['--cluster-dir', path.join(tmp, 'missing')], /--cluster-dir .*missing: no such directory/],
       [['--cluster-bin', tmp], /no executable postgres, pg_ctl, initdb there/],
-      [['--target', 'postgres://postgres@127.0.0.1:5432/postgres'], /throwaway postgresql cluster .* leave out --target/],
+      [
+        ['--target', 'postgres://postgres@127.0.0.1:5432/postgres'],
+        /throwaway postgresql cluster .* leave out --target/,
+      ],
     ];
     for (const [args, message] of cases) {
-      const r = await tunelab(['run', 'recovery-init-sync', '--param', 'tables=10', '--cluster-dir', clusterDir, ...args]);
+      const r = await tunelab([
+        'run',
+        'recovery-init-sync',
+        '--param',
+        'tables=10',
+        '--cluster-dir',
+        clusterDir,
+        ...args,
+      ]);
       expect(r.code, r.stderr).toBe(EXIT.USAGE);
       expect(r.stderr).toMatch(message);
     }
-    const notManaged = await tunelab(['run', 'vacuum-index-cleanup', '--target', 'postgres://postgres@127.0.0.1:5432/postgres', '--cluster-dir', clusterDir]);
+    const notManaged = await tunelab([
+      'run',
+      'vacuum-index-cleanup',
+      '--target',
+      'postgres://postgres@127.0.0.1:5432/postgres',
+      '--cluster-dir',
+      clusterDir,
+    ]);
     expect(notManaged.code).toBe(EXIT.USAGE);
     expect(notManaged.stderr).toMatch(/--cluster-bin and --cluster-dir are for scenarios on a managed cluster/);
     expect(await readdir(clusterDir)).toEqual([]);

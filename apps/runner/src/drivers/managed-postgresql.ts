@@ -24,11 +24,20 @@ const LOST_CODES = new Set(['57P01', '57P02', '57P03', 'ECONNRESET', 'EPIPE', 'E
 export function isConnectionLoss(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = 'code' in e ? String(e.code) : '';
-  return LOST_CODES.has(code) || /Connection terminated|not queryable|Client has encountered a connection error|server closed the connection/i.test(e.message);
+  return (
+    LOST_CODES.has(code) ||
+    /Connection terminated|not queryable|Client has encountered a connection error|server closed the connection/i.test(
+      e.message,
+    )
+  );
 }
 
 /** Runs `call` on the current connection; once more on a fresh one if the connection was lost. */
-function reconnecting<S extends { close(): Promise<void> }>(open: () => Promise<S>, first: S, onReopen: (s: S) => Promise<void>) {
+function reconnecting<S extends { close(): Promise<void> }>(
+  open: () => Promise<S>,
+  first: S,
+  onReopen: (s: S) => Promise<void>,
+) {
   let current = first;
   let closed = false;
   return {
@@ -55,7 +64,11 @@ function reconnecting<S extends { close(): Promise<void> }>(open: () => Promise<
 export const reconnectingPostgresDriver: Driver = {
   ...postgresDriver,
   async openAdmin(target, applicationName): Promise<AdminSession> {
-    const r = reconnecting(() => postgresDriver.openAdmin(target, applicationName), await postgresDriver.openAdmin(target, applicationName), async () => {});
+    const r = reconnecting(
+      () => postgresDriver.openAdmin(target, applicationName),
+      await postgresDriver.openAdmin(target, applicationName),
+      async () => {},
+    );
     return {
       environment: () => r.call((s) => s.environment()),
       dataDirectory: () => r.call((s) => s.dataDirectory()),
@@ -96,7 +109,11 @@ export const managedPostgresqlProvider: ManagedProvider = {
       ...(options?.clusterBin !== undefined ? { clusterBin: options.clusterBin } : {}),
       ...(minServerVersionNum ? { minMajor: Math.floor(minServerVersionNum / 10_000) } : {}),
     });
-    const cluster = await createManagedCluster({ binaries, signal, ...(options?.clusterDir !== undefined ? { parentDir: options.clusterDir } : {}) });
+    const cluster = await createManagedCluster({
+      binaries,
+      signal,
+      ...(options?.clusterDir !== undefined ? { parentDir: options.clusterDir } : {}),
+    });
     try {
       await cluster.start({}, signal);
     } catch (e) {

@@ -56,7 +56,8 @@ export function parseMysqlTarget(target: string): ConnectOptions {
   } catch {
     throw new Error(`target is not a URL: expected mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE`);
   }
-  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') throw new Error(`target protocol ${url.protocol} is not mysql: or mariadb:`);
+  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:')
+    throw new Error(`target protocol ${url.protocol} is not mysql: or mariadb:`);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   const password = url.password ? decodeURIComponent(url.password) : mysqlPasswordFromEnv();
   return {
@@ -156,8 +157,11 @@ async function readGlobals(conn: Conn, names: string[]): Promise<Record<string, 
 async function waitForResize(conn: Conn, requested: string): Promise<string> {
   const started = Date.now();
   for (;;) {
-    const [row] = await rows(conn, "SELECT @@GLOBAL.innodb_buffer_pool_size AS size");
-    const status = await rows(conn, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_resize_status', 'Innodb_buffer_pool_resize_status_code')");
+    const [row] = await rows(conn, 'SELECT @@GLOBAL.innodb_buffer_pool_size AS size');
+    const status = await rows(
+      conn,
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_resize_status', 'Innodb_buffer_pool_resize_status_code')",
+    );
     const text = status.find((s) => s.Variable_name === 'Innodb_buffer_pool_resize_status')?.Value;
     const code = status.find((s) => s.Variable_name === 'Innodb_buffer_pool_resize_status_code')?.Value;
     // MySQL 8 reports code 0 when idle; MariaDB an empty text or "… Completed …".
@@ -168,9 +172,14 @@ async function waitForResize(conn: Conn, requested: string): Promise<string> {
     if (idle && reached) return size;
     // Idle but not at the requested size for 5 s: the server refused or clamped it.
     if (idle && !reached && Date.now() - started > 5_000) {
-      throw new Error(`innodb_buffer_pool_size stayed at ${size} after SET GLOBAL to ${requested}${text ? ` (${String(text)})` : ''}`);
+      throw new Error(
+        `innodb_buffer_pool_size stayed at ${size} after SET GLOBAL to ${requested}${text ? ` (${String(text)})` : ''}`,
+      );
     }
-    if (Date.now() - started > RESIZE_TIMEOUT_MS) throw new Error(`buffer pool resize to ${requested} bytes did not finish within ${RESIZE_TIMEOUT_MS / 1000} s (${String(text ?? 'no status')})`);
+    if (Date.now() - started > RESIZE_TIMEOUT_MS)
+      throw new Error(
+        `buffer pool resize to ${requested} bytes did not finish within ${RESIZE_TIMEOUT_MS / 1000} s (${String(text ?? 'no status')})`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -185,7 +194,11 @@ async function setGlobal(conn: Conn, name: string, value: string): Promise<strin
 
 function privilegeError(name: string, e: unknown): Error {
   const err = e as { code?: string; message?: string };
-  if (err.code === 'ER_SPECIFIC_ACCESS_DENIED_ERROR' || err.code === 'ER_ACCESS_DENIED_ERROR' || /denied|privilege/i.test(err.message ?? '')) {
+  if (
+    err.code === 'ER_SPECIFIC_ACCESS_DENIED_ERROR' ||
+    err.code === 'ER_ACCESS_DENIED_ERROR' ||
+    /denied|privilege/i.test(err.message ?? '')
+  ) {
     return new Error(
       `this database user may not change the global variable ${name} (needs SUPER, or SYSTEM_VARIABLES_ADMIN on MySQL 8): ${err.message}`,
     );
@@ -211,7 +224,11 @@ async function checkGlobals(conn: Conn, names: string[]): Promise<Record<string,
 }
 
 /** Restores saved global values on a fresh connection (the run's own may have been killed). */
-async function restoreGlobals(target: string, applicationName: string, previous: Record<string, string>): Promise<void> {
+async function restoreGlobals(
+  target: string,
+  applicationName: string,
+  previous: Record<string, string>,
+): Promise<void> {
   const { conn, untrack } = await connect(target, undefined, `${applicationName}-restore`);
   const failures: string[] = [];
   try {
@@ -242,7 +259,11 @@ async function readTablespaces(conn: Conn, table: string, flavour: Engine): Prom
       WHERE LOWER(NAME) = LOWER(?) OR LOWER(LEFT(NAME, CHAR_LENGTH(?) + 3)) = LOWER(CONCAT(?, '#p#')) ORDER BY NAME`,
     [base, base, base],
   );
-  const files = r.map((x) => ({ name: String(x.name), fileSize: num(x.file_size), allocatedSize: num(x.allocated_size) }));
+  const files = r.map((x) => ({
+    name: String(x.name),
+    fileSize: num(x.file_size),
+    allocatedSize: num(x.allocated_size),
+  }));
   return {
     files,
     fileSize: files.reduce((a, f) => a + f.fileSize, 0),
@@ -265,7 +286,13 @@ export const mysqlDriver: Driver = {
         const parsed = parseServerVersion(version) ?? { major: 0, minor: 0 };
         const patch = Number(/\d+\.\d+\.(\d+)/.exec(version)?.[1] ?? 0);
         const settings = await nonDefaultGlobals(conn, engine);
-        const env: DatabaseEnvironment = { engine, version: version.slice(0, 500), major: parsed.major, minor: parsed.minor, settings };
+        const env: DatabaseEnvironment = {
+          engine,
+          version: version.slice(0, 500),
+          major: parsed.major,
+          minor: parsed.minor,
+          settings,
+        };
         // Comparable like PostgreSQL's server_version_num: 10.11.19 → 101119, 8.0.36 → 80036.
         return { ...env, serverVersionNum: parsed.major * 10000 + parsed.minor * 100 + patch };
       },
@@ -282,7 +309,11 @@ export const mysqlDriver: Driver = {
       },
       async listDatabases(prefix) {
         // LIKE would treat the prefix's `_` as a wildcard.
-        const r = await rows(conn, 'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE LEFT(SCHEMA_NAME, CHAR_LENGTH(?)) = ? ORDER BY SCHEMA_NAME', [prefix, prefix]);
+        const r = await rows(
+          conn,
+          'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE LEFT(SCHEMA_NAME, CHAR_LENGTH(?)) = ? ORDER BY SCHEMA_NAME',
+          [prefix, prefix],
+        );
         return r.map((x) => String(x.name));
       },
       async terminateBackends(name) {
@@ -299,7 +330,11 @@ export const mysqlDriver: Driver = {
         return killed;
       },
       async hasExtension(name) {
-        const r = await rows(conn, "SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = ? AND PLUGIN_STATUS = 'ACTIVE'", [name]);
+        const r = await rows(
+          conn,
+          "SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = ? AND PLUGIN_STATUS = 'ACTIVE'",
+          [name],
+        );
         return r.length > 0;
       },
       async checkGlobalSettings(names) {
@@ -347,7 +382,11 @@ export const mysqlDriver: Driver = {
     let messages: ServerMessage[] = [];
     const collectWarnings = async (warningStatus: number) => {
       if (warningStatus <= 0) return;
-      for (const w of await rows(conn, 'SHOW WARNINGS')) messages.push({ severity: String(w.Level ?? 'Warning').toUpperCase(), message: `${String(w.Code ?? '')} ${String(w.Message ?? '')}`.trim() });
+      for (const w of await rows(conn, 'SHOW WARNINGS'))
+        messages.push({
+          severity: String(w.Level ?? 'Warning').toUpperCase(),
+          message: `${String(w.Code ?? '')} ${String(w.Message ?? '')}`.trim(),
+        });
     };
     return {
       async exec(sql) {
@@ -361,7 +400,9 @@ export const mysqlDriver: Driver = {
       },
       async execute(sql, values) {
         const [result] = await conn.execute({ sql, timeout: ADMIN_TIMEOUT_MS }, values);
-        return { affectedRows: Array.isArray(result) ? result.length : num((result as { affectedRows?: number }).affectedRows) };
+        return {
+          affectedRows: Array.isArray(result) ? result.length : num((result as { affectedRows?: number }).affectedRows),
+        };
       },
       async setSetting(name, value) {
         if (!SETTING_NAME.test(name)) throw new Error(`"${name}" is not a session variable name`);
@@ -385,20 +426,31 @@ export const mysqlDriver: Driver = {
           [relation],
         );
         if (!r) throw new Error(`table ${relation} does not exist in ${database}`);
-        return Object.fromEntries(Object.entries(r).filter(([, x]) => x !== null).map(([k, x]) => [k, num(x)]));
+        return Object.fromEntries(
+          Object.entries(r)
+            .filter(([, x]) => x !== null)
+            .map(([k, x]) => [k, num(x)]),
+        );
       },
       async tupleStats() {
         throw new Error('tuple statistics (pgstattuple) exist only on PostgreSQL');
       },
       async walPosition() {
-        const s = await readGlobalStatus(conn, ['Innodb_os_log_written', 'Innodb_lsn_current', 'Innodb_redo_log_current_lsn']);
+        const s = await readGlobalStatus(conn, [
+          'Innodb_os_log_written',
+          'Innodb_lsn_current',
+          'Innodb_redo_log_current_lsn',
+        ]);
         const lsn = s.Innodb_lsn_current ?? s.Innodb_redo_log_current_lsn ?? s.Innodb_os_log_written ?? 0;
         return { statBytes: s.Innodb_os_log_written ?? null, lsnBytes: lsn };
       },
       globalStatus: (names) => readGlobalStatus(conn, names),
       tablespaceSizes: (table) => readTablespaces(conn, table, flavour),
       async compressionStats(): Promise<CompressionStats[]> {
-        const r = await rows(conn, 'SELECT page_size, compress_ops, compress_ops_ok, compress_time, uncompress_ops, uncompress_time FROM information_schema.INNODB_CMP ORDER BY page_size');
+        const r = await rows(
+          conn,
+          'SELECT page_size, compress_ops, compress_ops_ok, compress_time, uncompress_ops, uncompress_time FROM information_schema.INNODB_CMP ORDER BY page_size',
+        );
         return r.map((x) => ({
           pageSize: num(x.page_size),
           compressOps: num(x.compress_ops),
@@ -451,7 +503,11 @@ async function nonDefaultGlobals(conn: Conn, engine: Engine): Promise<Record<str
 
 /** MySQL has no CREATE DATABASE … TEMPLATE: copy each base table (definition, then rows). */
 async function copyDatabase(conn: Conn, from: string, to: string): Promise<void> {
-  const tables = await rows(conn, "SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", [from]);
+  const tables = await rows(
+    conn,
+    "SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME",
+    [from],
+  );
   for (const { t } of tables) {
     const src = `${quoteIdentMysql(from)}.${quoteIdentMysql(String(t))}`;
     const dst = `${quoteIdentMysql(to)}.${quoteIdentMysql(String(t))}`;

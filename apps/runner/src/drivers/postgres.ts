@@ -22,7 +22,11 @@ function targetWithDatabase(target: string, database: string): string {
 }
 
 async function connect(connectionString: string, applicationName: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString, application_name: applicationName, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString,
+    application_name: applicationName,
+    connectionTimeoutMillis: 10_000,
+  });
   // A terminated backend (cleanup after Ctrl-C) emits 'error' on the idle client; the pending
   // query rejects on its own, so this listener only keeps the process from crashing.
   client.on('error', () => {});
@@ -64,7 +68,10 @@ export const postgresDriver: Driver = {
         const settings = await client.query<{ name: string; setting: string }>(
           "SELECT name, coalesce(current_setting(name, true), setting) AS setting FROM pg_settings WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name",
         );
-        const parsed = parseServerVersion(version) ?? { major: Math.floor(serverVersionNum / 10000), minor: serverVersionNum % 10000 };
+        const parsed = parseServerVersion(version) ?? {
+          major: Math.floor(serverVersionNum / 10000),
+          minor: serverVersionNum % 10000,
+        };
         const env: DatabaseEnvironment = {
           engine: 'postgresql',
           version: version.slice(0, 500),
@@ -91,7 +98,7 @@ export const postgresDriver: Driver = {
       },
       async listDatabases(prefix) {
         const { rows } = await client.query<{ datname: string }>(
-          "SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname",
+          'SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname',
           [prefix],
         );
         return rows.map((r) => r.datname);
@@ -115,11 +122,13 @@ export const postgresDriver: Driver = {
     const client = await connect(targetWithDatabase(target, database), applicationName);
     let messages: ServerMessage[] = [];
     client.on('notice', (n) => messages.push({ severity: n.severity ?? 'NOTICE', message: n.message ?? '' }));
-    const one = async (sql: string, params: unknown[]) => (await client.query<Record<string, unknown>>(sql, params)).rows[0] ?? {};
+    const one = async (sql: string, params: unknown[]) =>
+      (await client.query<Record<string, unknown>>(sql, params)).rows[0] ?? {};
     return {
       async exec(sql) {
         // A multi-statement string answers with one result per statement.
-        const result: pg.QueryResult<Record<string, unknown>> | pg.QueryResult<Record<string, unknown>>[] = await client.query<Record<string, unknown>>(sql);
+        const result: pg.QueryResult<Record<string, unknown>> | pg.QueryResult<Record<string, unknown>>[] =
+          await client.query<Record<string, unknown>>(sql);
         const last = [result].flat().at(-1);
         return last?.rows ?? [];
       },
@@ -135,7 +144,11 @@ export const postgresDriver: Driver = {
       },
       async tableStats(relation) {
         const r = await one('SELECT * FROM pg_stat_user_tables WHERE relid = $1::regclass', [relation]);
-        return Object.fromEntries(Object.entries(r).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && /^\d+$/.test(v))).map(([k, v]) => [k, Number(v)]));
+        return Object.fromEntries(
+          Object.entries(r)
+            .filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && /^\d+$/.test(v)))
+            .map(([k, v]) => [k, Number(v)]),
+        );
       },
       async tupleStats(relation) {
         const r = await one('SELECT * FROM pgstattuple($1::regclass)', [relation]);
@@ -149,7 +162,10 @@ export const postgresDriver: Driver = {
         };
       },
       async walPosition() {
-        const lsn = await one("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS b, current_setting('server_version_num')::int AS v", []);
+        const lsn = await one(
+          "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS b, current_setting('server_version_num')::int AS v",
+          [],
+        );
         let statBytes: number | null = null;
         if (num(lsn.v) >= 140000) {
           // pg_stat_wal lags by up to a second; force this backend's pending counters out first (PG15+).

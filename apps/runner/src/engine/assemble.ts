@@ -11,13 +11,23 @@ import type { Probed } from './probe.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunResult } from './types.ts';
 
-export function assemble(plan: RunPlan, probed: Probed, buildSeconds: number, m: Measured, log: RunLog, startedAt: Date): RunResult {
+export function assemble(
+  plan: RunPlan,
+  probed: Probed,
+  buildSeconds: number,
+  m: Measured,
+  log: RunLog,
+  startedAt: Date,
+): RunResult {
   const { doc, rule } = plan;
   log.notes.push(...crossoverNotes(doc.report.charts, doc.comparisons, log.timeSeries));
   const meanRestore = m.restoreSeconds.reduce((a, b) => a + b, 0) / m.restoreSeconds.length;
   const ratio = buildSeconds / meanRestore;
   // The fixture is a pseudo-variant so that build time reaches the API next to the restores.
-  const samples = [...m.samples, { variant: 'fixture', repetition: 1, metric: 'build_duration', unit: 's', value: buildSeconds }];
+  const samples = [
+    ...m.samples,
+    { variant: 'fixture', repetition: 1, metric: 'build_duration', unit: 's', value: buildSeconds },
+  ];
   log.notes.push({
     kind: 'fixture-snapshot',
     text: `fixture built in ${buildSeconds.toFixed(3)} s; restored from template ${m.restoreSeconds.length}× in ${meanRestore.toFixed(3)} s on average; rebuild/restore = ${ratio.toFixed(1)}×`,
@@ -27,13 +37,23 @@ export function assemble(plan: RunPlan, probed: Probed, buildSeconds: number, m:
       key: doc.key,
       version: plan.scenario.version,
       title: doc.title,
-      ...(doc.comparisons.length > 0 ? { comparisons: doc.comparisons.map((c) => ({ baseline: c.baseline, candidate: c.candidate })) } : {}),
+      ...(doc.comparisons.length > 0
+        ? { comparisons: doc.comparisons.map((c) => ({ baseline: c.baseline, candidate: c.candidate })) }
+        : {}),
     },
     params: plan.submittedParams,
     options: {
       repetitions: m.repetitions,
       scale: plan.scale,
-      ...(rule ? { untilStable: { startRepetitions: plan.startRepetitions, maxRepetitions: rule.maxRepetitions, cvThreshold: rule.cvThreshold } } : {}),
+      ...(rule
+        ? {
+            untilStable: {
+              startRepetitions: plan.startRepetitions,
+              maxRepetitions: rule.maxRepetitions,
+              cvThreshold: rule.cvThreshold,
+            },
+          }
+        : {}),
     },
     hardware: probed.hardware,
     database: probed.database,

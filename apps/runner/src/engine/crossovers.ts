@@ -6,12 +6,18 @@ import { findCrossings } from '@tunelab/stats';
  * the candidate's curve crosses the baseline's (e.g. the row count at which a compressed table
  * overtakes a plain one). One `crossover` note per pair and repetition that has both curves.
  */
-export function crossoverNotes(charts: readonly ReportChart[], pairs: readonly Comparison[], series: readonly TimeSeriesPoint[]): RunNote[] {
+export function crossoverNotes(
+  charts: readonly ReportChart[],
+  pairs: readonly Comparison[],
+  series: readonly TimeSeriesPoint[],
+): RunNote[] {
   const notes: RunNote[] = [];
   for (const chart of charts) {
     if (chart.kind !== 'series') continue;
     const curve = (variant: string, repetition: number) =>
-      series.filter((p) => p.metric === chart.metric && p.variant === variant && p.repetition === repetition && !p.point).map((p) => ({ x: p.x, y: p.value }));
+      series
+        .filter((p) => p.metric === chart.metric && p.variant === variant && p.repetition === repetition && !p.point)
+        .map((p) => ({ x: p.x, y: p.value }));
     const repetitions = [...new Set(series.map((p) => p.repetition))].sort((a, b) => a - b);
     for (const { baseline, candidate } of pairs) {
       for (const repetition of repetitions) {

@@ -19,7 +19,11 @@ const TINY = { warehouses: '1', vus: '1', ramp_up: '0', duration: '1' };
 const VARIANTS = ['ff100', 'ff40'];
 const ends = (s: LoadedScenario): LoadedScenario => ({
   ...s,
-  doc: { ...s.doc, variants: s.doc.variants.filter((v) => VARIANTS.includes(v.key)), comparisons: [{ baseline: 'ff100', candidate: 'ff40' }] },
+  doc: {
+    ...s.doc,
+    variants: s.doc.variants.filter((v) => VARIANTS.includes(v.key)),
+    comparisons: [{ baseline: 'ff100', candidate: 'ff40' }],
+  },
 });
 
 let scenario: LoadedScenario;
@@ -52,13 +56,32 @@ async function backendsOf(applicationName: string, onlyWorkload = false): Promis
 describe('fillfactor-hot-updates on PostgreSQL (tiny scale)', () => {
   it('measures ff100 and ff40 at the sweep point with the metrics the issue names', async () => {
     const runId = newRunId();
-    const { submission: run } = await runScenario({ scenario: ends(scenario), target: TEST_PG_URL, params: TINY, repetitions: 1, runId });
+    const { submission: run } = await runScenario({
+      scenario: ends(scenario),
+      target: TEST_PG_URL,
+      params: TINY,
+      repetitions: 1,
+      runId,
+    });
     expect(RunSubmission.safeParse(run).success).toBe(true);
     const sample = (v: string, m: string) => run.samples.find((s) => s.variant === v && s.metric === m);
     const value = (v: string, m: string) => sample(v, m)!.value;
     for (const v of VARIANTS) {
       // (hot_pct_order_line needs a delivery in the window: 1 in 23 transactions, maybe none in one second.)
-      for (const m of ['nopm', 'tpm', 'hot_pct_stock', 'hot_pct_customer', 'hot_pct_district', 'database_size_after', 'stock_heap_before', 'wal_bytes', 'latency_p99_neword', 'transactions_payment', 'errors_slev', 'deadlocks'])
+      for (const m of [
+        'nopm',
+        'tpm',
+        'hot_pct_stock',
+        'hot_pct_customer',
+        'hot_pct_district',
+        'database_size_after',
+        'stock_heap_before',
+        'wal_bytes',
+        'latency_p99_neword',
+        'transactions_payment',
+        'errors_slev',
+        'deadlocks',
+      ])
         expect(sample(v, m)?.point, `${v} ${m}`).toEqual({ param: 'vus', value: 1 });
       expect(value(v, 'errors')).toBe(0);
       // NOPM is the districts' order-id advance; the driver's committed new orders are counted
@@ -66,7 +89,9 @@ describe('fillfactor-hot-updates on PostgreSQL (tiny scale)', () => {
       const note = JSON.parse(run.notes.find((n) => n.kind === 'workload' && n.variant === v)!.text);
       const committed = note.perType.neword.transactions - note.perType.neword.rollbacks;
       expect(value(v, 'nopm') * (note.elapsedSeconds / 60)).toBeCloseTo(committed, 6);
-      expect(run.timeSeries.filter((p) => p.variant === v && p.metric === 'tps').map((p) => p.point)).toEqual([{ param: 'vus', value: 1 }]);
+      expect(run.timeSeries.filter((p) => p.variant === v && p.metric === 'tps').map((p) => p.point)).toEqual([
+        { param: 'vus', value: 1 },
+      ]);
     }
     // The rewrite honours the fillfactor: the article's ff40 ÷ ff100 is 2.27, give or take the
     // indexes (their own fillfactor does not change).
@@ -111,10 +136,16 @@ describe('fillfactor-hot-updates on PostgreSQL (tiny scale)', () => {
   });
 
   it('refuses a server without PL/pgSQL or older than PostgreSQL 15 before creating anything', async () => {
-    const requiring = (requires: LoadedScenario['doc']['requires']) => ({ ...scenario, doc: { ...scenario.doc, requires } });
+    const requiring = (requires: LoadedScenario['doc']['requires']) => ({
+      ...scenario,
+      doc: { ...scenario.doc, requires },
+    });
     // The shared test server has PL/pgSQL and is recent: ask for what it lacks instead.
     const cases: [LoadedScenario, RegExp][] = [
-      [requiring({ ...scenario.doc.requires, extensions: ['plpgsql', 'no_such_language'] }), /needs the no_such_language extension/],
+      [
+        requiring({ ...scenario.doc.requires, extensions: ['plpgsql', 'no_such_language'] }),
+        /needs the no_such_language extension/,
+      ],
       [requiring({ ...scenario.doc.requires, minServerVersionNum: 990000 }), /needs server_version_num >= 990000/],
     ];
     for (const [s, message] of cases) {
@@ -127,17 +158,33 @@ describe('fillfactor-hot-updates on PostgreSQL (tiny scale)', () => {
   });
 
   it('refuses out-of-range users and warehouses and a junk sweep list before creating anything', async () => {
-    for (const params of [{ ...TINY, vus: '0' }, { ...TINY, vus: '1,x' }, { ...TINY, vus: '1001' }, { ...TINY, warehouses: '0' }, { ...TINY, mix: 'oltp' }]) {
+    for (const params of [
+      { ...TINY, vus: '0' },
+      { ...TINY, vus: '1,x' },
+      { ...TINY, vus: '1001' },
+      { ...TINY, warehouses: '0' },
+      { ...TINY, mix: 'oltp' },
+    ]) {
       const runId = newRunId();
-      await expect(runScenario({ scenario, target: TEST_PG_URL, params, repetitions: 1, runId }), JSON.stringify(params)).rejects.toBeInstanceOf(UsageError);
+      await expect(
+        runScenario({ scenario, target: TEST_PG_URL, params, repetitions: 1, runId }),
+        JSON.stringify(params),
+      ).rejects.toBeInstanceOf(UsageError);
       expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
     }
   });
 
   it('the CLI names the bad parameter and exits 2', () => {
     const cli = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
-    for (const [param, name] of [['vus=1,x', 'vus'], ['warehouses=0', 'warehouses']] as const) {
-      const r = spawnSync(process.execPath, [cli, 'run', 'fillfactor-hot-updates', '--target', TEST_PG_URL, '--param', param], { encoding: 'utf8', timeout: 60_000 });
+    for (const [param, name] of [
+      ['vus=1,x', 'vus'],
+      ['warehouses=0', 'warehouses'],
+    ] as const) {
+      const r = spawnSync(
+        process.execPath,
+        [cli, 'run', 'fillfactor-hot-updates', '--target', TEST_PG_URL, '--param', param],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
       expect(r.status, r.stderr).toBe(EXIT.USAGE);
       expect(r.stderr).toContain(name);
     }

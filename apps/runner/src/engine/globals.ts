@@ -15,8 +15,13 @@ export async function changeGlobals(
 ): Promise<GlobalSettingsChange | null> {
   const entries = Object.entries(global);
   if (entries.length === 0) return null;
-  if (!admin.changeGlobalSettings) throw new UsageError(`the scenario changes server-wide settings (settings.global), which the ${engine} driver cannot do`);
-  const values = Object.fromEntries(entries.map(([k, v]) => [k, typeof v === 'string' ? substituteParams(v, params) : String(v)]));
+  if (!admin.changeGlobalSettings)
+    throw new UsageError(
+      `the scenario changes server-wide settings (settings.global), which the ${engine} driver cannot do`,
+    );
+  const values = Object.fromEntries(
+    entries.map(([k, v]) => [k, typeof v === 'string' ? substituteParams(v, params) : String(v)]),
+  );
   try {
     return await admin.changeGlobalSettings(values);
   } catch (e) {
@@ -30,7 +35,9 @@ export async function restoreGlobals(change: GlobalSettingsChange | null, warn: 
   try {
     await change.restore();
   } catch (e) {
-    const manual = Object.entries(change.previous).map(([k, v]) => `SET GLOBAL ${k} = ${v}`).join('; ');
+    const manual = Object.entries(change.previous)
+      .map(([k, v]) => `SET GLOBAL ${k} = ${v}`)
+      .join('; ');
     warn(`${(e as Error).message}; restore by hand: ${manual}`);
     throw new RunFailed(`could not restore the server's global settings (${manual})`);
   }

@@ -11,7 +11,12 @@ import { cleanupRun, runPrefix, runScenario } from './run-scenario.ts';
 const TINY = { rows: '3000', sample_every_rows: '1000', threads: '2', batch_rows: '50' };
 const bufferPool = async () => Number((await checkQuery('SELECT @@GLOBAL.innodb_buffer_pool_size AS b'))[0]?.b);
 const leftovers = async (runId: string) =>
-  (await checkQuery('SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE LEFT(SCHEMA_NAME, CHAR_LENGTH(?)) = ?', [runPrefix(runId), runPrefix(runId)])).map((r) => r.s);
+  (
+    await checkQuery(
+      'SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE LEFT(SCHEMA_NAME, CHAR_LENGTH(?)) = ?',
+      [runPrefix(runId), runPrefix(runId)],
+    )
+  ).map((r) => r.s);
 
 let scenario: LoadedScenario;
 let poolBefore: number;
@@ -50,13 +55,29 @@ function streamUntil(runId: string, during: () => void | Promise<void>, signal?:
 describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
   it('measures every variant, records the curves against rows, notes crossings, and restores the buffer pool', async () => {
     const runId = newRunId();
-    const { submission: run } = await runScenario({ scenario, target: TEST_MYSQL_URL, params: { ...TINY, buffer_pool_mb: '24' }, repetitions: 1, runId });
+    const { submission: run } = await runScenario({
+      scenario,
+      target: TEST_MYSQL_URL,
+      params: { ...TINY, buffer_pool_mb: '24' },
+      repetitions: 1,
+      runId,
+    });
     expect(RunSubmission.safeParse(run).success).toBe(true);
     expect(run.database.engine).toBe('mariadb');
     expect(Number(run.database.settings.innodb_buffer_pool_size)).toBe(24 * 1024 * 1024);
     for (const v of ['uncompressed', 'compressed-kbs4', 'page-compressed']) {
-      for (const m of ['rows_per_s', 'rows_per_s_tail', 'tablespace_size', 'bytes_written_per_row', 'compress_fail_pct', 'rows_inserted'])
-        expect(run.samples.find((s) => s.variant === v && s.metric === m), `${v} ${m}`).toBeDefined();
+      for (const m of [
+        'rows_per_s',
+        'rows_per_s_tail',
+        'tablespace_size',
+        'bytes_written_per_row',
+        'compress_fail_pct',
+        'rows_inserted',
+      ])
+        expect(
+          run.samples.find((s) => s.variant === v && s.metric === m),
+          `${v} ${m}`,
+        ).toBeDefined();
       expect(run.samples.find((s) => s.variant === v && s.metric === 'rows_inserted')?.value).toBe(3000);
       const curve = run.timeSeries.filter((p) => p.variant === v && p.metric === 'rows_per_s');
       expect(curve.map((p) => p.x)).toEqual([1000, 2000, 3000]);
@@ -65,16 +86,29 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
     const value = (v: string, m: string) => run.samples.find((s) => s.variant === v && s.metric === m)!.value;
     expect(value('uncompressed', 'compress_fail_pct')).toBe(0);
     expect(value('compressed-kbs4', 'tablespace_size')).toBeLessThan(value('uncompressed', 'tablespace_size'));
-    expect(run.notes.find((n) => n.kind === 'global-settings')?.text).toContain(`innodb_buffer_pool_size ${poolBefore} → ${24 * 1024 * 1024}`);
-    expect(run.notes.filter((n) => n.kind === 'crossover').map((n) => n.text.split(':')[0])).toEqual(['uncompressed vs compressed-kbs4', 'uncompressed vs page-compressed']);
+    expect(run.notes.find((n) => n.kind === 'global-settings')?.text).toContain(
+      `innodb_buffer_pool_size ${poolBefore} → ${24 * 1024 * 1024}`,
+    );
+    expect(run.notes.filter((n) => n.kind === 'crossover').map((n) => n.text.split(':')[0])).toEqual([
+      'uncompressed vs compressed-kbs4',
+      'uncompressed vs page-compressed',
+    ]);
     expect(await bufferPool()).toBe(poolBefore);
     expect(await leftovers(runId)).toEqual([]);
   });
 
   it('restores the buffer pool and drops everything when a variant fails', async () => {
     const runId = newRunId();
-    const broken = { ...scenario, sqlFiles: new Map(scenario.sqlFiles).set('table-compressed.sql', 'CREATE TABLE test (NO int) ROW_FORMAT=NO_SUCH_FORMAT') };
-    await expect(runScenario({ scenario: broken, target: TEST_MYSQL_URL, params: TINY, repetitions: 1, runId })).rejects.toThrow(/NO_SUCH_FORMAT|syntax/i);
+    const broken = {
+      ...scenario,
+      sqlFiles: new Map(scenario.sqlFiles).set(
+        'table-compressed.sql',
+        'CREATE TABLE test (NO int) ROW_FORMAT=NO_SUCH_FORMAT',
+      ),
+    };
+    await expect(
+      runScenario({ scenario: broken, target: TEST_MYSQL_URL, params: TINY, repetitions: 1, runId }),
+    ).rejects.toThrow(/NO_SUCH_FORMAT|syntax/i);
     expect(await bufferPool()).toBe(poolBefore);
     expect(await leftovers(runId)).toEqual([]);
   });
@@ -87,13 +121,16 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
     expect(await leftovers(runId)).toEqual([]);
   });
 
-  it('the server dropping the run\'s connections mid-stream: a clear error, the buffer pool restored, nothing left', async () => {
+  it("the server dropping the run's connections mid-stream: a clear error, the buffer pool restored, nothing left", async () => {
     const runId = newRunId();
     const prefix = runPrefix(runId);
     let killed = 0;
     // What a crash does to in-flight sessions: every connection of the stream dies at once.
     const run = streamUntil(runId, async () => {
-      const sessions = await checkQuery('SELECT ID AS id FROM information_schema.PROCESSLIST WHERE LEFT(DB, CHAR_LENGTH(?)) = ?', [prefix, prefix]);
+      const sessions = await checkQuery(
+        'SELECT ID AS id FROM information_schema.PROCESSLIST WHERE LEFT(DB, CHAR_LENGTH(?)) = ?',
+        [prefix, prefix],
+      );
       for (const { id } of sessions) await checkQuery(`KILL CONNECTION ${Number(id)}`).catch(() => undefined);
       killed = sessions.length;
     });
@@ -103,7 +140,9 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
     );
     expect(killed).toBeGreaterThan(0);
     expect(error).toBeInstanceOf(RunFailed);
-    expect(String((error as Error).message)).toMatch(/^the run failed while measuring: .*(connection|killed|lost|closed).*; every database of this run was dropped$/i);
+    expect(String((error as Error).message)).toMatch(
+      /^the run failed while measuring: .*(connection|killed|lost|closed).*; every database of this run was dropped$/i,
+    );
     expect(String((error as Error).message)).not.toMatch(/\n\s+at /);
     expect(await bufferPool()).toBe(poolBefore);
     expect(await leftovers(runId)).toEqual([]);
@@ -117,12 +156,16 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
       const runId = newRunId();
       const target = mysqlTargetAs(user, 'pw', '');
       await expect(runScenario({ scenario, target, params: TINY, repetitions: 1, runId })).rejects.toThrow(RunFailed);
-      await expect(runScenario({ scenario, target, params: TINY, repetitions: 1, runId })).rejects.toThrow(/may not change the global variable innodb_buffer_pool_size.*nothing was changed or created/);
+      await expect(runScenario({ scenario, target, params: TINY, repetitions: 1, runId })).rejects.toThrow(
+        /may not change the global variable innodb_buffer_pool_size.*nothing was changed or created/,
+      );
       expect(await leftovers(runId)).toEqual([]);
     } finally {
       await checkQuery(`DROP USER IF EXISTS '${user}'@'%'`);
     }
     const vacuum = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
-    await expect(runScenario({ scenario: vacuum, target: TEST_MYSQL_URL, repetitions: 1, runId: newRunId() })).rejects.toThrow(UsageError);
+    await expect(
+      runScenario({ scenario: vacuum, target: TEST_MYSQL_URL, repetitions: 1, runId: newRunId() }),
+    ).rejects.toThrow(UsageError);
   });
 });

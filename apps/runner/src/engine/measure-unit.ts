@@ -17,7 +17,14 @@ export type UnitResult = { samples: Sample[]; snapshots: Snapshot[]; restoreSeco
 
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
-export async function measureUnit(plan: RunPlan, conn: Connection, probed: Probed, log: RunLog, signal: AbortSignal, unit: Unit): Promise<UnitResult> {
+export async function measureUnit(
+  plan: RunPlan,
+  conn: Connection,
+  probed: Probed,
+  log: RunLog,
+  signal: AbortSignal,
+  unit: Unit,
+): Promise<UnitResult> {
   const variantIndex = plan.doc.variants.findIndex((v) => v.key === unit.variant);
   const variant = plan.doc.variants[variantIndex]!;
   const pointIndex = unit.point ? plan.points.findIndex((p) => p?.value === unit.point?.value) : -1;
@@ -74,7 +81,9 @@ function keepServerOutput(session: DatabaseSession, log: RunLog, unit: Unit, lab
   for (const m of messages) {
     const held = /(\d+) are dead but not yet removable/.exec(m.message);
     if (held && Number(held[1]) > 0) {
-      log.warn(`${label}: ${held[1]} dead tuples were not yet removable — another transaction on the server held back the xmin horizon`);
+      log.warn(
+        `${label}: ${held[1]} dead tuples were not yet removable — another transaction on the server held back the xmin horizon`,
+      );
     }
   }
   if (messages.length) {
@@ -82,7 +91,12 @@ function keepServerOutput(session: DatabaseSession, log: RunLog, unit: Unit, lab
       variant: unit.variant,
       repetition: unit.repetition,
       kind: 'server-output',
-      text: (unit.point ? `[${unit.point.param} = ${unit.point.value}]\n` : '') + messages.map((m) => `${m.severity}:  ${m.message}`).join('\n').slice(0, 64 * 1024),
+      text:
+        (unit.point ? `[${unit.point.param} = ${unit.point.value}]\n` : '') +
+        messages
+          .map((m) => `${m.severity}:  ${m.message}`)
+          .join('\n')
+          .slice(0, 64 * 1024),
     });
   }
 }

@@ -21,11 +21,19 @@ export type Measured = {
   stopping?: StopDecision;
 };
 
-export async function measureAll(plan: RunPlan, conn: Connection, probed: Probed, log: RunLog, signal: AbortSignal): Promise<Measured> {
+export async function measureAll(
+  plan: RunPlan,
+  conn: Connection,
+  probed: Probed,
+  log: RunLog,
+  signal: AbortSignal,
+): Promise<Measured> {
   const { rule, points } = plan;
   const { variants } = probed;
   const perRound = variants.length * points.length;
-  const sweepText = points[0] ? ` × ${points.length} ${points[0].param} values (${points.map((p) => p!.value).join(', ')})` : '';
+  const sweepText = points[0]
+    ? ` × ${points.length} ${points[0].param} values (${points.map((p) => p!.value).join(', ')})`
+    : '';
   log.emit({
     type: 'phase',
     phase: 'measure',
@@ -54,7 +62,15 @@ export async function measureAll(plan: RunPlan, conn: Connection, probed: Probed
           m.snapshots.push(...r.snapshots);
           m.restoreSeconds.push(r.restoreSeconds);
           m.order.push(unit);
-          log.emit({ type: 'unit-done', ...unit, index, total, ...maxTotal, seconds: r.timedSeconds, restoreSeconds: r.restoreSeconds });
+          log.emit({
+            type: 'unit-done',
+            ...unit,
+            index,
+            total,
+            ...maxTotal,
+            seconds: r.timedSeconds,
+            restoreSeconds: r.restoreSeconds,
+          });
         }
       }
       m.repetitions = Math.max(m.repetitions, repetition);
@@ -63,31 +79,58 @@ export async function measureAll(plan: RunPlan, conn: Connection, probed: Probed
         const decision = decideAtEveryPoint(plan, group, m.samples, repetition, rule);
         if (decision.stop) {
           stops.push(decision.stop);
-          log.emit({ type: 'stability', repetitions: repetition, message: decision.stop.reason, stopped: decision.stop.stopped });
+          log.emit({
+            type: 'stability',
+            repetitions: repetition,
+            message: decision.stop.reason,
+            stopped: decision.stop.stopped,
+          });
         } else {
           planned++;
-          log.emit({ type: 'stability', repetitions: repetition, message: `${decision.unstable}: adding repetition ${planned} (max ${rule.maxRepetitions})` });
+          log.emit({
+            type: 'stability',
+            repetitions: repetition,
+            message: `${decision.unstable}: adding repetition ${planned} (max ${rule.maxRepetitions})`,
+          });
         }
       }
     }
   }
   if (stops.length) {
     const stop = stops.find((d) => d.stopped === 'max-repetitions') ?? stops[0]!;
-    m.stopping = stops.length === 1 ? stop : { ...stop, reason: stops.map((d) => d.reason).join('; '), cvs: stops.flatMap((d) => d.cvs) };
+    m.stopping =
+      stops.length === 1
+        ? stop
+        : { ...stop, reason: stops.map((d) => d.reason).join('; '), cvs: stops.flatMap((d) => d.cvs) };
   }
   if (m.stopping) log.notes.push({ kind: 'stopping-rule', text: m.stopping.reason });
   return m;
 }
 
 /** The stopping rule judged per sweep point; the run stops when every point may stop. */
-function decideAtEveryPoint(plan: RunPlan, points: RunPlan['points'], samples: readonly Sample[], repetition: number, rule: UntilStable): { stop: StopDecision } | { stop?: undefined; unstable: string } {
+function decideAtEveryPoint(
+  plan: RunPlan,
+  points: RunPlan['points'],
+  samples: readonly Sample[],
+  repetition: number,
+  rule: UntilStable,
+): { stop: StopDecision } | { stop?: undefined; unstable: string } {
   const { doc } = plan;
   const label = (i: number) => (points[i] ? `${points[i].param} = ${points[i].value}: ` : '');
   const at = (i: number) => samples.filter((s) => s.point?.value === points[i]?.value);
   const decisions = points.map((_, i) => decideStop(doc, at(i), repetition, rule));
   if (decisions.every((d) => d !== null)) {
     const stop = decisions.find((d) => d.stopped === 'max-repetitions') ?? decisions[0]!;
-    return { stop: points.length === 1 ? stop : { ...stop, reason: decisions.map((d, i) => `${label(i)}${d.reason}`).join('; '), cvs: decisions.flatMap((d) => d.cvs) } };
+    return {
+      stop:
+        points.length === 1
+          ? stop
+          : {
+              ...stop,
+              reason: decisions.map((d, i) => `${label(i)}${d.reason}`).join('; '),
+              cvs: decisions.flatMap((d) => d.cvs),
+            },
+    };
   }
   return {
     unstable: points

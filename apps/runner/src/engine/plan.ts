@@ -9,7 +9,12 @@ import { ownValue, resolveParams, type ParamValue, type ScenarioDocument, type S
 import { planTarget } from '../drivers/index.ts';
 import { UsageError } from '../errors.ts';
 import type { LoadedScenario } from '@tunelab/scenarios';
-import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS, type UntilStable } from './stopping.ts';
+import {
+  DEFAULT_CV_THRESHOLD,
+  DEFAULT_MAX_REPETITIONS,
+  MIN_STARTING_REPETITIONS,
+  type UntilStable,
+} from './stopping.ts';
 import type { RunOptions } from './types.ts';
 
 /** Everything a run creates on the target starts with this, so cleanup can find it. */
@@ -43,15 +48,24 @@ export function planRun(opts: RunOptions): RunPlan {
   const { scenario } = opts;
   const doc = scenario.doc;
   const target = planTarget(doc, opts.target);
-  if (opts.managed && target.kind !== 'managed') throw new UsageError(`--cluster-bin and --cluster-dir are for scenarios on a managed cluster; ${doc.key} runs on the --target server`);
+  if (opts.managed && target.kind !== 'managed')
+    throw new UsageError(
+      `--cluster-bin and --cluster-dir are for scenarios on a managed cluster; ${doc.key} runs on the --target server`,
+    );
   const scale = opts.scale ?? 'default';
   const { points, overrides } = planSweep(doc, opts.params ?? {}, scale);
   const resolved = resolveParams(doc.params, overrides, scale);
   if (!resolved.ok) throw new UsageError(resolved.errors.join('\n'));
   const params = { ...resolved.params, ...(points[0] ? { [points[0].param]: points[0].value } : {}) };
-  const submittedParams = { ...params, ...(doc.sweep ? { [doc.sweep.param]: points.length === 1 ? points[0]!.value : points.map((p) => p!.value).join(',') } : {}) };
+  const submittedParams = {
+    ...params,
+    ...(doc.sweep
+      ? { [doc.sweep.param]: points.length === 1 ? points[0]!.value : points.map((p) => p!.value).join(',') }
+      : {}),
+  };
 
-  const requested = opts.repetitions ?? (scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
+  const requested =
+    opts.repetitions ?? (scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
   if (!Number.isInteger(requested) || requested < 1) throw new UsageError('repetitions must be a positive integer');
   // The stopping rule judges a spread, so it starts from at least three repetitions.
   const startRepetitions = opts.untilStable ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
@@ -60,8 +74,10 @@ export function planRun(opts: RunOptions): RunPlan {
     cvThreshold: opts.untilStable.cvThreshold ?? DEFAULT_CV_THRESHOLD,
   };
   if (rule) {
-    if (!Number.isInteger(rule.maxRepetitions) || rule.maxRepetitions < 1) throw new UsageError('--max-repetitions must be a positive integer');
-    if (!Number.isFinite(rule.cvThreshold) || rule.cvThreshold <= 0) throw new UsageError('--cv-threshold must be a positive number (a fraction: 0.03 = 3%)');
+    if (!Number.isInteger(rule.maxRepetitions) || rule.maxRepetitions < 1)
+      throw new UsageError('--max-repetitions must be a positive integer');
+    if (!Number.isFinite(rule.cvThreshold) || rule.cvThreshold <= 0)
+      throw new UsageError('--cv-threshold must be a positive number (a fraction: 0.03 = 3%)');
     if (rule.maxRepetitions < startRepetitions) {
       throw new UsageError(
         `--max-repetitions ${rule.maxRepetitions} is below the starting count of ${startRepetitions} repetitions (--repetitions or the scenario's default, at least ${MIN_STARTING_REPETITIONS} with --until-stable)`,
@@ -108,11 +124,17 @@ function planSweep(
     values = [];
     for (const item of items) {
       const r = resolveParams(doc.params, { [sweep.param]: item });
-      if (!r.ok) errors.push(item === '' ? `parameter ${sweep.param}=${raw}: an empty value in the list` : (r.errors[0] ?? item));
+      if (!r.ok)
+        errors.push(
+          item === '' ? `parameter ${sweep.param}=${raw}: an empty value in the list` : (r.errors[0] ?? item),
+        );
       else values.push(Number(ownValue(r.params, sweep.param)));
     }
     if (new Set(values).size !== values.length) errors.push(`parameter ${sweep.param}=${raw}: a value is listed twice`);
-    if (errors.length) throw new UsageError(`${errors.join('\n')}\n(${sweep.param} is swept: give one value or a comma-separated list, e.g. --param ${sweep.param}=${sweep.default.join(',')})`);
+    if (errors.length)
+      throw new UsageError(
+        `${errors.join('\n')}\n(${sweep.param} is swept: give one value or a comma-separated list, e.g. --param ${sweep.param}=${sweep.default.join(',')})`,
+      );
   }
   return { points: values.map((value) => ({ param: sweep.param, value })), overrides: rest };
 }

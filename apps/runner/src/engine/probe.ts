@@ -22,13 +22,21 @@ export type Probed = {
   variants: Variant[];
 };
 
-export async function probe(plan: RunPlan, conn: Connection, log: RunLog, storage?: HardwareSpec['storage']['kind']): Promise<Probed> {
+export async function probe(
+  plan: RunPlan,
+  conn: Connection,
+  log: RunLog,
+  storage?: HardwareSpec['storage']['kind'],
+): Promise<Probed> {
   const { doc } = plan;
   const { admin, handle } = conn;
   const env = await admin.environment();
-  if (!doc.engines.includes(env.engine)) throw new UsageError(`scenario ${doc.key} runs on ${doc.engines.join(', ')}; the target is ${env.engine}`);
+  if (!doc.engines.includes(env.engine))
+    throw new UsageError(`scenario ${doc.key} runs on ${doc.engines.join(', ')}; the target is ${env.engine}`);
   if (doc.requires.minServerVersionNum && env.serverVersionNum < doc.requires.minServerVersionNum) {
-    throw new UsageError(`scenario ${doc.key} needs server_version_num >= ${doc.requires.minServerVersionNum}, the target has ${env.serverVersionNum}`);
+    throw new UsageError(
+      `scenario ${doc.key} needs server_version_num >= ${doc.requires.minServerVersionNum}, the target has ${env.serverVersionNum}`,
+    );
   }
   const { serverVersionNum: _num, ...database } = env;
   for (const [k, v] of Object.entries(doc.settings.expect)) {
@@ -40,19 +48,26 @@ export async function probe(plan: RunPlan, conn: Connection, log: RunLog, storag
   const globals = conn.globals;
   if (globals) {
     const changed = Object.entries(globals.applied).map(([k, v]) => `${k} ${globals.previous[k]} → ${v}`);
-    log.notes.push({ kind: 'global-settings', text: `changed for this run and restored at its end: ${changed.join(', ')}` });
+    log.notes.push({
+      kind: 'global-settings',
+      text: `changed for this run and restored at its end: ${changed.join(', ')}`,
+    });
     // The environment records what the run measured under, not what it found.
     Object.assign(database.settings, globals.applied);
   }
   const variants = doc.variants.filter((v) => !v.engines || v.engines.includes(env.engine));
   for (const v of doc.variants.filter((x) => !variants.includes(x))) {
-    log.notes.push({ kind: 'variant-skipped', text: `variant ${v.key} runs on ${v.engines!.join(', ')} only; the target is ${env.engine}` });
+    log.notes.push({
+      kind: 'variant-skipped',
+      text: `variant ${v.key} runs on ${v.engines!.join(', ')} only; the target is ${env.engine}`,
+    });
     log.warn(`variant ${v.key} skipped: it runs on ${v.engines!.join(', ')} only`);
   }
   if (variants.length === 0) throw new UsageError(`no variant of ${doc.key} runs on ${env.engine}`);
   const local = handle.driver.isLocal(handle.url);
   const dataDirectory = local ? await admin.dataDirectory() : null;
-  if (local && !dataDirectory) log.warn('data_directory is not readable by this database user; storage kind comes from --storage only');
+  if (local && !dataDirectory)
+    log.warn('data_directory is not readable by this database user; storage kind comes from --storage only');
   const hw = await probeHardware({ dataDirectory, ...(storage ? { storageOverride: storage } : {}) });
   hw.warnings.forEach((w) => log.warn(w));
   hw.notes.forEach((text) => log.notes.push({ kind: 'storage-probe', text }));
@@ -60,11 +75,23 @@ export async function probe(plan: RunPlan, conn: Connection, log: RunLog, storag
   const needs = metricNeeds(doc.metrics);
   const extensions = [...new Set([...doc.requires.extensions, ...needs.extensions])];
   for (const ext of extensions) {
-    if (!(await admin.hasExtension(ext))) throw new UsageError(`scenario ${doc.key} needs the ${ext} extension, which this server does not have`);
+    if (!(await admin.hasExtension(ext)))
+      throw new UsageError(`scenario ${doc.key} needs the ${ext} extension, which this server does not have`);
   }
-  return { database, hardware: hw.spec, relations: needs.relations, tupleStats: needs.tupleStats, extensions, variants };
+  return {
+    database,
+    hardware: hw.spec,
+    relations: needs.relations,
+    tupleStats: needs.tupleStats,
+    extensions,
+    variants,
+  };
 }
 
 function normalizeSetting(v: string): string {
-  return v.trim().toLowerCase().replace(/^(on|true|yes|1)$/, 'on').replace(/^(off|false|no|0)$/, 'off');
+  return v
+    .trim()
+    .toLowerCase()
+    .replace(/^(on|true|yes|1)$/, 'on')
+    .replace(/^(off|false|no|0)$/, 'off');
 }

@@ -18,7 +18,14 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
   const events: RunEvent[] = [];
   const runId = crypto.randomUUID();
   runIds.push(runId);
-  const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '3000' }, repetitions: 2, runId, onEvent: (e) => events.push(e) });
+  const result = await runScenario({
+    scenario,
+    target: TEST_PG_URL,
+    params: { rows: '3000' },
+    repetitions: 2,
+    runId,
+    onEvent: (e) => events.push(e),
+  });
   const run = result.submission;
 
   it('produces a valid submission with every metric for every variant × repetition', () => {
@@ -28,12 +35,23 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
     expect(run.options).toEqual({ repetitions: 2, scale: 'default' });
     for (const v of ['1-1', '1-2', '2-1', '2-2'])
       for (const rep of [1, 2])
-        for (const m of ['duration', 'table_size_after', 'index_size_after', 'total_size_after', 'dead_tuples_before', 'wal_bytes', 'restore_duration'])
-          expect(run.samples.find((s) => s.variant === v && s.repetition === rep && s.metric === m), `${v}#${rep} ${m}`).toBeDefined();
+        for (const m of [
+          'duration',
+          'table_size_after',
+          'index_size_after',
+          'total_size_after',
+          'dead_tuples_before',
+          'wal_bytes',
+          'restore_duration',
+        ])
+          expect(
+            run.samples.find((s) => s.variant === v && s.repetition === rep && s.metric === m),
+            `${v}#${rep} ${m}`,
+          ).toBeDefined();
     expect(run.samples.find((s) => s.variant === 'fixture' && s.metric === 'build_duration')?.value).toBeGreaterThan(0);
   });
 
-  it('describes the server without this connection\'s own settings', () => {
+  it("describes the server without this connection's own settings", () => {
     expect(run.database.engine).toBe('postgresql');
     expect(run.database.major).toBeGreaterThanOrEqual(12);
     expect(run.database.version).toMatch(/^PostgreSQL /);
@@ -41,7 +59,16 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
   });
 
   it('interleaves repetitions and records the order', () => {
-    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual(['1-1#1', '1-2#1', '2-1#1', '2-2#1', '1-1#2', '1-2#2', '2-1#2', '2-2#2']);
+    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual([
+      '1-1#1',
+      '1-2#1',
+      '2-1#1',
+      '2-2#1',
+      '1-1#2',
+      '1-2#2',
+      '2-1#2',
+      '2-2#2',
+    ]);
   });
 
   it('measures what the article describes: one dead tuple per row, removed by every variant', () => {
@@ -55,7 +82,8 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
       else expect(s.value).toBe(0);
     }
     // VACUUM FULL rewrites the table; plain VACUUM only frees space inside it.
-    const size = (v: string) => run.samples.find((s) => s.variant === v && s.repetition === 1 && s.metric === 'table_size_after')!.value;
+    const size = (v: string) =>
+      run.samples.find((s) => s.variant === v && s.repetition === 1 && s.metric === 'table_size_after')!.value;
     expect(size('2-1')).toBeLessThan(size('1-1'));
   });
 
@@ -109,7 +137,8 @@ describe('vacuum-full-rewrite end to end (tiny scale)', async () => {
 
   it('compares the four ways and shows which ones shrink the table', () => {
     expect(RunSubmission.safeParse(run).success).toBe(true);
-    for (const v of ['vacuum', 'full-rewrite', 'vacuum-reindex', 'cluster']) expect(mean(v, 'duration')).toBeGreaterThan(0);
+    for (const v of ['vacuum', 'full-rewrite', 'vacuum-reindex', 'cluster'])
+      expect(mean(v, 'duration')).toBeGreaterThan(0);
     expect(mean('full-rewrite', 'table_size_after')).toBeLessThan(mean('vacuum', 'table_size_after'));
     expect(mean('cluster', 'table_size_after')).toBeLessThan(mean('vacuum', 'table_size_after'));
     expect(mean('vacuum-reindex', 'index_size_after')).toBeLessThan(mean('vacuum', 'index_size_after'));
@@ -127,23 +156,46 @@ describe('failures', () => {
     const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
     const broken = {
       ...scenario,
-      doc: { ...scenario.doc, variants: [{ key: 'bad', label: 'bad', steps: [{ action: 'timed' as const, metric: 'duration', steps: [{ action: 'sql' as const, sql: 'SELECT * FROM no_such_table' }] }] }] },
+      doc: {
+        ...scenario.doc,
+        variants: [
+          {
+            key: 'bad',
+            label: 'bad',
+            steps: [
+              {
+                action: 'timed' as const,
+                metric: 'duration',
+                steps: [{ action: 'sql' as const, sql: 'SELECT * FROM no_such_table' }],
+              },
+            ],
+          },
+        ],
+      },
     };
     const runId = crypto.randomUUID();
     runIds.push(runId);
-    await expect(runScenario({ scenario: broken, target: TEST_PG_URL, params: { rows: '100' }, repetitions: 1, runId })).rejects.toThrow(/no_such_table/);
+    await expect(
+      runScenario({ scenario: broken, target: TEST_PG_URL, params: { rows: '100' }, repetitions: 1, runId }),
+    ).rejects.toThrow(/no_such_table/);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
 
   it('reports an unreachable target as TargetUnreachable', async () => {
     const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
-    await expect(runScenario({ scenario, target: 'postgres://postgres@127.0.0.1:1/postgres', repetitions: 1 })).rejects.toBeInstanceOf(TargetUnreachable);
+    await expect(
+      runScenario({ scenario, target: 'postgres://postgres@127.0.0.1:1/postgres', repetitions: 1 }),
+    ).rejects.toBeInstanceOf(TargetUnreachable);
   });
 
   it('rejects an out-of-range parameter as a UsageError', async () => {
     const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
-    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toThrow(/rows=0: expected at least 1/);
-    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toBeInstanceOf(UsageError);
+    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toThrow(
+      /rows=0: expected at least 1/,
+    );
+    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toBeInstanceOf(
+      UsageError,
+    );
   });
 });
 
@@ -155,17 +207,30 @@ describe('--until-stable (tiny scale)', async () => {
     const events: RunEvent[] = [];
     const runId = crypto.randomUUID();
     runIds.push(runId);
-    const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '500' }, runId, untilStable: { maxRepetitions: 4, cvThreshold: 0.000001 }, onEvent: (e) => events.push(e) });
+    const result = await runScenario({
+      scenario,
+      target: TEST_PG_URL,
+      params: { rows: '500' },
+      runId,
+      untilStable: { maxRepetitions: 4, cvThreshold: 0.000001 },
+      onEvent: (e) => events.push(e),
+    });
     const run = result.submission;
     expect(RunSubmission.safeParse(run).success).toBe(true);
     expect(run.params).toEqual({ rows: 500 });
-    expect(run.options).toEqual({ repetitions: 4, scale: 'default', untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001 } });
+    expect(run.options).toEqual({
+      repetitions: 4,
+      scale: 'default',
+      untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001 },
+    });
     expect(result.stopping).toMatchObject({ stopped: 'max-repetitions', repetitions: 4 });
     expect(stopNote(run)).toHaveLength(1);
     expect(stopNote(run)[0]!.text).toMatch(/^max-repetitions reached \(4\): CV of \S+ = [\d.]+%.* > 0\.0001%$/);
     // A B C D, A B C D, …: every variant has every repetition, in order.
     const keys = scenario.doc.variants.map((v) => v.key);
-    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual([1, 2, 3, 4].flatMap((r) => keys.map((k) => `${k}#${r}`)));
+    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual(
+      [1, 2, 3, 4].flatMap((r) => keys.map((k) => `${k}#${r}`)),
+    );
     // Progress: the total grows one round at a time, bounded by maxTotal.
     const starts = events.filter((e): e is Extract<RunEvent, { type: 'unit-start' }> => e.type === 'unit-start');
     expect(starts.map((e) => e.index)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
@@ -181,9 +246,20 @@ describe('--until-stable (tiny scale)', async () => {
   it('stops after the starting count (at least 3) once every compared CV is within the threshold', async () => {
     const runId = crypto.randomUUID();
     runIds.push(runId);
-    const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '500' }, repetitions: 1, runId, untilStable: { cvThreshold: 10 } });
+    const result = await runScenario({
+      scenario,
+      target: TEST_PG_URL,
+      params: { rows: '500' },
+      repetitions: 1,
+      runId,
+      untilStable: { cvThreshold: 10 },
+    });
     const run = result.submission;
-    expect(run.options).toEqual({ repetitions: 3, scale: 'default', untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10 } });
+    expect(run.options).toEqual({
+      repetitions: 3,
+      scale: 'default',
+      untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10 },
+    });
     expect(result.stopping?.stopped).toBe('stable');
     expect(stopNote(run)[0]!.text).toMatch(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/);
     expect(run.order).toHaveLength(3 * scenario.doc.variants.length);
@@ -195,8 +271,26 @@ describe('--until-stable (tiny scale)', async () => {
 
   it('a maximum below the starting count is a usage error, before any database exists', async () => {
     const runId = crypto.randomUUID();
-    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '500' }, repetitions: 5, runId, untilStable: { maxRepetitions: 4 } })).rejects.toThrow(/--max-repetitions 4 is below the starting count of 5 repetitions/);
-    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '500' }, repetitions: 5, runId, untilStable: { maxRepetitions: 4 } })).rejects.toBeInstanceOf(UsageError);
+    await expect(
+      runScenario({
+        scenario,
+        target: TEST_PG_URL,
+        params: { rows: '500' },
+        repetitions: 5,
+        runId,
+        untilStable: { maxRepetitions: 4 },
+      }),
+    ).rejects.toThrow(/--max-repetitions 4 is below the starting count of 5 repetitions/);
+    await expect(
+      runScenario({
+        scenario,
+        target: TEST_PG_URL,
+        params: { rows: '500' },
+        repetitions: 5,
+        runId,
+        untilStable: { maxRepetitions: 4 },
+      }),
+    ).rejects.toBeInstanceOf(UsageError);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
 });

@@ -41,7 +41,10 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
     if (e instanceof EngineError) throw e;
     // A driver's or the server's own error (a lost connection, SQL the server refused): said as a
     // domain error, so the CLI prints one sentence and the run's exit code, not a stack trace.
-    throw new RunFailed(`the run failed while ${stage}: ${e instanceof Error ? e.message : String(e)}; every database of this run was dropped`, { cause: e });
+    throw new RunFailed(
+      `the run failed while ${stage}: ${e instanceof Error ? e.message : String(e)}; every database of this run was dropped`,
+      { cause: e },
+    );
   } finally {
     log.emit({ type: 'phase', phase: 'cleanup', message: `dropping ${plan.prefix}* databases` });
     await conn.close();

@@ -4,7 +4,10 @@ import { assessStability, comparedVariants, decideStop, formatCvPercent } from '
 const doc = {
   variants: [{ key: 'a' }, { key: 'b' }, { key: 'c' }] as never,
   comparisons: [{ baseline: 'a', candidate: 'b' }],
-  metrics: [{ key: 'duration', source: 'timed', unit: 's', better: 'lower' }, { key: 'size', source: 'relation_size', unit: 'bytes' }] as never,
+  metrics: [
+    { key: 'duration', source: 'timed', unit: 's', better: 'lower' },
+    { key: 'size', source: 'relation_size', unit: 'bytes' },
+  ] as never,
 };
 const samples = (values: Record<string, number[]>) =>
   Object.entries(values).flatMap(([variant, xs]) => xs.map((value) => ({ variant, metric: 'duration', value })));
@@ -16,30 +19,45 @@ describe('until-stable stopping rule', () => {
   });
 
   it('ignores uncompared variants and non-timed metrics', () => {
-    const s = assessStability(doc, [...samples({ a: [1, 1, 1], b: [2, 2, 2], c: [1, 5, 9] }), { variant: 'a', metric: 'size', value: 99 }], 0.03);
+    const s = assessStability(
+      doc,
+      [...samples({ a: [1, 1, 1], b: [2, 2, 2], c: [1, 5, 9] }), { variant: 'a', metric: 'size', value: 99 }],
+      0.03,
+    );
     expect(s.stable).toBe(true);
     expect(s.cvs.map((c) => c.variant)).toEqual(['a', 'b']);
   });
 
   it('stops when every compared CV is at or below the threshold', () => {
-    const d = decideStop(doc, samples({ a: [1, 1.01, 0.99], b: [2, 2, 2] }), 3, { maxRepetitions: 10, cvThreshold: 0.03 });
+    const d = decideStop(doc, samples({ a: [1, 1.01, 0.99], b: [2, 2, 2] }), 3, {
+      maxRepetitions: 10,
+      cvThreshold: 0.03,
+    });
     expect(d).toMatchObject({ stopped: 'stable', repetitions: 3 });
     expect(d?.reason).toBe("stable: all compared variants' CV ≤ 3% after 3 repetitions (highest: a = 1.0%)");
   });
 
   it('asks for another round while a compared CV is above the threshold', () => {
-    expect(decideStop(doc, samples({ a: [1, 1.2, 0.8], b: [2, 2, 2] }), 3, { maxRepetitions: 10, cvThreshold: 0.03 })).toBeNull();
+    expect(
+      decideStop(doc, samples({ a: [1, 1.2, 0.8], b: [2, 2, 2] }), 3, { maxRepetitions: 10, cvThreshold: 0.03 }),
+    ).toBeNull();
   });
 
   it('stops at the maximum and names the variants still above the threshold, worst first', () => {
-    const d = decideStop(doc, samples({ a: [1, 1.05, 0.95], b: [2, 2.4, 1.6] }), 10, { maxRepetitions: 10, cvThreshold: 0.03 });
+    const d = decideStop(doc, samples({ a: [1, 1.05, 0.95], b: [2, 2.4, 1.6] }), 10, {
+      maxRepetitions: 10,
+      cvThreshold: 0.03,
+    });
     expect(d?.stopped).toBe('max-repetitions');
     expect(d?.reason).toBe('max-repetitions reached (10): CV of b = 20.0%, a = 5.0% > 3%');
   });
 
   it('treats all-zero values as stable and a zero mean otherwise as unstable', () => {
     expect(assessStability(doc, samples({ a: [0, 0, 0], b: [0, 0, 0] }), 0.03).stable).toBe(true);
-    expect(assessStability(doc, samples({ a: [-1, 0, 1], b: [1, 1, 1] }), 0.03).unstable[0]).toMatchObject({ variant: 'a', cv: Infinity });
+    expect(assessStability(doc, samples({ a: [-1, 0, 1], b: [1, 1, 1] }), 0.03).unstable[0]).toMatchObject({
+      variant: 'a',
+      cv: Infinity,
+    });
   });
 
   it('formats thresholds as people write them', () => {

@@ -60,10 +60,23 @@ describe('sweeps', async () => {
     expect(RunSubmission.safeParse(run).success).toBe(true);
     expect(events.filter((e) => e.type === 'fixture-built')).toHaveLength(1);
     // Round by round: every point, every variant.
-    const starts = events.flatMap((e) => (e.type === 'unit-start' ? [`${e.repetition}:${e.point?.value}:${e.variant}`] : []));
+    const starts = events.flatMap((e) =>
+      e.type === 'unit-start' ? [`${e.repetition}:${e.point?.value}:${e.variant}`] : [],
+    );
     expect(starts).toEqual(['1:2:a', '1:2:b', '1:5:a', '1:5:b', '2:2:a', '2:2:b', '2:5:a', '2:5:b']);
-    const inserted = run.samples.filter((s) => s.metric === 'inserted').map((s) => `${s.variant}@${s.point?.param}=${s.point?.value}:${s.value}`);
-    expect(inserted).toEqual(['a@n=2:2', 'b@n=2:4', 'a@n=5:5', 'b@n=5:10', 'a@n=2:2', 'b@n=2:4', 'a@n=5:5', 'b@n=5:10']);
+    const inserted = run.samples
+      .filter((s) => s.metric === 'inserted')
+      .map((s) => `${s.variant}@${s.point?.param}=${s.point?.value}:${s.value}`);
+    expect(inserted).toEqual([
+      'a@n=2:2',
+      'b@n=2:4',
+      'a@n=5:5',
+      'b@n=5:10',
+      'a@n=2:2',
+      'b@n=2:4',
+      'a@n=5:5',
+      'b@n=5:10',
+    ]);
     expect(run.samples.filter((s) => s.metric === 'duration').every((s) => s.point?.param === 'n')).toBe(true);
     expect(run.params.n).toBe('2,5');
     const table = renderRunTable(scenario.doc, run);
@@ -75,12 +88,22 @@ describe('sweeps', async () => {
     const runId = crypto.randomUUID();
     runIds.push(runId);
     const one = await runScenario({ scenario, target: TEST_PG_URL, runId, repetitions: 1, params: { n: '3' } });
-    expect(new Set(one.submission.samples.filter((s) => s.metric === 'inserted').map((s) => s.point?.value))).toEqual(new Set([3]));
+    expect(new Set(one.submission.samples.filter((s) => s.metric === 'inserted').map((s) => s.point?.value))).toEqual(
+      new Set([3]),
+    );
     expect(one.submission.params.n).toBe(3);
     const runId2 = crypto.randomUUID();
     runIds.push(runId2);
-    const two = await runScenario({ scenario, target: TEST_PG_URL, runId: runId2, repetitions: 1, params: { n: '1,7' } });
-    expect(two.submission.samples.filter((s) => s.metric === 'inserted' && s.variant === 'a').map((s) => s.value)).toEqual([1, 7]);
+    const two = await runScenario({
+      scenario,
+      target: TEST_PG_URL,
+      runId: runId2,
+      repetitions: 1,
+      params: { n: '1,7' },
+    });
+    expect(
+      two.submission.samples.filter((s) => s.metric === 'inserted' && s.variant === 'a').map((s) => s.value),
+    ).toEqual([1, 7]);
   });
 
   it.each([
@@ -93,7 +116,9 @@ describe('sweeps', async () => {
     const attempt = runScenario({ scenario, target: TEST_PG_URL, runId, params: { n: list } });
     await expect(attempt).rejects.toBeInstanceOf(UsageError);
     await expect(runScenario({ scenario, target: TEST_PG_URL, runId, params: { n: list } })).rejects.toThrow(message);
-    await expect(runScenario({ scenario, target: TEST_PG_URL, runId, params: { n: list } })).rejects.toThrow(/n is swept: give one value or a comma-separated list, e\.g\. --param n=2,5/);
+    await expect(runScenario({ scenario, target: TEST_PG_URL, runId, params: { n: list } })).rejects.toThrow(
+      /n is swept: give one value or a comma-separated list, e\.g\. --param n=2,5/,
+    );
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
 });

@@ -12,7 +12,14 @@ export type RunEvent =
   // `total` is the units planned so far; with --until-stable it grows by one round at a time up
   // to `maxTotal` (absent when the count is fixed).
   | ({ type: 'unit-start'; index: number; total: number; maxTotal?: number } & Unit)
-  | ({ type: 'unit-done'; index: number; total: number; maxTotal?: number; seconds: number; restoreSeconds: number } & Unit)
+  | ({
+      type: 'unit-done';
+      index: number;
+      total: number;
+      maxTotal?: number;
+      seconds: number;
+      restoreSeconds: number;
+    } & Unit)
   /** --until-stable: another round was added (`stopped` absent), or the rule stopped the run. */
   | { type: 'stability'; repetitions: number; message: string; stopped?: StopDecision['stopped'] }
   | { type: 'fixture-built'; seconds: number }

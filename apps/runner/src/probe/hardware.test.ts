@@ -42,6 +42,8 @@ describe('hardware probe', () => {
     expect(classifyDisk({ ...base, name: 'sdb', physical: 'SSD', model: 'VBOX HARDDISK' })).toBe('unknown');
     expect(classifyDisk({ ...base, name: 'sda', physical: 'HDD', model: 'ST4000DM004-2CV104' })).toBe('hdd');
     expect(classifyDisk({ ...base, name: 'sda', physical: 'SSD', model: 'Samsung SSD 870' })).toBe('ssd');
-    expect(classifyDisk({ ...base, name: 'nvme0n1', physical: 'SSD', model: 'Amazon Elastic Block Store' })).toBe('nvme');
+    expect(classifyDisk({ ...base, name: 'nvme0n1', physical: 'SSD', model: 'Amazon Elastic Block Store' })).toBe(
+      'nvme',
+    );
   });
 });

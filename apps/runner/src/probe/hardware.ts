@@ -3,7 +3,13 @@ import { realpath } from 'node:fs/promises';
 import si from 'systeminformation';
 import { HardwareSpec, type StorageKind } from '@tunelab/contracts';
 
-export type StorageProbe = { kind: StorageKind; model: string | null; filesystem: string | null; device: string | null; note: string };
+export type StorageProbe = {
+  kind: StorageKind;
+  model: string | null;
+  filesystem: string | null;
+  device: string | null;
+  note: string;
+};
 
 /**
  * Finds the block device holding `dir` and classifies it. Uses the mount table and block-device
@@ -13,20 +19,48 @@ export type StorageProbe = { kind: StorageKind; model: string | null; filesystem
 export async function probeStorageOf(dir: string): Promise<StorageProbe> {
   // realpath needs search permission on every parent; without it the configured path is used.
   const resolved = await realpath(dir).catch(() => path.resolve(dir));
-  const [mounts, devices, layout] = await Promise.all([si.fsSize(), si.blockDevices(), si.diskLayout().catch(() => [])]);
-  const within = (mount: string) => resolved === mount || resolved.startsWith(mount.endsWith('/') ? mount : `${mount}/`);
+  const [mounts, devices, layout] = await Promise.all([
+    si.fsSize(),
+    si.blockDevices(),
+    si.diskLayout().catch(() => []),
+  ]);
+  const within = (mount: string) =>
+    resolved === mount || resolved.startsWith(mount.endsWith('/') ? mount : `${mount}/`);
   const mount = mounts.filter((m) => within(m.mount)).sort((a, b) => b.mount.length - a.mount.length)[0];
-  if (!mount) return { kind: 'unknown', model: null, filesystem: null, device: null, note: `no mount found for ${resolved}` };
-  const byName = (name: string) => devices.find((d) => d.name === name || d.device === name || `/dev/${d.name}` === name);
+  if (!mount)
+    return { kind: 'unknown', model: null, filesystem: null, device: null, note: `no mount found for ${resolved}` };
+  const byName = (name: string) =>
+    devices.find((d) => d.name === name || d.device === name || `/dev/${d.name}` === name);
   let dev = byName(mount.fs) ?? devices.find((d) => d.mount === mount.mount);
   // A partition (vda1, nvme0n1p2) reports the parent disk's model and rotational flag.
   if (dev && dev.type === 'part') dev = devices.find((d) => d.type === 'disk' && dev!.name.startsWith(d.name)) ?? dev;
-  if (!dev) return { kind: 'unknown', model: null, filesystem: mount.type || null, device: mount.fs, note: `device ${mount.fs} not in the block device list` };
+  if (!dev)
+    return {
+      kind: 'unknown',
+      model: null,
+      filesystem: mount.type || null,
+      device: mount.fs,
+      note: `device ${mount.fs} not in the block device list`,
+    };
   const disk = layout.find((l) => l.device === dev.device || l.device === `/dev/${dev.name}`);
   const model = (disk?.name || dev.model || '').trim() || null;
-  const kind = classifyDisk({ name: dev.name, protocol: dev.protocol, physical: dev.physical, layoutType: disk?.type ?? null, model });
-  const virtual = isVirtualDisk(dev.name, model) ? `; a virtual disk (${model ?? dev.name}): its flags say nothing about the storage behind it, pass --storage` : '';
-  return { kind, model, filesystem: mount.type || null, device: dev.device ?? `/dev/${dev.name}`, note: `${resolved} is on ${dev.device ?? dev.name} (${mount.type}, ${kind}${virtual})` };
+  const kind = classifyDisk({
+    name: dev.name,
+    protocol: dev.protocol,
+    physical: dev.physical,
+    layoutType: disk?.type ?? null,
+    model,
+  });
+  const virtual = isVirtualDisk(dev.name, model)
+    ? `; a virtual disk (${model ?? dev.name}): its flags say nothing about the storage behind it, pass --storage`
+    : '';
+  return {
+    kind,
+    model,
+    filesystem: mount.type || null,
+    device: dev.device ?? `/dev/${dev.name}`,
+    note: `${resolved} is on ${dev.device ?? dev.name} (${mount.type}, ${kind}${virtual})`,
+  };
 }
 
 /**
@@ -35,10 +69,17 @@ export async function probeStorageOf(dir: string): Promise<StorageProbe> {
  * classing them HDD or SSD would be a guess the hardware class and similarity then rest on.
  */
 const VIRTUAL_DISK_MODEL = /\b(QEMU|VBOX|VirtualBox|VMware|Virtual ?disk|Msft Virtual|Xen|virtio)\b/i;
-export const isVirtualDisk = (name: string, model: string | null) => /^(vd[a-z]+|xvd[a-z]+)$/.test(name) || VIRTUAL_DISK_MODEL.test(model ?? '');
+export const isVirtualDisk = (name: string, model: string | null) =>
+  /^(vd[a-z]+|xvd[a-z]+)$/.test(name) || VIRTUAL_DISK_MODEL.test(model ?? '');
 
 /** NVMe by name/protocol, a virtual disk is unknown, then the rotational flag: HDD, else SSD. */
-export function classifyDisk(d: { name: string; protocol: string; physical: string; layoutType: string | null; model: string | null }): StorageKind {
+export function classifyDisk(d: {
+  name: string;
+  protocol: string;
+  physical: string;
+  layoutType: string | null;
+  model: string | null;
+}): StorageKind {
   if (d.name.startsWith('nvme') || /nvme/i.test(d.protocol) || d.layoutType === 'NVMe') return 'nvme';
   if (isVirtualDisk(d.name, d.model)) return 'unknown';
   if (d.physical === 'HDD' || d.layoutType === 'HD') return 'hdd'; // the kernel's rotational flag
@@ -54,7 +95,9 @@ export type HardwareProbeOptions = {
 };
 
 /** Builds the contracts HardwareSpec of this machine; warnings explain anything left unknown. */
-export async function probeHardware(opts: HardwareProbeOptions): Promise<{ spec: HardwareSpec; warnings: string[]; notes: string[] }> {
+export async function probeHardware(
+  opts: HardwareProbeOptions,
+): Promise<{ spec: HardwareSpec; warnings: string[]; notes: string[] }> {
   const warnings: string[] = [];
   const notes: string[] = [];
   const [cpu, mem, os, system] = await Promise.all([si.cpu(), si.mem(), si.osInfo(), si.system()]);
@@ -68,7 +111,8 @@ export async function probeHardware(opts: HardwareProbeOptions): Promise<{ spec:
     }
   }
   if (opts.storageOverride) storage = { ...storage, kind: opts.storageOverride };
-  else if (storage.kind === 'unknown') warnings.push(`storage kind unknown (${storage.note}); pass --storage ssd|hdd|nvme`);
+  else if (storage.kind === 'unknown')
+    warnings.push(`storage kind unknown (${storage.note}); pass --storage ssd|hdd|nvme`);
   const cpuModel = [cpu.manufacturer, cpu.brand].filter(Boolean).join(' ').replace(/\s+/g, ' ').trim() || 'unknown CPU';
   const virtualization = system.virtual ? (system.virtualHost || system.model || 'virtual').slice(0, 64) : null;
   const spec = HardwareSpec.parse({

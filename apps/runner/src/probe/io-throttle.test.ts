@@ -4,9 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { probeStorageOf } from './hardware.ts';
 import { ThrottleUnavailable, throttleWrites } from './io-throttle.ts';
 
-const blkioOf = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').find((l) => /(^|[:,])blkio([:,]|$)/.test(l) || l.startsWith('0::'));
+const blkioOf = (pid: number) =>
+  readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((l) => /(^|[:,])blkio([:,]|$)/.test(l) || l.startsWith('0::'));
 // Throttling needs root and a cgroup hierarchy; CI containers without them get the clear error instead.
-const canThrottle = process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/sys/fs/cgroup/blkio/cgroup.procs');
+const canThrottle =
+  process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/sys/fs/cgroup/blkio/cgroup.procs');
 
 describe('write throttle (cgroups)', () => {
   // Runs here (root, cgroup v1 blkio); skipped only where neither exists, as the comment above says.
@@ -27,9 +31,11 @@ describe('write throttle (cgroups)', () => {
   });
 
   it('refuses clearly what it cannot throttle', async () => {
-    await expect(throttleWrites({ pid: process.pid, device: '/dev/tunelab-no-such-disk', bytesPerSecond: 1e6 })).rejects.toThrow(
-      process.getuid?.() === 0 ? /cannot find the device numbers/ : /needs root/,
+    await expect(
+      throttleWrites({ pid: process.pid, device: '/dev/tunelab-no-such-disk', bytesPerSecond: 1e6 }),
+    ).rejects.toThrow(process.getuid?.() === 0 ? /cannot find the device numbers/ : /needs root/);
+    await expect(throttleWrites({ pid: process.pid, device: '/dev/vda', bytesPerSecond: 0 })).rejects.toBeInstanceOf(
+      ThrottleUnavailable,
     );
-    await expect(throttleWrites({ pid: process.pid, device: '/dev/vda', bytesPerSecond: 0 })).rejects.toBeInstanceOf(ThrottleUnavailable);
   });
 });

@@ -11,7 +11,11 @@ import path from 'node:path';
  * https://docs.kernel.org/admin-guide/cgroup-v1/blkio-controller.html
  * https://docs.kernel.org/admin-guide/cgroup-v2.html#io-interface-files
  */
-export type WriteThrottle = { mechanism: 'cgroup-v1-blkio' | 'cgroup-v2-io.max'; description: string; remove(): Promise<void> };
+export type WriteThrottle = {
+  mechanism: 'cgroup-v1-blkio' | 'cgroup-v2-io.max';
+  description: string;
+  remove(): Promise<void>;
+};
 
 export class ThrottleUnavailable extends Error {}
 
@@ -47,11 +51,16 @@ async function cgroupLines(pid: number): Promise<{ hierarchy: string; controller
     });
 }
 
-export async function throttleWrites(opts: { pid: number; device: string; bytesPerSecond: number }): Promise<WriteThrottle> {
+export async function throttleWrites(opts: {
+  pid: number;
+  device: string;
+  bytesPerSecond: number;
+}): Promise<WriteThrottle> {
   const { pid, device } = opts;
   const bps = Math.round(opts.bytesPerSecond);
   if (!(bps > 0)) throw new ThrottleUnavailable('the write limit must be a positive number of bytes per second');
-  if (process.getuid?.() !== 0) throw new ThrottleUnavailable('throttling writes with cgroups needs root; the runner is not root');
+  if (process.getuid?.() !== 0)
+    throw new ThrottleUnavailable('throttling writes with cgroups needs root; the runner is not root');
   const devnum = await deviceNumbers(device);
   const lines = await cgroupLines(pid);
 
@@ -82,7 +91,8 @@ export async function throttleWrites(opts: { pid: number; device: string; bytesP
     const mount = (await exists('/sys/fs/cgroup/cgroup.controllers')) ? '/sys/fs/cgroup' : '/sys/fs/cgroup/unified';
     if (v2.path === '/') throw new ThrottleUnavailable(`pid ${pid} is in the cgroup v2 root, which has no io.max`);
     const ioMax = path.join(mount, v2.path, 'io.max');
-    if (!(await exists(ioMax))) throw new ThrottleUnavailable(`the io controller is not enabled for ${path.join(mount, v2.path)}`);
+    if (!(await exists(ioMax)))
+      throw new ThrottleUnavailable(`the io controller is not enabled for ${path.join(mount, v2.path)}`);
     const before = (await readFile(ioMax, 'utf8')).split('\n').find((l) => l.startsWith(`${devnum} `));
     try {
       await writeFile(ioMax, `${devnum} wbps=${bps}`);

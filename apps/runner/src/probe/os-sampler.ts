@@ -10,7 +10,11 @@ import si from 'systeminformation';
  * (`currentLoad` has user/system/idle/irq/steal only) nor per-device byte counters (`disksIO`
  * sums operations of every disk). Elsewhere `si.currentLoad()` gives user/system only.
  */
-export type OsReading = { at: number; cpu: Record<'user' | 'system' | 'iowait' | 'total', number> | null; disk: { readBytes: number; writeBytes: number } | null };
+export type OsReading = {
+  at: number;
+  cpu: Record<'user' | 'system' | 'iowait' | 'total', number> | null;
+  disk: { readBytes: number; writeBytes: number } | null;
+};
 export type OsDelta = {
   cpuUserPct: number | null;
   cpuSystemPct: number | null;
@@ -19,15 +23,28 @@ export type OsDelta = {
   diskWriteBytes: number | null;
 };
 
-export type OsSampler = { device: string | null; read(): Promise<OsReading>; delta(a: OsReading, b: OsReading): OsDelta };
+export type OsSampler = {
+  device: string | null;
+  read(): Promise<OsReading>;
+  delta(a: OsReading, b: OsReading): OsDelta;
+};
 
 async function readProcStat(): Promise<OsReading['cpu']> {
   const text = await readFile('/proc/stat', 'utf8');
   const line = text.split('\n').find((l) => l.startsWith('cpu '));
   if (!line) return null;
   // user nice system idle iowait irq softirq steal (guest is included in user)
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
-  return { user: user + nice, system: system + irq + softirq, iowait, total: user + nice + system + idle + iowait + irq + softirq + steal };
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return {
+    user: user + nice,
+    system: system + irq + softirq,
+    iowait,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+  };
 }
 
 async function readDiskStats(name: string): Promise<OsReading['disk']> {
@@ -48,11 +65,19 @@ export function createOsSampler(device: string | null): OsSampler {
     device,
     async read() {
       if (linux) {
-        const [cpu, disk] = await Promise.all([readProcStat().catch(() => null), name ? readDiskStats(name).catch(() => null) : null]);
+        const [cpu, disk] = await Promise.all([
+          readProcStat().catch(() => null),
+          name ? readDiskStats(name).catch(() => null) : null,
+        ]);
         return { at: Date.now(), cpu, disk };
       }
       const load = await si.currentLoad();
-      const cpu = { user: load.rawCurrentLoadUser + load.rawCurrentLoadNice, system: load.rawCurrentLoadSystem + load.rawCurrentLoadIrq, iowait: 0, total: load.rawCurrentLoad + load.rawCurrentLoadIdle };
+      const cpu = {
+        user: load.rawCurrentLoadUser + load.rawCurrentLoadNice,
+        system: load.rawCurrentLoadSystem + load.rawCurrentLoadIrq,
+        iowait: 0,
+        total: load.rawCurrentLoad + load.rawCurrentLoadIdle,
+      };
       // si.disksIO() counts operations of all disks together, not bytes: bytes stay unknown off Linux.
       return { at: Date.now(), cpu, disk: null };
     },

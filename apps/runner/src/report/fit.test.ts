@@ -3,10 +3,17 @@ import { validateScenarioDocument, type Sample } from '@tunelab/contracts';
 import { renderRunTable } from './table.ts';
 
 describe('report.fits', () => {
-  it('the runner prints µs per file per variant, pairing each unit\'s metric with its own file count', () => {
+  it("the runner prints µs per file per variant, pairing each unit's metric with its own file count", () => {
     const base = {
-      key: 'fit-demo', title: 'fit demo', engines: ['postgresql'], fixture: [{ action: 'sql', sql: 'SELECT 1' }],
-      variants: ['fsync', 'syncfs'].map((key) => ({ key, label: key, steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'SELECT 1' }] }] })),
+      key: 'fit-demo',
+      title: 'fit demo',
+      engines: ['postgresql'],
+      fixture: [{ action: 'sql', sql: 'SELECT 1' }],
+      variants: ['fsync', 'syncfs'].map((key) => ({
+        key,
+        label: key,
+        steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'SELECT 1' }] }],
+      })),
       metrics: [
         { key: 'duration', source: 'timed', unit: 's', better: 'lower' },
         { key: 'sync_duration', source: 'recorded', unit: 'ms', better: 'lower' },
@@ -14,16 +21,45 @@ describe('report.fits', () => {
       ],
       repetitions: { default: 1 },
     };
-    const bad = validateScenarioDocument({ ...base, report: { fits: [{ metric: 'sync_duration', per: 'files', label: 'µs per file' }] } });
-    expect(bad.ok ? [] : bad.issues.map((i) => `${i.path}: ${i.message}`)).toEqual(['report.fits[0].per: unknown metric "files"; expected one of: duration, sync_duration, datadir_files']);
-    const doc = validateScenarioDocument({ ...base, report: { fits: [{ metric: 'sync_duration', per: 'datadir_files', label: 'µs per file', factor: 1000 }] } });
+    const bad = validateScenarioDocument({
+      ...base,
+      report: { fits: [{ metric: 'sync_duration', per: 'files', label: 'µs per file' }] },
+    });
+    expect(bad.ok ? [] : bad.issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'report.fits[0].per: unknown metric "files"; expected one of: duration, sync_duration, datadir_files',
+    ]);
+    const doc = validateScenarioDocument({
+      ...base,
+      report: { fits: [{ metric: 'sync_duration', per: 'datadir_files', label: 'µs per file', factor: 1000 }] },
+    });
     if (!doc.ok) throw new Error(JSON.stringify(doc.issues));
     const samples: Sample[] = [];
     for (const [i, files] of [10_000, 30_000, 100_000].entries()) {
       const point = { param: 'tables', value: files };
-      samples.push({ variant: 'fsync', repetition: 1, point, metric: 'datadir_files', unit: 'files', value: files + 1000 });
-      samples.push({ variant: 'fsync', repetition: 1, point, metric: 'sync_duration', unit: 'ms', value: 0.16 * (files + 1000) + i });
-      samples.push({ variant: 'syncfs', repetition: 1, point, metric: 'datadir_files', unit: 'files', value: files + 1000 });
+      samples.push({
+        variant: 'fsync',
+        repetition: 1,
+        point,
+        metric: 'datadir_files',
+        unit: 'files',
+        value: files + 1000,
+      });
+      samples.push({
+        variant: 'fsync',
+        repetition: 1,
+        point,
+        metric: 'sync_duration',
+        unit: 'ms',
+        value: 0.16 * (files + 1000) + i,
+      });
+      samples.push({
+        variant: 'syncfs',
+        repetition: 1,
+        point,
+        metric: 'datadir_files',
+        unit: 'files',
+        value: files + 1000,
+      });
       samples.push({ variant: 'syncfs', repetition: 1, point, metric: 'sync_duration', unit: 'ms', value: 20 });
     }
     const text = renderRunTable(doc.scenario, { samples, notes: [], warnings: [] });
@@ -37,9 +73,19 @@ describe('report.fits', () => {
 describe('report.ratios', () => {
   it('the runner prints each variant ÷ the baseline with its interval', () => {
     const doc = validateScenarioDocument({
-      key: 'ratio-demo', title: 'ratio demo', engines: ['postgresql'], fixture: [{ action: 'sql', sql: 'SELECT 1' }],
-      variants: ['ff100', 'ff50'].map((key) => ({ key, label: key, steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'SELECT 1' }] }] })),
-      metrics: [{ key: 'duration', source: 'timed', unit: 's', better: 'lower' }, { key: 'size', source: 'recorded', unit: 'MB', better: 'lower' }],
+      key: 'ratio-demo',
+      title: 'ratio demo',
+      engines: ['postgresql'],
+      fixture: [{ action: 'sql', sql: 'SELECT 1' }],
+      variants: ['ff100', 'ff50'].map((key) => ({
+        key,
+        label: key,
+        steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'SELECT 1' }] }],
+      })),
+      metrics: [
+        { key: 'duration', source: 'timed', unit: 's', better: 'lower' },
+        { key: 'size', source: 'recorded', unit: 'MB', better: 'lower' },
+      ],
       repetitions: { default: 1 },
       report: { ratios: [{ metric: 'size', baseline: 'ff100', label: 'size ÷ ff100' }] },
     });

@@ -6,9 +6,21 @@ import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 import { renderRunTable } from './table.ts';
 
 const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
-const durations: Record<string, number[]> = { 'full-rewrite': [1.0, 1.1, 0.9, 1.05, 0.95], vacuum: [0.5, 0.55, 0.45, 0.52, 0.48] };
+const durations: Record<string, number[]> = {
+  'full-rewrite': [1.0, 1.1, 0.9, 1.05, 0.95],
+  vacuum: [0.5, 0.55, 0.45, 0.52, 0.48],
+};
 const samples = (point?: { param: string; value: number }, scale = 1): Sample[] =>
-  Object.entries(durations).flatMap(([variant, vs]) => vs.map((v, i) => ({ variant, repetition: i + 1, metric: 'duration', unit: 's', value: v * scale, ...(point ? { point } : {}) })));
+  Object.entries(durations).flatMap(([variant, vs]) =>
+    vs.map((v, i) => ({
+      variant,
+      repetition: i + 1,
+      metric: 'duration',
+      unit: 's',
+      value: v * scale,
+      ...(point ? { point } : {}),
+    })),
+  );
 const run = (s: Sample[]) => ({ notes: [], warnings: [], samples: s });
 
 describe('renderRunTable', () => {
@@ -25,7 +37,10 @@ describe('renderRunTable', () => {
   });
 
   it('prints one table per sweep point, each with its own verdicts', () => {
-    const table = renderRunTable(scenario.doc, run([...samples({ param: 'vus', value: 1 }), ...samples({ param: 'vus', value: 4 }, 2)]));
+    const table = renderRunTable(
+      scenario.doc,
+      run([...samples({ param: 'vus', value: 1 }), ...samples({ param: 'vus', value: 4 }, 2)]),
+    );
     const parts = table.split(/━━ vus = \d+ ━━/);
     expect(table.match(/━━ vus = (\d+) ━━/g)).toEqual(['━━ vus = 1 ━━', '━━ vus = 4 ━━']);
     expect(parts[1]).toMatch(/full-rewrite +VACUUM \(FULL\)[^\n]* 1\.000\n/);
@@ -37,10 +52,22 @@ describe('renderRunTable', () => {
   it('says how a template restore compares with the fixture build, also when it is not faster', () => {
     const fixture = (build: number, restore: number): Sample[] => [
       { variant: 'fixture', repetition: 1, metric: 'build_duration', unit: 's', value: build },
-      ...[1, 2].map((repetition) => ({ variant: 'fixture', repetition, metric: 'restore_duration', unit: 's', value: restore })),
+      ...[1, 2].map((repetition) => ({
+        variant: 'fixture',
+        repetition,
+        metric: 'restore_duration',
+        unit: 's',
+        value: restore,
+      })),
     ];
-    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(10, 0.5)]))).toContain('restore is 20.0× faster than a rebuild');
-    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.02)]))).toContain('restore takes about as long as a rebuild');
-    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.8)]))).toContain('restore takes 1.8× as long as a rebuild');
+    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(10, 0.5)]))).toContain(
+      'restore is 20.0× faster than a rebuild',
+    );
+    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.02)]))).toContain(
+      'restore takes about as long as a rebuild',
+    );
+    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.8)]))).toContain(
+      'restore takes 1.8× as long as a rebuild',
+    );
   });
 });

@@ -26,7 +26,12 @@ function displayUnit(unit: string) {
 
 function pad(cells: string[][]): string[] {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  return cells.map((r) =>
+    r
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 const pointKey = (p: SweepPoint | undefined) => (p ? `${p.param}=${p.value}` : '');
@@ -38,10 +43,17 @@ export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): strin
   const out: string[] = [];
   out.push(`${doc.key} — ${doc.title}`);
   const points = new Map<string, SweepPoint | undefined>();
-  for (const s of run.samples) if (s.variant !== 'fixture' && !points.has(pointKey(s.point))) points.set(pointKey(s.point), s.point);
+  for (const s of run.samples)
+    if (s.variant !== 'fixture' && !points.has(pointKey(s.point))) points.set(pointKey(s.point), s.point);
   for (const point of points.values()) {
     if (point) out.push('', `━━ ${point.param} = ${point.value} ━━`);
-    out.push(...renderPoint(doc, run, run.samples.filter((s) => pointKey(s.point) === pointKey(point))));
+    out.push(
+      ...renderPoint(
+        doc,
+        run,
+        run.samples.filter((s) => pointKey(s.point) === pointKey(point)),
+      ),
+    );
   }
 
   for (const fit of doc.report.fits ?? []) out.push('', ...renderFit(fit, run.samples));
@@ -53,8 +65,16 @@ export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): strin
     const r = mean(restores);
     const ratio = build.value / r;
     // A restore that is not faster (a managed cluster restarts, a tiny fixture) is said as such.
-    const verdictText = ratio >= 1.05 ? `restore is ${ratio.toFixed(1)}× faster than a rebuild` : ratio > 0.95 ? 'restore takes about as long as a rebuild' : `restore takes ${(1 / ratio).toFixed(1)}× as long as a rebuild`;
-    out.push('', `fixture: built once in ${build.value.toFixed(2)} s; restored from the template ${restores.length}× in ${r.toFixed(3)} s on average — ${verdictText}`);
+    const verdictText =
+      ratio >= 1.05
+        ? `restore is ${ratio.toFixed(1)}× faster than a rebuild`
+        : ratio > 0.95
+          ? 'restore takes about as long as a rebuild'
+          : `restore takes ${(1 / ratio).toFixed(1)}× as long as a rebuild`;
+    out.push(
+      '',
+      `fixture: built once in ${build.value.toFixed(2)} s; restored from the template ${restores.length}× in ${r.toFixed(3)} s on average — ${verdictText}`,
+    );
   }
   const stop = run.notes.find((n) => n.kind === 'stopping-rule');
   if (stop) out.push('', `stopped: ${stop.text}`);
@@ -66,15 +86,22 @@ export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): strin
 function renderFit(fit: ReportFit, samples: readonly Sample[]): string[] {
   const rows = [['variant', fit.label, '95% CI', 'intercept', 'r²', 'units']];
   for (const { variant, fit: line, n } of fitByVariant(samples, fit.metric, fit.per)) {
-    const ci = line?.slopeInterval ? `${(line.slopeInterval.low * fit.factor).toFixed(2)}–${(line.slopeInterval.high * fit.factor).toFixed(2)}` : '';
-    rows.push(line ? [variant, (line.slope * fit.factor).toFixed(2), ci, line.intercept.toFixed(1), line.r2.toFixed(3), String(n)] : [variant, '(needs two or more distinct x)', '', '', '', String(n)]);
+    const ci = line?.slopeInterval
+      ? `${(line.slopeInterval.low * fit.factor).toFixed(2)}–${(line.slopeInterval.high * fit.factor).toFixed(2)}`
+      : '';
+    rows.push(
+      line
+        ? [variant, (line.slope * fit.factor).toFixed(2), ci, line.intercept.toFixed(1), line.r2.toFixed(3), String(n)]
+        : [variant, '(needs two or more distinct x)', '', '', '', String(n)],
+    );
   }
   return [`fit: ${fit.metric} against ${fit.per}, least squares over every unit`, ...pad(rows)];
 }
 
 /** report.ratios: each variant's mean ÷ the baseline's over every unit of the run, 95% Fieller interval. */
 function renderRatio(doc: ScenarioDocument, ratio: ReportRatio, samples: readonly Sample[]): string[] {
-  const of = (variant: string) => samples.filter((s) => s.metric === ratio.metric && s.variant === variant).map((s) => s.value);
+  const of = (variant: string) =>
+    samples.filter((s) => s.metric === ratio.metric && s.variant === variant).map((s) => s.value);
   const base = of(ratio.baseline);
   if (base.length === 0) return [];
   const rows = [['variant', ratio.label, '95% CI', 'units']];
@@ -84,7 +111,10 @@ function renderRatio(doc: ScenarioDocument, ratio: ReportRatio, samples: readonl
     let ci = v.key === ratio.baseline ? 'baseline' : 'needs two units each';
     if (v.key !== ratio.baseline && vs.length >= 2 && base.length >= 2) {
       const d = relativeDifference(base, vs);
-      ci = Number.isFinite(d.ci.low) && Number.isFinite(d.ci.high) ? `${(1 + d.ci.low).toFixed(2)}–${(1 + d.ci.high).toFixed(2)}` : 'unbounded';
+      ci =
+        Number.isFinite(d.ci.low) && Number.isFinite(d.ci.high)
+          ? `${(1 + d.ci.low).toFixed(2)}–${(1 + d.ci.high).toFixed(2)}`
+          : 'unbounded';
     }
     rows.push([v.key, (mean(vs) / mean(base)).toFixed(2), ci, String(vs.length)]);
   }
@@ -104,11 +134,25 @@ function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonl
   const primary = named.length ? named : doc.metrics.slice(0, 1);
   for (const m of primary) {
     out.push('', `${m.label ?? m.key} (${displayUnit(m.unit)}, ${m.better} is better)`);
-    const rows: string[][] = [['variant', 'label', ...Array.from({ length: reps }, (_, i) => `#${i + 1}`), 'mean', ...(untilStable ? ['CV'] : [])]];
+    const rows: string[][] = [
+      [
+        'variant',
+        'label',
+        ...Array.from({ length: reps }, (_, i) => `#${i + 1}`),
+        'mean',
+        ...(untilStable ? ['CV'] : []),
+      ],
+    ];
     for (const v of doc.variants) {
       const vs = values(v.key, m.key);
       const cv = untilStable ? [vs.length >= 2 ? formatCv(cvOf(vs.map((s) => s.value))) : '—'] : [];
-      rows.push([v.key, v.label, ...Array.from({ length: reps }, (_, i) => (vs[i] ? formatValue(vs[i].value, m.unit) : '—')), vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—', ...cv]);
+      rows.push([
+        v.key,
+        v.label,
+        ...Array.from({ length: reps }, (_, i) => (vs[i] ? formatValue(vs[i].value, m.unit) : '—')),
+        vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—',
+        ...cv,
+      ]);
     }
     out.push(...pad(rows));
     for (const c of doc.comparisons) {
@@ -120,7 +164,9 @@ function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonl
         candidate: { label: c.candidate, values: k },
         direction: m.better === 'lower' ? 'lower-is-better' : 'higher-is-better',
       });
-      out.push(`${v.sentence}  (mean ${formatValue(mean(k), m.unit)} vs ${formatValue(mean(b), m.unit)} ${displayUnit(m.unit)})`);
+      out.push(
+        `${v.sentence}  (mean ${formatValue(mean(k), m.unit)} vs ${formatValue(mean(b), m.unit)} ${displayUnit(m.unit)})`,
+      );
     }
   }
 
@@ -129,10 +175,14 @@ function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonl
     out.push('', 'other metrics (mean over repetitions)');
     const rows: string[][] = [['metric', 'unit', ...doc.variants.map((v) => v.key)]];
     for (const m of others) {
-      rows.push([m.key, displayUnit(m.unit), ...doc.variants.map((v) => {
-        const vs = values(v.key, m.key);
-        return vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—';
-      })]);
+      rows.push([
+        m.key,
+        displayUnit(m.unit),
+        ...doc.variants.map((v) => {
+          const vs = values(v.key, m.key);
+          return vs.length ? formatValue(mean(vs.map((s) => s.value)), m.unit) : '—';
+        }),
+      ]);
     }
     out.push(...pad(rows));
   }

@@ -93,7 +93,10 @@ export async function submitRun(run: RunFile, opts: SubmitOptions): Promise<Subm
     opts.onRetry?.({ attempt: attempt + 1, delayMs, reason: lastReason });
     await sleep(delayMs);
   }
-  return { status: 'unreachable', message: `the API did not take the run after ${retries + 1} attempts (last: ${lastReason})` };
+  return {
+    status: 'unreachable',
+    message: `the API did not take the run after ${retries + 1} attempts (last: ${lastReason})`,
+  };
 }
 
 /**
@@ -109,7 +112,9 @@ function acceptedOrBad(run: RunFile, httpStatus: number, json: unknown, text: st
     message: `HTTP ${httpStatus} but ${why}; the run is kept (answer: ${JSON.stringify(text.slice(0, 200))})`,
   });
   if (!parsed.success) return bad('the answer is not a TuneLab RunAccepted');
-  if (parsed.data.idempotencyKey !== run.idempotencyKey) return bad(`the answer is for Idempotency-Key ${parsed.data.idempotencyKey}, not ${run.idempotencyKey}`);
-  if (parsed.data.samples !== run.submission.samples.length) return bad(`the answer counts ${parsed.data.samples} samples, the run has ${run.submission.samples.length}`);
+  if (parsed.data.idempotencyKey !== run.idempotencyKey)
+    return bad(`the answer is for Idempotency-Key ${parsed.data.idempotencyKey}, not ${run.idempotencyKey}`);
+  if (parsed.data.samples !== run.submission.samples.length)
+    return bad(`the answer counts ${parsed.data.samples} samples, the run has ${run.submission.samples.length}`);
   return { status: 'stored', httpStatus, replay: httpStatus === 200, body: parsed.data };
 }

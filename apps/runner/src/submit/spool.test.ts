@@ -18,12 +18,19 @@ import { makeRunFile } from '../run-file.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const SAMPLE = RunSubmission.parse(JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')));
+const SAMPLE = RunSubmission.parse(
+  JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')),
+);
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-spool-'));
 afterAll(() => rm(tmp, { recursive: true, force: true }));
 
 const tunelab = (args: string[], spool: string) =>
-  runTunelab(args, { TUNELAB_SPOOL_DIR: spool, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '10', TUNELAB_SUBMIT_RETRIES: '0' });
+  runTunelab(args, {
+    TUNELAB_SPOOL_DIR: spool,
+    TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
+    TUNELAB_SUBMIT_BACKOFF_MS: '10',
+    TUNELAB_SUBMIT_RETRIES: '0',
+  });
 
 type Mode = 'accepted' | 'text-200' | 'other-key' | 'other-count';
 let mode: Mode = 'accepted';
@@ -60,7 +67,9 @@ beforeAll(async () => {
           res.writeHead(200, { 'content-type': 'text/plain' }).end('OK');
           return;
         }
-        res.writeHead(replay ? 200 : 201, { 'content-type': 'application/json' }).end(JSON.stringify(answer(req, JSON.parse(text))));
+        res
+          .writeHead(replay ? 200 : 201, { 'content-type': 'application/json' })
+          .end(JSON.stringify(answer(req, JSON.parse(text))));
       }, delayMs);
     });
   });
@@ -83,7 +92,10 @@ async function spoolWith(good: number, extra: Record<string, string> = {}) {
   for (let i = 0; i < good; i++) {
     const runId = crypto.randomUUID();
     ids.push(runId);
-    await writeFile(path.join(dir, `${runId}.json`), JSON.stringify(makeRunFile(runId, `tunelab-run-${runId}`, SAMPLE)));
+    await writeFile(
+      path.join(dir, `${runId}.json`),
+      JSON.stringify(makeRunFile(runId, `tunelab-run-${runId}`, SAMPLE)),
+    );
   }
   for (const [name, body] of Object.entries(extra)) await writeFile(path.join(dir, name), body);
   return { dir, ids };
@@ -92,10 +104,17 @@ const runFilesIn = async (dir: string) => (await readdir(dir)).filter((f) => f.e
 
 describe('spool against a fake API', () => {
   it('a corrupt file does not block list or flush: it is quarantined with a message and the rest are sent', async () => {
-    const { dir, ids } = await spoolWith(2, { '0-corrupt.json': '{"format":"tunelab-run/1", "submis', '1-not-a-run.json': '{"hello":"world"}' });
+    const { dir, ids } = await spoolWith(2, {
+      '0-corrupt.json': '{"format":"tunelab-run/1", "submis',
+      '1-not-a-run.json': '{"hello":"world"}',
+    });
     const list = await tunelab(['spool', 'list', '--json'], dir);
     expect(list.code, list.stderr).toBe(EXIT.OK);
-    expect(JSON.parse(list.stdout).map((r: { runId: string }) => r.runId).sort()).toEqual([...ids].sort());
+    expect(
+      JSON.parse(list.stdout)
+        .map((r: { runId: string }) => r.runId)
+        .sort(),
+    ).toEqual([...ids].sort());
     expect(list.stderr).toMatch(/0-corrupt\.json: not a run file/);
     expect(list.stderr).toMatch(/1-not-a-run\.json: not a run file/);
 
@@ -113,7 +132,11 @@ describe('spool against a fake API', () => {
   it.each([
     ['200 OK with a text body', 'text-200', /not a TuneLab RunAccepted/],
     ['a RunAccepted for another Idempotency-Key', 'other-key', /Idempotency-Key someone-else/],
-    ['a RunAccepted with another sample count', 'other-count', new RegExp(`counts ${SAMPLE.samples.length + 1} samples, the run has ${SAMPLE.samples.length}\\b`)],
+    [
+      'a RunAccepted with another sample count',
+      'other-count',
+      new RegExp(`counts ${SAMPLE.samples.length + 1} samples, the run has ${SAMPLE.samples.length}\\b`),
+    ],
   ] as const)('%s does not count as stored: the run stays in the spool', async (_name, m, message) => {
     mode = m;
     const { dir, ids } = await spoolWith(1);
@@ -126,7 +149,10 @@ describe('spool against a fake API', () => {
   it('two flushes at once: no stack trace, every run sent, the spool ends empty', async () => {
     delayMs = 150;
     const { dir, ids } = await spoolWith(6);
-    const [a, b] = await Promise.all([tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir), tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir)]);
+    const [a, b] = await Promise.all([
+      tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir),
+      tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir),
+    ]);
     for (const r of [a, b]) {
       expect(r.code, r.stderr).toBe(EXIT.OK);
       expect(r.stderr).not.toMatch(/ENOENT|\n\s+at /);
@@ -135,9 +161,15 @@ describe('spool against a fake API', () => {
     expect(await runFilesIn(dir)).toEqual([]);
   });
 
-  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'])('--param %s=x is an unknown parameter (exit 2)', async (name) => {
-    const r = await tunelab(['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', `${name}=x`], path.join(tmp, 'unused'));
-    expect(r.code).toBe(EXIT.USAGE);
-    expect(r.stderr).toContain(`unknown parameter "${name}"`);
-  });
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__'])(
+    '--param %s=x is an unknown parameter (exit 2)',
+    async (name) => {
+      const r = await tunelab(
+        ['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', `${name}=x`],
+        path.join(tmp, 'unused'),
+      );
+      expect(r.code).toBe(EXIT.USAGE);
+      expect(r.stderr).toContain(`unknown parameter "${name}"`);
+    },
+  );
 });

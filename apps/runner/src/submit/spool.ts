@@ -41,7 +41,10 @@ async function spoolFiles(dir: string): Promise<string[]> {
     if (isMissing(e)) return [] as string[];
     throw e;
   });
-  return names.filter((n) => n.endsWith('.json')).sort().map((n) => path.join(dir, n));
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .sort()
+    .map((n) => path.join(dir, n));
 }
 
 export async function listSpool(dir: string): Promise<{ runs: SpoolEntry[]; corrupt: CorruptEntry[] }> {
@@ -74,7 +77,10 @@ async function quarantine(dir: string, entry: CorruptEntry): Promise<Quarantined
 }
 
 /** Sends every spooled run; stored ones leave the spool, refused and unreachable ones stay, corrupt ones go to quarantine/. */
-export async function flushSpool(dir: string, opts: SubmitOptions): Promise<{ results: FlushResult[]; quarantined: Quarantined[] }> {
+export async function flushSpool(
+  dir: string,
+  opts: SubmitOptions,
+): Promise<{ results: FlushResult[]; quarantined: Quarantined[] }> {
   const results: FlushResult[] = [];
   const quarantined: Quarantined[] = [];
   for (const file of await spoolFiles(dir)) {

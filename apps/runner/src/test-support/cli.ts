@@ -11,7 +11,11 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 /** Runs the CLI; `onStderr` sees all stderr so far after each chunk (and the child, to signal it). */
-export function runTunelab(args: string[], env: Record<string, string>, onStderr?: (all: string, child: ReturnType<typeof spawn>) => void): Promise<CliResult> {
+export function runTunelab(
+  args: string[],
+  env: Record<string, string>,
+  onStderr?: (all: string, child: ReturnType<typeof spawn>) => void,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';

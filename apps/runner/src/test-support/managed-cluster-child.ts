@@ -18,7 +18,9 @@ try {
   await client.connect();
   await client.query('SET synchronous_commit = off');
   for (let batch = 0; ; batch++) {
-    await client.query(`DO $$ BEGIN FOR k IN ${batch * 200 + 1}..${batch * 200 + 200} LOOP EXECUTE format('CREATE TABLE t%s (i int)', k); END LOOP; END $$`);
+    await client.query(
+      `DO $$ BEGIN FOR k IN ${batch * 200 + 1}..${batch * 200 + 200} LOOP EXECUTE format('CREATE TABLE t%s (i int)', k); END LOOP; END $$`,
+    );
     if (batch === 1) process.stdout.write(`READY ${cluster.root} ${await cluster.postmasterPid()}\n`);
     if (batch === 3 && mode === '--exit') process.exit(7);
   }

@@ -17,7 +17,11 @@ export async function openCheckConnection(database?: string) {
 }
 
 /** Rows of one query on a fresh independent connection. */
-export async function checkQuery(sql: string, values: (string | number)[] = [], database?: string): Promise<Record<string, string | number | null>[]> {
+export async function checkQuery(
+  sql: string,
+  values: (string | number)[] = [],
+  database?: string,
+): Promise<Record<string, string | number | null>[]> {
   const conn = await openCheckConnection(database);
   try {
     const [rows] = await conn.query({ sql, values, timeout: 60_000 });

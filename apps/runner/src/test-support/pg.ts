@@ -8,7 +8,10 @@ export async function databasesWithPrefix(prefix: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: TEST_PG_URL });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+    const { rows } = await client.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
+      [prefix],
+    );
     return rows.map((r) => r.datname);
   } finally {
     await client.end();

@@ -32,7 +32,8 @@ export async function createTproccDatabase(serverUrl: string, name: string, ware
   const db = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await db.connect();
   try {
-    for (const f of TPROCC_FILES) await db.query(substituteParams(await readFile(path.join(SCENARIO_DIR, f), 'utf8'), { warehouses }));
+    for (const f of TPROCC_FILES)
+      await db.query(substituteParams(await readFile(path.join(SCENARIO_DIR, f), 'utf8'), { warehouses }));
   } finally {
     await db.end();
   }

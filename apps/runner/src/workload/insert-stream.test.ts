@@ -25,7 +25,9 @@ afterAll(async () => {
 });
 
 const table = (name: string, options: string) =>
-  monitor.exec(`CREATE TABLE ${name} (NO int NOT NULL AUTO_INCREMENT PRIMARY KEY, EMAIL varchar(128), NAME varchar(32) NOT NULL) ENGINE=InnoDB ${options} PARTITION BY KEY() PARTITIONS 3`);
+  monitor.exec(
+    `CREATE TABLE ${name} (NO int NOT NULL AUTO_INCREMENT PRIMARY KEY, EMAIL varchar(128), NAME varchar(32) NOT NULL) ENGINE=InnoDB ${options} PARTITION BY KEY() PARTITIONS 3`,
+  );
 
 describe('insert stream', () => {
   it('inserts exactly the deterministic rows from T connections and samples the counters against rows', async () => {
@@ -51,7 +53,11 @@ describe('insert stream', () => {
     expect(Number(count?.n)).toBe(6000);
     expect(Number(count?.e)).toBe(6000);
     // The same rows every run, whichever connection inserted them.
-    const some = await checkQuery('SELECT EMAIL, NAME FROM test WHERE EMAIL IN (?, ?)', [rowOf(0)[0], rowOf(5999)[0]], db);
+    const some = await checkQuery(
+      'SELECT EMAIL, NAME FROM test WHERE EMAIL IN (?, ?)',
+      [rowOf(0)[0], rowOf(5999)[0]],
+      db,
+    );
     expect(some.map((x) => [x.EMAIL, x.NAME]).sort()).toEqual([rowOf(0), rowOf(5999)].sort());
 
     expect(seen).toEqual(r.samples.map((s) => s.rows));
@@ -77,18 +83,46 @@ describe('insert stream', () => {
   it('stops at max_seconds, and a failing insert ends the stream with its error', async () => {
     await table('t2', 'ROW_FORMAT=DYNAMIC');
     const open = () => mysqlDriver.openDatabase(TEST_MYSQL_URL, db, app);
-    const r = await runInsertStream({ table: 't2', rows: 10_000_000, maxSeconds: 0.5, threads: 2, batchRows: 50, sampleEveryRows: 100_000, openSession: open, monitor });
+    const r = await runInsertStream({
+      table: 't2',
+      rows: 10_000_000,
+      maxSeconds: 0.5,
+      threads: 2,
+      batchRows: 50,
+      sampleEveryRows: 100_000,
+      openSession: open,
+      monitor,
+    });
     expect(r.stoppedBy).toBe('max_seconds');
     expect(r.rows).toBeLessThan(10_000_000);
     expect(r.samples.at(-1)?.rows).toBe(r.rows);
     const [count] = await checkQuery('SELECT COUNT(*) AS n FROM t2', [], db);
     expect(Number(count?.n)).toBe(r.rows);
-    await expect(runInsertStream({ table: 'no_such_table', rows: 100, maxSeconds: 10, threads: 2, batchRows: 10, sampleEveryRows: 50, openSession: open, monitor })).rejects.toThrow(/no_such_table/);
+    await expect(
+      runInsertStream({
+        table: 'no_such_table',
+        rows: 100,
+        maxSeconds: 10,
+        threads: 2,
+        batchRows: 10,
+        sampleEveryRows: 50,
+        openSession: open,
+        monitor,
+      }),
+    ).rejects.toThrow(/no_such_table/);
   });
 
   it('computes the tail rate over the last 20 % of rows', () => {
     // 0–800 rows in 8 s (100/s), then 800–1000 in 4 s (50/s).
-    expect(tailRate([[100, 1], [400, 4], [800, 8], [900, 10], [1000, 12]])).toBe(50);
+    expect(
+      tailRate([
+        [100, 1],
+        [400, 4],
+        [800, 8],
+        [900, 10],
+        [1000, 12],
+      ]),
+    ).toBe(50);
     expect(tailRate([])).toBe(0);
   });
 });

@@ -58,9 +58,32 @@ export type InsertStreamResult = {
   clientCpu: { userSeconds: number; systemSeconds: number };
 };
 
-const STATUS = ['Innodb_data_written', 'Innodb_data_read', 'Innodb_buffer_pool_reads', 'Innodb_buffer_pool_wait_free', 'Innodb_buffer_pool_pages_dirty'] as const;
+const STATUS = [
+  'Innodb_data_written',
+  'Innodb_data_read',
+  'Innodb_buffer_pool_reads',
+  'Innodb_buffer_pool_wait_free',
+  'Innodb_buffer_pool_pages_dirty',
+] as const;
 
-const NAMES = ['kim', 'lee', 'park', 'choi', 'jung', 'kang', 'cho', 'yoon', 'jang', 'lim', 'han', 'oh', 'seo', 'shin', 'kwon', 'hwang'];
+const NAMES = [
+  'kim',
+  'lee',
+  'park',
+  'choi',
+  'jung',
+  'kang',
+  'cho',
+  'yoon',
+  'jang',
+  'lim',
+  'han',
+  'oh',
+  'seo',
+  'shin',
+  'kwon',
+  'hwang',
+];
 const DOMAINS = ['example.com', 'mail.example.org', 'corp.example.net', 'example.co.kr'];
 
 /** Row `i` (0-based) of the stream: the same on every run, EMAIL in random order (for an index on it). */
@@ -73,8 +96,13 @@ export function rowOf(i: number): [string, string] {
 type Counters = { status: Record<string, number>; compressOps: number; compressOpsOk: number; os: OsReading | null };
 
 async function readCounters(monitor: DatabaseSession, os: OsSampler | null | undefined): Promise<Counters> {
-  if (!monitor.globalStatus || !monitor.compressionStats) throw new Error('the insert stream needs a MySQL/MariaDB session (global status and INNODB_CMP)');
-  const [status, cmp, osReading] = await Promise.all([monitor.globalStatus([...STATUS]), monitor.compressionStats(), os ? os.read() : null]);
+  if (!monitor.globalStatus || !monitor.compressionStats)
+    throw new Error('the insert stream needs a MySQL/MariaDB session (global status and INNODB_CMP)');
+  const [status, cmp, osReading] = await Promise.all([
+    monitor.globalStatus([...STATUS]),
+    monitor.compressionStats(),
+    os ? os.read() : null,
+  ]);
   return {
     status,
     compressOps: cmp.reduce((a, c) => a + c.compressOps, 0),
@@ -100,7 +128,8 @@ export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStr
   const batches = Math.ceil(o.rows / o.batchRows);
   const sql = `INSERT INTO \`${o.table.replaceAll('`', '``')}\` (EMAIL, NAME) VALUES ${Array.from({ length: o.batchRows }, () => '(?, ?)').join(', ')}`;
   const sessions = await Promise.all(Array.from({ length: o.threads }, () => o.openSession()));
-  for (const s of sessions) if (!s.execute) throw new Error('the insert stream needs a driver with prepared statements (execute)');
+  for (const s of sessions)
+    if (!s.execute) throw new Error('the insert stream needs a driver with prepared statements (execute)');
 
   const samples: StreamSample[] = [];
   const log: [number, number][] = [];

@@ -2,14 +2,27 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 import { createTproccDatabase, databaseUrl, dropDatabase } from '../test-support/tprocc-db.ts';
-import { FLUSH_SQL, MIXES, mixPicker, runTprocc, TX_TYPES, WorkloadInputError, type TproccOptions, type TproccResult } from './tprocc.ts';
+import {
+  FLUSH_SQL,
+  MIXES,
+  mixPicker,
+  runTprocc,
+  TX_TYPES,
+  WorkloadInputError,
+  type TproccOptions,
+  type TproccResult,
+} from './tprocc.ts';
 
 const suffix = `${process.pid}_${Date.now().toString(36)}`;
 const DB = `tunelab_t_tprocc_${suffix}`;
 const APP = `tunelab-t-tprocc-${suffix}`;
 let url = '';
 
-async function query<T extends pg.QueryResultRow>(connectionString: string, sql: string, values: unknown[] = []): Promise<T[]> {
+async function query<T extends pg.QueryResultRow>(
+  connectionString: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const c = new pg.Client({ connectionString });
   await c.connect();
   try {
@@ -19,7 +32,13 @@ async function query<T extends pg.QueryResultRow>(connectionString: string, sql:
   }
 }
 const backendsOf = async (app: string) =>
-  (await query<{ n: number }>(TEST_PG_URL, 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [app]))[0]?.n;
+  (
+    await query<{ n: number }>(
+      TEST_PG_URL,
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+      [app],
+    )
+  )[0]?.n;
 
 type Counters = { commits: number; rollbacks: number; nextOrderIds: number };
 
@@ -29,7 +48,10 @@ type Counters = { commits: number; rollbacks: number; nextOrderIds: number };
  * district order counter from one in this database whose two transactions per read are flushed
  * before the xact counters are read.
  */
-async function withServerCounters(db: string, run: (hooks: Pick<TproccOptions, 'onWindowStart' | 'onWindowEnd'>) => Promise<TproccResult>) {
+async function withServerCounters(
+  db: string,
+  run: (hooks: Pick<TproccOptions, 'onWindowStart' | 'onWindowEnd'>) => Promise<TproccResult>,
+) {
   const stats = new pg.Client({ connectionString: TEST_PG_URL });
   const local = new pg.Client({ connectionString: databaseUrl(TEST_PG_URL, db) });
   await stats.connect();
@@ -37,13 +59,19 @@ async function withServerCounters(db: string, run: (hooks: Pick<TproccOptions, '
   const read = async (): Promise<Counters> => {
     const next = await local.query<{ s: string }>('SELECT sum(d_next_o_id)::text AS s FROM district');
     await local.query(FLUSH_SQL);
-    const x = await stats.query<{ c: string; r: string }>('SELECT xact_commit::text AS c, xact_rollback::text AS r FROM pg_stat_database WHERE datname = $1', [db]);
+    const x = await stats.query<{ c: string; r: string }>(
+      'SELECT xact_commit::text AS c, xact_rollback::text AS r FROM pg_stat_database WHERE datname = $1',
+      [db],
+    );
     return { commits: Number(x.rows[0]?.c), rollbacks: Number(x.rows[0]?.r), nextOrderIds: Number(next.rows[0]?.s) };
   };
   try {
     let before: Counters | undefined;
     let after: Counters | undefined;
-    const result = await run({ onWindowStart: async () => void (before = await read()), onWindowEnd: async () => void (after = await read()) });
+    const result = await run({
+      onWindowStart: async () => void (before = await read()),
+      onWindowEnd: async () => void (after = await read()),
+    });
     if (!before || !after) throw new Error('the window hooks were not called');
     return { result, before, after };
   } finally {
@@ -68,20 +96,36 @@ describe('mix', () => {
       for (let i = 0; i < n; i++) seen[pick()]! += 1;
       const total = TX_TYPES.reduce((s, t) => s + MIXES[mix][t], 0);
       // 200,000 draws: one standard deviation of a share is below 0.12 percentage points.
-      for (const t of TX_TYPES) expect(Math.abs(seen[t]! / n - MIXES[mix][t] / total), `${mix} ${t}`).toBeLessThan(0.006);
+      for (const t of TX_TYPES)
+        expect(Math.abs(seen[t]! / n - MIXES[mix][t] / total), `${mix} ${t}`).toBeLessThan(0.006);
     }
   });
 });
 
 describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
   it('counts exactly what the server counts, and stops cleanly', async () => {
-    const { result: r, before, after } = await withServerCounters(DB, (hooks) =>
-      runTprocc({ connectionString: url, applicationName: APP, vus: 2, warehouses: 1, mix: 'tpcc', rampUpSeconds: 0.5, durationSeconds: 3, ...hooks }),
+    const {
+      result: r,
+      before,
+      after,
+    } = await withServerCounters(DB, (hooks) =>
+      runTprocc({
+        connectionString: url,
+        applicationName: APP,
+        vus: 2,
+        warehouses: 1,
+        mix: 'tpcc',
+        rampUpSeconds: 0.5,
+        durationSeconds: 3,
+        ...hooks,
+      }),
     );
     expect(r.totals.transactions).toBeGreaterThan(100);
     // Every transaction the users ended in the window, plus the monitor's two per read.
     expect(after.commits + after.rollbacks - (before.commits + before.rollbacks)).toBe(r.attempts + 2);
-    expect(after.rollbacks - before.rollbacks).toBe(r.totals.rollbacks + r.totals.deadlocks + r.totals.serializationFailures + r.totals.errors);
+    expect(after.rollbacks - before.rollbacks).toBe(
+      r.totals.rollbacks + r.totals.deadlocks + r.totals.serializationFailures + r.totals.errors,
+    );
     // Committed new orders are exactly the districts' order-id advance; rolled-back ones leave none.
     expect(after.nextOrderIds - before.nextOrderIds).toBe(r.perType.neword.transactions - r.perType.neword.rollbacks);
     expect(r.perType.payment.rollbacks).toBe(0);
@@ -103,10 +147,21 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
   });
 
   it('a new order rolled back on an unused item leaves nothing behind and is no error', async () => {
-    const r = await runTprocc({ connectionString: url, applicationName: APP, vus: 1, warehouses: 1, rampUpSeconds: 0, durationSeconds: 1, mix: 'tpcc' });
+    const r = await runTprocc({
+      connectionString: url,
+      applicationName: APP,
+      vus: 1,
+      warehouses: 1,
+      rampUpSeconds: 0,
+      durationSeconds: 1,
+      mix: 'tpcc',
+    });
     // Rollbacks are counted in their own column, never as errors.
     expect(r.totals.errors).toBe(0);
-    const [row] = await query<{ n: number }>(url, "SELECT count(*)::int AS n FROM orders WHERE o_id > 3000 AND o_ol_cnt <> (SELECT count(*) FROM order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id)");
+    const [row] = await query<{ n: number }>(
+      url,
+      'SELECT count(*)::int AS n FROM orders WHERE o_id > 3000 AND o_ol_cnt <> (SELECT count(*) FROM order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id)',
+    );
     // No order survives without all of its lines: the rollback undid the whole transaction.
     expect(row?.n).toBe(0);
   });
@@ -151,7 +206,15 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
     const started = Date.now();
     setTimeout(() => controller.abort(new Error('interrupted by the test')), 1500);
     await expect(
-      runTprocc({ connectionString: url, applicationName: APP, vus: 3, warehouses: 1, rampUpSeconds: 0.5, durationSeconds: 60, signal: controller.signal }),
+      runTprocc({
+        connectionString: url,
+        applicationName: APP,
+        vus: 3,
+        warehouses: 1,
+        rampUpSeconds: 0.5,
+        durationSeconds: 60,
+        signal: controller.signal,
+      }),
     ).rejects.toThrow('interrupted by the test');
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await backendsOf(APP)).toBe(0);
@@ -159,8 +222,25 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
 
   it('ends with the error when a user loses its connection', async () => {
     const app = `${APP}-lost`;
-    setTimeout(() => void query(TEST_PG_URL, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 LIMIT 1', [app]), 1000);
-    await expect(runTprocc({ connectionString: url, applicationName: app, vus: 2, warehouses: 1, rampUpSeconds: 0, durationSeconds: 30 })).rejects.toThrow(/terminat/i);
+    setTimeout(
+      () =>
+        void query(
+          TEST_PG_URL,
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 LIMIT 1',
+          [app],
+        ),
+      1000,
+    );
+    await expect(
+      runTprocc({
+        connectionString: url,
+        applicationName: app,
+        vus: 2,
+        warehouses: 1,
+        rampUpSeconds: 0,
+        durationSeconds: 30,
+      }),
+    ).rejects.toThrow(/terminat/i);
     expect(await backendsOf(app)).toBe(0);
   });
 

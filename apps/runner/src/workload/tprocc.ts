@@ -85,7 +85,14 @@ export type TproccResult = {
   /** Seconds from the window's start until the last user stopped. */
   elapsedSeconds: number;
   perType: Record<TxType, TypeResult>;
-  totals: { transactions: number; rollbacks: number; errors: number; deadlocks: number; serializationFailures: number; retries: number };
+  totals: {
+    transactions: number;
+    rollbacks: number;
+    errors: number;
+    deadlocks: number;
+    serializationFailures: number;
+    retries: number;
+  };
   /**
    * Every transaction of the users that ended during the window (commit or rollback, incl. the
    * retried attempts and each user's final statistics flush): what Δ xact_commit + xact_rollback
@@ -103,7 +110,8 @@ export type TproccResult = {
 const rand = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
 /** NURand(A, x, y) of TPC-C clause 2.1.6; the run-time constant differs from the load's (157). */
 const C_LAST_RUN = 223;
-const nurand = (a: number, lo: number, hi: number, c: number) => (((rand(0, a) | rand(lo, hi)) + c) % (hi - lo + 1)) + lo;
+const nurand = (a: number, lo: number, hi: number, c: number) =>
+  (((rand(0, a) | rand(lo, hi)) + c) % (hi - lo + 1)) + lo;
 
 type Statement = { name: string; text: string; args: (w: number, warehouses: number, rollbacks: boolean) => number[] };
 /** The argument draws are mirrored by the pgbench scripts of `npm run bench:driver`. */
@@ -117,10 +125,22 @@ export const STATEMENTS: Record<TxType, Statement> = {
   payment: {
     name: 'tpcc_payment',
     text: 'SELECT payment($1, $2, $3, $4, $5, $6, $7)',
-    args: (w, n) => [w, n, rand(1, 10), rand(1, 3000), rand(1, 100), nurand(255, 0, 999, C_LAST_RUN), rand(100, 500000)],
+    args: (w, n) => [
+      w,
+      n,
+      rand(1, 10),
+      rand(1, 3000),
+      rand(1, 100),
+      nurand(255, 0, 999, C_LAST_RUN),
+      rand(100, 500000),
+    ],
   },
   delivery: { name: 'tpcc_delivery', text: 'SELECT delivery($1, $2)', args: (w) => [w, rand(1, 10)] },
-  ostat: { name: 'tpcc_ostat', text: 'SELECT ostat($1, $2, $3, $4, $5)', args: (w) => [w, rand(1, 10), rand(1, 3000), rand(1, 100), nurand(255, 0, 999, C_LAST_RUN)] },
+  ostat: {
+    name: 'tpcc_ostat',
+    text: 'SELECT ostat($1, $2, $3, $4, $5)',
+    args: (w) => [w, rand(1, 10), rand(1, 3000), rand(1, 100), nurand(255, 0, 999, C_LAST_RUN)],
+  },
   slev: { name: 'tpcc_slev', text: 'SELECT slev($1, $2, $3)', args: (w) => [w, rand(1, 10), rand(10, 20)] },
 };
 
@@ -144,13 +164,15 @@ function checkOptions(o: TproccOptions): MixName {
   const mix = o.mix ?? 'hammerdb';
   const int = (name: 'vus' | 'warehouses', v: number) => {
     const { min, max } = LIMITS[name];
-    if (!Number.isInteger(v) || v < min || v > max) throw new WorkloadInputError(`${name} must be an integer from ${min} to ${max} (got ${v})`);
+    if (!Number.isInteger(v) || v < min || v > max)
+      throw new WorkloadInputError(`${name} must be an integer from ${min} to ${max} (got ${v})`);
   };
   int('vus', o.vus);
   int('warehouses', o.warehouses);
   if (!(mix in MIXES)) throw new WorkloadInputError(`mix must be one of ${Object.keys(MIXES).join(', ')} (got ${mix})`);
   for (const k of ['rampUpSeconds', 'durationSeconds'] as const)
-    if (!Number.isFinite(o[k]) || o[k] < 0 || o[k] > 86_400) throw new WorkloadInputError(`${k} must be between 0 and 86400 (got ${o[k]})`);
+    if (!Number.isFinite(o[k]) || o[k] < 0 || o[k] > 86_400)
+      throw new WorkloadInputError(`${k} must be between 0 and 86400 (got ${o[k]})`);
   if (o.durationSeconds <= 0) throw new WorkloadInputError('durationSeconds must be positive');
   return mix;
 }
@@ -163,7 +185,11 @@ const newCounter = (): Counter => ({
   deadlocks: 0,
   serializationFailures: 0,
   retries: 0,
-  histogram: hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 }),
+  histogram: hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+  }),
 });
 
 type User = { client: pg.Client; pid: number; flushStats: boolean; lost?: Error };
@@ -212,7 +238,10 @@ async function connectUser(o: TproccOptions): Promise<User> {
   const user: User = { client, pid: 0, flushStats: false };
   client.on('error', (e) => (user.lost = e));
   await client.connect();
-  const { rows } = await client.query<{ pid: number; v: number }>('SELECT pg_backend_pid() AS pid, current_setting($1)::int AS v', ['server_version_num']);
+  const { rows } = await client.query<{ pid: number; v: number }>(
+    'SELECT pg_backend_pid() AS pid, current_setting($1)::int AS v',
+    ['server_version_num'],
+  );
   user.pid = rows[0]?.pid ?? 0;
   user.flushStats = (rows[0]?.v ?? 0) >= 150000;
   return user;
@@ -305,7 +334,8 @@ async function drive(o: TproccOptions, mix: MixName, users: User[]): Promise<Tpr
               continue;
             } else {
               outcome = 'error';
-              if (errorMessages.size < 5) errorMessages.add(`${type}: ${code} ${e instanceof Error ? e.message : String(e)}`);
+              if (errorMessages.size < 5)
+                errorMessages.add(`${type}: ${code} ${e instanceof Error ? e.message : String(e)}`);
             }
             break;
           }
@@ -356,7 +386,16 @@ async function drive(o: TproccOptions, mix: MixName, users: User[]): Promise<Tpr
     o.signal?.throwIfAborted();
     if (fatal !== undefined) throw fatal;
     await o.onWindowEnd?.();
-    return summarise({ o, mix, counters, perSecond, attempts, errorMessages, elapsedSeconds, cpuMicros: cpu.user + cpu.system });
+    return summarise({
+      o,
+      mix,
+      counters,
+      perSecond,
+      attempts,
+      errorMessages,
+      elapsedSeconds,
+      cpuMicros: cpu.user + cpu.system,
+    });
   } finally {
     stopping = true;
     startBarrier.release();
@@ -382,12 +421,19 @@ async function settle(loops: Promise<void>[], users: User[], o: TproccOptions) {
   const graceMs = 3000;
   const done = await Promise.race([all.then(() => true), sleep(graceMs).then(() => false)]);
   if (done) return;
-  await withSideConnection(o, (c) => c.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [users.map((u) => u.pid)]));
+  await withSideConnection(o, (c) =>
+    c.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [users.map((u) => u.pid)]),
+  );
   await all;
 }
 
 async function withSideConnection<T>(o: TproccOptions, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: o.connectionString, application_name: o.applicationName, connectionTimeoutMillis: 10_000, statement_timeout: 10_000 });
+  const c = new pg.Client({
+    connectionString: o.connectionString,
+    application_name: o.applicationName,
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: 10_000,
+  });
   c.on('error', () => undefined);
   await c.connect();
   try {
@@ -404,7 +450,10 @@ async function disconnect(o: TproccOptions, users: User[]) {
   const pids = users.map((u) => u.pid).filter((p) => p > 0);
   await withSideConnection(o, async (c) => {
     for (let i = 0; i < 100; i++) {
-      const { rows } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]);
+      const { rows } = await c.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])',
+        [pids],
+      );
       if ((rows[0]?.n ?? 0) === 0) return;
       await sleep(50);
     }
@@ -439,7 +488,13 @@ function summarise(a: {
       latency:
         h.totalCount === 0
           ? null
-          : { p50: ms(h.getValueAtPercentile(50)), p95: ms(h.getValueAtPercentile(95)), p99: ms(h.getValueAtPercentile(99)), mean: ms(h.mean), max: ms(h.maxValue) },
+          : {
+              p50: ms(h.getValueAtPercentile(50)),
+              p95: ms(h.getValueAtPercentile(95)),
+              p99: ms(h.getValueAtPercentile(99)),
+              mean: ms(h.mean),
+              max: ms(h.maxValue),
+            },
     };
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += counts[k];
   }

@@ -9,7 +9,8 @@ import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contra
 import type { ScenarioView } from './load.ts';
 import { engineDefault, sameSetting } from './settings.ts';
 
-export type Agreement = 'reproduces' | 'contradicts' | 'inconclusive' | 'not-comparable' | 'no-article' | 'insufficient-data';
+export type Agreement =
+  'reproduces' | 'contradicts' | 'inconclusive' | 'not-comparable' | 'no-article' | 'insufficient-data';
 
 export const AGREEMENT_TEXT: Record<Agreement, string> = {
   reproduces: 'reproduces the article',
@@ -32,7 +33,13 @@ export type ArticleMachine = {
   group: ComparisonGroup;
 };
 
-export type ParamCondition = { name: string; values: string[]; article: string | null; ratio: number | null; differs: boolean };
+export type ParamCondition = {
+  name: string;
+  values: string[];
+  article: string | null;
+  ratio: number | null;
+  differs: boolean;
+};
 export type SettingCondition = { name: string; values: string[]; article: string | null; differs: boolean };
 
 /** Scale and conditions of one measured group, next to the article's. */
@@ -83,7 +90,12 @@ export function articleMachines(sc: ScenarioView, runs: Map<string, RunDetail>):
     const p = run?.params ?? {};
     const id = typeof p['published.machine'] === 'string' ? p['published.machine'] : g.hardware.class;
     const stated = !isPlaceholderMachine(g);
-    const label = typeof p['published.label'] === 'string' ? p['published.label'] : stated ? g.hardware.class : 'the article’s machine (not stated by the article)';
+    const label =
+      typeof p['published.label'] === 'string'
+        ? p['published.label']
+        : stated
+          ? g.hardware.class
+          : 'the article’s machine (not stated by the article)';
     return {
       id,
       label,
@@ -98,32 +110,60 @@ export function articleMachines(sc: ScenarioView, runs: Map<string, RunDetail>):
 }
 
 /** |log2 cores ratio| + |log2 memory ratio|, the API's similarity distance; null when not stated. */
-export function hardwareDistance(a: { cores: number; memoryGb: number }, b: { cores: number | null; memoryGb: number | null }): number | null {
+export function hardwareDistance(
+  a: { cores: number; memoryGb: number },
+  b: { cores: number | null; memoryGb: number | null },
+): number | null {
   if (b.cores === null || b.memoryGb === null || b.cores <= 0 || b.memoryGb <= 0 || a.memoryGb <= 0) return null;
   return Math.abs(Math.log2(a.cores / b.cores)) + Math.abs(Math.log2(a.memoryGb / b.memoryGb));
 }
 
 const fmtNumber = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
 
-export function conditionsOf(sc: ScenarioView, g: ComparisonGroup, runs: Map<string, RunDetail>, article: ArticleMachine | null): Conditions {
+export function conditionsOf(
+  sc: ScenarioView,
+  g: ComparisonGroup,
+  runs: Map<string, RunDetail>,
+  article: ArticleMachine | null,
+): Conditions {
   const doc = sc.folder?.doc;
   const mine = g.runs.map((r) => runs.get(r.id)).filter((r): r is RunDetail => r !== undefined);
-  const params: ParamCondition[] = Object.entries(doc?.params ?? {}).filter(([name]) => name !== g.point?.param).map(([name, def]) => {
-    const values = [...new Set(mine.map((r) => r.params[name]).filter((v) => v !== undefined && v !== null))];
-    const pub = def.published;
-    let ratio: number | null = null;
-    if (typeof pub === 'number' && pub !== 0 && values.length > 0 && values.every((v) => typeof v === 'number')) {
-      const nums = values.filter((v): v is number => typeof v === 'number');
-      ratio = nums.reduce((sum, v) => sum + v, 0) / nums.length / pub;
-    }
-    const differs = pub !== undefined && values.some((v) => (typeof pub === 'number' && typeof v === 'number' ? v / pub < 0.5 || v / pub > 2 : v !== pub));
-    return { name, values: values.map(fmtNumber), article: pub === undefined ? null : fmtNumber(pub), ratio, differs };
-  });
+  const params: ParamCondition[] = Object.entries(doc?.params ?? {})
+    .filter(([name]) => name !== g.point?.param)
+    .map(([name, def]) => {
+      const values = [...new Set(mine.map((r) => r.params[name]).filter((v) => v !== undefined && v !== null))];
+      const pub = def.published;
+      let ratio: number | null = null;
+      if (typeof pub === 'number' && pub !== 0 && values.length > 0 && values.every((v) => typeof v === 'number')) {
+        const nums = values.filter((v): v is number => typeof v === 'number');
+        ratio = nums.reduce((sum, v) => sum + v, 0) / nums.length / pub;
+      }
+      const differs =
+        pub !== undefined &&
+        values.some((v) =>
+          typeof pub === 'number' && typeof v === 'number' ? v / pub < 0.5 || v / pub > 2 : v !== pub,
+        );
+      return {
+        name,
+        values: values.map(fmtNumber),
+        article: pub === undefined ? null : fmtNumber(pub),
+        ratio,
+        differs,
+      };
+    });
   const engine = g.databaseVersions[0]?.engine ?? 'postgresql';
-  const articleSettings = article ? firstRun(article.group, runs)?.databaseEnvironment.settings ?? {} : sc.folder?.published?.settings ?? {};
+  const articleSettings = article
+    ? (firstRun(article.group, runs)?.databaseEnvironment.settings ?? {})
+    : (sc.folder?.published?.settings ?? {});
   const settings: SettingCondition[] = (doc?.report.relevant_settings ?? []).map((name) => {
     const fallback = engineDefault(engine, name);
-    const values = [...new Set(mine.map((r) => r.databaseEnvironment.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default')))].sort();
+    const values = [
+      ...new Set(
+        mine.map(
+          (r) => r.databaseEnvironment.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default'),
+        ),
+      ),
+    ].sort();
     const stated = articleSettings[name] ?? null;
     const differs = stated !== null && values.some((v) => !sameSetting(v.replace(/ \(default\)$/, ''), stated));
     return { name, values, article: stated, differs };
@@ -151,7 +191,11 @@ export function nearestArticleMachine(g: ComparisonGroup, machines: ArticleMachi
   return ranked[0] ?? null;
 }
 
-function articleComparison(m: ArticleMachine, baseline: string, candidate: string): { comparison: PairComparison; flipped: boolean } | null {
+function articleComparison(
+  m: ArticleMachine,
+  baseline: string,
+  candidate: string,
+): { comparison: PairComparison; flipped: boolean } | null {
   const direct = m.group.comparisons.find((c) => c.baseline === baseline && c.candidate === candidate);
   if (direct) return { comparison: direct, flipped: false };
   const reverse = m.group.comparisons.find((c) => c.baseline === candidate && c.candidate === baseline);
@@ -177,7 +221,9 @@ function reasonsFor(g: ComparisonGroup, cond: Conditions, article: ArticleMachin
   const reasons: string[] = [];
   const scale = cond.params.filter((p) => p.differs);
   if (scale.length > 0) {
-    reasons.push(`scale: ${scale.map((p) => `${p.name} ${p.values.join(' / ')} here vs ${p.article} in the article${p.ratio !== null ? ` (${p.ratio < 1 ? `1/${Math.round(1 / p.ratio)}` : `${p.ratio.toFixed(1)}×`})` : ''}`).join('; ')}`);
+    reasons.push(
+      `scale: ${scale.map((p) => `${p.name} ${p.values.join(' / ')} here vs ${p.article} in the article${p.ratio !== null ? ` (${p.ratio < 1 ? `1/${Math.round(1 / p.ratio)}` : `${p.ratio.toFixed(1)}×`})` : ''}`).join('; ')}`,
+    );
   }
   if (article.dataScale !== null && article.dataScale !== 1 && scale.length === 0) {
     reasons.push(`scale: the article ran ${pct(article.dataScale)} of its data on ${article.id}`);
@@ -186,18 +232,31 @@ function reasonsFor(g: ComparisonGroup, cond: Conditions, article: ArticleMachin
     reasons.push('hardware: not stated by the article');
   } else {
     const parts: string[] = [];
-    if (g.hardware.storageKind === 'unknown') parts.push(`storage here is a virtual or unknown disk, the article’s ${article.storage ? storageName(article.storage) : 'not stated'}`);
-    else if (article.storage !== null && article.storage !== g.hardware.storageKind) parts.push(`${storageName(g.hardware.storageKind)} here vs ${storageName(article.storage)} in the article`);
+    if (g.hardware.storageKind === 'unknown')
+      parts.push(
+        `storage here is a virtual or unknown disk, the article’s ${article.storage ? storageName(article.storage) : 'not stated'}`,
+      );
+    else if (article.storage !== null && article.storage !== g.hardware.storageKind)
+      parts.push(`${storageName(g.hardware.storageKind)} here vs ${storageName(article.storage)} in the article`);
     const d = hardwareDistance({ cores: g.hardware.physicalCores, memoryGb: g.hardware.memoryGb }, article);
-    if (d !== null && d > 2) parts.push(`${g.hardware.physicalCores} cores / ${g.hardware.memoryGb} GB here vs ${article.cores} cores / ${article.memoryGb} GB in the article`);
+    if (d !== null && d > 2)
+      parts.push(
+        `${g.hardware.physicalCores} cores / ${g.hardware.memoryGb} GB here vs ${article.cores} cores / ${article.memoryGb} GB in the article`,
+      );
     if (parts.length > 0) reasons.push(`hardware: ${parts.join('; ')}`);
   }
   const settings = cond.settings.filter((s) => s.differs);
-  if (settings.length > 0) reasons.push(`settings: ${settings.map((s) => `${s.name} ${s.values.join(' / ')} here vs ${s.article} in the article`).join('; ')}`);
+  if (settings.length > 0)
+    reasons.push(
+      `settings: ${settings.map((s) => `${s.name} ${s.values.join(' / ')} here vs ${s.article} in the article`).join('; ')}`,
+    );
   return reasons;
 }
 
-function insideArticleInterval(measured: PairComparison, art: { comparison: PairComparison; flipped: boolean }): boolean {
+function insideArticleInterval(
+  measured: PairComparison,
+  art: { comparison: PairComparison; flipped: boolean },
+): boolean {
   const ci = art.comparison.ci95;
   if (!ci || measured.improvement === null) return false;
   // A flipped pair's interval is not the negation exactly (the baseline changes), close enough to tell inside from outside.
@@ -218,16 +277,31 @@ function atPoint(g: ComparisonGroup, machines: ArticleMachine[]): ArticleMachine
   return same.filter((m) => dist(m) === best);
 }
 
-export function pairAnswer(g: ComparisonGroup, cond: Conditions, machines: ArticleMachine[], baseline: string, candidate: string): PairAnswer {
+export function pairAnswer(
+  g: ComparisonGroup,
+  cond: Conditions,
+  machines: ArticleMachine[],
+  baseline: string,
+  candidate: string,
+): PairAnswer {
   const measured = g.comparisons.find((c) => c.baseline === baseline && c.candidate === candidate) ?? null;
   // Only article machines that compared this very pair (at this sweep point, or the nearest one) count.
   const withPair = atPoint(g, machines).filter((m) => articleComparison(m, baseline, candidate) !== null);
   const machine = nearestArticleMachine(g, withPair);
   const art = machine ? articleComparison(machine, baseline, candidate) : null;
   if (!measured || measured.verdict.kind === 'insufficient-data') {
-    return { baseline, candidate, measured, article: machine && art ? { machine, ...art } : null, agreement: 'insufficient-data', direction: null, reasons: [] };
+    return {
+      baseline,
+      candidate,
+      measured,
+      article: machine && art ? { machine, ...art } : null,
+      agreement: 'insufficient-data',
+      direction: null,
+      reasons: [],
+    };
   }
-  if (!machine || !art) return { baseline, candidate, measured, article: null, agreement: 'no-article', direction: null, reasons: [] };
+  if (!machine || !art)
+    return { baseline, candidate, measured, article: null, agreement: 'no-article', direction: null, reasons: [] };
   const here = outcome(measured, false);
   const there = outcome(art.comparison, art.flipped);
   let direction: PairAnswer['direction'];
@@ -237,7 +311,9 @@ export function pairAnswer(g: ComparisonGroup, cond: Conditions, machines: Artic
   const reasons = reasonsFor(g, cond, machine);
   const theirPoint = machine.group.point;
   if (g.point && theirPoint && theirPoint.value !== g.point.value) {
-    reasons.unshift(`scale: ${g.point.param} ${g.point.value.toLocaleString('en-US')} here vs ${theirPoint.value.toLocaleString('en-US')} in the article (the nearest point it measured)`);
+    reasons.unshift(
+      `scale: ${g.point.param} ${g.point.value.toLocaleString('en-US')} here vs ${theirPoint.value.toLocaleString('en-US')} in the article (the nearest point it measured)`,
+    );
   }
   let agreement: Agreement;
   if (there === 'unknown') agreement = 'no-article';
@@ -246,7 +322,8 @@ export function pairAnswer(g: ComparisonGroup, cond: Conditions, machines: Artic
   else if (direction === 'opposite') agreement = 'contradicts';
   // The article found no difference, but with its own interval: a measured difference inside it
   // does not contradict it.
-  else if (direction === 'article-no-difference') agreement = insideArticleInterval(measured, art) ? 'inconclusive' : 'contradicts';
+  else if (direction === 'article-no-difference')
+    agreement = insideArticleInterval(measured, art) ? 'inconclusive' : 'contradicts';
   else agreement = 'inconclusive';
   return { baseline, candidate, measured, article: { machine, ...art }, agreement, direction, reasons };
 }
@@ -261,12 +338,23 @@ export function scenarioAnswers(sc: ScenarioView, runs: Map<string, RunDetail>):
   const machines = articleMachines(sc, runs);
   const pairs = sc.folder?.doc.comparisons ?? [];
   return [...sc.classGroups]
-    .sort((a, b) => b.runCount - a.runCount || a.hardware.class.localeCompare(b.hardware.class) || (a.point?.value ?? 0) - (b.point?.value ?? 0))
+    .sort(
+      (a, b) =>
+        b.runCount - a.runCount ||
+        a.hardware.class.localeCompare(b.hardware.class) ||
+        (a.point?.value ?? 0) - (b.point?.value ?? 0),
+    )
     .map((g) => {
       const nearest = nearestArticleMachine(g, machines);
       const conditions = conditionsOf(sc, g, runs, nearest);
-      const declared = pairs.length > 0 ? pairs : g.comparisons.map((c) => ({ baseline: c.baseline, candidate: c.candidate }));
-      return { group: g, name: machineName(g, conditions), conditions, pairs: declared.map((p) => pairAnswer(g, conditions, machines, p.baseline, p.candidate)) };
+      const declared =
+        pairs.length > 0 ? pairs : g.comparisons.map((c) => ({ baseline: c.baseline, candidate: c.candidate }));
+      return {
+        group: g,
+        name: machineName(g, conditions),
+        conditions,
+        pairs: declared.map((p) => pairAnswer(g, conditions, machines, p.baseline, p.candidate)),
+      };
     });
 }
 
@@ -274,13 +362,17 @@ export function scenarioAnswers(sc: ScenarioView, runs: Map<string, RunDetail>):
 export function advice(p: PairAnswer, labels: Record<string, string>): { text: string; significant: boolean } {
   const name = (k: string) => `${k}${labels[k] ? ` (${labels[k]})` : ''}`;
   const c = p.measured;
-  if (!c || c.verdict.kind === 'insufficient-data') return { text: `${name(p.candidate)} vs ${name(p.baseline)}: not enough data yet`, significant: false };
-  if (c.verdict.kind === 'no-significant-difference') return { text: `${name(p.candidate)} vs ${name(p.baseline)}: no measurable difference here, either will do`, significant: false };
+  if (!c || c.verdict.kind === 'insufficient-data')
+    return { text: `${name(p.candidate)} vs ${name(p.baseline)}: not enough data yet`, significant: false };
+  if (c.verdict.kind === 'no-significant-difference')
+    return {
+      text: `${name(p.candidate)} vs ${name(p.baseline)}: no measurable difference here, either will do`,
+      significant: false,
+    };
   const better = c.verdict.kind === 'faster' ? p.candidate : p.baseline;
   const worse = better === p.candidate ? p.baseline : p.candidate;
   return { text: `prefer ${name(better)} over ${name(worse)}`, significant: true };
 }
-
 
 /** One declared pair across a class's sweep points: runs of points with the same advice and agreement. */
 export type SweepPairSummary = {

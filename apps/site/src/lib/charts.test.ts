@@ -9,14 +9,41 @@ const format = (v: number) => v.toExponential(1);
 const ticks = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
 
 describe('charts over values ECharts cannot tick', () => {
-  it.each([2.32298303036481e-53, 1e-20, 1e-300, 1.7976931348623157e308])('a distribution of [%d, 0] renders with labelled ticks', (x) => {
-    const svg = distributionChart({ title: 't', axisName: 's', formatValue: format, variants: [{ label: 'a', values: [x] }, { label: 'b', values: [0] }] });
-    expect(svg.wide).toMatch(/^<svg/);
-    expect(ticks(svg.wide).filter((t) => /e[+-]\d+$/.test(t ?? '')).length).toBeGreaterThan(1);
-  });
+  it.each([2.32298303036481e-53, 1e-20, 1e-300, 1.7976931348623157e308])(
+    'a distribution of [%d, 0] renders with labelled ticks',
+    (x) => {
+      const svg = distributionChart({
+        title: 't',
+        axisName: 's',
+        formatValue: format,
+        variants: [
+          { label: 'a', values: [x] },
+          { label: 'b', values: [0] },
+        ],
+      });
+      expect(svg.wide).toMatch(/^<svg/);
+      expect(ticks(svg.wide).filter((t) => /e[+-]\d+$/.test(t ?? '')).length).toBeGreaterThan(1);
+    },
+  );
 
   it('a line chart with x and y near 1e-200 renders', () => {
-    const svg = lineChart({ title: 't', xName: 'x', yName: 'y', log: 'none', formatY: format, formatX: format, lines: [{ label: 'a', points: [{ x: 0, y: 3e-200 }, { x: 1e-200, y: 0 }] }] });
+    const svg = lineChart({
+      title: 't',
+      xName: 'x',
+      yName: 'y',
+      log: 'none',
+      formatY: format,
+      formatX: format,
+      lines: [
+        {
+          label: 'a',
+          points: [
+            { x: 0, y: 3e-200 },
+            { x: 1e-200, y: 0 },
+          ],
+        },
+      ],
+    });
     expect(ticks(svg.wide).some((t) => /e-20\d$/.test(t ?? ''))).toBe(true);
   });
 

@@ -21,24 +21,36 @@ const PALETTE = ['#1f4e79', '#b45309', '#2f6f4f', '#7b2d8b', '#9f1239', '#0e7490
 export const WIDE = 640;
 export const NARROW = 360;
 
-
 export type ChartSvg = { wide: string; narrow: string };
 
 function render(option: echarts.EChartsCoreOption, width: number, height: number, title: string, desc: string): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
-    chart.setOption({ animation: false, textStyle: { fontFamily: FONT, color: INK, fontSize: 12 }, color: PALETTE, ...option });
+    chart.setOption({
+      animation: false,
+      textStyle: { fontFamily: FONT, color: INK, fontSize: 12 },
+      color: PALETTE,
+      ...option,
+    });
     const svg = chart.renderToSVGString();
     // Scalable: one viewBox (ECharts writes its own) keeps proportions while CSS sets the width.
     return svg
-      .replace(/^<svg([^>]*)>/, (_m, attrs: string) => `<svg${attrs.replace(/\s(width|height|viewBox)="[^"]*"/g, '')} viewBox="0 0 ${width} ${height}" preserveAspectRatio="xMidYMid meet" focusable="false">`)
+      .replace(
+        /^<svg([^>]*)>/,
+        (_m, attrs: string) =>
+          `<svg${attrs.replace(/\s(width|height|viewBox)="[^"]*"/g, '')} viewBox="0 0 ${width} ${height}" preserveAspectRatio="xMidYMid meet" focusable="false">`,
+      )
       .replace(/^(<svg[^>]*>)/, `$1<title>${escapeXml(title)}</title><desc>${escapeXml(desc)}</desc>`);
   } finally {
     chart.dispose();
   }
 }
 
-function both(build: (width: number) => { option: echarts.EChartsCoreOption; height: number }, title: string, desc: string): ChartSvg {
+function both(
+  build: (width: number) => { option: echarts.EChartsCoreOption; height: number },
+  title: string,
+  desc: string,
+): ChartSvg {
   const out = (w: number) => {
     const { option, height } = build(w);
     return render(option, w, height, title, desc);
@@ -149,41 +161,52 @@ export function distributionChart(input: DistributionInput): ChartSvg {
     .join('; ');
   const k = axisUnit(input.variants.flatMap((v) => v.values));
   const format = input.formatAxis ?? input.formatValue;
-  return both((w) => {
-    const top = 14 + 18 * titleLines(input.title, w);
-    return {
-      height: top + 70 + 40 * Math.max(2, labels.length),
-      option: {
-        title: chartTitle(input.title, w),
-        legend: legend(['repetitions', 'spread (quartiles, range)'], w),
-        grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-        xAxis: valueAxis(input.axisName, (v) => format(v * k)),
-        yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
-        series: [
-          {
-            type: 'boxplot',
-            name: 'spread (quartiles, range)',
-            data: input.variants.map((v) => quartiles(v.values.map((x) => x / k).sort((a, b) => a - b))),
-            itemStyle: { color: '#eef2f7', borderColor: '#64748b' },
-            boxWidth: [10, 24],
-          },
-          {
-            type: 'scatter',
-            name: 'repetitions',
-            data: input.variants.flatMap((v) => v.values.map((x) => [x / k, v.label])),
-            symbolSize: 8,
-            itemStyle: { color: PALETTE[0], opacity: 0.75 },
-          },
-        ],
-      },
-    };
-  }, input.title, desc);
+  return both(
+    (w) => {
+      const top = 14 + 18 * titleLines(input.title, w);
+      return {
+        height: top + 70 + 40 * Math.max(2, labels.length),
+        option: {
+          title: chartTitle(input.title, w),
+          legend: legend(['repetitions', 'spread (quartiles, range)'], w),
+          grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
+          xAxis: valueAxis(input.axisName, (v) => format(v * k)),
+          yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
+          series: [
+            {
+              type: 'boxplot',
+              name: 'spread (quartiles, range)',
+              data: input.variants.map((v) => quartiles(v.values.map((x) => x / k).sort((a, b) => a - b))),
+              itemStyle: { color: '#eef2f7', borderColor: '#64748b' },
+              boxWidth: [10, 24],
+            },
+            {
+              type: 'scatter',
+              name: 'repetitions',
+              data: input.variants.flatMap((v) => v.values.map((x) => [x / k, v.label])),
+              symbolSize: 8,
+              itemStyle: { color: PALETTE[0], opacity: 0.75 },
+            },
+          ],
+        },
+      };
+    },
+    input.title,
+    desc,
+  );
 }
 
 export type DifferenceInput = {
   title: string;
   /** Improvement of candidate over baseline as a fraction (0.375 = 37.5% faster), with its CI. */
-  rows: { label: string; estimate: number; low: number | null; high: number | null; significant: boolean; published: boolean }[];
+  rows: {
+    label: string;
+    estimate: number;
+    low: number | null;
+    high: number | null;
+    significant: boolean;
+    published: boolean;
+  }[];
   axisName: string;
 };
 
@@ -194,65 +217,92 @@ export type DifferenceInput = {
 export function differenceChart(input: DifferenceInput): ChartSvg {
   const rows = input.rows;
   const pct = (v: number) => `${(v * 100).toFixed(0)}%`;
-  const finiteEnds = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x));
+  const finiteEnds = rows
+    .flatMap((r) => [r.estimate, r.low, r.high])
+    .filter((x): x is number => x !== null && Number.isFinite(x));
   const lo = Math.min(0, ...finiteEnds);
   const hi = Math.max(0, ...finiteEnds);
   const pad = (hi - lo) * 0.05 || 0.05;
   const min = Math.floor((lo - pad) * 20) / 20;
   const max = Math.ceil((hi + pad) * 20) / 20;
   const desc = rows
-    .map((r) => `${r.label}${r.published ? ' (published)' : ''}: ${pct(r.estimate)} (95% CI ${r.low === null ? '−∞' : pct(r.low)} to ${r.high === null ? '∞' : pct(r.high)})${r.significant ? ', significant' : ', not significant'}`)
+    .map(
+      (r) =>
+        `${r.label}${r.published ? ' (published)' : ''}: ${pct(r.estimate)} (95% CI ${r.low === null ? '−∞' : pct(r.low)} to ${r.high === null ? '∞' : pct(r.high)})${r.significant ? ', significant' : ', not significant'}`,
+    )
     .join('; ');
   const marker = (published: boolean) =>
     rows.map((r) =>
       r.published === published
-        ? { value: [r.estimate, r.label], itemStyle: { color: r.significant ? PALETTE[published ? 1 : 0] : '#ffffff', borderColor: PALETTE[published ? 1 : 0], borderWidth: 2 } }
+        ? {
+            value: [r.estimate, r.label],
+            itemStyle: {
+              color: r.significant ? PALETTE[published ? 1 : 0] : '#ffffff',
+              borderColor: PALETTE[published ? 1 : 0],
+              borderWidth: 2,
+            },
+          }
         : { value: [null, r.label] },
     );
-  return both((w) => {
-    const top = 14 + 18 * titleLines(input.title, w);
-    return {
-      height: top + 78 + 42 * Math.max(2, rows.length),
-      option: {
-        title: chartTitle(input.title, w),
-        legend: legend(['measured here', 'published (article)', '95% CI'], w),
-        grid: { left: 18, right: 20, top: top + 6, bottom: 64, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-        // Not pinned to min/max: ECharts picks round ticks, and a value axis always shows 0.
-        xAxis: valueAxis(input.axisName, pct, { scale: false }),
-        yAxis: categoryAxis(rows.map((r) => r.label), w < 500 ? 110 : 200),
-        series: [
-          {
-            // The interval drawn as whiskers: a box plot whose box collapses onto the estimate.
-            type: 'boxplot',
-            name: '95% CI',
-            data: rows.map((r) => [r.low ?? min, r.estimate, r.estimate, r.estimate, r.high ?? max]),
-            itemStyle: { color: 'transparent', borderColor: INK, borderWidth: 1.5 },
-            boxWidth: [14, 14],
-            z: 2,
-          },
-          {
-            type: 'scatter',
-            name: 'measured here',
-            symbol: 'circle',
-            data: marker(false),
-            symbolSize: 11,
-            itemStyle: { color: PALETTE[0] },
-            z: 3,
-            // Drawn above the grid and the axis, so "no difference" is always visible.
-            markLine: {
-              silent: true,
-              symbol: 'none',
-              z: 5,
-              label: { show: false },
-              lineStyle: { color: INK, type: 'dashed', width: 1.2 },
-              data: [{ xAxis: 0 }],
+  return both(
+    (w) => {
+      const top = 14 + 18 * titleLines(input.title, w);
+      return {
+        height: top + 78 + 42 * Math.max(2, rows.length),
+        option: {
+          title: chartTitle(input.title, w),
+          legend: legend(['measured here', 'published (article)', '95% CI'], w),
+          grid: { left: 18, right: 20, top: top + 6, bottom: 64, outerBoundsMode: 'same', outerBoundsContain: 'all' },
+          // Not pinned to min/max: ECharts picks round ticks, and a value axis always shows 0.
+          xAxis: valueAxis(input.axisName, pct, { scale: false }),
+          yAxis: categoryAxis(
+            rows.map((r) => r.label),
+            w < 500 ? 110 : 200,
+          ),
+          series: [
+            {
+              // The interval drawn as whiskers: a box plot whose box collapses onto the estimate.
+              type: 'boxplot',
+              name: '95% CI',
+              data: rows.map((r) => [r.low ?? min, r.estimate, r.estimate, r.estimate, r.high ?? max]),
+              itemStyle: { color: 'transparent', borderColor: INK, borderWidth: 1.5 },
+              boxWidth: [14, 14],
+              z: 2,
             },
-          },
-          { type: 'scatter', name: 'published (article)', symbol: 'diamond', data: marker(true), symbolSize: 13, itemStyle: { color: PALETTE[1] }, z: 3 },
-        ],
-      },
-    };
-  }, input.title, desc);
+            {
+              type: 'scatter',
+              name: 'measured here',
+              symbol: 'circle',
+              data: marker(false),
+              symbolSize: 11,
+              itemStyle: { color: PALETTE[0] },
+              z: 3,
+              // Drawn above the grid and the axis, so "no difference" is always visible.
+              markLine: {
+                silent: true,
+                symbol: 'none',
+                z: 5,
+                label: { show: false },
+                lineStyle: { color: INK, type: 'dashed', width: 1.2 },
+                data: [{ xAxis: 0 }],
+              },
+            },
+            {
+              type: 'scatter',
+              name: 'published (article)',
+              symbol: 'diamond',
+              data: marker(true),
+              symbolSize: 13,
+              itemStyle: { color: PALETTE[1] },
+              z: 3,
+            },
+          ],
+        },
+      };
+    },
+    input.title,
+    desc,
+  );
 }
 
 export type LineInput = {
@@ -278,10 +328,16 @@ export function lineChart(input: LineInput): ChartSvg {
   const names = [...input.lines.map((l) => l.label), ...(input.published ?? []).map((p) => `${p.label} (published)`)];
   const desc = [
     ...input.lines.map((l) => `${l.label}: ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`),
-    ...(input.published ?? []).map((l) => `${l.label} (published): ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`),
+    ...(input.published ?? []).map(
+      (l) => `${l.label} (published): ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`,
+    ),
     ...(input.marks ?? []).map((m) => m.text),
   ].join('; ');
-  const points = [...input.lines.flatMap((l) => l.points), ...(input.published ?? []).flatMap((l) => l.points), ...(input.marks ?? [])];
+  const points = [
+    ...input.lines.flatMap((l) => l.points),
+    ...(input.published ?? []).flatMap((l) => l.points),
+    ...(input.marks ?? []),
+  ];
   const kx = axisUnit(points.map((p) => p.x));
   const ky = axisUnit(points.map((p) => p.y));
   const at = (p: { x: number; y: number }) => [p.x / kx, p.y / ky];
@@ -295,50 +351,66 @@ export function lineChart(input: LineInput): ChartSvg {
     axisLabel: { formatter, color: MUTED, hideOverlap: true },
     splitLine: { lineStyle: { color: '#e5e7eb' } },
   });
-  return both((w) => {
-    const top = 14 + 18 * titleLines(input.title, w);
-    const legendRows = Math.ceil(names.reduce((s, n) => s + n.length * 7 + 30, 0) / (w - 8));
-    return {
-      height: top + 230 + 20 * legendRows,
-      option: {
-        title: chartTitle(input.title, w),
-        legend: legend(names, w),
-        grid: { left: 8, right: 24, top: top + 10, bottom: 48 + 20 * legendRows, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-        xAxis: axis(logX, input.xName, (v) => fx(v * kx), 26),
-        yAxis: { ...axis(logY, input.yName, (v) => input.formatY(v * ky), 0), nameLocation: 'end' as const, nameGap: 8, nameTextStyle: { color: MUTED, align: 'left' as const } },
-        series: [
-          ...input.lines.map((l, i) => ({
-            type: 'line',
-            name: l.label,
-            data: l.points.map(at),
-            symbol: 'circle',
-            symbolSize: 7,
-            lineStyle: { width: 2, color: PALETTE[i % PALETTE.length] },
-            itemStyle: { color: PALETTE[i % PALETTE.length] },
-            ...(i === 0 && input.marks && input.marks.length > 0
-              ? {
-                  markPoint: {
-                    symbol: 'pin',
-                    symbolSize: 34,
-                    itemStyle: { color: INK },
-                    label: { show: false },
-                    data: input.marks.map((m) => ({ coord: at(m), name: m.text })),
-                  },
-                }
-              : {}),
-          })),
-          ...(input.published ?? []).map((l, i) => ({
-            type: 'scatter',
-            name: `${l.label} (published)`,
-            data: l.points.map(at),
-            symbol: 'diamond',
-            symbolSize: 12,
-            itemStyle: { color: '#ffffff', borderColor: PALETTE[i % PALETTE.length], borderWidth: 2 },
-          })),
-        ],
-      },
-    };
-  }, input.title, desc);
+  return both(
+    (w) => {
+      const top = 14 + 18 * titleLines(input.title, w);
+      const legendRows = Math.ceil(names.reduce((s, n) => s + n.length * 7 + 30, 0) / (w - 8));
+      return {
+        height: top + 230 + 20 * legendRows,
+        option: {
+          title: chartTitle(input.title, w),
+          legend: legend(names, w),
+          grid: {
+            left: 8,
+            right: 24,
+            top: top + 10,
+            bottom: 48 + 20 * legendRows,
+            outerBoundsMode: 'same',
+            outerBoundsContain: 'all',
+          },
+          xAxis: axis(logX, input.xName, (v) => fx(v * kx), 26),
+          yAxis: {
+            ...axis(logY, input.yName, (v) => input.formatY(v * ky), 0),
+            nameLocation: 'end' as const,
+            nameGap: 8,
+            nameTextStyle: { color: MUTED, align: 'left' as const },
+          },
+          series: [
+            ...input.lines.map((l, i) => ({
+              type: 'line',
+              name: l.label,
+              data: l.points.map(at),
+              symbol: 'circle',
+              symbolSize: 7,
+              lineStyle: { width: 2, color: PALETTE[i % PALETTE.length] },
+              itemStyle: { color: PALETTE[i % PALETTE.length] },
+              ...(i === 0 && input.marks && input.marks.length > 0
+                ? {
+                    markPoint: {
+                      symbol: 'pin',
+                      symbolSize: 34,
+                      itemStyle: { color: INK },
+                      label: { show: false },
+                      data: input.marks.map((m) => ({ coord: at(m), name: m.text })),
+                    },
+                  }
+                : {}),
+            })),
+            ...(input.published ?? []).map((l, i) => ({
+              type: 'scatter',
+              name: `${l.label} (published)`,
+              data: l.points.map(at),
+              symbol: 'diamond',
+              symbolSize: 12,
+              itemStyle: { color: '#ffffff', borderColor: PALETTE[i % PALETTE.length], borderWidth: 2 },
+            })),
+          ],
+        },
+      };
+    },
+    input.title,
+    desc,
+  );
 }
 
 /** Where two piecewise-linear lines cross (sign change of their difference at shared x values). */

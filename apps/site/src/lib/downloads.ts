@@ -1,6 +1,14 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
 import type { SiteData } from './load.ts';
-import { differenceRows, measuredTables, metricSummaries, publishedTables, scenarioUnits, settingsDiff, toCsv } from './views.ts';
+import {
+  differenceRows,
+  measuredTables,
+  metricSummaries,
+  publishedTables,
+  scenarioUnits,
+  settingsDiff,
+  toCsv,
+} from './views.ts';
 
 export type DownloadFile = { path: string; title: string; body: string; type: string };
 
@@ -12,18 +20,75 @@ function build(data: SiteData): DownloadFile[] {
   const files: DownloadFile[] = [];
   const add = (path: string, title: string, body: string, type: string) => files.push({ path, title, body, type });
 
-  const scenarioRows = data.scenarios.map((s) => ({ key: s.key, title: s.title, metric: s.metric.key, unit: s.metric.unit, measuredRuns: s.measuredRuns, machines: s.machines, newestAt: s.newestAt }));
+  const scenarioRows = data.scenarios.map((s) => ({
+    key: s.key,
+    title: s.title,
+    metric: s.metric.key,
+    unit: s.metric.unit,
+    measuredRuns: s.measuredRuns,
+    machines: s.machines,
+    newestAt: s.newestAt,
+  }));
   add('scenarios.json', 'Scenarios with run and machine counts', json(scenarioRows), JSON_TYPE);
-  add('scenarios.csv', 'Scenarios with run and machine counts', toCsv(['key', 'title', 'metric', 'unit', 'measured_runs', 'machines', 'newest_at'], scenarioRows.map((s) => [s.key, s.title, s.metric, s.unit, s.measuredRuns, s.machines, s.newestAt])), CSV_TYPE);
+  add(
+    'scenarios.csv',
+    'Scenarios with run and machine counts',
+    toCsv(
+      ['key', 'title', 'metric', 'unit', 'measured_runs', 'machines', 'newest_at'],
+      scenarioRows.map((s) => [s.key, s.title, s.metric, s.unit, s.measuredRuns, s.machines, s.newestAt]),
+    ),
+    CSV_TYPE,
+  );
 
   const groups = data.scenarios.flatMap((s) => [...s.publishedGroups, ...s.classGroups]);
-  add('comparisons.json', 'Every comparison group (published per article machine, measured per hardware class)', json(groups), JSON_TYPE);
+  add(
+    'comparisons.json',
+    'Every comparison group (published per article machine, measured per hardware class)',
+    json(groups),
+    JSON_TYPE,
+  );
   add(
     'variant-summaries.csv',
     'Per group and variant: n, mean, median, sd, 95% CI',
     toCsv(
-      ['group', 'scenario', 'scenario_version', 'source', 'hardware_class', 'metric', 'unit', 'variant', 'n', 'mean', 'median', 'sd', 'ci95_low', 'ci95_high', 'min', 'max'],
-      groups.flatMap((g) => g.variants.map((v) => [g.key, g.scenario.key, g.scenario.version, g.source, g.hardware.class, g.metric, g.unit, v.variant, v.n, v.mean, v.median, v.sd, v.ci95?.low, v.ci95?.high, v.min, v.max])),
+      [
+        'group',
+        'scenario',
+        'scenario_version',
+        'source',
+        'hardware_class',
+        'metric',
+        'unit',
+        'variant',
+        'n',
+        'mean',
+        'median',
+        'sd',
+        'ci95_low',
+        'ci95_high',
+        'min',
+        'max',
+      ],
+      groups.flatMap((g) =>
+        g.variants.map((v) => [
+          g.key,
+          g.scenario.key,
+          g.scenario.version,
+          g.source,
+          g.hardware.class,
+          g.metric,
+          g.unit,
+          v.variant,
+          v.n,
+          v.mean,
+          v.median,
+          v.sd,
+          v.ci95?.low,
+          v.ci95?.high,
+          v.min,
+          v.max,
+        ]),
+      ),
     ),
     CSV_TYPE,
   );
@@ -31,9 +96,41 @@ function build(data: SiteData): DownloadFile[] {
     'verdicts.csv',
     'Per group and comparison pair: improvement, 95% CI, p-values, verdict',
     toCsv(
-      ['group', 'scenario', 'scenario_version', 'source', 'hardware_class', 'baseline', 'candidate', 'difference', 'improvement', 'ci95_low', 'ci95_high', 'welch_p', 'mann_whitney_p', 'verdict', 'sentence'],
+      [
+        'group',
+        'scenario',
+        'scenario_version',
+        'source',
+        'hardware_class',
+        'baseline',
+        'candidate',
+        'difference',
+        'improvement',
+        'ci95_low',
+        'ci95_high',
+        'welch_p',
+        'mann_whitney_p',
+        'verdict',
+        'sentence',
+      ],
       groups.flatMap((g) =>
-        g.comparisons.map((c) => [g.key, g.scenario.key, g.scenario.version, g.source, g.hardware.class, c.baseline, c.candidate, c.difference, c.improvement, c.ci95?.low, c.ci95?.high, c.welch?.p, c.mannWhitney?.p, c.verdict.kind, c.verdict.sentence]),
+        g.comparisons.map((c) => [
+          g.key,
+          g.scenario.key,
+          g.scenario.version,
+          g.source,
+          g.hardware.class,
+          c.baseline,
+          c.candidate,
+          c.difference,
+          c.improvement,
+          c.ci95?.low,
+          c.ci95?.high,
+          c.welch?.p,
+          c.mannWhitney?.p,
+          c.verdict.kind,
+          c.verdict.sentence,
+        ]),
       ),
     ),
     CSV_TYPE,
@@ -43,23 +140,95 @@ function build(data: SiteData): DownloadFile[] {
   add(
     'hardware.csv',
     'Hardware profiles',
-    toCsv(['fingerprint', 'class', 'cpu_model', 'physical_cores', 'logical_cpus', 'memory_bytes', 'storage_kind', 'storage_model', 'runs', 'first_seen_at', 'last_seen_at'],
-      data.hardware.map((h) => [h.fingerprint, h.class, h.cpuModel, h.physicalCores, h.logicalCpus, h.memoryBytes, h.storageKind, h.storageModel, h.runs, h.firstSeenAt, h.lastSeenAt])),
+    toCsv(
+      [
+        'fingerprint',
+        'class',
+        'cpu_model',
+        'physical_cores',
+        'logical_cpus',
+        'memory_bytes',
+        'storage_kind',
+        'storage_model',
+        'runs',
+        'first_seen_at',
+        'last_seen_at',
+      ],
+      data.hardware.map((h) => [
+        h.fingerprint,
+        h.class,
+        h.cpuModel,
+        h.physicalCores,
+        h.logicalCpus,
+        h.memoryBytes,
+        h.storageKind,
+        h.storageModel,
+        h.runs,
+        h.firstSeenAt,
+        h.lastSeenAt,
+      ]),
+    ),
     CSV_TYPE,
   );
   add('runs.json', 'Runs (summaries)', json(data.runs), JSON_TYPE);
   add(
     'runs.csv',
     'Runs (summaries)',
-    toCsv(['id', 'source', 'scenario', 'scenario_version', 'hardware', 'hardware_class', 'engine', 'db_version', 'runner', 'runner_version', 'started_at', 'finished_at', 'received_at', 'samples'],
-      data.runs.map((r) => [r.id, r.source, r.scenario.key, r.scenario.version, r.hardware.fingerprint, r.hardware.class, r.database.engine, r.database.version, r.runner, r.runnerVersion, r.startedAt, r.finishedAt, r.receivedAt, r.samples])),
+    toCsv(
+      [
+        'id',
+        'source',
+        'scenario',
+        'scenario_version',
+        'hardware',
+        'hardware_class',
+        'engine',
+        'db_version',
+        'runner',
+        'runner_version',
+        'started_at',
+        'finished_at',
+        'received_at',
+        'samples',
+      ],
+      data.runs.map((r) => [
+        r.id,
+        r.source,
+        r.scenario.key,
+        r.scenario.version,
+        r.hardware.fingerprint,
+        r.hardware.class,
+        r.database.engine,
+        r.database.version,
+        r.runner,
+        r.runnerVersion,
+        r.startedAt,
+        r.finishedAt,
+        r.receivedAt,
+        r.samples,
+      ]),
+    ),
     CSV_TYPE,
   );
   add(
     'samples.csv',
     'Every sample of every run',
-    toCsv(['run', 'source', 'scenario', 'hardware', 'variant', 'repetition', 'metric', 'unit', 'value'],
-      data.runs.flatMap((r) => (data.runDetail.get(r.id)?.samples ?? []).map((s) => [r.id, r.source, r.scenario.key, r.hardware.fingerprint, s.variant, s.repetition, s.metric, s.unit, s.value]))),
+    toCsv(
+      ['run', 'source', 'scenario', 'hardware', 'variant', 'repetition', 'metric', 'unit', 'value'],
+      data.runs.flatMap((r) =>
+        (data.runDetail.get(r.id)?.samples ?? []).map((s) => [
+          r.id,
+          r.source,
+          r.scenario.key,
+          r.hardware.fingerprint,
+          s.variant,
+          s.repetition,
+          s.metric,
+          s.unit,
+          s.value,
+        ]),
+      ),
+    ),
     CSV_TYPE,
   );
 
@@ -67,32 +236,123 @@ function build(data: SiteData): DownloadFile[] {
     const base = `scenarios/${sc.key}`;
     const pub = publishedTables(sc).map(({ group, ...t }) => ({ ...t, groupKey: group?.key ?? null }));
     add(`${base}/published.json`, `${sc.key}: the article's table`, json(pub), JSON_TYPE);
-    add(`${base}/published.csv`, `${sc.key}: the article's table`, toCsv(['machine', 'label', 'variant', 'repetition', 'seconds', 'avg_as_printed', 'pct_faster'],
-      pub.flatMap((t) => t.rows.flatMap((r) => r.values.map((v, i) => [t.machine, t.label, r.variant, i + 1, v, r.avgText, r.pctText])))), CSV_TYPE);
-    const measured = measuredTables(sc, data).map(({ group, ...t }) => ({ ...t, groupKey: group.key, runCount: group.runCount, runs: group.runs.map((r) => r.id) }));
+    add(
+      `${base}/published.csv`,
+      `${sc.key}: the article's table`,
+      toCsv(
+        ['machine', 'label', 'variant', 'repetition', 'seconds', 'avg_as_printed', 'pct_faster'],
+        pub.flatMap((t) =>
+          t.rows.flatMap((r) =>
+            r.values.map((v, i) => [t.machine, t.label, r.variant, i + 1, v, r.avgText, r.pctText]),
+          ),
+        ),
+      ),
+      CSV_TYPE,
+    );
+    const measured = measuredTables(sc, data).map(({ group, ...t }) => ({
+      ...t,
+      groupKey: group.key,
+      runCount: group.runCount,
+      runs: group.runs.map((r) => r.id),
+    }));
     add(`${base}/measured.json`, `${sc.key}: measured tables per hardware class`, json(measured), JSON_TYPE);
     // Numbers in the metric's display unit (the same as the pages), the unit in the header.
     const primary = scenarioUnits(sc, data).get(sc.metric.key)?.unit;
     const inUnit = (v: number) => (primary ? Number(primary.scale(v).toFixed(primary.decimals + 2)) : v);
     const unitTag = primary?.label ?? sc.metric.unit;
-    add(`${base}/measured.csv`, `${sc.key}: measured tables per hardware class`, toCsv(['group', 'hardware_class', 'variant', 'n', `mean (${unitTag})`, 'avg_as_printed', 'ci95_of_mean', 'pct_faster', `values (${unitTag})`],
-      measured.flatMap((t) => t.rows.map((r) => [t.groupKey, t.heading, r.variant, r.n, inUnit(r.mean), r.avgText, r.ciText, r.pctText, r.values.map(inUnit).join(' ')]))), CSV_TYPE);
+    add(
+      `${base}/measured.csv`,
+      `${sc.key}: measured tables per hardware class`,
+      toCsv(
+        [
+          'group',
+          'hardware_class',
+          'variant',
+          'n',
+          `mean (${unitTag})`,
+          'avg_as_printed',
+          'ci95_of_mean',
+          'pct_faster',
+          `values (${unitTag})`,
+        ],
+        measured.flatMap((t) =>
+          t.rows.map((r) => [
+            t.groupKey,
+            t.heading,
+            r.variant,
+            r.n,
+            inUnit(r.mean),
+            r.avgText,
+            r.ciText,
+            r.pctText,
+            r.values.map(inUnit).join(' '),
+          ]),
+        ),
+      ),
+      CSV_TYPE,
+    );
     const summaries = metricSummaries(sc, data);
     if (summaries.length > 0) {
       const metrics = summaries[0]?.metrics ?? [];
-      add(`${base}/metrics.csv`, `${sc.key}: every metric per hardware class (mean ± sd)`, toCsv(['hardware_class', 'variant', ...metrics.flatMap((m) => [`${m.key} mean (${m.unit})`, `${m.key} sd (${m.unit})`])],
-        summaries.flatMap((t) => t.rows.map((r) => [t.heading, r.variant, ...r.cells.flatMap((c) => [c.text === '—' ? '' : c.text.replace(/,/g, ''), c.spread.replace(/^± /, '').replace(/,/g, '')])]))), CSV_TYPE);
+      add(
+        `${base}/metrics.csv`,
+        `${sc.key}: every metric per hardware class (mean ± sd)`,
+        toCsv(
+          [
+            'hardware_class',
+            'variant',
+            ...metrics.flatMap((m) => [`${m.key} mean (${m.unit})`, `${m.key} sd (${m.unit})`]),
+          ],
+          summaries.flatMap((t) =>
+            t.rows.map((r) => [
+              t.heading,
+              r.variant,
+              ...r.cells.flatMap((c) => [
+                c.text === '—' ? '' : c.text.replace(/,/g, ''),
+                c.spread.replace(/^± /, '').replace(/,/g, ''),
+              ]),
+            ]),
+          ),
+        ),
+        CSV_TYPE,
+      );
     }
     const diffs = differenceRows(sc);
     add(`${base}/differences.json`, `${sc.key}: differences with CIs`, json(diffs), JSON_TYPE);
-    add(`${base}/differences.csv`, `${sc.key}: differences with CIs`, toCsv(['baseline', 'candidate', 'group', 'improvement', 'ci95_low', 'ci95_high', 'significant'],
-      diffs.flatMap((d) => d.rows.map((r) => [d.baseline, d.candidate, r.label, r.estimate, r.low, r.high, r.significant]))), CSV_TYPE);
+    add(
+      `${base}/differences.csv`,
+      `${sc.key}: differences with CIs`,
+      toCsv(
+        ['baseline', 'candidate', 'group', 'improvement', 'ci95_low', 'ci95_high', 'significant'],
+        diffs.flatMap((d) =>
+          d.rows.map((r) => [d.baseline, d.candidate, r.label, r.estimate, r.low, r.high, r.significant]),
+        ),
+      ),
+      CSV_TYPE,
+    );
     const settings = settingsDiff(sc, data);
     add(`${base}/settings.json`, `${sc.key}: settings that differ between groups`, json(settings), JSON_TYPE);
-    add(`${base}/settings.csv`, `${sc.key}: settings that differ between groups`, toCsv(['setting', ...settings.columns.map((c) => c.label)], settings.rows.map((r) => [r.setting, ...r.values])), CSV_TYPE);
+    add(
+      `${base}/settings.csv`,
+      `${sc.key}: settings that differ between groups`,
+      toCsv(
+        ['setting', ...settings.columns.map((c) => c.label)],
+        settings.rows.map((r) => [r.setting, ...r.values]),
+      ),
+      CSV_TYPE,
+    );
   }
   for (const h of data.hardware) {
-    add(`hardware/${h.fingerprint}.json`, `hardware ${h.fingerprint}`, json({ hardware: data.hardwareDetail.get(h.fingerprint), similar: data.similar.get(h.fingerprint) ?? null, runs: (data.runsByHardware.get(h.fingerprint) ?? []).map((r) => r.id) }), JSON_TYPE);
+    add(
+      `hardware/${h.fingerprint}.json`,
+      `hardware ${h.fingerprint}`,
+      json({
+        hardware: data.hardwareDetail.get(h.fingerprint),
+        similar: data.similar.get(h.fingerprint) ?? null,
+        runs: (data.runsByHardware.get(h.fingerprint) ?? []).map((r) => r.id),
+      }),
+      JSON_TYPE,
+    );
   }
   return files;
 }

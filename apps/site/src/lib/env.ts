@@ -32,7 +32,9 @@ export function findRepoRoot(from: string = process.cwd()): string {
   for (;;) {
     const pkg = join(dir, 'package.json');
     if (existsSync(pkg)) {
-      const parsed = z.object({ workspaces: z.array(z.string()).optional() }).safeParse(JSON.parse(readFileSync(pkg, 'utf8')));
+      const parsed = z
+        .object({ workspaces: z.array(z.string()).optional() })
+        .safeParse(JSON.parse(readFileSync(pkg, 'utf8')));
       if (parsed.success && parsed.data.workspaces) return dir;
     }
     const up = dirname(dir);
@@ -52,12 +54,19 @@ export function envWithoutDataSource(env: NodeJS.ProcessEnv = process.env): Node
 export function readSiteConfig(env: NodeJS.ProcessEnv = process.env): SiteConfig {
   const parsed = SiteEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (!parsed.success) {
-    throw new Error(`TuneLab site: bad environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `TuneLab site: bad environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   const e = parsed.data;
   const repoRoot = findRepoRoot();
   const fromRoot = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
-  const common = { repoRoot, scenariosDir: fromRoot(e.TUNELAB_SCENARIOS_DIR ?? 'scenarios'), siteUrl: e.TUNELAB_SITE_URL ?? LOCAL_SITE_URL, siteUrlSet: e.TUNELAB_SITE_URL !== undefined };
+  const common = {
+    repoRoot,
+    scenariosDir: fromRoot(e.TUNELAB_SCENARIOS_DIR ?? 'scenarios'),
+    siteUrl: e.TUNELAB_SITE_URL ?? LOCAL_SITE_URL,
+    siteUrlSet: e.TUNELAB_SITE_URL !== undefined,
+  };
   if (e.TUNELAB_API_URL) return { kind: 'api', url: e.TUNELAB_API_URL.replace(/\/+$/, ''), ...common };
   if (e.DATABASE_URL) return { kind: 'postgresql', url: e.DATABASE_URL, ...common };
   return { kind: 'pglite', dataDir: fromRoot(e.TUNELAB_DATA_DIR ?? DEFAULT_DATA_DIR), ...common };

@@ -25,7 +25,14 @@ const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
 function samplesOf(runs: RunDetail[], perFromPoint: string | null): FitSample[] {
   return runs.flatMap((run) =>
     run.samples.flatMap((s) => {
-      const own = { run: run.id, variant: s.variant, repetition: s.repetition, point: s.point ?? null, metric: s.metric, value: s.value };
+      const own = {
+        run: run.id,
+        variant: s.variant,
+        repetition: s.repetition,
+        point: s.point ?? null,
+        metric: s.metric,
+        value: s.value,
+      };
       // The article's runs may lack `per`: their sweep point stands in for it.
       return perFromPoint && s.point ? [own, { ...own, metric: perFromPoint, value: s.point.value }] : [own];
     }),
@@ -39,7 +46,11 @@ function rowsOf(fits: VariantFit[], fit: ReportFit, labels: Record<string, strin
       variant,
       label: labels[variant] ?? '',
       slope: perUnit(line!.slope * fit.factor),
-      interval: !line!.slopeInterval ? 'needs three units' : line!.slopeInterval.high - line!.slopeInterval.low < 1e-12 ? 'no spread' : `${perUnit(line!.slopeInterval.low * fit.factor)} to ${perUnit(line!.slopeInterval.high * fit.factor)}`,
+      interval: !line!.slopeInterval
+        ? 'needs three units'
+        : line!.slopeInterval.high - line!.slopeInterval.low < 1e-12
+          ? 'no spread'
+          : `${perUnit(line!.slopeInterval.low * fit.factor)} to ${perUnit(line!.slopeInterval.high * fit.factor)}`,
       r2: line!.r2.toFixed(2),
       units: n,
     }));
@@ -68,7 +79,11 @@ export function declaredFits(sc: ScenarioView, data: SiteData): FitTable[] {
       const recorded = published.some((run) => run.samples.some((s) => s.metric === fit.per));
       const param = published.flatMap((run) => run.samples).find((s) => s.point)?.point?.param ?? null;
       if (!recorded && !param) continue;
-      const rows = rowsOf(fitByVariant(samplesOf(published, recorded ? null : fit.per), fit.metric, fit.per), fit, sc.variantLabels);
+      const rows = rowsOf(
+        fitByVariant(samplesOf(published, recorded ? null : fit.per), fit.metric, fit.per),
+        fit,
+        sc.variantLabels,
+      );
       if (rows.length === 0) continue;
       out.push({
         id: `fit-${slug(fit.metric)}-published`,

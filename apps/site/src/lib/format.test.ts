@@ -40,7 +40,17 @@ describe('reproduceCommand', () => {
     finishedAt: '2026-11-22T03:01:00.000Z',
     receivedAt: '2026-11-22T03:01:00.000Z',
     links: { self: '/v1/runs/x' },
-    hardwareSpec: { cpuModel: 'x', physicalCores: 2, logicalCpus: 2, memoryBytes: 1, storage: { kind: 'ssd', model: null }, filesystem: null, os: 'x', kernel: 'x', virtualization: null },
+    hardwareSpec: {
+      cpuModel: 'x',
+      physicalCores: 2,
+      logicalCpus: 2,
+      memoryBytes: 1,
+      storage: { kind: 'ssd', model: null },
+      filesystem: null,
+      os: 'x',
+      kernel: 'x',
+      virtualization: null,
+    },
     databaseEnvironment: { engine: 'postgresql', version: '15.19', major: 15, minor: 19, settings: {} },
     timeSeries: [],
     notes: [],
@@ -53,12 +63,22 @@ describe('reproduceCommand', () => {
       params: { rows: 200000, mode: 'a b', 'published.title': 'skipped' },
       samples: [1, 2, 3].map((repetition) => ({ variant: '1-1', repetition, metric: 'duration', unit: 's', value: 1 })),
     });
-    expect(reproduceCommand(run)).toBe("tunelab run vacuum-index-cleanup --target postgres://USER@HOST:5432/DBNAME --repetitions 3 --param 'mode=a b' --param rows=200000");
+    expect(reproduceCommand(run)).toBe(
+      "tunelab run vacuum-index-cleanup --target postgres://USER@HOST:5432/DBNAME --repetitions 3 --param 'mode=a b' --param rows=200000",
+    );
   });
 });
 
 describe('toCsv', () => {
   it('quotes commas, quotes and newlines (RFC 4180)', () => {
-    expect(toCsv(['a', 'b'], [['x,y', 'say "hi"'], [null, 2]])).toBe('a,b\r\n"x,y","say ""hi"""\r\n,2\r\n');
+    expect(
+      toCsv(
+        ['a', 'b'],
+        [
+          ['x,y', 'say "hi"'],
+          [null, 2],
+        ],
+      ),
+    ).toBe('a,b\r\n"x,y","say ""hi"""\r\n,2\r\n');
   });
 });

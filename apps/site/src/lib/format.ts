@@ -22,7 +22,8 @@ export function formatDuration(seconds: number, format: DurationFormat): string 
   return `${sign}${Math.floor(whole / 3600)}:${pad(Math.floor((whole % 3600) / 60))}:${pad(whole % 60)}`;
 }
 
-export const durationUnitLabel = (format: DurationFormat) => (format === 'hms' ? 'h:mm:ss' : format === 'ms' ? 'ms' : 's');
+export const durationUnitLabel = (format: DurationFormat) =>
+  format === 'hms' ? 'h:mm:ss' : format === 'ms' ? 'ms' : 's';
 
 /** Any metric value in its unit; durations go through the article format. */
 export function formatValue(value: number, unit: string, format: DurationFormat): string {
@@ -44,7 +45,9 @@ export function formatBytes(b: number): string {
 }
 
 export const formatPct = (fraction: number | null | undefined, digits = 1) =>
-  fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
+  fraction === null || fraction === undefined || !Number.isFinite(fraction)
+    ? '—'
+    : `${(fraction * 100).toFixed(digits)}%`;
 
 export function formatPctInterval(b: Bounds | null): string {
   if (!b) return '—';
@@ -67,4 +70,5 @@ export function formatGib(bytes: number): string {
 }
 
 /** Text for XML content and attribute values (SVG titles, the Atom feed, the sitemap). */
-export const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
+export const escapeXml = (s: string) =>
+  s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);

@@ -5,9 +5,12 @@ import { labelsOf } from './load.ts';
 // named `hasOwnProperty` made the scenario page render Object.prototype.hasOwnProperty as its
 // label, which Astro called: "Cannot convert undefined or null to object", site build exit 1.
 describe('variant labels', () => {
-  it.each(['hasOwnProperty', 'constructor', 'toString', 'valueOf', '__proto__'])('a variant named %s has no label', (name) => {
-    const labels = labelsOf([{ key: '1-1', label: 'INDEX_CLEANUP on' }]);
-    expect(labels[name]).toBeUndefined();
-    expect(labels['1-1']).toBe('INDEX_CLEANUP on');
-  });
+  it.each(['hasOwnProperty', 'constructor', 'toString', 'valueOf', '__proto__'])(
+    'a variant named %s has no label',
+    (name) => {
+      const labels = labelsOf([{ key: '1-1', label: 'INDEX_CLEANUP on' }]);
+      expect(labels[name]).toBeUndefined();
+      expect(labels['1-1']).toBe('INDEX_CLEANUP on');
+    },
+  );
 });

@@ -66,7 +66,12 @@ function primaryMetric(folder: ScenarioFolder | null): Metric {
   const wanted = folder?.doc.report.primary_metric ?? 'duration';
   const m = folder?.doc.metrics.find((x) => x.key === wanted) ?? folder?.doc.metrics[0];
   if (!m) return DEFAULT_METRIC;
-  return { key: m.key, unit: m.unit, direction: m.better === 'higher' ? 'higher-is-better' : 'lower-is-better', label: m.label ?? m.key };
+  return {
+    key: m.key,
+    unit: m.unit,
+    direction: m.better === 'higher' ? 'higher-is-better' : 'lower-is-better',
+    label: m.label ?? m.key,
+  };
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
@@ -83,18 +88,27 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R
   return out;
 }
 
-const classKey = (h: { storageKind: string; physicalCores: number; memoryGb: number }) => `${h.storageKind}/${h.physicalCores}/${h.memoryGb}`;
+const classKey = (h: { storageKind: string; physicalCores: number; memoryGb: number }) =>
+  `${h.storageKind}/${h.physicalCores}/${h.memoryGb}`;
 const memoryGbOf = (bytes: number) => Math.round(bytes / 1024 ** 3);
 
 async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteData> {
-  const [folders, scenarioList, hardware, runs] = await Promise.all([readScenarioFolders(config.scenariosDir), source.scenarios(), source.hardware(), source.runs()]);
+  const [folders, scenarioList, hardware, runs] = await Promise.all([
+    readScenarioFolders(config.scenariosDir),
+    source.scenarios(),
+    source.hardware(),
+    source.runs(),
+  ]);
   const folderByKey = new Map(folders.map((f) => [f.key, f]));
   const keys = [...new Set([...folders.map((f) => f.key), ...scenarioList.items.map((s) => s.key)])].sort();
 
   // Referential checks: a page must never link to a record that is not there.
   const hardwareByFp = new Map(hardware.map((h) => [h.fingerprint, h]));
   for (const r of runs) {
-    if (!hardwareByFp.has(r.hardware.fingerprint)) throw new SiteDataError(`run ${r.id} refers to hardware profile ${r.hardware.fingerprint}, which ${source.description} does not list`);
+    if (!hardwareByFp.has(r.hardware.fingerprint))
+      throw new SiteDataError(
+        `run ${r.id} refers to hardware profile ${r.hardware.fingerprint}, which ${source.description} does not list`,
+      );
   }
 
   const runDetailList = await mapLimit(runs, 8, (r) => source.run(r.id));
@@ -109,8 +123,15 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     if (!first || mine.length !== h.runs) return source.hardwareDetail(h.fingerprint);
     const perScenario = new Map<string, number>();
     for (const r of mine) perScenario.set(r.scenario.key, (perScenario.get(r.scenario.key) ?? 0) + 1);
-    const scenarios = [...perScenario.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => ({ key, runs: n }));
-    return validate(HardwareDetailSchema, { ...h, spec: first.hardwareSpec, scenarios }, `hardware profile ${h.fingerprint}`, source.description);
+    const scenarios = [...perScenario.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, n]) => ({ key, runs: n }));
+    return validate(
+      HardwareDetailSchema,
+      { ...h, spec: first.hardwareSpec, scenarios },
+      `hardware profile ${h.fingerprint}`,
+      source.description,
+    );
   });
   const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
 
@@ -138,7 +159,10 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   // Measured scenario versions carry no declared pairs in the database (only imported articles
   // do), so the shared code falls back to every pair in alphabetical order. The scenario.yaml
   // pairs are asked for explicitly instead (baseline/candidate), once per scenario and pair.
-  for (const [groups, groupBy] of [[classGroups, 'class'], [machineGroupList, 'hardware']] as const) {
+  for (const [groups, groupBy] of [
+    [classGroups, 'class'],
+    [machineGroupList, 'hardware'],
+  ] as const) {
     for (const key of keys) {
       const pairs = folderByKey.get(key)?.doc.comparisons ?? [];
       const mine = groups.filter((g) => g.scenario.key === key && g.pairsFrom === 'all-pairs');
@@ -146,7 +170,17 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       const m = primaryMetric(folderByKey.get(key) ?? null);
       const byGroup = new Map<string, PairComparison[]>();
       for (const p of pairs) {
-        const res = await source.compare(ComparisonQuery.parse({ scenario: key, metric: m.key, direction: m.direction, source: 'measured', groupBy, baseline: p.baseline, candidate: p.candidate }));
+        const res = await source.compare(
+          ComparisonQuery.parse({
+            scenario: key,
+            metric: m.key,
+            direction: m.direction,
+            source: 'measured',
+            groupBy,
+            baseline: p.baseline,
+            candidate: p.candidate,
+          }),
+        );
         for (const g of res.groups) {
           const c = g.comparisons[0];
           if (c) byGroup.set(g.key, [...(byGroup.get(g.key) ?? []), c]);
@@ -159,7 +193,11 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     }
   }
   for (const g of [...classGroups, ...machineGroupList, ...publishedGroups]) {
-    for (const r of g.runs) if (!runDetail.has(r.id)) throw new SiteDataError(`comparison group ${g.key} refers to run ${r.id}, which ${source.description} does not list`);
+    for (const r of g.runs)
+      if (!runDetail.has(r.id))
+        throw new SiteDataError(
+          `comparison group ${g.key} refers to run ${r.id}, which ${source.description} does not list`,
+        );
   }
 
   const measuredRuns = runs.filter((r) => r.source === 'measured');
@@ -209,7 +247,11 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   const byClass = new Map<string, SimilarHardware>();
   const q = SimilarHardwareQuery.parse({ limit: 8 });
   for (const h of hardware) {
-    const k = classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) });
+    const k = classKey({
+      storageKind: h.storageKind,
+      physicalCores: h.physicalCores,
+      memoryGb: memoryGbOf(h.memoryBytes),
+    });
     let s = byClass.get(k);
     if (!s) {
       s = await source.similar(h.fingerprint, q);
@@ -241,7 +283,8 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
 }
 
 export const classKeyOf = (s: { storageKind: string; physicalCores: number; memoryGb: number }) => classKey(s);
-export const classKeyOfHardware = (h: HardwareSummary) => classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) });
+export const classKeyOfHardware = (h: HardwareSummary) =>
+  classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) });
 
 export async function loadSiteData(config: SiteConfig = readSiteConfig()): Promise<SiteData> {
   const source = await openSiteSource(config);
@@ -257,19 +300,25 @@ export async function loadSiteData(config: SiteConfig = readSiteConfig()): Promi
 let snapshot: Promise<SiteData> | undefined;
 export function siteData(): Promise<SiteData> {
   const started = performance.now();
-  snapshot ??= loadSiteData().then((data) => {
-    if (!data.config.siteUrlSet) {
-      console.warn(`[tunelab] warning: TUNELAB_SITE_URL is not set; the feed and the sitemap link to ${data.config.siteUrl}. Set it to the address the site is published at.`);
-    }
-    console.log(`[tunelab] loaded ${data.runs.length} runs on ${data.hardware.length} machines, ${data.scenarios.length} scenarios from ${data.sourceDescription} in ${Math.round(performance.now() - started)} ms`);
-    return data;
-  }).catch((err: unknown) => {
-    if (err instanceof SiteDataError) {
-      // Astro prints the stack of whatever a page throws; the sentence is what matters.
-      console.error(`\n✖ TuneLab site build stopped: ${err.message}\n`);
-    }
-    throw err;
-  });
+  snapshot ??= loadSiteData()
+    .then((data) => {
+      if (!data.config.siteUrlSet) {
+        console.warn(
+          `[tunelab] warning: TUNELAB_SITE_URL is not set; the feed and the sitemap link to ${data.config.siteUrl}. Set it to the address the site is published at.`,
+        );
+      }
+      console.log(
+        `[tunelab] loaded ${data.runs.length} runs on ${data.hardware.length} machines, ${data.scenarios.length} scenarios from ${data.sourceDescription} in ${Math.round(performance.now() - started)} ms`,
+      );
+      return data;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof SiteDataError) {
+        // Astro prints the stack of whatever a page throws; the sentence is what matters.
+        console.error(`\n✖ TuneLab site build stopped: ${err.message}\n`);
+      }
+      throw err;
+    });
   return snapshot;
 }
 

@@ -23,7 +23,14 @@ export type RatioRow = {
   reproduced: string;
   units: number;
 };
-export type RatioTable = { id: string; heading: string; ratio: ReportRatio; unitLabel: string; rows: RatioRow[]; caption: string };
+export type RatioTable = {
+  id: string;
+  heading: string;
+  ratio: ReportRatio;
+  unitLabel: string;
+  rows: RatioRow[];
+  caption: string;
+};
 
 const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
 const two = (v: number) => v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -38,7 +45,9 @@ export function declaredRatios(sc: ScenarioView, data: SiteData): RatioTable[] {
     const article = ratio.published ? sc.folder?.figures[ratio.published] : undefined;
     for (const [cls, runs] of [...byClass.entries()].sort(([a], [b]) => a.localeCompare(b))) {
       const values = new Map<string, number[]>();
-      for (const run of runs) for (const s of run.samples) if (s.metric === ratio.metric) values.set(s.variant, [...(values.get(s.variant) ?? []), s.value]);
+      for (const run of runs)
+        for (const s of run.samples)
+          if (s.metric === ratio.metric) values.set(s.variant, [...(values.get(s.variant) ?? []), s.value]);
       const base = values.get(ratio.baseline);
       if (!base?.length) continue;
       const unit = unitFor(metric?.unit ?? '', [...values.values()].flat());
@@ -57,9 +66,23 @@ export function declaredRatios(sc: ScenarioView, data: SiteData): RatioTable[] {
             high = 1 + d.ci.high;
           }
           const theirs = article?.[v.key];
-          const interval = v.key === ratio.baseline ? 'baseline' : low === null || high === null ? 'needs two units each' : !Number.isFinite(low) || !Number.isFinite(high) ? 'unbounded' : high - low < 0.005 ? 'no spread' : `${two(low)} to ${two(high)}`;
+          const interval =
+            v.key === ratio.baseline
+              ? 'baseline'
+              : low === null || high === null
+                ? 'needs two units each'
+                : !Number.isFinite(low) || !Number.isFinite(high)
+                  ? 'unbounded'
+                  : high - low < 0.005
+                    ? 'no spread'
+                    : `${two(low)} to ${two(high)}`;
           const slack = ratio.tolerance * point;
-          const agrees = theirs === undefined || v.key === ratio.baseline ? null : low !== null && high !== null && Number.isFinite(low) && Number.isFinite(high) ? theirs >= low - slack && theirs <= high + slack : null;
+          const agrees =
+            theirs === undefined || v.key === ratio.baseline
+              ? null
+              : low !== null && high !== null && Number.isFinite(low) && Number.isFinite(high)
+                ? theirs >= low - slack && theirs <= high + slack
+                : null;
           return {
             variant: v.key,
             label: v.label,
@@ -68,7 +91,16 @@ export function declaredRatios(sc: ScenarioView, data: SiteData): RatioTable[] {
             interval,
             article: theirs === undefined ? 'not published' : two(theirs),
             agrees,
-            reproduced: agrees === true ? 'yes' : agrees === false ? 'no' : v.key === ratio.baseline ? 'baseline' : theirs === undefined ? 'no article figure' : 'needs an interval',
+            reproduced:
+              agrees === true
+                ? 'yes'
+                : agrees === false
+                  ? 'no'
+                  : v.key === ratio.baseline
+                    ? 'baseline'
+                    : theirs === undefined
+                      ? 'no article figure'
+                      : 'needs an interval',
             units: vs.length,
           };
         });

@@ -31,10 +31,18 @@ function add(acc: Acc, variant: string, x: number, value: number) {
 
 const meanOf = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;
 
-const variantKey = (labels: Record<string, string>, keys: string[]) => keys.filter((k) => labels[k]).map((k) => `${k} = ${labels[k]}`).join('; ');
+const variantKey = (labels: Record<string, string>, keys: string[]) =>
+  keys
+    .filter((k) => labels[k])
+    .map((k) => `${k} = ${labels[k]}`)
+    .join('; ');
 
 /** On a logarithmic axis a value ≤ 0 cannot be drawn: dropped, and counted for the caption. */
-function dropNonPositive<T extends { points: { x: number; y: number }[] }>(lines: T[], logX: boolean, logY: boolean): { lines: T[]; dropped: number } {
+function dropNonPositive<T extends { points: { x: number; y: number }[] }>(
+  lines: T[],
+  logX: boolean,
+  logY: boolean,
+): { lines: T[]; dropped: number } {
   let dropped = 0;
   const out = lines.map((l) => {
     const kept = l.points.filter((p) => (!logX || p.x > 0) && (!logY || p.y > 0));
@@ -51,12 +59,17 @@ function toLines(acc: Acc, scale: (v: number) => number) {
       variant,
       // Legends carry the key only; the caption spells the labels out (long legend text overlaps).
       label: variant,
-      points: [...perX.entries()].sort(([a], [b]) => a - b).map(([x, ys]) => ({ x, y: scale(meanOf(ys)), low: scale(Math.min(...ys)), high: scale(Math.max(...ys)) })),
+      points: [...perX.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([x, ys]) => ({ x, y: scale(meanOf(ys)), low: scale(Math.min(...ys)), high: scale(Math.max(...ys)) })),
     }));
 }
 
 /** A scenario's runs: measured ones per hardware class, and the article's. */
-export function runsOf(sc: ScenarioView, data: SiteData): { measured: Map<string, RunDetail[]>; published: RunDetail[] } {
+export function runsOf(
+  sc: ScenarioView,
+  data: SiteData,
+): { measured: Map<string, RunDetail[]>; published: RunDetail[] } {
   const measured = new Map<string, RunDetail[]>();
   const published: RunDetail[] = [];
   for (const r of data.runs) {
@@ -95,15 +108,25 @@ export function declaredCharts(sc: ScenarioView, data: SiteData): DeclaredChart[
 }
 
 /** The lines are already in the display unit (toLines scaled them): format without scaling again. */
-const scaledFormat = (unit: { decimals: number }) => (v: number) => v.toLocaleString('en-US', { minimumFractionDigits: unit.decimals, maximumFractionDigits: unit.decimals });
+const scaledFormat = (unit: { decimals: number }) => (v: number) =>
+  v.toLocaleString('en-US', { minimumFractionDigits: unit.decimals, maximumFractionDigits: unit.decimals });
 
-function sweep(sc: ScenarioView, chart: Extract<ReportChart, { kind: 'sweep' }>, cls: string, runs: RunDetail[], published: RunDetail[]): DeclaredChart | null {
+function sweep(
+  sc: ScenarioView,
+  chart: Extract<ReportChart, { kind: 'sweep' }>,
+  cls: string,
+  runs: RunDetail[],
+  published: RunDetail[],
+): DeclaredChart | null {
   const metric = sc.folder?.doc.metrics.find((m) => m.key === chart.metric);
   const mine: Acc = new Map();
   const theirs: Acc = new Map();
   let param: string | null = null;
   const values: number[] = [];
-  for (const [acc, list] of [[mine, runs], [theirs, published]] as const) {
+  for (const [acc, list] of [
+    [mine, runs],
+    [theirs, published],
+  ] as const) {
     for (const run of list) {
       for (const s of run.samples) {
         if (s.metric !== chart.metric || !s.point) continue;
@@ -128,17 +151,29 @@ function sweep(sc: ScenarioView, chart: Extract<ReportChart, { kind: 'sweep' }>,
   const label = metric?.label ?? chart.metric;
   const title = `${chart.title ?? `${label} per ${xName}`}: ${cls}`;
   // The comparisons per point exist for the primary metric (the groups the answer block reads).
-  const verdicts = sc.metric.key === chart.metric
-    ? sc.classGroups
-        .filter((g) => g.hardware.class === cls && g.point)
-        .sort((a, b) => (a.point?.value ?? 0) - (b.point?.value ?? 0))
-        .map((g) => ({ point: `${xName} = ${(g.point?.value ?? 0).toLocaleString('en-US')}`, sentences: g.comparisons.map((c) => ({ kind: c.verdict.kind, text: c.verdict.sentence })) }))
-    : [];
+  const verdicts =
+    sc.metric.key === chart.metric
+      ? sc.classGroups
+          .filter((g) => g.hardware.class === cls && g.point)
+          .sort((a, b) => (a.point?.value ?? 0) - (b.point?.value ?? 0))
+          .map((g) => ({
+            point: `${xName} = ${(g.point?.value ?? 0).toLocaleString('en-US')}`,
+            sentences: g.comparisons.map((c) => ({ kind: c.verdict.kind, text: c.verdict.sentence })),
+          }))
+      : [];
   return {
     id: `chart-${slug(chart.metric)}-${slug(cls)}`,
     heading: title,
     verdicts,
-    svg: lineChart({ title, xName, yName: unit.label, log: chart.log, formatY: scaledFormat(unit), lines, published: pub }),
+    svg: lineChart({
+      title,
+      xName,
+      yName: unit.label,
+      log: chart.log,
+      formatY: scaledFormat(unit),
+      lines,
+      published: pub,
+    }),
     label: `Line chart of ${label} against ${xName} per variant on ${cls}${pub.length > 0 ? ', with the article’s points' : ''}`,
     caption: `${label} (${unit.label}) at each ${xName}, mean over repetitions, one line per variant, ${cls}.${pub.length > 0 ? ' Hollow diamonds: the article’s figures.' : ''}${chart.log !== 'none' ? ` Logarithmic ${chart.log === 'xy' ? 'axes' : `${chart.log} axis`}${dropped > 0 ? `; ${dropped} ${dropped === 1 ? 'value' : 'values'} of 0 cannot be drawn on it and ${dropped === 1 ? 'is' : 'are'} left out (see the tables)` : ''}.` : ''}${keys ? ` ${keys}.` : ''}`,
   };
@@ -150,11 +185,19 @@ const samePoint = (a: Point, b: Point) => a?.param === b?.param && a?.value === 
 /** The sweep points a series metric was recorded at, in order (`[undefined]` without a sweep). */
 function seriesPoints(runs: RunDetail[], metric: string): Point[] {
   const out: Point[] = [];
-  for (const run of runs) for (const p of run.timeSeries) if (p.metric === metric && !out.some((q) => samePoint(q, p.point))) out.push(p.point);
+  for (const run of runs)
+    for (const p of run.timeSeries)
+      if (p.metric === metric && !out.some((q) => samePoint(q, p.point))) out.push(p.point);
   return out.sort((a, b) => (a?.value ?? 0) - (b?.value ?? 0));
 }
 
-function series(sc: ScenarioView, chart: Extract<ReportChart, { kind: 'series' }>, cls: string, runs: RunDetail[], point: Point): DeclaredChart | null {
+function series(
+  sc: ScenarioView,
+  chart: Extract<ReportChart, { kind: 'series' }>,
+  cls: string,
+  runs: RunDetail[],
+  point: Point,
+): DeclaredChart | null {
   const acc: Acc = new Map();
   const values: number[] = [];
   const at = point ? ` · ${point.param} = ${point.value.toLocaleString('en-US')}` : '';
@@ -176,7 +219,11 @@ function series(sc: ScenarioView, chart: Extract<ReportChart, { kind: 'series' }
     const b = lines.find((l) => l.variant === p.candidate);
     if (!a || !b) continue;
     const first = crossings(a.points, b.points)[0];
-    if (first) marks.push({ ...first, text: `${p.candidate} and ${p.baseline} cross at ${chart.x_label ?? 'x'} ≈ ${Math.round(first.x).toLocaleString('en-US')}` });
+    if (first)
+      marks.push({
+        ...first,
+        text: `${p.candidate} and ${p.baseline} cross at ${chart.x_label ?? 'x'} ≈ ${Math.round(first.x).toLocaleString('en-US')}`,
+      });
   }
   const xName = chart.x_label ?? 'x';
   const label = declared?.label ?? chart.metric;
@@ -185,7 +232,15 @@ function series(sc: ScenarioView, chart: Extract<ReportChart, { kind: 'series' }
     id: `chart-${slug(chart.metric)}-${slug(cls)}${point ? `-${slug(`${point.param}-${point.value}`)}` : ''}`,
     heading: title,
     verdicts: [],
-    svg: lineChart({ title, xName: chart.x_unit ? `${xName} (${chart.x_unit})` : xName, yName: unit.label, log: chart.log, formatY: scaledFormat(unit), lines, marks }),
+    svg: lineChart({
+      title,
+      xName: chart.x_unit ? `${xName} (${chart.x_unit})` : xName,
+      yName: unit.label,
+      log: chart.log,
+      formatY: scaledFormat(unit),
+      lines,
+      marks,
+    }),
     label: `Line chart of ${label} against ${xName} per variant on ${cls}${at}`,
     caption: `${label} (${unit.label}) against ${xName}, mean over repetitions, one line per variant, ${cls}${at}. ${variantKey(sc.variantLabels, [...acc.keys()])}.${marks.length > 0 ? ` ${marks.map((m) => m.text).join('; ')} (pin).` : ' The lines do not cross.'}`,
   };

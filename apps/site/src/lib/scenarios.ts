@@ -4,7 +4,15 @@
  * README.md (question and method), scenario.yaml and the article's published.json.
  */
 import { marked } from 'marked';
-import { listScenarioDirs, loadScenario, publishedFigures, publishedMachineRuns, readScenarioReadme, ScenarioError, type PublishedData } from '@tunelab/scenarios';
+import {
+  listScenarioDirs,
+  loadScenario,
+  publishedFigures,
+  publishedMachineRuns,
+  readScenarioReadme,
+  ScenarioError,
+  type PublishedData,
+} from '@tunelab/scenarios';
 import type { ScenarioDocument } from '@tunelab/contracts';
 import type { DurationFormat } from './format.ts';
 import { SiteDataError } from './source.ts';
@@ -68,13 +76,19 @@ function describePublished({ file, version }: PublishedData): PublishedArticle {
   const { original, translation } = splitTitle(file.source.title);
   const stated = (k: string) => (typeof file.source[k] === 'string' ? String(file.source[k]) : null);
   const date = stated('date') ?? /\b(\d{4}-\d{2}-\d{2})\b/.exec(file.source.publisher)?.[1] ?? null;
-  const usesHms = (file.hardware ?? []).some((h) => Object.values(h.published_avg ?? {}).some((t) => /^\d+:\d{2}:\d{2}$/.test(t)));
+  const usesHms = (file.hardware ?? []).some((h) =>
+    Object.values(h.published_avg ?? {}).some((t) => /^\d+:\d{2}:\d{2}$/.test(t)),
+  );
   const usesMs = file.runs_ms !== undefined || (file.hardware ?? []).some((h) => h.runs_ms !== undefined);
   const machines = publishedMachineRuns(file).map(({ id, machine, runsSeconds }) => ({
     id,
     label: machine?.label ?? (machine === null ? 'the article’s machine (not described)' : id),
     dataScale: machine?.data_scale ?? null,
-    variants: Object.entries(runsSeconds).map(([variant, values]) => ({ variant, values, avgText: machine?.published_avg?.[variant] ?? null })),
+    variants: Object.entries(runsSeconds).map(([variant, values]) => ({
+      variant,
+      values,
+      avgText: machine?.published_avg?.[variant] ?? null,
+    })),
   }));
   const articlePercent = new Map<string, Map<string, string>>();
   const notes: { label: string; text: string }[] = [];
@@ -82,12 +96,18 @@ function describePublished({ file, version }: PublishedData): PublishedArticle {
     const m = /^(\S+) faster than (\S+)$/.exec(label);
     if (m && value && typeof value === 'object') {
       const per = new Map<string, string>();
-      for (const [machine, text] of Object.entries(value)) if (typeof text === 'string') per.set(machine, text.replace(/^about\s+/i, ''));
+      for (const [machine, text] of Object.entries(value))
+        if (typeof text === 'string') per.set(machine, text.replace(/^about\s+/i, ''));
       articlePercent.set(`${m[2]}→${m[1]}`, per);
     } else if (typeof value === 'string') {
       notes.push({ label, text: value });
     } else if (value && typeof value === 'object') {
-      notes.push({ label, text: Object.entries(value).map(([k, v]) => `${k}: ${String(v)}`).join(', ') });
+      notes.push({
+        label,
+        text: Object.entries(value)
+          .map(([k, v]) => `${k}: ${String(v)}`)
+          .join(', '),
+      });
     }
   }
   return {
@@ -126,7 +146,13 @@ export async function readScenarioFolders(dir: string): Promise<ScenarioFolder[]
       readmeHtml = await marked.parse(readme.replace(/^#\s+[^\n]*\n/, ''), { gfm: true });
       // Wide tables scroll on a phone instead of widening the page.
       let n = 0;
-      readmeHtml = readmeHtml.replace(/<table>/g, () => `<div class="table-scroll" tabindex="0" role="region" aria-label="Table ${++n} of the method"><table>`).replace(/<\/table>/g, '</table></div>').replace(/<pre>/g, '<pre tabindex="0">');
+      readmeHtml = readmeHtml
+        .replace(
+          /<table>/g,
+          () => `<div class="table-scroll" tabindex="0" role="region" aria-label="Table ${++n} of the method"><table>`,
+        )
+        .replace(/<\/table>/g, '</table></div>')
+        .replace(/<pre>/g, '<pre tabindex="0">');
     }
     let published = scenario.published ? describePublished(scenario.published) : null;
     let publishedSkipped: string | null = null;
@@ -134,7 +160,14 @@ export async function readScenarioFolders(dir: string): Promise<ScenarioFolder[]
       published = null;
       publishedSkipped = 'the article published single figures, not repeated runs';
     }
-    out.push({ key: scenario.key, doc: scenario.doc, readmeHtml, published, publishedSkipped, figures: publishedFigures(scenario.published) });
+    out.push({
+      key: scenario.key,
+      doc: scenario.doc,
+      readmeHtml,
+      published,
+      publishedSkipped,
+      figures: publishedFigures(scenario.published),
+    });
   }
   return out;
 }

@@ -57,7 +57,17 @@ export function engineDefault(engine: string, name: string): string | null {
   return (defaults && ownValue(defaults, name)) ?? null;
 }
 
-const SIZE: Record<string, number> = { b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4 };
+const SIZE: Record<string, number> = {
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+};
 const TIME: Record<string, number> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** A comparable form: sizes in bytes, times in ms, booleans as on/off, words lower-cased. */
@@ -83,4 +93,6 @@ export const sameSetting = (a: string, b: string) => normalizeSetting(a) === nor
 
 /** Settings that never decide a benchmark (locale, paths, logging, ports): kept out of every diff. */
 export const isNoiseSetting = (name: string) =>
-  /^(lc_|log_|logging_|syslog|event_source|port$|listen_addresses|unix_socket|data_directory|hba_file|ident_file|config_file|external_pid_file|cluster_name|application_name|client_encoding|datestyle|timezone|default_text_search_config|dynamic_shared_memory_type|max_connections|ssl|krb_|stats_temp_directory|update_process_title)/i.test(name);
+  /^(lc_|log_|logging_|syslog|event_source|port$|listen_addresses|unix_socket|data_directory|hba_file|ident_file|config_file|external_pid_file|cluster_name|application_name|client_encoding|datestyle|timezone|default_text_search_config|dynamic_shared_memory_type|max_connections|ssl|krb_|stats_temp_directory|update_process_title)/i.test(
+    name,
+  );

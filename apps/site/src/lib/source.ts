@@ -67,9 +67,12 @@ async function read<T>(what: string, where: string, fn: () => Promise<T>): Promi
     return await fn();
   } catch (err) {
     if (err instanceof SiteDataError) throw err;
-    if (err instanceof z.ZodError) throw new SiteDataError(`${what} from ${where} failed validation: ${describeIssues(err)}`);
+    if (err instanceof z.ZodError)
+      throw new SiteDataError(`${what} from ${where} failed validation: ${describeIssues(err)}`);
     const msg = err instanceof Error ? err.message : String(err);
-    throw new SiteDataError(`reading ${what} from ${where} failed: ${msg.split('\n').filter(Boolean).slice(-3).join(' ')}`);
+    throw new SiteDataError(
+      `reading ${what} from ${where} failed: ${msg.split('\n').filter(Boolean).slice(-3).join(' ')}`,
+    );
   }
 }
 
@@ -85,23 +88,38 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
   const where = config.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
   let db: ResultsDb;
   try {
-    db = config.kind === 'pglite' ? await openResultsDb(undefined, { dataDir: config.dataDir }) : await openResultsDb(config.url, { poolSize: 4 });
+    db =
+      config.kind === 'pglite'
+        ? await openResultsDb(undefined, { dataDir: config.dataDir })
+        : await openResultsDb(config.url, { poolSize: 4 });
   } catch (err) {
-    throw new SiteDataError(`cannot open the results database (${where}): ${err instanceof Error ? err.message : String(err)}`);
+    throw new SiteDataError(
+      `cannot open the results database (${where}): ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   if (!(await read('the schema check', where, () => db.hasSchema()))) {
     await db.close();
-    throw new SiteDataError(`${where} has no TuneLab tables; apply the migrations first (\`npm run admin -- migrate\`)`);
+    throw new SiteDataError(
+      `${where} has no TuneLab tables; apply the migrations first (\`npm run admin -- migrate\`)`,
+    );
   }
   return {
     description: db.description,
-    scenarios: () => read('the scenario list', where, async () => validate(ScenarioList, await db.listScenarios(), 'the scenario list', where)),
+    scenarios: () =>
+      read('the scenario list', where, async () =>
+        validate(ScenarioList, await db.listScenarios(), 'the scenario list', where),
+      ),
     hardware: () =>
       read('the hardware list', where, async () => {
         const items: HardwareSummary[] = [];
         let cursor: string | undefined;
         do {
-          const page = validate(HardwareList, linkPage(await db.listHardware({ limit: PAGE, ...(cursor ? { cursor } : {}) }), linkHardware), 'a hardware list page', where);
+          const page = validate(
+            HardwareList,
+            linkPage(await db.listHardware({ limit: PAGE, ...(cursor ? { cursor } : {}) }), linkHardware),
+            'a hardware list page',
+            where,
+          );
           items.push(...page.items);
           cursor = page.nextCursor ?? undefined;
         } while (cursor);
@@ -112,7 +130,12 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         const items: RunList['items'] = [];
         let cursor: string | undefined;
         do {
-          const page = validate(RunList, linkPage(await db.listRuns({ limit: PAGE, source: 'all', ...(cursor ? { cursor } : {}) }), linkRun), 'a run list page', where);
+          const page = validate(
+            RunList,
+            linkPage(await db.listRuns({ limit: PAGE, source: 'all', ...(cursor ? { cursor } : {}) }), linkRun),
+            'a run list page',
+            where,
+          );
           items.push(...page.items);
           cursor = page.nextCursor ?? undefined;
         } while (cursor);
@@ -130,8 +153,14 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         if (!h) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
         return validate(HardwareDetail, linkHardware(h), `hardware profile ${fp}`, where);
       }),
-    compare: (q) => read('comparisons', where, async () => validate(ComparisonResult, linkComparisons(await db.compare(q)), 'comparisons', where)),
-    findings: (q) => read('findings', where, async () => validate(FindingList, { items: (await db.listFindings(q)).items.map(linkFinding) }, 'findings', where)),
+    compare: (q) =>
+      read('comparisons', where, async () =>
+        validate(ComparisonResult, linkComparisons(await db.compare(q)), 'comparisons', where),
+      ),
+    findings: (q) =>
+      read('findings', where, async () =>
+        validate(FindingList, { items: (await db.listFindings(q)).items.map(linkFinding) }, 'findings', where),
+      ),
     similar: (fp, q) =>
       read(`similar hardware for ${fp}`, where, async () => {
         const s = await db.findSimilarHardware(fp, q);
@@ -147,17 +176,28 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
   async function get<T extends z.ZodType>(path: string, schema: T, what: string): Promise<z.infer<T>> {
     return read(what, where, async () => {
       const res = await fetch(`${config.url}${path}`, { headers: { accept: 'application/json' } });
-      if (!res.ok) throw new SiteDataError(`GET ${path} on ${where} answered ${res.status} ${res.statusText}: ${(await res.text()).slice(0, 300)}`);
+      if (!res.ok)
+        throw new SiteDataError(
+          `GET ${path} on ${where} answered ${res.status} ${res.statusText}: ${(await res.text()).slice(0, 300)}`,
+        );
       return validate(schema, await res.json(), what, `${where} (GET ${path})`);
     });
   }
   const qs = (q: Record<string, string | number | boolean | undefined>) =>
     new URLSearchParams(Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]))).toString();
-  async function pages<T>(path: string, schema: z.ZodType<{ items: T[]; nextCursor: string | null }>, what: string): Promise<T[]> {
+  async function pages<T>(
+    path: string,
+    schema: z.ZodType<{ items: T[]; nextCursor: string | null }>,
+    what: string,
+  ): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | null = null;
     do {
-      const page: { items: T[]; nextCursor: string | null } = await get(`${path}${path.includes('?') ? '&' : '?'}${qs({ limit: PAGE, cursor: cursor ?? undefined })}`, schema, what);
+      const page: { items: T[]; nextCursor: string | null } = await get(
+        `${path}${path.includes('?') ? '&' : '?'}${qs({ limit: PAGE, cursor: cursor ?? undefined })}`,
+        schema,
+        what,
+      );
       items.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);

@@ -15,11 +15,28 @@ export type DisplayUnit = {
   decimals: number;
 };
 
-const TO_BYTES: Record<string, number> = { bytes: 1, B: 1, kB: 1024, KiB: 1024, MB: 1024 ** 2, MiB: 1024 ** 2, GB: 1024 ** 3, GiB: 1024 ** 3 };
-const BYTE_UNITS: [string, number][] = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024], ['B', 1]];
+const TO_BYTES: Record<string, number> = {
+  bytes: 1,
+  B: 1,
+  kB: 1024,
+  KiB: 1024,
+  MB: 1024 ** 2,
+  MiB: 1024 ** 2,
+  GB: 1024 ** 3,
+  GiB: 1024 ** 3,
+};
+const BYTE_UNITS: [string, number][] = [
+  ['GiB', 1024 ** 3],
+  ['MiB', 1024 ** 2],
+  ['KiB', 1024],
+  ['B', 1],
+];
 
 function median(xs: number[]): number {
-  const s = xs.filter(Number.isFinite).map(Math.abs).sort((a, b) => a - b);
+  const s = xs
+    .filter(Number.isFinite)
+    .map(Math.abs)
+    .sort((a, b) => a - b);
   if (s.length === 0) return 0;
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
@@ -43,7 +60,8 @@ export function decimalsFor(values: number[]): number {
   return Math.min(4, Math.max(0, 2 - Math.floor(Math.log10(mag))));
 }
 
-const grouped = (v: number, decimals: number) => v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+const grouped = (v: number, decimals: number) =>
+  v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 
 /** The display unit of a metric stored in `unit`, for these stored values. */
 export function unitFor(unit: string, values: number[]): DisplayUnit {

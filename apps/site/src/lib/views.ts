@@ -6,7 +6,15 @@ import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contra
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
 import { engineDefault, isNoiseSetting, normalizeSetting } from './settings.ts';
-import { formatDuration, formatInterval, formatPct, formatPctInterval, formatValue, shortHash, type DurationFormat } from './format.ts';
+import {
+  formatDuration,
+  formatInterval,
+  formatPct,
+  formatPctInterval,
+  formatValue,
+  shortHash,
+  type DurationFormat,
+} from './format.ts';
 
 export const MAX_LISTED_VALUES = 10;
 
@@ -43,12 +51,20 @@ export type MeasuredTable = {
   /** How this table writes durations: the article's, or seconds when h:mm:ss would read 0:00:01.23. */
   format: DurationFormat;
   rows: TableRow[];
-  verdicts: { baseline: string; candidate: string; sentence: string; kind: string; p: number | null; improvement: number | null }[];
+  verdicts: {
+    baseline: string;
+    candidate: string;
+    sentence: string;
+    kind: string;
+    p: number | null;
+    improvement: number | null;
+  }[];
 };
 
 /** "article server-1 · 8 cores / 32 GB / SSD"; a machine the article did not describe has no class. */
 /** ` · vus = 4` for a group of a sweep point (a swept scenario has one group per point), else ''. */
-export const pointSuffix = (g: ComparisonGroup) => (g.point ? ` · ${g.point.param} = ${g.point.value.toLocaleString('en-US')}` : '');
+export const pointSuffix = (g: ComparisonGroup) =>
+  g.point ? ` · ${g.point.param} = ${g.point.value.toLocaleString('en-US')}` : '';
 
 export const groupLabel = (g: ComparisonGroup) => `${hardwareLabel(g)}${pointSuffix(g)}`;
 
@@ -81,9 +97,15 @@ export function groupValues(g: ComparisonGroup, runDetail: Map<string, RunDetail
   return out;
 }
 
-const pairFor = (g: ComparisonGroup | null, candidate: string): PairComparison | undefined => g?.comparisons.find((c) => c.candidate === candidate);
+const pairFor = (g: ComparisonGroup | null, candidate: string): PairComparison | undefined =>
+  g?.comparisons.find((c) => c.candidate === candidate);
 
-function tableRows(g: ComparisonGroup, values: Map<string, number[]>, sc: ScenarioView, fmt: DurationFormat): TableRow[] {
+function tableRows(
+  g: ComparisonGroup,
+  values: Map<string, number[]>,
+  sc: ScenarioView,
+  fmt: DurationFormat,
+): TableRow[] {
   return g.variants.map((v) => {
     const pair = pairFor(g, v.variant);
     return {
@@ -95,7 +117,9 @@ function tableRows(g: ComparisonGroup, values: Map<string, number[]>, sc: Scenar
       n: v.n,
       ciText: formatInterval(v.ci95, g.unit, fmt),
       pctText: pair && pair.improvement !== null ? formatPct(pair.improvement) : '',
-      pctNote: pair ? `vs ${pair.baseline}, 95% CI ${formatPctInterval(pair.ci95)}${pair.verdict.significant ? '' : ', not significant'}` : null,
+      pctNote: pair
+        ? `vs ${pair.baseline}, 95% CI ${formatPctInterval(pair.ci95)}${pair.verdict.significant ? '' : ', not significant'}`
+        : null,
       significant: pair?.verdict.significant ?? false,
     };
   });
@@ -105,8 +129,10 @@ export function publishedTables(sc: ScenarioView): PublishedTable[] {
   const art = sc.folder?.published;
   if (!art) return [];
   return art.machines.map((m) => {
-    const group = sc.publishedGroups.find((g) => g.scenario.version === art.version && g.hardware.cpuModel === `unspecified (published: ${m.id})`) ??
-      (m.id === 'article' ? sc.publishedGroups.find((g) => g.scenario.version === art.version) ?? null : null);
+    const group =
+      sc.publishedGroups.find(
+        (g) => g.scenario.version === art.version && g.hardware.cpuModel === `unspecified (published: ${m.id})`,
+      ) ?? (m.id === 'article' ? (sc.publishedGroups.find((g) => g.scenario.version === art.version) ?? null) : null);
     const rows: TableRow[] = m.variants.map((v) => {
       const mean = v.values.reduce((s, x) => s + x, 0) / v.values.length;
       const summary = group?.variants.find((x) => x.variant === v.variant);
@@ -146,7 +172,12 @@ export function publishedTables(sc: ScenarioView): PublishedTable[] {
       dataScale: m.dataScale,
       repetitions: Math.max(0, ...m.variants.map((v) => v.values.length)),
       rows,
-      verdicts: (group?.comparisons ?? []).map((c) => ({ baseline: c.baseline, candidate: c.candidate, sentence: c.verdict.sentence, kind: c.verdict.kind })),
+      verdicts: (group?.comparisons ?? []).map((c) => ({
+        baseline: c.baseline,
+        candidate: c.candidate,
+        sentence: c.verdict.sentence,
+        kind: c.verdict.kind,
+      })),
       group,
     };
   });
@@ -160,7 +191,11 @@ export function measuredFormat(sc: ScenarioView, g: ComparisonGroup): DurationFo
   return sc.format === 'hms' && g.variants.every((v) => Math.abs(v.mean) < 60) ? 's' : sc.format;
 }
 
-export function measuredTables(sc: ScenarioView, data: SiteData, groups: ComparisonGroup[] = sc.classGroups): MeasuredTable[] {
+export function measuredTables(
+  sc: ScenarioView,
+  data: SiteData,
+  groups: ComparisonGroup[] = sc.classGroups,
+): MeasuredTable[] {
   const multipleVersions = new Set(groups.map((g) => g.scenario.version)).size > 1;
   return groups.map((g) => {
     const format = measuredFormat(sc, g);
@@ -184,13 +219,34 @@ export function measuredTables(sc: ScenarioView, data: SiteData, groups: Compari
 
 /** Comparison pairs of a scenario, with each group's estimate: the rows of the forest plots. */
 export function differenceRows(sc: ScenarioView) {
-  const pairs = new Map<string, { baseline: string; candidate: string; rows: { label: string; estimate: number; low: number | null; high: number | null; significant: boolean; published: boolean }[] }>();
+  const pairs = new Map<
+    string,
+    {
+      baseline: string;
+      candidate: string;
+      rows: {
+        label: string;
+        estimate: number;
+        low: number | null;
+        high: number | null;
+        significant: boolean;
+        published: boolean;
+      }[];
+    }
+  >();
   for (const g of [...sc.publishedGroups, ...sc.classGroups]) {
     for (const c of g.comparisons) {
       if (c.improvement === null) continue;
       const k = `${c.baseline}→${c.candidate}`;
       const entry = pairs.get(k) ?? { baseline: c.baseline, candidate: c.candidate, rows: [] };
-      entry.rows.push({ label: groupLabel(g), estimate: c.improvement, low: c.ci95?.low ?? null, high: c.ci95?.high ?? null, significant: c.verdict.significant, published: g.source === 'published' });
+      entry.rows.push({
+        label: groupLabel(g),
+        estimate: c.improvement,
+        low: c.ci95?.low ?? null,
+        high: c.ci95?.high ?? null,
+        significant: c.verdict.significant,
+        published: g.source === 'published',
+      });
       pairs.set(k, entry);
     }
   }
@@ -220,7 +276,10 @@ export function settingsDiff(sc: ScenarioView, data: SiteData) {
     return { label: groupLabel(g), anchor: groupAnchor(g), values, published: g.source === 'published', engine };
   });
   const relevant = sc.folder?.doc.report.relevant_settings ?? [];
-  const names = relevant.length > 0 ? relevant : [...new Set(columns.flatMap((c) => [...c.values.keys()]))].filter((n) => !isNoiseSetting(n)).sort();
+  const names =
+    relevant.length > 0
+      ? relevant
+      : [...new Set(columns.flatMap((c) => [...c.values.keys()]))].filter((n) => !isNoiseSetting(n)).sort();
   const rows = names
     .map((name) => {
       const cells = columns.map((c) => {
@@ -228,7 +287,9 @@ export function settingsDiff(sc: ScenarioView, data: SiteData) {
         if (set) return { text: [...set].sort().join(' | '), compare: [...set].map(normalizeSetting).sort().join('|') };
         if (c.published) return { text: 'not stated by the article', compare: null };
         const d = engineDefault(c.engine, name);
-        return d ? { text: `${d} (default)`, compare: normalizeSetting(d) } : { text: 'server default', compare: 'default' };
+        return d
+          ? { text: `${d} (default)`, compare: normalizeSetting(d) }
+          : { text: 'server default', compare: 'default' };
       });
       const known = new Set(cells.map((c) => c.compare).filter((x): x is string => x !== null));
       return { setting: name, values: cells.map((c) => c.text), differs: known.size > 1 };
@@ -245,15 +306,22 @@ export function settingsDiff(sc: ScenarioView, data: SiteData) {
  */
 export function reproduceCommand(run: RunDetail): string {
   const o = run.options;
-  const reps = o ? (o.untilStable?.startRepetitions ?? o.repetitions) : Math.max(1, ...run.samples.map((s) => s.repetition));
+  const reps = o
+    ? (o.untilStable?.startRepetitions ?? o.repetitions)
+    : Math.max(1, ...run.samples.map((s) => s.repetition));
   const params = Object.entries(run.params)
     .filter(([k, v]) => !k.startsWith('published.') && v !== null)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => ` --param ${shellQuote(`${k}=${String(v)}`)}`)
     .join('');
-  const stable = o?.untilStable ? ` --until-stable --max-repetitions ${o.untilStable.maxRepetitions} --cv-threshold ${o.untilStable.cvThreshold}` : '';
+  const stable = o?.untilStable
+    ? ` --until-stable --max-repetitions ${o.untilStable.maxRepetitions} --cv-threshold ${o.untilStable.cvThreshold}`
+    : '';
   const published = (o ? o.scale === 'published' : run.source === 'published') ? ' --published-scale' : '';
-  const target = run.databaseEnvironment.engine === 'postgresql' ? 'postgres://USER@HOST:5432/DBNAME' : 'mysql://USER@HOST:3306/DBNAME';
+  const target =
+    run.databaseEnvironment.engine === 'postgresql'
+      ? 'postgres://USER@HOST:5432/DBNAME'
+      : 'mysql://USER@HOST:3306/DBNAME';
   return `tunelab run ${run.scenario.key} --target ${target} --repetitions ${reps}${stable}${params}${published}`;
 }
 
@@ -265,18 +333,26 @@ function shellQuote(s: string): string {
 export { toCsv } from '@tunelab/contracts';
 
 /** One display unit per declared metric of a scenario, from all its measured values (units.ts). */
-export function scenarioUnits(sc: ScenarioView, data: SiteData): Map<string, { label: string; unit: DisplayUnit; better: string }> {
+export function scenarioUnits(
+  sc: ScenarioView,
+  data: SiteData,
+): Map<string, { label: string; unit: DisplayUnit; better: string }> {
   const values = new Map<string, number[]>();
   for (const g of sc.classGroups) {
     for (const ref of g.runs) {
-      for (const s of data.runDetail.get(ref.id)?.samples ?? []) values.set(s.metric, [...(values.get(s.metric) ?? []), s.value]);
+      for (const s of data.runDetail.get(ref.id)?.samples ?? [])
+        values.set(s.metric, [...(values.get(s.metric) ?? []), s.value]);
     }
   }
   const out = new Map<string, { label: string; unit: DisplayUnit; better: string }>();
   for (const m of sc.folder?.doc.metrics ?? []) {
     // A declared metric nobody measured yet has no column.
     if (!values.has(m.key)) continue;
-    out.set(m.key, { label: m.label ?? m.key.replace(/_/g, ' '), unit: unitFor(m.unit, values.get(m.key) ?? []), better: m.better });
+    out.set(m.key, {
+      label: m.label ?? m.key.replace(/_/g, ' '),
+      unit: unitFor(m.unit, values.get(m.key) ?? []),
+      better: m.better,
+    });
   }
   return out;
 }

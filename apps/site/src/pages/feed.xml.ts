@@ -4,7 +4,6 @@ import { escapeXml as esc } from '../lib/format.ts';
 import { siteData } from '../lib/load.ts';
 import { groupAnchor } from '../lib/views.ts';
 
-
 export const GET: APIRoute = async () => {
   const data = await siteData();
   const site = data.config.siteUrl.replace(/\/+$/, '');

@@ -7,7 +7,14 @@ export const GET: APIRoute = async () => {
   const data = await siteData();
   const site = data.config.siteUrl.replace(/\/+$/, '');
   const day = data.generatedAt.slice(0, 10);
-  const paths = ['/', '/hardware/', '/downloads/', ...data.scenarios.map((s) => `/scenarios/${s.key}/`), ...data.hardware.map((h) => `/hardware/${h.fingerprint}/`), ...data.runs.map((r) => `/runs/${r.id}/`)];
+  const paths = [
+    '/',
+    '/hardware/',
+    '/downloads/',
+    ...data.scenarios.map((s) => `/scenarios/${s.key}/`),
+    ...data.hardware.map((h) => `/hardware/${h.fingerprint}/`),
+    ...data.runs.map((r) => `/runs/${r.id}/`),
+  ];
   const body = `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 ${paths.map((p) => `  <url><loc>${esc(`${site}${p}`)}</loc><lastmod>${day}</lastmod></url>`).join('\n')}

@@ -18,7 +18,14 @@ export * from './wal.ts';
  * (`source: z.literal(…)`), one entry here, and its reader in the runner
  * (`apps/runner/src/engine/metrics/`), whose registry is typed against this list.
  */
-export const METRIC_SCHEMAS = [TimedMetric, RelationSizeMetric, TableStatMetric, TupleStatMetric, WalMetric, RecordedMetric] as const;
+export const METRIC_SCHEMAS = [
+  TimedMetric,
+  RelationSizeMetric,
+  TableStatMetric,
+  TupleStatMetric,
+  WalMetric,
+  RecordedMetric,
+] as const;
 
 export const MetricDef = z.discriminatedUnion('source', METRIC_SCHEMAS);
 export type MetricDef = z.infer<typeof MetricDef>;

@@ -18,9 +18,20 @@ export const CREATE_TABLES_MAX = 20_000_000;
  */
 export const CreateTablesStep = z.strictObject({
   action: z.literal('create_tables'),
-  count: z.union([z.number().int().min(0).max(CREATE_TABLES_MAX), z.string().regex(PARAM_REF, 'must be a whole number of tables or a {{param}} placeholder')]),
-  database: z.string().regex(/^[a-z_][a-z0-9_]*$/).max(63).default('postgres'),
-  prefix: z.string().regex(/^[a-z_][a-z0-9_]*$/).max(30).default('t'),
+  count: z.union([
+    z.number().int().min(0).max(CREATE_TABLES_MAX),
+    z.string().regex(PARAM_REF, 'must be a whole number of tables or a {{param}} placeholder'),
+  ]),
+  database: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/)
+    .max(63)
+    .default('postgres'),
+  prefix: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/)
+    .max(30)
+    .default('t'),
   batch: z.number().int().min(1).max(10_000).default(4_000),
   warm_up: z.boolean().default(true),
 });

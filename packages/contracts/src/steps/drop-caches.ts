@@ -8,6 +8,11 @@ import { z } from 'zod';
  */
 export const DropCachesStep = z.strictObject({
   action: z.literal('drop_caches'),
-  when: z.union([z.boolean(), z.string().regex(/^\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/, 'must be true, false or a {{param}} placeholder')]).default(true),
+  when: z
+    .union([
+      z.boolean(),
+      z.string().regex(/^\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/, 'must be true, false or a {{param}} placeholder'),
+    ])
+    .default(true),
 });
 export type DropCachesStep = z.infer<typeof DropCachesStep>;

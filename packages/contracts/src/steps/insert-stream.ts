@@ -6,7 +6,10 @@ const countOrParam = z.union([
   z.number().int().min(0),
   z.string().regex(/^\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/, 'must be a whole number or a {{param}} placeholder'),
 ]);
-const flagOrParam = z.union([z.boolean(), z.string().regex(/^\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/, 'must be true, false or a {{param}} placeholder')]);
+const flagOrParam = z.union([
+  z.boolean(),
+  z.string().regex(/^\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/, 'must be true, false or a {{param}} placeholder'),
+]);
 
 /**
  * `insert_stream` (MySQL/MariaDB): `threads` connections insert deterministic rows into

@@ -16,7 +16,18 @@ import { WorkloadStep } from './workload.ts';
  * one entry here, and its executor in the runner (`apps/runner/src/engine/actions/`), whose
  * registry is typed against this list. No switch anywhere.
  */
-export const STEP_SCHEMAS = [SqlStep, SetStep, CollectStep, InsertStreamStep, WorkloadStep, CreateTablesStep, CrashServerStep, StartServerStep, DropCachesStep, DataDirCensusStep] as const;
+export const STEP_SCHEMAS = [
+  SqlStep,
+  SetStep,
+  CollectStep,
+  InsertStreamStep,
+  WorkloadStep,
+  CreateTablesStep,
+  CrashServerStep,
+  StartServerStep,
+  DropCachesStep,
+  DataDirCensusStep,
+] as const;
 
 export const PlainStep = z.union(STEP_SCHEMAS);
 export type PlainStep = z.infer<typeof PlainStep>;

@@ -12,7 +12,12 @@ import { settingName } from '../scenario-names.ts';
  */
 export const StartServerStep = z.strictObject({
   action: z.literal('start_server'),
-  settings: z.record(settingName, z.union([z.string().regex(/^[A-Za-z0-9_.:+-]+$/, 'letters, digits, _ . : + - only'), z.number()])).default({}),
+  settings: z
+    .record(
+      settingName,
+      z.union([z.string().regex(/^[A-Za-z0-9_.:+-]+$/, 'letters, digits, _ . : + - only'), z.number()]),
+    )
+    .default({}),
   /** A start without crash recovery is then an error (default true: this action exists for recovery). */
   expect_recovery: z.boolean().default(true),
 });

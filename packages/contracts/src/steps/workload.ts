@@ -7,7 +7,11 @@ const orParam = <T extends z.ZodType>(literal: T, what: string) =>
   z.union([literal, z.string().regex(PARAM_REF, `must be ${what} or a {{param}} placeholder`)]);
 
 /** Limits of the TPROC-C driver (the runner checks resolved placeholders against the same ones). */
-export const TPROCC_LIMITS = { vus: { min: 1, max: 1000 }, warehouses: { min: 1, max: 100_000 }, seconds: { max: 86_400 } } as const;
+export const TPROCC_LIMITS = {
+  vus: { min: 1, max: 1000 },
+  warehouses: { min: 1, max: 100_000 },
+  seconds: { max: 86_400 },
+} as const;
 export const TPROCC_MIXES = ['hammerdb', 'tpcc'] as const;
 
 /**
@@ -25,8 +29,14 @@ export const TPROCC_MIXES = ['hammerdb', 'tpcc'] as const;
 export const TproccWorkloadStep = z.strictObject({
   action: z.literal('workload'),
   kind: z.literal('tprocc'),
-  vus: orParam(z.number().int().min(TPROCC_LIMITS.vus.min).max(TPROCC_LIMITS.vus.max), 'a whole number of virtual users'),
-  warehouses: orParam(z.number().int().min(TPROCC_LIMITS.warehouses.min).max(TPROCC_LIMITS.warehouses.max), 'a whole number of warehouses'),
+  vus: orParam(
+    z.number().int().min(TPROCC_LIMITS.vus.min).max(TPROCC_LIMITS.vus.max),
+    'a whole number of virtual users',
+  ),
+  warehouses: orParam(
+    z.number().int().min(TPROCC_LIMITS.warehouses.min).max(TPROCC_LIMITS.warehouses.max),
+    'a whole number of warehouses',
+  ),
   mix: orParam(z.enum(TPROCC_MIXES), `one of ${TPROCC_MIXES.join(', ')}`).default('hammerdb'),
   /** Seconds of load before the measured window. */
   ramp_up: orParam(z.number().min(0).max(TPROCC_LIMITS.seconds.max), 'a number of seconds').default(2),

@@ -34,14 +34,26 @@ export default fp<AuthOptions>(
       // Other clients (curl, scripts) are let through; TuneLab runners must be recent enough to
       // produce submissions this API understands.
       if (m && olderThan([Number(m[1]), Number(m[2]), Number(m[3])], min)) {
-        throw new ApiError('runner-too-old', `runner ${m[1]}.${m[2]}.${m[3]} is older than the minimum ${opts.minRunnerVersion}; upgrade the TuneLab runner and submit again (the run file is kept)`);
+        throw new ApiError(
+          'runner-too-old',
+          `runner ${m[1]}.${m[2]}.${m[3]} is older than the minimum ${opts.minRunnerVersion}; upgrade the TuneLab runner and submit again (the run file is kept)`,
+        );
       }
       const header = request.headers.authorization;
-      if (!header) throw new ApiError('unauthorized', 'send the runner token as `Authorization: Bearer <token>`', [], { 'www-authenticate': 'Bearer' });
+      if (!header)
+        throw new ApiError('unauthorized', 'send the runner token as `Authorization: Bearer <token>`', [], {
+          'www-authenticate': 'Bearer',
+        });
       const bearer = BEARER.exec(header);
-      if (!bearer?.[1]) throw new ApiError('unauthorized', 'the Authorization header must be `Bearer <token>`', [], { 'www-authenticate': 'Bearer error="invalid_request"' });
+      if (!bearer?.[1])
+        throw new ApiError('unauthorized', 'the Authorization header must be `Bearer <token>`', [], {
+          'www-authenticate': 'Bearer error="invalid_request"',
+        });
       const runner = await app.resultsDb.authenticateRunner(bearer[1]);
-      if (!runner) throw new ApiError('unauthorized', 'the runner token is unknown or revoked', [], { 'www-authenticate': 'Bearer error="invalid_token"' });
+      if (!runner)
+        throw new ApiError('unauthorized', 'the runner token is unknown or revoked', [], {
+          'www-authenticate': 'Bearer error="invalid_token"',
+        });
       request.runner = runner;
     });
   },

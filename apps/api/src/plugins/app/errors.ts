@@ -14,7 +14,11 @@ export default fp(
       return sendProblem(reply, request, err);
     });
     app.setNotFoundHandler((request, reply) =>
-      sendProblem(reply, request, new ApiError('not-found', `no route for ${request.method} ${request.url.split('?')[0]}`)),
+      sendProblem(
+        reply,
+        request,
+        new ApiError('not-found', `no route for ${request.method} ${request.url.split('?')[0]}`),
+      ),
     );
   },
   { name: 'errors' },
@@ -34,25 +38,49 @@ function toApiError(error: FastifyError, route: string | undefined): ApiError {
       }
       return [{ path: at(v.instancePath || '/'), message: v.message ?? 'invalid' }];
     });
-    const summary = errors.slice(0, 3).map((e) => `${e.path} ${e.message}`).join('; ');
-    return new ApiError('validation-failed', `${where} is invalid: ${summary}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`, errors);
+    const summary = errors
+      .slice(0, 3)
+      .map((e) => `${e.path} ${e.message}`)
+      .join('; ');
+    return new ApiError(
+      'validation-failed',
+      `${where} is invalid: ${summary}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`,
+      errors,
+    );
   }
-  if (isResponseSerializationError(error)) return new ApiError('internal', `response for ${route} did not match its schema`);
+  if (isResponseSerializationError(error))
+    return new ApiError('internal', `response for ${route} did not match its schema`);
   if (error instanceof IdempotencyConflictError) return new ApiError('idempotency-conflict', error.message);
-  if (error instanceof CursorError) return new ApiError('validation-failed', error.message, [{ path: 'querystring:/cursor', message: error.message }]);
-  if (isDatabaseUnavailable(error)) return new ApiError('database-unavailable', 'The results database is not reachable; nothing was stored. Retry later.', undefined, { 'retry-after': '5' });
+  if (error instanceof CursorError)
+    return new ApiError('validation-failed', error.message, [{ path: 'querystring:/cursor', message: error.message }]);
+  if (isDatabaseUnavailable(error))
+    return new ApiError(
+      'database-unavailable',
+      'The results database is not reachable; nothing was stored. Retry later.',
+      undefined,
+      { 'retry-after': '5' },
+    );
   switch (error.code) {
     case 'FST_ERR_HANDLER_TIMEOUT':
-      return new ApiError('timed-out', 'The request did not finish in time; retry later (with the same Idempotency-Key for a submission).', undefined, { 'retry-after': '5' });
+      return new ApiError(
+        'timed-out',
+        'The request did not finish in time; retry later (with the same Idempotency-Key for a submission).',
+        undefined,
+        { 'retry-after': '5' },
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload-too-large', error.message);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('unsupported-media-type', 'Content-Type must be application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('bad-request', 'the request body is empty; send a JSON document', [{ path: '/', message: 'required' }]);
+      return new ApiError('bad-request', 'the request body is empty; send a JSON document', [
+        { path: '/', message: 'required' },
+      ]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError('bad-request', `the body is not valid JSON: ${error.message}`, [{ path: '/', message: 'invalid JSON' }]);
+      return new ApiError('bad-request', `the body is not valid JSON: ${error.message}`, [
+        { path: '/', message: 'invalid JSON' },
+      ]);
   }
   if (error.statusCode === 429) return new ApiError('rate-limited', error.message);
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {

@@ -22,7 +22,10 @@ export default fp<RequestDeadlineOptions>(
         void sendProblem(
           reply,
           request,
-          new ApiError('request-timeout', `the request body was not received within ${opts.requestTimeoutMs / 1000} s; nothing was stored`),
+          new ApiError(
+            'request-timeout',
+            `the request body was not received within ${opts.requestTimeoutMs / 1000} s; nothing was stored`,
+          ),
         );
       }, opts.requestTimeoutMs);
       timer.unref();

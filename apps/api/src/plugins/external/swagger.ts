@@ -12,10 +12,17 @@ export default fp(
         info: {
           title: 'TuneLab API',
           version: '0.1.0',
-          description: 'Ingests benchmark runs from TuneLab runners and answers hardware-specific queries. Reads are public; writes need a runner bearer token.',
+          description:
+            'Ingests benchmark runs from TuneLab runners and answers hardware-specific queries. Reads are public; writes need a runner bearer token.',
         },
         components: {
-          securitySchemes: { runnerToken: { type: 'http', scheme: 'bearer', description: 'Token minted by `npm run admin -- create-runner NAME`' } },
+          securitySchemes: {
+            runnerToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'Token minted by `npm run admin -- create-runner NAME`',
+            },
+          },
         },
       },
       transform: jsonSchemaTransform,

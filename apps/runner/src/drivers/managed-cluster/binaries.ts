@@ -57,9 +57,15 @@ async function candidates(root: string): Promise<string[]> {
  * Finds the server binaries and checks their major version. A bad `--cluster-bin` is a usage
  * error (exit 2); no server found or one older than `minMajor` cannot host the run (exit 3).
  */
-export async function findServerBinaries(opts: { clusterBin?: string; minMajor?: number; debianRoot?: string; pgConfig?: string } = {}): Promise<ServerBinaries> {
+export async function findServerBinaries(
+  opts: { clusterBin?: string; minMajor?: number; debianRoot?: string; pgConfig?: string } = {},
+): Promise<ServerBinaries> {
   const minMajor = opts.minMajor ?? 0;
-  const check = (found: { version: string; major: number }, dir: string, source: ServerBinaries['source']): ServerBinaries => {
+  const check = (
+    found: { version: string; major: number },
+    dir: string,
+    source: ServerBinaries['source'],
+  ): ServerBinaries => {
     if (found.major < minMajor) {
       const E = source === 'cluster-bin' ? UsageError : TargetUnreachable;
       throw new E(
@@ -74,13 +80,19 @@ export async function findServerBinaries(opts: { clusterBin?: string; minMajor?:
     const info = await stat(dir).catch(() => null);
     if (!info?.isDirectory()) throw new UsageError(`--cluster-bin ${opts.clusterBin}: no such directory`);
     const missing = await missingIn(dir);
-    if (missing.length) throw new UsageError(`--cluster-bin ${opts.clusterBin}: no executable ${missing.join(', ')} there (expected the PostgreSQL server's bin directory, e.g. /usr/lib/postgresql/15/bin)`);
+    if (missing.length)
+      throw new UsageError(
+        `--cluster-bin ${opts.clusterBin}: no executable ${missing.join(', ')} there (expected the PostgreSQL server's bin directory, e.g. /usr/lib/postgresql/15/bin)`,
+      );
     return check(await versionOf(dir), dir, 'cluster-bin');
   }
 
   const tried: string[] = [];
   const pgConfig = opts.pgConfig ?? 'pg_config';
-  const fromPgConfig = await run(pgConfig, ['--bindir'], { timeoutMs: 10_000 }).then((r) => r.stdout.trim(), () => null);
+  const fromPgConfig = await run(pgConfig, ['--bindir'], { timeoutMs: 10_000 }).then(
+    (r) => r.stdout.trim(),
+    () => null,
+  );
   if (fromPgConfig) {
     tried.push(`${fromPgConfig} (pg_config --bindir)`);
     if (!(await missingIn(fromPgConfig)).length) return check(await versionOf(fromPgConfig), fromPgConfig, 'pg_config');

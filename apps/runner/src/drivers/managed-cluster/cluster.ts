@@ -136,7 +136,13 @@ export class ManagedPostgresCluster implements ManagedCluster {
   private destroyed = false;
   private removeAbortListener: () => void = () => {};
 
-  private constructor(p: { root: string; socketDir: string; ownSocketDir: boolean; port: number; binaries: ServerBinaries }) {
+  private constructor(p: {
+    root: string;
+    socketDir: string;
+    ownSocketDir: boolean;
+    port: number;
+    binaries: ServerBinaries;
+  }) {
     this.root = p.root;
     this.dataDirectory = path.join(p.root, 'data');
     this.logFile = path.join(p.root, 'server.log');
@@ -155,12 +161,20 @@ export class ManagedPostgresCluster implements ManagedCluster {
     try {
       root = await mkdtemp(path.join(parent, 'tunelab-cluster-'));
     } catch (e) {
-      throw new UsageError(`--cluster-dir ${parent}: cannot create a directory there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new UsageError(
+        `--cluster-dir ${parent}: cannot create a directory there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
     }
     let socketDir = opts.socketDir ?? root;
     const ownSocketDir = opts.socketDir === undefined && root.length > MAX_SOCKET_DIR;
     if (ownSocketDir) socketDir = await mkdtemp(path.join(tmpdir(), 'tlsock-'));
-    const cluster = new ManagedPostgresCluster({ root, socketDir, ownSocketDir, port: opts.port ?? (await findFreePort()), binaries: opts.binaries });
+    const cluster = new ManagedPostgresCluster({
+      root,
+      socketDir,
+      ownSocketDir,
+      port: opts.port ?? (await findFreePort()),
+      binaries: opts.binaries,
+    });
     LIVE.add(cluster);
     installExitHook();
     try {
@@ -169,14 +183,21 @@ export class ManagedPostgresCluster implements ManagedCluster {
       const started = performance.now();
       // --no-sync: a throwaway cluster; whatever initdb left dirty is flushed by the first crash
       // recovery's sync, which scenarios treat as a warm-up.
-      await runServerBinary(path.join(opts.binaries.dir, 'initdb'), ['-D', cluster.dataDirectory, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
-        timeoutMs: opts.initdbTimeoutMs ?? 120_000,
-        cwd: root,
-      });
+      await runServerBinary(
+        path.join(opts.binaries.dir, 'initdb'),
+        ['-D', cluster.dataDirectory, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+        {
+          timeoutMs: opts.initdbTimeoutMs ?? 120_000,
+          cwd: root,
+        },
+      );
       cluster.initdbMs = performance.now() - started;
       const settings = { ...managedSettings(cluster.port, socketDir, opts.binaries.major), ...opts.settings };
-      for (const name of Object.keys(settings)) if (!SETTING_NAME.test(name)) throw new UsageError(`invalid server setting name "${name}"`);
-      const conf = Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n');
+      for (const name of Object.keys(settings))
+        if (!SETTING_NAME.test(name)) throw new UsageError(`invalid server setting name "${name}"`);
+      const conf = Object.entries(settings)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join('\n');
       await appendFile(path.join(cluster.dataDirectory, 'postgresql.conf'), `\n# TuneLab managed cluster\n${conf}\n`);
       opts.signal?.throwIfAborted();
     } catch (e) {
@@ -197,13 +218,17 @@ export class ManagedPostgresCluster implements ManagedCluster {
     await chmod(dir, 0o700);
     if (!isRoot()) return;
     const { stdout } = await run('id', ['-u', SERVER_OS_USER], { timeoutMs: 5_000 }).catch(() => {
-      throw new RunFailed(`running as root, the server must run as the "${SERVER_OS_USER}" OS user, which does not exist`);
+      throw new RunFailed(
+        `running as root, the server must run as the "${SERVER_OS_USER}" OS user, which does not exist`,
+      );
     });
     const { stdout: gid } = await run('id', ['-g', SERVER_OS_USER], { timeoutMs: 5_000 });
     await chown(dir, Number(stdout.trim()), Number(gid.trim()));
     const [f, a] = asServerUser('test', ['-w', dir, '-a', '-x', dir]);
     await run(f, a, { timeoutMs: 5_000 }).catch(() => {
-      throw new UsageError(`--cluster-dir ${parent}: the "${SERVER_OS_USER}" OS user cannot reach it (a parent directory is not searchable by that user)`);
+      throw new UsageError(
+        `--cluster-dir ${parent}: the "${SERVER_OS_USER}" OS user cannot reach it (a parent directory is not searchable by that user)`,
+      );
     });
   }
 
@@ -246,14 +271,16 @@ export class ManagedPostgresCluster implements ManagedCluster {
     const args = ['-D', this.dataDirectory];
     for (const [name, value] of Object.entries(opts.settings ?? {})) {
       if (!SETTING_NAME.test(name)) throw new UsageError(`invalid server setting name "${name}"`);
-      if (!SETTING_VALUE.test(value)) throw new UsageError(`invalid value for server setting ${name}: "${value}" (letters, digits, _ . : + - only)`);
+      if (!SETTING_VALUE.test(value))
+        throw new UsageError(`invalid value for server setting ${name}: "${value}" (letters, digits, _ . : + - only)`);
       args.push('-c', `${name}=${value}`);
     }
     const timeoutMs = opts.timeoutMs ?? 60_000;
     const pollMs = opts.pollMs ?? 10;
     const logOffset = await this.logSize();
     const log = await open(this.logFile, 'a');
-    if (isRoot()) await log.chown(Number((await run('id', ['-u', SERVER_OS_USER], { timeoutMs: 5_000 })).stdout.trim()), -1);
+    if (isRoot())
+      await log.chown(Number((await run('id', ['-u', SERVER_OS_USER], { timeoutMs: 5_000 })).stdout.trim()), -1);
     const [file, argv] = asServerUser(path.join(this.binaries.dir, 'postgres'), args);
     const spawned = performance.now();
     // detached: a session of its own, so a terminal's Ctrl-C reaches the runner, which stops it.
@@ -281,7 +308,9 @@ export class ManagedPostgresCluster implements ManagedCluster {
       const attemptAt = performance.now();
       if (exited) {
         const tail = await this.logTail(logOffset);
-        throw new RunFailed(`the managed PostgreSQL server exited during startup (${describeExit(exited)}); its log says:\n${tail}`);
+        throw new RunFailed(
+          `the managed PostgreSQL server exited during startup (${describeExit(exited)}); its log says:\n${tail}`,
+        );
       }
       if (signal?.aborted) {
         await this.stopNow();
@@ -290,7 +319,9 @@ export class ManagedPostgresCluster implements ManagedCluster {
       if (attemptAt - spawned > timeoutMs) {
         await this.stopNow();
         const tail = await this.logTail(logOffset);
-        throw new RunFailed(`the managed PostgreSQL server was not ready after ${Math.round(timeoutMs)} ms (spawned, no successful connection); stopped it. Its log says:\n${tail}`);
+        throw new RunFailed(
+          `the managed PostgreSQL server was not ready after ${Math.round(timeoutMs)} ms (spawned, no successful connection); stopped it. Its log says:\n${tail}`,
+        );
       }
       attempts++;
       const connected = await this.tryConnect(Math.max(100, Math.min(2_000, timeoutMs)));
@@ -300,7 +331,9 @@ export class ManagedPostgresCluster implements ManagedCluster {
           // Another server answers on this socket: ours cannot have the port (it exits on its lock file).
           await this.stopNow();
           const tail = await this.logTail(logOffset);
-          throw new RunFailed(`port ${this.port} is in use: the server answering on ${this.socketDir} has data directory ${connected.dataDirectory}, not ${this.dataDirectory}; the managed server's log says:\n${tail}`);
+          throw new RunFailed(
+            `port ${this.port} is in use: the server answering on ${this.socketDir} has data directory ${connected.dataDirectory}, not ${this.dataDirectory}; the managed server's log says:\n${tail}`,
+          );
         }
         return { readyMs, attempts, logOffset };
       }
@@ -310,7 +343,9 @@ export class ManagedPostgresCluster implements ManagedCluster {
   }
 
   /** One connection attempt; on success, when it succeeded and whose data directory it reached. */
-  private async tryConnect(timeoutMs: number): Promise<{ ok: true; at: number; dataDirectory: string } | { ok: false }> {
+  private async tryConnect(
+    timeoutMs: number,
+  ): Promise<{ ok: true; at: number; dataDirectory: string } | { ok: false }> {
     const client = new pg.Client({ ...this.clientConfig(), connectionTimeoutMillis: timeoutMs, query_timeout: 10_000 });
     client.on('error', () => {});
     try {
@@ -326,12 +361,22 @@ export class ManagedPostgresCluster implements ManagedCluster {
   }
 
   private async logTail(fromOffset: number): Promise<string> {
-    const lines = (await this.readLog(fromOffset)).split('\n').filter((l) => l.trim() !== '' && !l.includes('the database system is starting up'));
-    return lines.slice(-8).map((l) => `  ${l}`).join('\n') || '  (nothing)';
+    const lines = (await this.readLog(fromOffset))
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.includes('the database system is starting up'));
+    return (
+      lines
+        .slice(-8)
+        .map((l) => `  ${l}`)
+        .join('\n') || '  (nothing)'
+    );
   }
 
   private pgCtl(args: string[], timeoutMs: number) {
-    return runServerBinary(path.join(this.binaries.dir, 'pg_ctl'), ['-D', this.dataDirectory, ...args], { timeoutMs, cwd: this.root });
+    return runServerBinary(path.join(this.binaries.dir, 'pg_ctl'), ['-D', this.dataDirectory, ...args], {
+      timeoutMs,
+      cwd: this.root,
+    });
   }
 
   /** Crash: `pg_ctl stop -m immediate` (the postmaster gets SIGQUIT; the next start recovers). */
@@ -395,7 +440,16 @@ export class ManagedPostgresCluster implements ManagedCluster {
   destroySync(): void {
     if (this.destroyed) return;
     this.destroyed = true;
-    const [f, a] = asServerUser(path.join(this.binaries.dir, 'pg_ctl'), ['-D', this.dataDirectory, 'stop', '-m', 'immediate', '-w', '-t', '30']);
+    const [f, a] = asServerUser(path.join(this.binaries.dir, 'pg_ctl'), [
+      '-D',
+      this.dataDirectory,
+      'stop',
+      '-m',
+      'immediate',
+      '-w',
+      '-t',
+      '30',
+    ]);
     spawnSync(f, a, { stdio: 'ignore', timeout: 35_000, cwd: tmpdir() });
     rmSync(this.root, { recursive: true, force: true });
     if (this.ownSocketDir) rmSync(this.socketDir, { recursive: true, force: true });

@@ -20,7 +20,12 @@ export async function censusDataDir(dir: string): Promise<DataDirCensus> {
   const CHUNK = 512;
   for (let i = 0; i < files.length; i += CHUNK) {
     const sizes = await Promise.all(
-      files.slice(i, i + CHUNK).map((e) => lstat(path.join(e.parentPath, e.name)).then((s) => s.size, () => 0)),
+      files.slice(i, i + CHUNK).map((e) =>
+        lstat(path.join(e.parentPath, e.name)).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      ),
     );
     for (const s of sizes) bytes += s;
   }
@@ -29,12 +34,18 @@ export async function censusDataDir(dir: string): Promise<DataDirCensus> {
 
 /** File system type and device of the file system holding `dir` (findmnt, else stat -f). */
 export async function fileSystemOf(dir: string): Promise<{ type: string; source: string | null }> {
-  const found = await run('findmnt', ['-n', '-o', 'FSTYPE,SOURCE', '-T', dir], { timeoutMs: 5_000 }).then((r) => r.stdout.trim(), () => '');
+  const found = await run('findmnt', ['-n', '-o', 'FSTYPE,SOURCE', '-T', dir], { timeoutMs: 5_000 }).then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
   if (found) {
     const [type = 'unknown', source = null] = found.split(/\s+/);
     return { type, source };
   }
-  const viaStat = await run('stat', ['-f', '-c', '%T', dir], { timeoutMs: 5_000 }).then((r) => r.stdout.trim(), () => '');
+  const viaStat = await run('stat', ['-f', '-c', '%T', dir], { timeoutMs: 5_000 }).then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
   return { type: viaStat || 'unknown', source: null };
 }
 
@@ -55,6 +66,9 @@ export async function dropPageCache(dir: string, procFile = '/proc/sys/vm/drop_c
     await writeFile(procFile, '3\n');
     return { dropped: true };
   } catch (e) {
-    return { dropped: false, reason: `cannot write ${procFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+    return {
+      dropped: false,
+      reason: `cannot write ${procFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    };
   }
 }

@@ -16,20 +16,37 @@ export function asServerUser(file: string, args: string[]): [string, string[]] {
 export type RunResult = { stdout: string; stderr: string };
 
 /** Runs a command with a timeout; rejects with an Error whose message carries stderr. */
-export function run(file: string, args: string[], opts: { timeoutMs: number; cwd?: string; env?: NodeJS.ProcessEnv }): Promise<RunResult> {
+export function run(
+  file: string,
+  args: string[],
+  opts: { timeoutMs: number; cwd?: string; env?: NodeJS.ProcessEnv },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: opts.timeoutMs, cwd: opts.cwd, env: opts.env, maxBuffer: 16 * 1024 * 1024, killSignal: 'SIGTERM' }, (error: ExecFileException | null, stdout, stderr) => {
-      if (!error) return resolve({ stdout, stderr });
-      const what = `${file} ${args.join(' ')}`;
-      const why = error.killed ? `timed out after ${opts.timeoutMs} ms` : error.code === 'ENOENT' ? 'not found' : `exit code ${String(error.code)}`;
-      const detail = (stderr || stdout || error.message).trim().split('\n').slice(-6).join('\n');
-      reject(new Error(`${what}: ${why}${detail ? `\n${detail}` : ''}`));
-    });
+    execFile(
+      file,
+      args,
+      { timeout: opts.timeoutMs, cwd: opts.cwd, env: opts.env, maxBuffer: 16 * 1024 * 1024, killSignal: 'SIGTERM' },
+      (error: ExecFileException | null, stdout, stderr) => {
+        if (!error) return resolve({ stdout, stderr });
+        const what = `${file} ${args.join(' ')}`;
+        const why = error.killed
+          ? `timed out after ${opts.timeoutMs} ms`
+          : error.code === 'ENOENT'
+            ? 'not found'
+            : `exit code ${String(error.code)}`;
+        const detail = (stderr || stdout || error.message).trim().split('\n').slice(-6).join('\n');
+        reject(new Error(`${what}: ${why}${detail ? `\n${detail}` : ''}`));
+      },
+    );
   });
 }
 
 /** Runs a server binary (as the postgres OS user when root). */
-export function runServerBinary(file: string, args: string[], opts: { timeoutMs: number; cwd?: string }): Promise<RunResult> {
+export function runServerBinary(
+  file: string,
+  args: string[],
+  opts: { timeoutMs: number; cwd?: string },
+): Promise<RunResult> {
   const [f, a] = asServerUser(file, args);
   return run(f, a, opts);
 }

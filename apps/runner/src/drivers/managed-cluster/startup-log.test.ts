@@ -19,22 +19,41 @@ const FSYNC_START = `2026-11-22 06:43:41.512 UTC [24101] LOG:  starting PostgreS
 describe('startup log analysis', () => {
   it('reads sync and redo durations at millisecond resolution, the progress lines, and no errors from readiness polling', () => {
     const a = analyzeStartup(FSYNC_START);
-    expect(a).toMatchObject({ recovered: true, syncMs: 2491, redoMs: 237, redoElapsedS: 0.23, startupMs: 2788, syncMethodSeen: 'fsync', errors: [] });
+    expect(a).toMatchObject({
+      recovered: true,
+      syncMs: 2491,
+      redoMs: 237,
+      redoElapsedS: 0.23,
+      startupMs: 2788,
+      syncMethodSeen: 'fsync',
+      errors: [],
+    });
     expect(a.progress).toHaveLength(2);
     expect(a.progress[0]).toMatch(/^syncing data directory \(pre-fsync\), elapsed time: 1\.00 s/);
   });
 
   it('a clean start has no sync; "redo is not required" is zero redo; a real FATAL is reported', () => {
-    const clean = analyzeStartup('2026-11-22 06:50:00.000 UTC [1] LOG:  database system was shut down at 2026-11-22 06:49:59 UTC\n2026-11-22 06:50:00.004 UTC [1] LOG:  database system is ready to accept connections\n');
+    const clean = analyzeStartup(
+      '2026-11-22 06:50:00.000 UTC [1] LOG:  database system was shut down at 2026-11-22 06:49:59 UTC\n2026-11-22 06:50:00.004 UTC [1] LOG:  database system is ready to accept connections\n',
+    );
     expect(clean).toMatchObject({ recovered: false, syncMs: null, redoMs: null, startupMs: 4 });
-    const noRedo = analyzeStartup(FSYNC_START.replace(/.*redo starts.*\n/, '').replace(/.*redo done.*\n/, '2026-11-22 06:43:44.020 UTC [24104] LOG:  redo is not required\n'));
+    const noRedo = analyzeStartup(
+      FSYNC_START.replace(/.*redo starts.*\n/, '').replace(
+        /.*redo done.*\n/,
+        '2026-11-22 06:43:44.020 UTC [24104] LOG:  redo is not required\n',
+      ),
+    );
     expect(noRedo.redoMs).toBe(0);
-    const failed = analyzeStartup('2026-11-22 06:50:00.000 UTC [9] FATAL:  lock file "/tmp/x/.s.PGSQL.5432.lock" already exists\n2026-11-22 06:50:00.000 UTC [9] HINT:  Is another postmaster (PID 8) using socket file "/tmp/x/.s.PGSQL.5432"?\n');
+    const failed = analyzeStartup(
+      '2026-11-22 06:50:00.000 UTC [9] FATAL:  lock file "/tmp/x/.s.PGSQL.5432.lock" already exists\n2026-11-22 06:50:00.000 UTC [9] HINT:  Is another postmaster (PID 8) using socket file "/tmp/x/.s.PGSQL.5432"?\n',
+    );
     expect(failed.errors).toEqual(['FATAL: lock file "/tmp/x/.s.PGSQL.5432.lock" already exists']);
   });
 
   it('continuation lines join the line before; timestamps without fractions parse', () => {
     const lines = parseLogLines('2026-11-22 06:50:00 UTC [7] ERROR:  syntax error\n\tat character 5\n');
-    expect(lines).toEqual([{ atMs: Date.UTC(2026, 10, 22, 6, 50, 0), pid: 7, level: 'ERROR', message: 'syntax error\nat character 5' }]);
+    expect(lines).toEqual([
+      { atMs: Date.UTC(2026, 10, 22, 6, 50, 0), pid: 7, level: 'ERROR', message: 'syntax error\nat character 5' },
+    ]);
   });
 });

@@ -10,7 +10,8 @@
  */
 export type LogLine = { atMs: number | null; pid: number | null; level: string; message: string };
 
-const PREFIX = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) ?([A-Za-z+\-0-9:]*) \[(\d+)\] ([A-Z0-9]+):\s+(.*)$/;
+const PREFIX =
+  /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) ?([A-Za-z+\-0-9:]*) \[(\d+)\] ([A-Z0-9]+):\s+(.*)$/;
 
 /** Splits a log into lines with their timestamps; continuation lines join the line before. */
 export function parseLogLines(text: string): LogLine[] {
@@ -71,16 +72,28 @@ export function analyzeStartup(text: string): StartupAnalysis {
   const ready = find(lines, /^database system is ready to accept/);
   const elapsed = redoDone >= 0 ? /elapsed: ([\d.]+) s/.exec(lines[redoDone]!.message) : null;
   const progress = lines.filter((l) => /elapsed time: [\d.]+ s/.test(l.message)).map((l) => l.message);
-  const methods = progress.map((p) => /^syncing data directory \(([a-z-]+)\)/.exec(p)?.[1]).filter((m): m is string => m !== undefined);
+  const methods = progress
+    .map((p) => /^syncing data directory \(([a-z-]+)\)/.exec(p)?.[1])
+    .filter((m): m is string => m !== undefined);
   const first = lines.findIndex((l) => l.atMs !== null);
   return {
     recovered: interrupted >= 0,
     syncMs: diff(lines, interrupted, notProperly),
-    syncMethodSeen: methods.length ? (methods[methods.length - 1] === 'pre-fsync' ? 'fsync' : methods[methods.length - 1]!) : null,
+    syncMethodSeen: methods.length
+      ? methods[methods.length - 1] === 'pre-fsync'
+        ? 'fsync'
+        : methods[methods.length - 1]!
+      : null,
     redoMs: redoStart >= 0 && redoDone >= 0 ? diff(lines, redoStart, redoDone) : redoNotRequired >= 0 ? 0 : null,
     redoElapsedS: elapsed ? Number(elapsed[1]) : null,
     startupMs: diff(lines, first, ready),
     progress,
-    errors: lines.filter((l) => (l.level === 'FATAL' || l.level === 'PANIC') && !/the database system is (starting up|shutting down|not yet accepting connections)/.test(l.message)).map((l) => `${l.level}: ${l.message}`),
+    errors: lines
+      .filter(
+        (l) =>
+          (l.level === 'FATAL' || l.level === 'PANIC') &&
+          !/the database system is (starting up|shutting down|not yet accepting connections)/.test(l.message),
+      )
+      .map((l) => `${l.level}: ${l.message}`),
   };
 }

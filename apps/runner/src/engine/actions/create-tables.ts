@@ -16,7 +16,8 @@ export const createTablesAction: StepAction<'create_tables'> = {
     // It creates and drops tables named tN in a database it does not own: only on a throwaway cluster.
     const cluster = managedCluster(ctx, 'create_tables');
     const count = typeof step.count === 'number' ? step.count : Number(substituteParams(step.count, ctx.params));
-    if (!Number.isInteger(count) || count < 0) throw new UsageError(`create_tables: count must be a whole number of tables, got ${String(step.count)}`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new UsageError(`create_tables: count must be a whole number of tables, got ${String(step.count)}`);
     const started = process.hrtime.bigint();
     const session = await ctx.target.driver.openDatabase(ctx.target.url, step.database, 'tunelab-create-tables');
     let changed = 0;
@@ -27,19 +28,26 @@ export const createTablesAction: StepAction<'create_tables'> = {
       );
       const have = Number(row?.n ?? 0);
       const top = Number(row?.top ?? 0);
-      if (have !== top) throw new UsageError(`create_tables: database ${step.database} holds ${have} tables named ${step.prefix}N but the highest N is ${top}; expected ${step.prefix}1…${step.prefix}${have}`);
+      if (have !== top)
+        throw new UsageError(
+          `create_tables: database ${step.database} holds ${have} tables named ${step.prefix}N but the highest N is ${top}; expected ${step.prefix}1…${step.prefix}${have}`,
+        );
       await session.exec('SET synchronous_commit = off');
       // One transaction per batch: every CREATE/DROP holds an AccessExclusiveLock until commit.
       for (let from = have + 1; from <= count; from += step.batch) {
         ctx.signal.throwIfAborted();
         const to = Math.min(count, from + step.batch - 1);
-        await session.exec(`DO $$ BEGIN FOR k IN ${from}..${to} LOOP EXECUTE format('CREATE TABLE ${step.prefix}%s (i int)', k); END LOOP; END $$`);
+        await session.exec(
+          `DO $$ BEGIN FOR k IN ${from}..${to} LOOP EXECUTE format('CREATE TABLE ${step.prefix}%s (i int)', k); END LOOP; END $$`,
+        );
         changed += to - from + 1;
       }
       for (let to = have; to > count; to -= step.batch) {
         ctx.signal.throwIfAborted();
         const from = Math.max(count + 1, to - step.batch + 1);
-        await session.exec(`DO $$ BEGIN FOR k IN ${from}..${to} LOOP EXECUTE format('DROP TABLE ${step.prefix}%s', k); END LOOP; END $$`);
+        await session.exec(
+          `DO $$ BEGIN FOR k IN ${from}..${to} LOOP EXECUTE format('DROP TABLE ${step.prefix}%s', k); END LOOP; END $$`,
+        );
         changed += to - from + 1;
       }
       // After the commits above: a CHECKPOINT inside their transaction would precede the asynchronous commit.
@@ -54,8 +62,14 @@ export const createTablesAction: StepAction<'create_tables'> = {
       const census = await censusDataDir(cluster.dataDirectory);
       lastFileCount.set(cluster, census.files);
       await cluster.crash();
-      const warm = await cluster.start({ settings: { recovery_init_sync_method: 'syncfs' }, timeoutMs: startTimeoutMs(census.files) }, ctx.signal);
-      ctx.note('warm-up', `${count} tables (${changed} changed): warm-up crash and restart with syncfs, ready after ${warm.readyMs.toFixed(0)} ms`);
+      const warm = await cluster.start(
+        { settings: { recovery_init_sync_method: 'syncfs' }, timeoutMs: startTimeoutMs(census.files) },
+        ctx.signal,
+      );
+      ctx.note(
+        'warm-up',
+        `${count} tables (${changed} changed): warm-up crash and restart with syncfs, ready after ${warm.readyMs.toFixed(0)} ms`,
+      );
     }
     ctx.record('create_tables_seconds', Number(process.hrtime.bigint() - started) / 1e9);
   },

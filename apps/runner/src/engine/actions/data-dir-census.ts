@@ -18,7 +18,10 @@ export const dataDirCensusAction: StepAction<'data_dir_census'> = {
     if (!described.has(cluster)) {
       described.add(cluster);
       const fs = await fileSystemOf(cluster.dataDirectory);
-      ctx.note('data-directory', `${cluster.dataDirectory}: file system ${fs.type}${fs.source ? ` on ${fs.source}` : ''}; kernel ${kernelRelease()}; server ${cluster.binaries.version}`);
+      ctx.note(
+        'data-directory',
+        `${cluster.dataDirectory}: file system ${fs.type}${fs.source ? ` on ${fs.source}` : ''}; kernel ${kernelRelease()}; server ${cluster.binaries.version}`,
+      );
     }
   },
 };

@@ -10,7 +10,10 @@ export const dropCachesAction: StepAction<'drop_caches'> = {
   action: 'drop_caches',
   schema: DropCachesStep,
   async execute(step, ctx) {
-    const when = typeof step.when === 'boolean' ? step.when : ['true', '1', 'on'].includes(substituteParams(step.when, ctx.params));
+    const when =
+      typeof step.when === 'boolean'
+        ? step.when
+        : ['true', '1', 'on'].includes(substituteParams(step.when, ctx.params));
     if (!when) return;
     const cluster = managedCluster(ctx, 'drop_caches');
     const outcome = await dropPageCache(cluster.dataDirectory);

@@ -21,7 +21,19 @@ function register<A extends StepActionName>(a: StepAction<A>): Registered<A> {
 }
 
 /** THE list of executors; one entry per action of contracts' STEP_SCHEMAS (+ timed). */
-const ACTIONS = [register(sqlAction), register(setAction), register(collectAction), register(timedAction), register(insertStreamAction), register(workloadAction), register(createTablesAction), register(crashServerAction), register(startServerAction), register(dropCachesAction), register(dataDirCensusAction)] as const;
+const ACTIONS = [
+  register(sqlAction),
+  register(setAction),
+  register(collectAction),
+  register(timedAction),
+  register(insertStreamAction),
+  register(workloadAction),
+  register(createTablesAction),
+  register(crashServerAction),
+  register(startServerAction),
+  register(dropCachesAction),
+  register(dataDirCensusAction),
+] as const;
 
 type Missing<L extends readonly { action: string }[]> = Exclude<StepActionName, L[number]['action']>;
 /** Builds the registry; does not compile while an action of contracts has no executor here. */

@@ -25,7 +25,8 @@ const SERIES: [string, (s: StreamSample) => number | null][] = [
 
 function resolveCount(value: number | string, field: string, ctx: ActionContext, min: number): number {
   const n = typeof value === 'number' ? value : Number(substituteParams(value, ctx.params));
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`insert_stream: ${field} must be a whole number ≥ ${min}, got ${String(value)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`insert_stream: ${field} must be a whole number ≥ ${min}, got ${String(value)}`);
   return n;
 }
 function resolveFlag(value: boolean | string, ctx: ActionContext): boolean {
@@ -39,7 +40,7 @@ async function localServer(ctx: ActionContext): Promise<{ device: string | null;
   if (!ctx.target.driver.isLocal(ctx.target.url)) return null;
   const [row] = await ctx.session.exec('SELECT @@datadir AS d, @@pid_file AS p');
   const dataDir = typeof row?.d === 'string' ? row.d : '';
-  const device = dataDir ? (await probeStorageOf(dataDir).catch(() => null))?.device ?? null : null;
+  const device = dataDir ? ((await probeStorageOf(dataDir).catch(() => null))?.device ?? null) : null;
   return { device, pidFile: typeof row?.p === 'string' ? row.p : '' };
 }
 
@@ -58,7 +59,8 @@ export const insertStreamAction: StepAction<'insert_stream'> = {
       throw new UsageError('insert_stream runs on MySQL/MariaDB targets only');
     }
     const table = step.table;
-    if (resolveFlag(step.email_index, ctx)) await ctx.session.exec(`ALTER TABLE \`${table}\` ADD INDEX email_idx (EMAIL)`);
+    if (resolveFlag(step.email_index, ctx))
+      await ctx.session.exec(`ALTER TABLE \`${table}\` ADD INDEX email_idx (EMAIL)`);
 
     const local = await localServer(ctx);
     const os: OsSampler | null = local ? createOsSampler(local.device) : null;
@@ -67,7 +69,11 @@ export const insertStreamAction: StepAction<'insert_stream'> = {
       try {
         if (!local) throw new ThrottleUnavailable('the server is not on this machine');
         if (!local.device) throw new ThrottleUnavailable("the server's data directory device is unknown");
-        throttle = await throttleWrites({ pid: await pidFromFile(local.pidFile), device: local.device, bytesPerSecond: writeMbps * 1024 * 1024 });
+        throttle = await throttleWrites({
+          pid: await pidFromFile(local.pidFile),
+          device: local.device,
+          bytesPerSecond: writeMbps * 1024 * 1024,
+        });
         ctx.note('write-throttle', throttle.description);
       } catch (e) {
         if (!(e instanceof ThrottleUnavailable)) throw e;
@@ -96,7 +102,8 @@ export const insertStreamAction: StepAction<'insert_stream'> = {
         },
       });
       const ts = await ctx.session.tablespaceSizes(table);
-      const failPct = r.totals.compressOps > 0 ? ((r.totals.compressOps - r.totals.compressOpsOk) / r.totals.compressOps) * 100 : 0;
+      const failPct =
+        r.totals.compressOps > 0 ? ((r.totals.compressOps - r.totals.compressOpsOk) / r.totals.compressOps) * 100 : 0;
       ctx.record('rows_per_s', r.rowsPerS);
       ctx.record('rows_per_s_tail', r.tailRowsPerS);
       ctx.record('rows_inserted', r.rows);
@@ -107,7 +114,8 @@ export const insertStreamAction: StepAction<'insert_stream'> = {
       ctx.record('compress_fail_pct', failPct);
       ctx.record('client_cpu_s', r.clientCpu.userSeconds + r.clientCpu.systemSeconds);
       const cpu = r.samples.filter((s) => s.cpuUserPct !== null);
-      const mean = (f: (s: StreamSample) => number | null) => (cpu.length ? cpu.reduce((a, s) => a + (f(s) ?? 0), 0) / cpu.length : null);
+      const mean = (f: (s: StreamSample) => number | null) =>
+        cpu.length ? cpu.reduce((a, s) => a + (f(s) ?? 0), 0) / cpu.length : null;
       const osText = cpu.length
         ? `; machine CPU user ${mean((s) => s.cpuUserPct)!.toFixed(0)} %, system ${mean((s) => s.cpuSystemPct)!.toFixed(0)} %, iowait ${mean((s) => s.cpuIowaitPct)!.toFixed(0)} % (mean of samples)`
         : '';
@@ -117,7 +125,10 @@ export const insertStreamAction: StepAction<'insert_stream'> = {
           `${r.rowsPerS.toFixed(0)} rows/s, last 20 % ${r.tailRowsPerS.toFixed(0)} rows/s; tablespace ${ts.fileSize} B (${ts.allocatedSize} B allocated, ${ts.files.length} files); ` +
           `Innodb_data_written ${r.totals.dataWrittenBytes} B; compress ops ${r.totals.compressOps} (${r.totals.compressOpsOk} ok); client CPU ${r.clientCpu.userSeconds.toFixed(1)} s user + ${r.clientCpu.systemSeconds.toFixed(1)} s system${osText}`,
       );
-      if (r.stoppedBy === 'max_seconds') ctx.warn(`${ctx.variant ?? 'insert stream'} #${ctx.repetition ?? 1}: stopped at max_seconds=${maxSeconds} after ${r.rows} of ${rows} rows`);
+      if (r.stoppedBy === 'max_seconds')
+        ctx.warn(
+          `${ctx.variant ?? 'insert stream'} #${ctx.repetition ?? 1}: stopped at max_seconds=${maxSeconds} after ${r.rows} of ${rows} rows`,
+        );
     } finally {
       if (throttle) await throttle.remove();
     }

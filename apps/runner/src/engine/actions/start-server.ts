@@ -17,16 +17,23 @@ export const startServerAction: StepAction<'start_server'> = {
   async execute(step, ctx) {
     const cluster = managedCluster(ctx, 'start_server');
     const settings = Object.fromEntries(Object.entries(step.settings).map(([k, v]) => [k, String(v)]));
-    const started = await cluster.start({ settings, timeoutMs: startTimeoutMs(lastFileCount.get(cluster) ?? 0) }, ctx.signal);
+    const started = await cluster.start(
+      { settings, timeoutMs: startTimeoutMs(lastFileCount.get(cluster) ?? 0) },
+      ctx.signal,
+    );
     ctx.record('ready_duration', started.readyMs);
     const log = analyzeStartup(await cluster.readLog(started.logOffset));
-    if (step.expect_recovery && !log.recovered) throw new RunFailed('start_server: the server started without crash recovery (was it crashed first? add a crash_server step before it)');
+    if (step.expect_recovery && !log.recovered)
+      throw new RunFailed(
+        'start_server: the server started without crash recovery (was it crashed first? add a crash_server step before it)',
+      );
     if (log.syncMs !== null) ctx.record('sync_duration', log.syncMs);
     if (log.redoMs !== null) ctx.record('redo_duration', log.redoMs);
     if (log.progress.length) ctx.note('startup-progress', log.progress.join('\n'));
     for (const [name, value] of Object.entries(settings)) {
       const [row] = await ctx.session.exec(`SELECT current_setting('${name}') AS v`);
-      if (String(row?.v) !== value) throw new RunFailed(`start_server: ${name} is ${String(row?.v)} after the start, not ${value}`);
+      if (String(row?.v) !== value)
+        throw new RunFailed(`start_server: ${name} is ${String(row?.v)} after the start, not ${value}`);
     }
   },
 };

@@ -1,4 +1,10 @@
-import { substituteParams, TPROCC_LIMITS, TPROCC_MIXES, WorkloadStep, type TproccWorkloadStep } from '@tunelab/contracts';
+import {
+  substituteParams,
+  TPROCC_LIMITS,
+  TPROCC_MIXES,
+  WorkloadStep,
+  type TproccWorkloadStep,
+} from '@tunelab/contracts';
 import { UsageError } from '../../errors.ts';
 import { FLUSH_SQL, runTprocc, TX_TYPES, type MixName, type TproccResult } from '../../workload/tprocc.ts';
 import type { ActionContext, StepAction } from './types.ts';
@@ -6,10 +12,17 @@ import type { ActionContext, StepAction } from './types.ts';
 const MB = 1024 * 1024;
 
 /** A field given as a literal or as a `{{param}}` placeholder, resolved and range-checked. */
-function resolveNumber(value: number | string, field: string, ctx: ActionContext, check: { min: number; max: number; integer: boolean }): number {
+function resolveNumber(
+  value: number | string,
+  field: string,
+  ctx: ActionContext,
+  check: { min: number; max: number; integer: boolean },
+): number {
   const n = typeof value === 'number' ? value : Number(substituteParams(value, ctx.params));
   if (!Number.isFinite(n) || (check.integer && !Number.isInteger(n)) || n < check.min || n > check.max) {
-    throw new UsageError(`workload tprocc: ${field} must be ${check.integer ? 'a whole number' : 'a number'} from ${check.min} to ${check.max}, got ${String(value)}${typeof value === 'string' ? ` = ${substituteParams(value, ctx.params)}` : ''}`);
+    throw new UsageError(
+      `workload tprocc: ${field} must be ${check.integer ? 'a whole number' : 'a number'} from ${check.min} to ${check.max}, got ${String(value)}${typeof value === 'string' ? ` = ${substituteParams(value, ctx.params)}` : ''}`,
+    );
   }
   return n;
 }
@@ -43,7 +56,10 @@ type ServerCounters = {
  */
 async function readCounters(ctx: ActionContext, tables: readonly string[]): Promise<ServerCounters> {
   await ctx.session.exec(FLUSH_SQL);
-  const perTable = tables.map((t) => `(SELECT json_build_object('upd', n_tup_upd, 'hot', n_tup_hot_upd) FROM pg_stat_user_tables WHERE relid = '${t}'::regclass) AS "${t}"`);
+  const perTable = tables.map(
+    (t) =>
+      `(SELECT json_build_object('upd', n_tup_upd, 'hot', n_tup_hot_upd) FROM pg_stat_user_tables WHERE relid = '${t}'::regclass) AS "${t}"`,
+  );
   const [row] = await ctx.session.exec(
     `SELECT (SELECT sum(d_next_o_id) FROM district)::float8 AS next_o_ids,
             (xact_commit + xact_rollback)::float8 AS xacts, deadlocks::float8 AS deadlocks,
@@ -78,7 +94,13 @@ async function readSizes(ctx: ActionContext, tables: readonly string[], at: 'bef
 }
 
 /** Everything the run measured, as recorded values for `source: recorded` metrics. */
-function recordResult(ctx: ActionContext, r: TproccResult, start: ServerCounters, end: ServerCounters, tables: readonly string[]) {
+function recordResult(
+  ctx: ActionContext,
+  r: TproccResult,
+  start: ServerCounters,
+  end: ServerCounters,
+  tables: readonly string[],
+) {
   const minutes = r.elapsedSeconds / 60;
   ctx.record('nopm', (end.nextOrderIds - start.nextOrderIds) / minutes);
   // The unit's own session adds two transactions to the window (see readCounters).
@@ -114,10 +136,19 @@ async function runTproccStep(step: TproccWorkloadStep, ctx: ActionContext) {
   const vus = resolveNumber(step.vus, 'vus', ctx, { ...TPROCC_LIMITS.vus, integer: true });
   const warehouses = resolveNumber(step.warehouses, 'warehouses', ctx, { ...TPROCC_LIMITS.warehouses, integer: true });
   const mix = resolveMix(step.mix, ctx);
-  const rampUpSeconds = resolveNumber(step.ramp_up, 'ramp_up', ctx, { min: 0, max: TPROCC_LIMITS.seconds.max, integer: false });
-  const durationSeconds = resolveNumber(step.duration, 'duration', ctx, { min: 0.001, max: TPROCC_LIMITS.seconds.max, integer: false });
+  const rampUpSeconds = resolveNumber(step.ramp_up, 'ramp_up', ctx, {
+    min: 0,
+    max: TPROCC_LIMITS.seconds.max,
+    integer: false,
+  });
+  const durationSeconds = resolveNumber(step.duration, 'duration', ctx, {
+    min: 0.001,
+    max: TPROCC_LIMITS.seconds.max,
+    integer: false,
+  });
   const [loaded] = await ctx.session.exec('SELECT count(*)::int AS n FROM warehouse');
-  if (Number(loaded?.n) !== warehouses) throw new UsageError(`workload tprocc: warehouses is ${warehouses} but the database holds ${String(loaded?.n)}`);
+  if (Number(loaded?.n) !== warehouses)
+    throw new UsageError(`workload tprocc: warehouses is ${warehouses} but the database holds ${String(loaded?.n)}`);
   // The users carry the run's application_name, so Ctrl-C's cleanup ends them too.
   const [app] = await ctx.session.exec("SELECT current_setting('application_name') AS a");
 
@@ -147,12 +178,26 @@ async function runTproccStep(step: TproccWorkloadStep, ctx: ActionContext) {
   ctx.record('database_growth', (Number(databaseAfter) - databaseBefore) / MB);
   ctx.note(
     'workload',
-    JSON.stringify({ kind: 'tprocc', vus, warehouses, mix, rampUpSeconds, elapsedSeconds: result.elapsedSeconds, totals: result.totals, perType: result.perType, clientCpuMicros: result.clientCpuMicros, errors: result.errorMessages }),
+    JSON.stringify({
+      kind: 'tprocc',
+      vus,
+      warehouses,
+      mix,
+      rampUpSeconds,
+      elapsedSeconds: result.elapsedSeconds,
+      totals: result.totals,
+      perType: result.perType,
+      clientCpuMicros: result.clientCpuMicros,
+      errors: result.errorMessages,
+    }),
   );
-  if (result.errorMessages.length) ctx.warn(`workload tprocc: ${result.totals.errors} failed transactions, e.g. ${result.errorMessages[0]}`);
+  if (result.errorMessages.length)
+    ctx.warn(`workload tprocc: ${result.totals.errors} failed transactions, e.g. ${result.errorMessages[0]}`);
 }
 
-const KINDS: { [K in WorkloadStep['kind']]: (step: Extract<WorkloadStep, { kind: K }>, ctx: ActionContext) => Promise<void> } = {
+const KINDS: {
+  [K in WorkloadStep['kind']]: (step: Extract<WorkloadStep, { kind: K }>, ctx: ActionContext) => Promise<void>;
+} = {
   tprocc: runTproccStep,
 };
 

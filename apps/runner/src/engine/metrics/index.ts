@@ -54,7 +54,11 @@ function sourceOf(m: MetricDef): Registered<MetricSourceName> {
 }
 
 /** What the scenario's metrics need observed and installed. */
-export function metricNeeds(metrics: readonly MetricDef[]): { relations: string[]; tupleStats: boolean; extensions: string[] } {
+export function metricNeeds(metrics: readonly MetricDef[]): {
+  relations: string[];
+  tupleStats: boolean;
+  extensions: string[];
+} {
   const sources = metrics.map((m) => ({ m, s: sourceOf(m) }));
   return {
     relations: [...new Set(sources.flatMap(({ m, s }) => s.relation(m) ?? []))],
