@@ -13,6 +13,12 @@ export const GroupBy = z.enum(['hardware', 'class']);
 export type GroupBy = z.infer<typeof GroupBy>;
 export const MetricDirection = z.enum(['lower-is-better', 'higher-is-better']);
 export type MetricDirection = z.infer<typeof MetricDirection>;
+/** The direction a response used: a goal's, or `descriptive` for a metric that is not a goal (no verdict). */
+export const UsedDirection = z.enum(['lower-is-better', 'higher-is-better', 'descriptive']);
+export type UsedDirection = z.infer<typeof UsedDirection>;
+/** Where the direction came from: the `direction` query parameter, the scenario's metric (`better`), or the default for a metric the scenario does not declare. */
+export const DirectionSource = z.enum(['query', 'scenario', 'default']);
+export type DirectionSource = z.infer<typeof DirectionSource>;
 
 const cores = z.coerce.number().int().min(1).max(4096);
 const memoryGb = z.coerce.number().int().min(0).max(1_048_576);
@@ -34,7 +40,8 @@ const filterShape = {
   /** measured (default), published (figures imported from articles), or all (side by side, never pooled). */
   source: ComparisonSource.default('measured'),
   groupBy: GroupBy.default('hardware'),
-  direction: MetricDirection.default('lower-is-better'),
+  /** Overrides the metric's declared direction (scenario.yaml `better`); absent: the scenario's. */
+  direction: MetricDirection.optional(),
 };
 
 function checkRanges(
@@ -87,6 +94,17 @@ export const SimilarHardwareQuery = z.strictObject({
 });
 export type SimilarHardwareQuery = z.infer<typeof SimilarHardwareQuery>;
 
+/** "Hardware like mine" for a machine that is not stored: its spec. */
+export const SimilarBySpecQuery = z.strictObject({
+  cores: cores,
+  memoryGb: z.coerce.number().int().min(1).max(1_048_576),
+  storage: StorageKind,
+  scenario: identifier.optional(),
+  source: ComparisonSource.default('all'),
+  limit: z.coerce.number().int().min(1).max(200).default(20),
+});
+export type SimilarBySpecQuery = z.infer<typeof SimilarBySpecQuery>;
+
 // ─── Responses ───────────────────────────────────────────────────────────────────────────────
 
 /** An interval; an end is null when it is unbounded (JSON has no ∞). */
@@ -110,12 +128,18 @@ export const VariantSummary = z.object({
 });
 export type VariantSummary = z.infer<typeof VariantSummary>;
 
-export const VerdictKind = z.enum(['faster', 'slower', 'no-significant-difference', 'insufficient-data']);
+export const VerdictKind = z.enum([
+  'faster',
+  'slower',
+  'no-significant-difference',
+  'insufficient-data',
+  'descriptive',
+]);
 
 export const PairComparison = z.object({
   baseline: z.string(),
   candidate: z.string(),
-  direction: MetricDirection,
+  direction: UsedDirection,
   /** mean(candidate) − mean(baseline), in the metric's unit; null with insufficient data. */
   difference: z.number().nullable(),
   /**
@@ -139,6 +163,8 @@ export const GroupHardware = z.object({
   physicalCores: z.number().int(),
   memoryGb: z.number().int(),
   profiles: z.number().int(),
+  /** False for an article's machine the article never described: cores, memory and storage are placeholders, not hardware. */
+  stated: z.boolean(),
 });
 
 export const ComparisonGroup = z.object({
@@ -151,6 +177,12 @@ export const ComparisonGroup = z.object({
   unit: z.string(),
   /** The sweep point of the group's samples (a swept scenario gets one group per point). */
   point: SweepPoint.optional(),
+  /** The parameter values every run of the group shares (the swept one is `point`): runs at other values are other groups. */
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  /** Engine and major version every run of the group shares. */
+  engine: z.object({ engine: Engine, major: z.number().int() }),
+  /** Per setting the scenario calls relevant (report.relevant_settings), the values its runs had (absent = server default). */
+  settings: z.record(z.string(), z.array(z.string())),
   /** Database servers the group's runs used (a group is not split by them; check before trusting it). */
   databaseVersions: z.array(
     z.object({
@@ -169,6 +201,7 @@ export const ComparisonGroup = z.object({
   /** `declared` = the scenario version's own pairs, `query` = baseline/candidate, `all-pairs` = every two variants. */
   pairsFrom: z.enum(['query', 'declared', 'all-pairs']),
   comparisons: z.array(PairComparison),
+  /** The group's own warnings (pooling, overflow) and, once each, the warnings its runs carry. */
   warnings: z.array(z.string()),
 });
 export type ComparisonGroup = z.infer<typeof ComparisonGroup>;
@@ -177,7 +210,8 @@ export const ComparisonResult = z.object({
   metric: z.string(),
   source: ComparisonSource,
   groupBy: GroupBy,
-  direction: MetricDirection,
+  direction: UsedDirection,
+  directionFrom: DirectionSource,
   groups: z.array(ComparisonGroup),
 });
 export type ComparisonResult = z.infer<typeof ComparisonResult>;
@@ -228,3 +262,11 @@ export const SimilarHardware = z.object({
   items: z.array(SimilarHardwareGroup),
 });
 export type SimilarHardware = z.infer<typeof SimilarHardware>;
+
+export const SimilarBySpec = z.object({
+  spec: z.object({ cores: z.number().int(), memoryGb: z.number().int(), storage: StorageKind }),
+  /** False when no class has the same (known) storage kind within two doublings of cores and memory: the items are then the nearest, not alike. */
+  like: z.boolean(),
+  items: z.array(SimilarHardwareGroup),
+});
+export type SimilarBySpec = z.infer<typeof SimilarBySpec>;

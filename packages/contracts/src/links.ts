@@ -5,7 +5,15 @@
  * records.
  */
 import type { RunAccepted, RunDetail, RunSummary, HardwareDetail, HardwareSummary } from './api.ts';
-import type { ComparisonGroup, ComparisonQuery, ComparisonResult, Finding, SimilarHardware } from './comparisons.ts';
+import type {
+  ComparisonGroup,
+  ComparisonQuery,
+  ComparisonResult,
+  Finding,
+  SimilarBySpec,
+  SimilarHardware,
+} from './comparisons.ts';
+import type { GroupAnswer, ScenarioAnswers } from './answers.ts';
 
 /** Query parameters of a `/v1/comparisons` request, in the order they appear in the link. */
 export type ComparisonParams = Partial<Record<keyof ComparisonQuery, string>>;
@@ -20,10 +28,15 @@ export type ComparisonGroupRecord = Omit<ComparisonGroup, 'runs'> & { runs: RunR
 export type ComparisonResultRecord = Omit<ComparisonResult, 'groups'> & { groups: ComparisonGroupRecord[] };
 /** A finding with the ids of its runs and what its comparison link is made from. */
 export type FindingRecord<C = ComparisonParams> = Omit<Finding, 'runs' | 'links'> & { runIds: string[]; comparison: C };
+/** One group's answers with run ids (the API adds the links). */
+export type GroupAnswerRecord = Omit<GroupAnswer, 'group'> & { group: Omit<ComparisonGroupRecord, 'comparisons'> };
+export type ScenarioAnswersRecord = Omit<ScenarioAnswers, 'groups'> & { groups: GroupAnswerRecord[] };
 type SimilarHardwareGroup = SimilarHardware['items'][number];
 export type SimilarHardwareRecord = Omit<SimilarHardware, 'items'> & {
   items: (Omit<SimilarHardwareGroup, 'links'> & { comparison: ComparisonParams })[];
 };
+
+export type SimilarBySpecRecord = Omit<SimilarBySpec, 'items'> & { items: SimilarHardwareRecord['items'] };
 
 export const runPath = (id: string) => `/v1/runs/${id}`;
 const hardwarePath = (fingerprint: string) => `/v1/hardware/${fingerprint}`;
@@ -64,6 +77,26 @@ export function linkFinding({ runIds, comparison, ...rest }: FindingRecord): Fin
 
 /** A "hardware like mine" answer whose classes link their comparisons. */
 export function linkSimilar(similar: SimilarHardwareRecord): SimilarHardware {
+  return {
+    ...similar,
+    items: similar.items.map(({ comparison, ...item }) => ({
+      ...item,
+      links: { comparisons: comparisonsPath(comparison) },
+    })),
+  };
+}
+
+/** A scenario's answers whose groups' runs carry their links. */
+export const linkAnswers = (answers: ScenarioAnswersRecord): ScenarioAnswers => ({
+  ...answers,
+  groups: answers.groups.map((a) => ({
+    ...a,
+    group: { ...a.group, runs: a.group.runs.map((r) => ({ ...r, link: runPath(r.id) })) },
+  })),
+});
+
+/** A "hardware like mine" answer for a spec, its classes linking their comparisons. */
+export function linkSimilarBySpec(similar: SimilarBySpecRecord): SimilarBySpec {
   return {
     ...similar,
     items: similar.items.map(({ comparison, ...item }) => ({

@@ -66,6 +66,27 @@ describe('canonicalJson', () => {
       '{"a":{"c":null,"d":[2,{"x":0,"z":1}]},"b":1}',
     );
   });
+
+  it('gives JSON.stringify of the key-sorted value, also for objects whose keys share a first key and count', () => {
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sorted)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    const value = [
+      { m: 1, b: 'x', a: [1.5, -0, 1e21, 2e-7, NaN, Infinity] },
+      { m: 2, a: null, c: 'y\u0000"' },
+      { m: 3, b: { z: true, é: false, A: 0 } },
+      { m: 4, b: 'x', a: [] },
+      {},
+    ];
+    for (let i = 0; i < 3; i++) expect(canonicalJson(value)).toBe(JSON.stringify(sorted(value)));
+  });
 });
 
 describe('parseServerVersion', () => {

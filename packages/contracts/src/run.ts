@@ -78,6 +78,10 @@ export const RunSubmissionOptions = z.strictObject({
       cvThreshold: finiteNumber.refine((x) => x > 0, 'must be positive'),
     })
     .optional(),
+  /** `--server MAJOR`: a throwaway PostgreSQL server of that major, its build from the npm registry. */
+  server: z.number().int().min(1).max(1000).optional(),
+  /** `--set name=value`: settings of the server the runner managed (restart-only ones included). */
+  serverSettings: boundedRecord(text(LIMITS.shortString * 10)).optional(),
 });
 export type RunSubmissionOptions = z.infer<typeof RunSubmissionOptions>;
 
@@ -116,6 +120,8 @@ export const RunSubmission = z
       .array(z.strictObject({ variant: identifier, repetition: z.number().int().min(1).max(100_000) }))
       .max(LIMITS.samples)
       .optional(),
+    /** The fleet job this run answers (`tunelab agent`); the job completes when the run is stored. */
+    job: z.uuid().optional(),
   })
   .superRefine((run, ctx) => {
     if (Date.parse(run.finishedAt) < Date.parse(run.startedAt)) {

@@ -17,8 +17,8 @@ describe('findCrossings', () => {
       { x: 40, y: 40 },
     ];
     // At x = 20 the difference is +60, at 30 it is −20: zero at 20 + 10 · 60 / 80 = 27.5.
-    expect(findCrossings(plain, compressed)).toEqual([{ x: 27.5, above: 'candidate' }]);
-    expect(findCrossings(compressed, plain)).toEqual([{ x: 27.5, above: 'baseline' }]);
+    expect(findCrossings(plain, compressed)).toEqual([{ x: 27.5, y: 40, above: 'candidate' }]);
+    expect(findCrossings(compressed, plain)).toEqual([{ x: 27.5, y: 40, above: 'baseline' }]);
   });
 
   it('interpolates a candidate sampled at other x values and reports every crossing', () => {
@@ -34,6 +34,21 @@ describe('findCrossings', () => {
     expect(findCrossings(a, b).map((c) => c.x)).toEqual([5, 15]);
     expect(interpolate(b, 7)).toBe(5);
     expect(interpolate(b, 21)).toBeNull();
+  });
+
+  it('finds a crossing between two points of the candidate where the baseline has none (no shared x needed)', () => {
+    const base = [
+      { x: 0, y: 10 },
+      { x: 100, y: 10 },
+    ];
+    const cand = [
+      { x: 0, y: 0 },
+      { x: 40, y: 8 },
+      { x: 60, y: 12 },
+      { x: 100, y: 20 },
+    ];
+    // Between 40 (−2 below) and 60 (+2 above) the lines meet at 50, y = 10.
+    expect(findCrossings(base, cand)).toEqual([{ x: 50, y: 10, above: 'candidate' }]);
   });
 
   it('reports nothing when one curve stays above, and ignores touching points', () => {

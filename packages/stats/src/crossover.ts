@@ -3,15 +3,20 @@
  * Each curve is a list of (x, y) points; the candidate is interpolated linearly onto the
  * baseline's x values within the range both cover, and every change of sign of
  * baseline − candidate is a crossing, its x interpolated between the two points around it.
- * Pure; the site and the runner compute the same crossings.
+ * Pure. The runner's crossover notes use it (apps/runner/src/engine/crossovers.ts); the site's
+ * charts still mark crossings with their own `crossings` (apps/site/src/lib/charts.ts: only at x
+ * values both lines share, no interpolation onto the baseline's x), so the two can differ.
  */
 export type CurvePoint = { x: number; y: number };
 export type Crossing = {
   x: number;
+  /** The baseline's y at the crossing (both curves meet there). */
+  y: number;
   /** Which curve is above after the crossing. */
   above: 'baseline' | 'candidate';
 };
 
+/** Sorted by x; at an x given twice the last point counts (a curve is a function of x). */
 function sorted(points: readonly CurvePoint[]): CurvePoint[] {
   return points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)).sort((a, b) => a.x - b.x);
 }
@@ -29,15 +34,26 @@ export function interpolate(points: readonly CurvePoint[], x: number): number | 
 }
 
 export function findCrossings(baseline: readonly CurvePoint[], candidate: readonly CurvePoint[]): Crossing[] {
-  const diffs = sorted(baseline)
-    .map((p) => ({ x: p.x, d: interpolate(candidate, p.x) === null ? null : p.y - interpolate(candidate, p.x)! }))
-    .filter((p): p is { x: number; d: number } => p.d !== null && p.d !== 0);
+  const base = sorted(baseline);
+  const cand = sorted(candidate);
+  // Both curves' x values within the range both cover: a crossing between two of the candidate's
+  // points is found even when the baseline has no point there.
+  const lo = Math.max(base[0]?.x ?? Infinity, cand[0]?.x ?? Infinity);
+  const hi = Math.min(base[base.length - 1]?.x ?? -Infinity, cand[cand.length - 1]?.x ?? -Infinity);
+  const xs = [...new Set([...base, ...cand].map((p) => p.x))].filter((x) => x >= lo && x <= hi).sort((a, b) => a - b);
+  const diffs = xs.flatMap((x) => {
+    const yb = interpolate(base, x);
+    const yc = interpolate(cand, x);
+    return yb === null || yc === null || yb === yc ? [] : [{ x, yb, d: yb - yc }];
+  });
   const out: Crossing[] = [];
   for (let i = 1; i < diffs.length; i++) {
     const a = diffs[i - 1]!;
     const b = diffs[i]!;
     if (Math.sign(a.d) === Math.sign(b.d)) continue;
-    out.push({ x: a.x + ((b.x - a.x) * a.d) / (a.d - b.d), above: b.d > 0 ? 'baseline' : 'candidate' });
+    const t = a.d / (a.d - b.d);
+    const x = a.x + (b.x - a.x) * t;
+    out.push({ x, y: interpolate(base, x) ?? a.yb, above: b.d > 0 ? 'baseline' : 'candidate' });
   }
   return out;
 }

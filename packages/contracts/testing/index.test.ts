@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS } from './primitives.ts';
-import { RunSubmission } from './run.ts';
-import { expectedStatusOf, fc, mutatedRunSubmission, validRunSubmission } from './testing.ts';
+import { LIMITS } from '../src/primitives.ts';
+import { RunSubmission } from '../src/run.ts';
+import { expectedStatusOf, fc, mutatedRunSubmission, validRunSubmission } from './index.ts';
 
 describe('the RunSubmission arbitraries', () => {
   it('generate bodies the contract accepts', () => {

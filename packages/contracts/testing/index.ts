@@ -7,9 +7,9 @@
 // itself whether a body must be stored or refused, so an arbitrary that drifts from the
 // contract makes a test fail loudly instead of quietly testing less.
 import fc from 'fast-check';
-import { DATE_RANGE, isStorableText, LIMITS } from './primitives.ts';
-import { RunSubmission, type RunSubmissionInput } from './run.ts';
-import { UNIT_RANGES } from './units.ts';
+import { DATE_RANGE, isStorableText, LIMITS } from '../src/primitives.ts';
+import { RunSubmission, type RunSubmissionInput } from '../src/run.ts';
+import { UNIT_RANGES } from '../src/units.ts';
 
 export { fc };
 

@@ -1,0 +1,167 @@
+/**
+ * GET /v1/answers: per group of runs under equal conditions, per declared pair the verdict in the
+ * metric's direction and the agreement with the article, with the reasons read from the data;
+ * the declared ratios, fits and crossings. Computed by `@tunelab/answers` (the site draws the same).
+ */
+import { z } from 'zod';
+import { ComparisonGroup, ComparisonSource, DirectionSource, PairComparison, UsedDirection } from './comparisons.ts';
+import { StorageKind } from './hardware.ts';
+import { identifier, sha256Hex } from './primitives.ts';
+import { Engine } from './database.ts';
+
+const cores = z.coerce.number().int().min(1).max(4096);
+const memoryGb = z.coerce.number().int().min(0).max(1_048_576);
+
+export const AnswersQuery = z
+  .strictObject({
+    scenario: identifier,
+    /** Default: the scenario's primary metric (report.primary_metric, else duration, else its first goal). */
+    metric: identifier.optional(),
+    engine: Engine.optional(),
+    engineMajor: z.coerce.number().int().min(0).max(1000).optional(),
+    storage: StorageKind.optional(),
+    minCores: cores.optional(),
+    maxCores: cores.optional(),
+    minMemoryGb: memoryGb.optional(),
+    maxMemoryGb: memoryGb.optional(),
+    hardware: sha256Hex.optional(),
+    point: z.coerce.number().finite().optional(),
+    /** measured (default): measured groups answered against the article; published: the article's own groups. */
+    source: z.enum(['measured', 'published']).default('measured'),
+    direction: z.enum(['lower-is-better', 'higher-is-better']).optional(),
+  })
+  .superRefine((q, ctx) => {
+    if (q.minCores !== undefined && q.maxCores !== undefined && q.minCores > q.maxCores)
+      ctx.addIssue({ code: 'custom', path: ['maxCores'], message: 'must be at least minCores' });
+    if (q.minMemoryGb !== undefined && q.maxMemoryGb !== undefined && q.minMemoryGb > q.maxMemoryGb)
+      ctx.addIssue({ code: 'custom', path: ['maxMemoryGb'], message: 'must be at least minMemoryGb' });
+  });
+export type AnswersQuery = z.infer<typeof AnswersQuery>;
+
+export const Agreement = z.enum([
+  'reproduces',
+  'contradicts',
+  'inconclusive',
+  'not-comparable',
+  'no-article',
+  'insufficient-data',
+]);
+export type Agreement = z.infer<typeof Agreement>;
+
+/** The article's figure a pair was held against. */
+export const ArticleFigure = z.object({
+  /** `comparison`: the article's runs of the pair on the same metric; `ratio`: a declared ratio it published. */
+  kind: z.enum(['comparison', 'ratio']),
+  /** The article's machine ("server-1", "article"), its label, and whether the article described its hardware. */
+  machine: z.string(),
+  label: z.string(),
+  stated: z.boolean(),
+  /** The sweep point of the article's figure, when it has one. */
+  point: z.object({ param: z.string(), value: z.number() }).nullable(),
+  /** Per variant the article's mean (comparison) or ratio to the baseline (ratio). */
+  values: z.record(z.string(), z.number()),
+  /** faster / slower / none (no difference) for the candidate, in the pair's orientation; unknown without a direction. */
+  outcome: z.enum(['faster', 'slower', 'none', 'unknown']),
+  sentence: z.string(),
+});
+export type ArticleFigure = z.infer<typeof ArticleFigure>;
+
+export const PairAnswer = z.object({
+  baseline: z.string(),
+  candidate: z.string(),
+  /** The measured verdict (kind, sentence, numbers); null when the group has no runs of the pair. */
+  measured: PairComparison.nullable(),
+  agreement: Agreement,
+  /** Why the agreement is what it is: the conditions that differ from the article's ("scale: rows 700,000 here vs 200,000,000 in the article (1/286)"). */
+  reasons: z.array(z.string()),
+  /** Remarks that do not decide the agreement ("the article did not state its hardware"). */
+  notes: z.array(z.string()),
+  article: ArticleFigure.nullable(),
+  /** "prefer ff100 (fillfactor 100) over ff40 (…)", or why not. */
+  advice: z.string(),
+});
+export type PairAnswer = z.infer<typeof PairAnswer>;
+
+export const RatioAnswer = z.object({
+  metric: z.string(),
+  baseline: z.string(),
+  label: z.string(),
+  rows: z.array(
+    z.object({
+      variant: z.string(),
+      mean: z.number(),
+      ratio: z.number().nullable(),
+      /** 95% Fieller interval of the ratio; null with fewer than two units on either side. */
+      interval: z.object({ low: z.number().nullable(), high: z.number().nullable() }).nullable(),
+      article: z.number().nullable(),
+      /** Whether the article's ratio lies inside the interval (widened by the declared tolerance); null when one is missing. */
+      agrees: z.boolean().nullable(),
+      units: z.number().int(),
+    }),
+  ),
+});
+export type RatioAnswer = z.infer<typeof RatioAnswer>;
+
+export const FitAnswer = z.object({
+  metric: z.string(),
+  per: z.string(),
+  /** What x was: `per`, or the sweep parameter for runs that did not record `per` (an article's table). */
+  against: z.string(),
+  label: z.string(),
+  factor: z.number(),
+  rows: z.array(
+    z.object({
+      variant: z.string(),
+      /** Slope × factor, with its 95% interval (null with fewer than three units). */
+      slope: z.number(),
+      interval: z.object({ low: z.number(), high: z.number() }).nullable(),
+      r2: z.number(),
+      units: z.number().int(),
+    }),
+  ),
+});
+export type FitAnswer = z.infer<typeof FitAnswer>;
+
+export const CrossingAnswer = z.object({
+  metric: z.string(),
+  baseline: z.string(),
+  candidate: z.string(),
+  /** Where the mean curves cross: x, y and which is above after. */
+  crossings: z.array(z.object({ x: z.number(), y: z.number(), above: z.enum(['baseline', 'candidate']) })),
+});
+export type CrossingAnswer = z.infer<typeof CrossingAnswer>;
+
+export const GroupAnswer = z.object({
+  group: ComparisonGroup.omit({ comparisons: true }),
+  /** "2 cores / 8 GB / virtual or unknown disk · rows = 700,000" */
+  name: z.string(),
+  pairs: z.array(PairAnswer),
+  ratios: z.array(RatioAnswer),
+  fits: z.array(FitAnswer),
+  crossings: z.array(CrossingAnswer),
+});
+export type GroupAnswer = z.infer<typeof GroupAnswer>;
+
+export const ScenarioAnswers = z.object({
+  scenario: z.object({
+    key: z.string(),
+    title: z.string(),
+    version: z.string().nullable(),
+    article: z.object({ title: z.string(), publisher: z.string(), url: z.string().nullable() }).nullable(),
+  }),
+  metric: z.object({
+    key: z.string(),
+    label: z.string(),
+    unit: z.string(),
+    direction: UsedDirection,
+    directionFrom: DirectionSource,
+  }),
+  metrics: z.array(z.object({ key: z.string(), label: z.string(), unit: z.string(), direction: UsedDirection })),
+  source: ComparisonSource,
+  /** The comparability rule, in words (the same for every scenario). */
+  rule: z.string(),
+  /** Why there are no groups, when there are none. */
+  empty: z.string().nullable(),
+  groups: z.array(GroupAnswer),
+});
+export type ScenarioAnswers = z.infer<typeof ScenarioAnswers>;

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { Engine } from './database.ts';
+import { HardwareSpec } from './hardware.ts';
+import { identifier, isoDateTime } from './primitives.ts';
+
+/**
+ * The fleet: operators request runs (jobs), agents claim and run them. Jobs live in pg-boss in the
+ * results database; these are the public shapes, not pg-boss's.
+ */
+
+export const JobState = z.enum(['queued', 'active', 'completed', 'failed', 'cancelled']);
+export type JobState = z.infer<typeof JobState>;
+
+export const fleetLabel = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9_-]{0,31}$/,
+    'must be 1–32 lower-case letters, digits, _ or -, starting with a letter or digit',
+  );
+
+const runnerName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be a runner name');
+
+/** Which machines may run a job: one hardware class, one named runner, or runners having every label. */
+export const JobTarget = z.union([
+  z.strictObject({ class: z.string().min(1).max(100) }),
+  z.strictObject({ runner: runnerName }),
+  z.strictObject({ labels: z.array(fleetLabel).min(1).max(8) }),
+]);
+export type JobTarget = z.infer<typeof JobTarget>;
+
+export const JobRequest = z.strictObject({
+  scenario: identifier,
+  /** Overrides of the scenario's declared parameters; the scenario's own schema checks each value. */
+  params: z.record(z.string().max(64), z.union([z.string().max(200), z.number(), z.boolean()])).default({}),
+  repetitions: z.number().int().min(1).max(1000).optional(),
+  /** A server major version (e.g. 16): only agents whose target runs that major take the job. */
+  server: z.number().int().min(1).max(99).optional(),
+  /** Absent: any agent whose engine fits. */
+  for: JobTarget.optional(),
+  /** Higher first. */
+  priority: z.number().int().min(-100).max(100).default(0),
+});
+export type JobRequest = z.infer<typeof JobRequest>;
+
+export const Job = z.object({
+  id: z.uuid(),
+  state: JobState,
+  scenario: z.string(),
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  repetitions: z.number().int().nullable(),
+  engine: Engine,
+  server: z.number().int().nullable(),
+  for: JobTarget.nullable(),
+  priority: z.number().int(),
+  /** Attempts started so far (a re-lease after a lost agent counts). */
+  attempts: z.number().int(),
+  /** The runner that claimed it last. */
+  runner: z.string().nullable(),
+  runId: z.uuid().nullable(),
+  /** The runner's own sentence when an attempt failed. */
+  error: z.string().nullable(),
+  createdAt: isoDateTime,
+  startedAt: isoDateTime.nullable(),
+  finishedAt: isoDateTime.nullable(),
+});
+export type Job = z.infer<typeof Job>;
+
+export const JobList = z.object({ items: z.array(Job) });
+export type JobList = z.infer<typeof JobList>;
+
+export const JobListQuery = z.object({
+  state: JobState.optional(),
+  scenario: identifier.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+/** What an agent announces when it asks for work. */
+export const ClaimRequest = z.strictObject({
+  hardware: HardwareSpec,
+  labels: z.array(fleetLabel).max(32).default([]),
+  /** The engine and major version of the agent's target. */
+  engine: Engine,
+  server: z.number().int().min(1).max(99).optional(),
+  /** Seconds to wait for a job before answering 204 (long poll). */
+  waitSeconds: z.number().int().min(0).max(50).default(25),
+});
+export type ClaimRequest = z.infer<typeof ClaimRequest>;
+
+/** A claimed job: what to run, and the attempt to quote in heartbeats. */
+export const ClaimedJob = z.object({
+  id: z.uuid(),
+  attempt: z.number().int(),
+  scenario: z.string(),
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  repetitions: z.number().int().nullable(),
+  /** Heartbeat at least this often (seconds); the lease lapses after `leaseSeconds` of silence. */
+  heartbeatSeconds: z.number().int(),
+  leaseSeconds: z.number().int(),
+});
+export type ClaimedJob = z.infer<typeof ClaimedJob>;
+
+export const JobAttemptBody = z.strictObject({ attempt: z.number().int().min(0) });
+export const JobFailBody = z.strictObject({ attempt: z.number().int().min(0), error: z.string().min(1).max(4000) });
+
+/** Heartbeat answer: `stop` when the job is no longer this agent's (cancelled, re-leased, done). */
+export const HeartbeatAnswer = z.object({ state: JobState, stop: z.boolean() });
+
+export const CoverageQuery = z.object({ scenario: identifier.optional() });
+
+export const CoverageCell = z.object({
+  scenario: z.string(),
+  hardwareClass: z.string().nullable(),
+  engine: z.string(),
+  server: z.number().int().nullable(),
+  runs: z.number().int(),
+  newestRun: isoDateTime.nullable(),
+  openJobs: z.number().int(),
+});
+export type CoverageCell = z.infer<typeof CoverageCell>;
+
+export const Coverage = z.object({
+  scenarios: z.array(z.string()),
+  hardwareClasses: z.array(z.string()),
+  servers: z.array(z.object({ engine: z.string(), major: z.number().int().nullable() })),
+  cells: z.array(CoverageCell),
+});
+export type Coverage = z.infer<typeof Coverage>;
