@@ -1,0 +1,67 @@
+/**
+ * One pair of variants compared in the metric's direction: difference, improvement with its
+ * Fieller 95% CI, Welch and Mann–Whitney p-values and the verdict sentence. A descriptive metric
+ * gets its figures (the relative change, candidate against baseline) and no verdict.
+ */
+import type { Bounds, PairComparison, UsedDirection } from '@tunelab/contracts';
+import { formatPercent, mannWhitneyU, mean, verdict, welchTTest } from '@tunelab/stats';
+
+const finite = (x: number) => (Number.isFinite(x) ? x : null);
+const bounds = (i: { low: number; high: number }): Bounds => ({ low: finite(i.low), high: finite(i.high) });
+
+export function comparePair(
+  baseline: string,
+  candidate: string,
+  a: readonly number[] | undefined,
+  b: readonly number[] | undefined,
+  direction: UsedDirection,
+): PairComparison {
+  const missing = [a ? null : baseline, b ? null : candidate].filter((x): x is string => x !== null);
+  if (!a || !b) {
+    return {
+      baseline,
+      candidate,
+      direction,
+      difference: null,
+      improvement: null,
+      ci95: null,
+      welch: null,
+      mannWhitney: null,
+      verdict: {
+        kind: 'insufficient-data',
+        sentence: `No runs of ${missing.join(' and ')} in this group, so ${candidate} cannot be compared with ${baseline}`,
+        significant: false,
+      },
+    };
+  }
+  // A descriptive metric: the relative change (c̄ − b̄)/b̄, as "higher is better" computes it.
+  const v = verdict({
+    baseline: { label: baseline, values: a },
+    candidate: { label: candidate, values: b },
+    direction: direction === 'descriptive' ? 'higher-is-better' : direction,
+  });
+  const enough = a.length >= 2 && b.length >= 2;
+  const welch = enough ? welchTTest(b, a) : null;
+  const mw = mannWhitneyU(b, a, { method: 'auto' });
+  const difference = finite(mean(b) - mean(a));
+  const change = mean(a) !== 0 ? (mean(b) - mean(a)) / mean(a) : null;
+  return {
+    baseline,
+    candidate,
+    direction,
+    // Null when the difference of two means near ±1.8e308 exceeds the double range.
+    difference,
+    improvement: direction === 'descriptive' ? (change !== null ? finite(change) : null) : v.relative,
+    ci95: v.ci ? bounds(v.ci) : null,
+    welch: welch ? { t: finite(welch.t), df: welch.df, p: welch.p } : null,
+    mannWhitney: { u: mw.u, p: mw.p, method: mw.method },
+    verdict:
+      direction === 'descriptive'
+        ? {
+            kind: 'descriptive',
+            sentence: `${candidate} is ${change === null ? 'not comparable in relative terms with' : change === 0 ? 'equal to' : `${formatPercent(Math.abs(change))} ${change > 0 ? 'larger' : 'smaller'} than`} ${baseline} (a description of the conditions, not a goal: no verdict)`,
+            significant: false,
+          }
+        : { kind: v.kind, sentence: v.sentence, significant: v.kind === 'faster' || v.kind === 'slower' },
+  };
+}

@@ -1,0 +1,324 @@
+/**
+ * Grouping (pure): runs are pooled only under equal conditions — a group is scenario version ×
+ * source × (machine | hardware class) × engine and major version × every parameter value × metric
+ * unit × sweep point. Runs at rows=50,000 and rows=700,000 are two groups, each saying its
+ * parameter values; two scenario versions are never pooled; measured and published runs neither
+ * (`source=all` shows them side by side). Minor versions are listed per group. Each pair is
+ * compared in the metric's direction as the scenario declares it (`better`), or the query's.
+ */
+import {
+  type Bounds,
+  type ComparisonGroupRecord,
+  type ComparisonQuery,
+  type ComparisonResultRecord,
+  type FindingRecord,
+  type ScenarioDocument,
+  Engine,
+  StorageKind,
+} from '@tunelab/contracts';
+import { summarize } from '@tunelab/stats';
+import { comparePair } from './compare.ts';
+import { metricDirection } from './direction.ts';
+import { engineDefault } from './settings.ts';
+
+const GIB = 1024 ** 3;
+
+/** One sample with its run, scenario version and hardware profile (results-db's rows; the runner's run). */
+export type SampleRow = {
+  variant: string;
+  point_param: string | null;
+  point_value: number | null;
+  repetition: number;
+  value: number;
+  unit: string;
+  run_id: string;
+  scenario_key: string;
+  version_hash: string;
+  comparisons: unknown;
+  fingerprint: string;
+  hardware_class: string;
+  cpu_model: string;
+  storage_kind: string;
+  physical_cores: number;
+  memory_bytes: number;
+  source: string;
+  received_at: Date;
+  engine: string;
+  db_version: string;
+  major: number;
+  minor: number;
+  /** The run's parameter values, its warnings and its server's recorded settings. */
+  params: Record<string, unknown>;
+  run_warnings: string[];
+  settings: Record<string, string>;
+};
+
+/** What a comparison is grouped and compared by (GET /v1/comparisons' query, the pair optional). */
+export type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate'> & {
+  baseline?: string | undefined;
+  candidate?: string | undefined;
+};
+
+/** The scenario documents directions and relevant settings are read from, by scenario key. */
+export type ScenarioDocs = ReadonlyMap<string, ScenarioDocument>;
+
+/** The text of a placeholder CPU model published.ts gives an article that did not describe its machine. */
+const UNDESCRIBED = 'hardware not described';
+const MAX_RUN_WARNINGS = 50;
+
+const MAX_RUN_LINKS = 100;
+
+type Acc = {
+  first: SampleRow;
+  settings: Map<string, Set<string>>;
+  warnings: Set<string>;
+  byVariant: Map<string, { value: number; runId: string; repetition: number }[]>;
+  runs: Map<string, Date>;
+  databases: Map<string, { engine: string; version: string; major: number; minor: number; runs: Set<string> }>;
+  profiles: Set<string>;
+};
+
+const finite = (x: number) => (Number.isFinite(x) ? x : null);
+const bounds = (i: { low: number; high: number }): Bounds => ({ low: finite(i.low), high: finite(i.high) });
+
+function declaredPairs(raw: unknown): { baseline: string; candidate: string }[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((p) =>
+    p &&
+    typeof p === 'object' &&
+    typeof (p as { baseline?: unknown }).baseline === 'string' &&
+    typeof (p as { candidate?: unknown }).candidate === 'string'
+      ? [{ baseline: (p as { baseline: string }).baseline, candidate: (p as { candidate: string }).candidate }]
+      : [],
+  );
+}
+
+/** The parameters that define a group: every value except the swept one (its point is in the key). */
+function groupParams(r: SampleRow): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const k of Object.keys(r.params).sort()) {
+    const v = r.params[k];
+    if (k === r.point_param) continue;
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  }
+  return out;
+}
+
+function buildGroup(key: string, acc: Acc, q: Filters, doc: ScenarioDocument | undefined): ComparisonGroupRecord {
+  const f = acc.first;
+  const variants = [...acc.byVariant.keys()].sort();
+  const overflowing: string[] = [];
+  const summaries = variants.map((variant) => {
+    const xs = acc.byVariant.get(variant) ?? [];
+    const s = summarize(xs.map((x) => x.value));
+    if (s.overflow) overflowing.push(variant);
+    return {
+      variant,
+      n: s.n,
+      mean: s.mean,
+      median: s.median,
+      sd: s.sd,
+      se: s.se,
+      cv: s.cv,
+      ci95: s.ci95 ? bounds(s.ci95) : null,
+      min: s.min,
+      max: s.max,
+      outliers: s.outliers.flatMap((i) => {
+        const x = xs[i];
+        return x ? [{ value: x.value, runId: x.runId, repetition: x.repetition }] : [];
+      }),
+    };
+  });
+
+  let pairsFrom: ComparisonGroupRecord['pairsFrom'];
+  let pairs: { baseline: string; candidate: string }[];
+  if (q.baseline !== undefined && q.candidate !== undefined) {
+    pairsFrom = 'query';
+    pairs = [{ baseline: q.baseline, candidate: q.candidate }];
+  } else {
+    pairs = declaredPairs(f.comparisons).filter((p) => acc.byVariant.has(p.baseline) && acc.byVariant.has(p.candidate));
+    pairsFrom = 'declared';
+    if (pairs.length === 0) {
+      pairsFrom = 'all-pairs';
+      // Alphabetical order decides which is the baseline when nothing is declared.
+      pairs = variants.flatMap((b, i) => variants.slice(i + 1).map((c) => ({ baseline: b, candidate: c })));
+    }
+  }
+  const values = (v: string) => acc.byVariant.get(v)?.map((x) => x.value);
+  const { direction } = metricDirection(doc, q.metric, q.direction);
+  const comparisons = pairs.map((p) =>
+    comparePair(p.baseline, p.candidate, values(p.baseline), values(p.candidate), direction),
+  );
+
+  const databases = [...acc.databases.values()]
+    .map((d) => ({
+      engine: Engine.parse(d.engine),
+      version: d.version,
+      major: d.major,
+      minor: d.minor,
+      runs: d.runs.size,
+    }))
+    .sort((x, y) => y.runs - x.runs || x.version.localeCompare(y.version));
+  const warnings: string[] = [];
+  if (overflowing.length > 0) {
+    warnings.push(
+      `the values of ${overflowing.join(', ')} are too large for their spread to be represented (beyond ±1.8e308): sd and CI are left out`,
+    );
+  }
+  if (f.source === 'published')
+    warnings.push('published figures, as the article reported them; not measured by TuneLab');
+  warnings.push(...[...acc.warnings].slice(0, MAX_RUN_WARNINGS));
+  if (acc.warnings.size > MAX_RUN_WARNINGS)
+    warnings.push(`and ${acc.warnings.size - MAX_RUN_WARNINGS} more warnings of its runs (see the runs)`);
+  const runs = [...acc.runs.entries()].sort((x, y) => y[1].getTime() - x[1].getTime() || (x[0] < y[0] ? -1 : 1));
+  const byHardware = q.groupBy === 'hardware';
+  return {
+    key,
+    scenario: { key: f.scenario_key, version: f.version_hash },
+    source: f.source === 'published' ? 'published' : 'measured',
+    hardware: {
+      class: f.hardware_class,
+      fingerprint: byHardware ? f.fingerprint : null,
+      cpuModel: byHardware ? f.cpu_model : null,
+      storageKind: StorageKind.parse(f.storage_kind),
+      physicalCores: f.physical_cores,
+      memoryGb: Math.round(f.memory_bytes / GIB),
+      profiles: acc.profiles.size,
+      stated: !(f.source === 'published' && f.cpu_model.includes(UNDESCRIBED)),
+    },
+    metric: q.metric,
+    unit: f.unit,
+    ...(f.point_param !== null && f.point_value !== null
+      ? { point: { param: f.point_param, value: f.point_value } }
+      : {}),
+    params: groupParams(f),
+    engine: { engine: Engine.parse(f.engine), major: f.major },
+    settings: Object.fromEntries([...acc.settings.entries()].map(([k, v]) => [k, [...v].sort()])),
+    databaseVersions: databases,
+    runCount: runs.length,
+    newestRunAt: (runs[0]?.[1] ?? new Date(0)).toISOString(),
+    runs: runs.slice(0, MAX_RUN_LINKS).map(([id, at]) => ({ id, receivedAt: at.toISOString() })),
+    variants: summaries,
+    pairsFrom,
+    comparisons,
+    warnings,
+  };
+}
+
+/** Groups loaded samples; per group per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. Pure. */
+export function groupSamples(
+  rows: readonly SampleRow[],
+  q: Filters,
+  docs: ScenarioDocs = new Map(),
+): ComparisonResultRecord {
+  const groups = new Map<string, Acc>();
+  const seenRuns = new Set<string>();
+  for (const r of rows) {
+    const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
+    const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
+    const params = Object.entries(groupParams(r))
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',');
+    const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${r.major}/{${params}}/${q.metric}[${r.unit}]${at}`;
+    let acc = groups.get(key);
+    if (!acc) {
+      acc = {
+        first: r,
+        byVariant: new Map(),
+        runs: new Map(),
+        databases: new Map(),
+        profiles: new Set(),
+        settings: new Map(),
+        warnings: new Set(),
+      };
+      groups.set(key, acc);
+    }
+    const runInGroup = `${key}\u0000${r.run_id}`;
+    if (!seenRuns.has(runInGroup)) {
+      seenRuns.add(runInGroup);
+      for (const w of r.run_warnings) acc.warnings.add(w);
+      for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
+        const fallback = engineDefault(r.engine, name);
+        const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');
+        let set = acc.settings.get(name);
+        if (!set) acc.settings.set(name, (set = new Set()));
+        set.add(value);
+      }
+    }
+    let list = acc.byVariant.get(r.variant);
+    if (!list) acc.byVariant.set(r.variant, (list = []));
+    list.push({ value: r.value, runId: r.run_id, repetition: r.repetition });
+    acc.runs.set(r.run_id, r.received_at);
+    acc.profiles.add(r.fingerprint);
+    const dbKey = `${r.engine}\u0000${r.db_version}`;
+    let db = acc.databases.get(dbKey);
+    if (!db)
+      acc.databases.set(
+        dbKey,
+        (db = { engine: r.engine, version: r.db_version, major: r.major, minor: r.minor, runs: new Set() }),
+      );
+    db.runs.add(r.run_id);
+  }
+  for (const acc of groups.values()) {
+    // Stable input order (by run, then repetition) so outlier indices and tests are deterministic.
+    for (const list of acc.byVariant.values())
+      list.sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : x.repetition - y.repetition));
+  }
+  const out = [...groups.entries()].map(([key, acc]) => buildGroup(key, acc, q, docs.get(acc.first.scenario_key)));
+  out.sort(
+    (x, y) =>
+      x.scenario.key.localeCompare(y.scenario.key) ||
+      x.source.localeCompare(y.source) ||
+      // Published figures have no meaningful age: they keep the article's machine order.
+      (x.source === 'published'
+        ? (x.hardware.cpuModel ?? x.hardware.class).localeCompare(y.hardware.cpuModel ?? y.hardware.class)
+        : 0) ||
+      y.newestRunAt.localeCompare(x.newestRunAt) ||
+      (x.point?.value ?? 0) - (y.point?.value ?? 0) ||
+      x.key.localeCompare(y.key),
+  );
+  const used = metricDirection(q.scenario !== undefined ? docs.get(q.scenario) : undefined, q.metric, q.direction);
+  return {
+    metric: q.metric,
+    source: q.source,
+    groupBy: q.groupBy,
+    direction: used.direction,
+    directionFrom: used.from,
+    groups: out,
+  };
+}
+
+/**
+ * One finding per comparison pair of each group, newest data first: the verdict sentence with
+ * the ids of the runs behind it and `comparisonOf(group)` (what its link is made from). Shared by
+ * the API (findings) and the site (home page, feed).
+ */
+export function findingsOf<C>(
+  groups: readonly ComparisonGroupRecord[],
+  comparisonOf: (g: ComparisonGroupRecord) => C,
+): FindingRecord<C>[] {
+  const items = groups.flatMap((g) =>
+    g.comparisons.map((c) => ({
+      scenario: g.scenario,
+      group: g.key,
+      source: g.source,
+      hardwareClass: g.hardware.class,
+      fingerprint: g.hardware.fingerprint,
+      metric: g.metric,
+      ...(g.point ? { point: g.point } : {}),
+      baseline: c.baseline,
+      candidate: c.candidate,
+      kind: c.verdict.kind,
+      sentence: c.verdict.sentence,
+      newestRunAt: g.newestRunAt,
+      runIds: g.runs.map((r) => r.id),
+      comparison: comparisonOf(g),
+    })),
+  );
+  return items.sort(
+    (x, y) =>
+      y.newestRunAt.localeCompare(x.newestRunAt) ||
+      x.group.localeCompare(y.group) ||
+      x.candidate.localeCompare(y.candidate),
+  );
+}

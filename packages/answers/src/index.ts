@@ -1,0 +1,41 @@
+// The answer engine: verdicts in each metric's direction, agreement with the article under one
+// comparability rule, and the declared ratios, fits and crossings. Used by results-db (the API),
+// the site and the runner's report; never computed in an app.
+export { metricDirection, metricList, primaryMetric, type ResolvedDirection } from './direction.ts';
+export { comparePair } from './compare.ts';
+export {
+  AGREEMENT_TEXT,
+  COMPARABILITY_RULE,
+  advice,
+  answerPair,
+  articleMachine,
+  comparability,
+  groupName,
+  hardwareDistance,
+  nearestArticleMachine,
+  settingValues,
+  storageName,
+  type AnswerGroup,
+  type ArticleMachine,
+  type PairAnswerRecord,
+  type ScenarioInput,
+} from './answer.ts';
+export {
+  declaredCrossings,
+  declaredFits,
+  declaredRatios,
+  meanCurve,
+  type SeriesPoint,
+  type UnitSample,
+} from './figures.ts';
+export {
+  agreementCounts,
+  answerScenario,
+  type AnswerScenarioInput,
+  type GroupAnswerOf,
+  type ScenarioAnswersOf,
+} from './scenario.ts';
+export { engineDefault, isNoiseSetting, normalizeSetting, sameSetting } from './settings.ts';
+export { findingsOf, groupSamples, type Filters, type SampleRow } from './groups.ts';
+export { publishedSubmissions } from './published.ts';
+export { answerRun } from './run.ts';

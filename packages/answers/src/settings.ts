@@ -1,0 +1,98 @@
+import { ownValue } from '@tunelab/contracts';
+
+/**
+ * Server settings as people compare them: "8192MB" and "8GB" are the same, a setting a run did
+ * not record is the server's default (the runner records only settings whose source is not
+ * `default`, see apps/runner/src/drivers/postgres.ts), and a setting the article did not report
+ * is unknown, never "default".
+ */
+
+/**
+ * PostgreSQL 15 defaults of settings scenarios list as relevant
+ * (https://www.postgresql.org/docs/15/runtime-config.html); MariaDB 10.11's for InnoDB
+ * (https://mariadb.com/kb/en/innodb-system-variables/).
+ */
+const DEFAULTS: Record<string, Record<string, string>> = {
+  postgresql: {
+    shared_buffers: '128MB',
+    work_mem: '4MB',
+    maintenance_work_mem: '64MB',
+    max_wal_size: '1GB',
+    min_wal_size: '80MB',
+    checkpoint_timeout: '5min',
+    checkpoint_completion_target: '0.9',
+    effective_cache_size: '4GB',
+    effective_io_concurrency: '1',
+    random_page_cost: '4',
+    synchronous_commit: 'on',
+    fsync: 'on',
+    full_page_writes: 'on',
+    wal_compression: 'off',
+    wal_level: 'replica',
+    wal_buffers: '4MB',
+    autovacuum: 'on',
+    max_parallel_maintenance_workers: '2',
+    max_parallel_workers: '8',
+    max_worker_processes: '8',
+    recovery_init_sync_method: 'fsync',
+    huge_pages: 'try',
+    jit: 'on',
+    default_statistics_target: '100',
+  },
+  mysql: {
+    innodb_buffer_pool_size: '128M',
+    innodb_flush_log_at_trx_commit: '1',
+    innodb_flush_method: 'O_DIRECT',
+    innodb_log_file_size: '96M',
+    innodb_file_per_table: 'ON',
+    innodb_doublewrite: 'ON',
+    innodb_io_capacity: '200',
+    sync_binlog: '0',
+  },
+};
+
+/** Own properties only: a setting called `constructor` or `toString` has no default. */
+export function engineDefault(engine: string, name: string): string | null {
+  const defaults = ownValue(DEFAULTS, engine === 'mariadb' ? 'mysql' : engine);
+  return (defaults && ownValue(defaults, name)) ?? null;
+}
+
+const SIZE: Record<string, number> = {
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+};
+const TIME: Record<string, number> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A comparable form: sizes in bytes, times in ms, booleans as on/off, words lower-cased. */
+export function normalizeSetting(value: string): string {
+  const v = value.trim();
+  const m = /^(-?\d+(?:\.\d+)?)\s*([a-z]+)?$/i.exec(v);
+  if (m) {
+    const n = Number(m[1]);
+    const unit = (m[2] ?? '').toLowerCase();
+    if (unit === '') return String(n);
+    const size = ownValue(SIZE, unit);
+    if (size !== undefined) return `${n * size}B`;
+    const time = ownValue(TIME, unit);
+    if (time !== undefined) return `${n * time}ms`;
+  }
+  const lower = v.toLowerCase();
+  if (['on', 'true', 'yes'].includes(lower)) return 'on';
+  if (['off', 'false', 'no'].includes(lower)) return 'off';
+  return lower;
+}
+
+export const sameSetting = (a: string, b: string) => normalizeSetting(a) === normalizeSetting(b);
+
+/** Settings that never decide a benchmark (locale, paths, logging, ports): kept out of every diff. */
+export const isNoiseSetting = (name: string) =>
+  /^(lc_|log_|logging_|syslog|event_source|port$|listen_addresses|unix_socket|data_directory|hba_file|ident_file|config_file|external_pid_file|cluster_name|application_name|client_encoding|datestyle|timezone|default_text_search_config|dynamic_shared_memory_type|max_connections|ssl|krb_|stats_temp_directory|update_process_title)/i.test(
+    name,
+  );
