@@ -1,5 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { baseConfig } from '@tunelab/vitest-config';
 
-export default defineConfig({
-  test: { testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false },
-});
+export default baseConfig;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ComparisonQuery } from '@tunelab/contracts';
-import { groupSamples } from './comparison-groups.ts';
-import type { SampleRow } from './comparison-samples.ts';
+import { groupSamples } from '@tunelab/answers';
+import type { SampleRow } from '@tunelab/answers';
 
 const RUN_A = '00000000-0000-4000-8000-00000000000a';
 const RUN_B = '00000000-0000-4000-8000-00000000000b';
@@ -27,6 +27,9 @@ function row(p: Partial<SampleRow> & Pick<SampleRow, 'variant' | 'repetition' | 
     minor: 4,
     point_param: null,
     point_value: null,
+    params: {},
+    run_warnings: [],
+    settings: {},
     ...p,
   };
 }

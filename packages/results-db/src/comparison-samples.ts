@@ -4,40 +4,10 @@
  * leading columns of the index (scenario_version_id, metric, hardware_profile_id, variant), so the
  * cost follows the number of matching samples, not the size of the table (apps/api/bench/compare.ts).
  */
-import { type ComparisonQuery } from '@tunelab/contracts';
+import type { Filters, SampleRow } from '@tunelab/answers';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export const GIB = 1024 ** 3;
-
-export type SampleRow = {
-  variant: string;
-  point_param: string | null;
-  point_value: number | null;
-  repetition: number;
-  value: number;
-  unit: string;
-  run_id: string;
-  scenario_key: string;
-  version_hash: string;
-  comparisons: unknown;
-  fingerprint: string;
-  hardware_class: string;
-  cpu_model: string;
-  storage_kind: string;
-  physical_cores: number;
-  memory_bytes: number;
-  source: string;
-  received_at: Date;
-  engine: string;
-  db_version: string;
-  major: number;
-  minor: number;
-};
-
-export type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate'> & {
-  baseline?: string | undefined;
-  candidate?: string | undefined;
-};
 
 const hasHardwareFilter = (q: Filters) =>
   q.storage !== undefined ||
@@ -65,6 +35,9 @@ type RunRow = {
   db_version: string;
   major: number;
   minor: number;
+  params: Record<string, unknown> | null;
+  warnings: unknown;
+  settings: Record<string, string> | null;
 };
 
 const PROFILE_COLUMNS = Prisma.sql`id::text, fingerprint, hardware_class, cpu_model, storage_kind, physical_cores, memory_bytes::float8 AS memory_bytes`;
@@ -130,7 +103,8 @@ export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<Sam
   if (q.engine !== undefined) runWhere.push(Prisma.sql`de.engine = ${q.engine}`);
   if (q.engineMajor !== undefined) runWhere.push(Prisma.sql`de.major = ${q.engineMajor}::int`);
   const runs = await prisma.$queryRaw<RunRow[]>`
-    SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor
+    SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor,
+           r.params, r.document->'warnings' AS warnings, de.settings
     FROM runs r JOIN database_environments de ON de.id = r.database_environment_id
     WHERE ${Prisma.join(runWhere, ' AND ')}`;
   if (runs.length === 0) return [];
@@ -173,6 +147,9 @@ export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<Sam
         db_version: r.db_version,
         major: r.major,
         minor: r.minor,
+        params: r.params ?? {},
+        run_warnings: Array.isArray(r.warnings) ? r.warnings.filter((w): w is string => typeof w === 'string') : [],
+        settings: r.settings ?? {},
       },
     ];
   });

@@ -10,15 +10,20 @@ import {
   type FindingsQuery,
 } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
-import { loadSamples, type Filters } from './comparison-samples.ts';
-import { findingsOf, groupSamples } from './comparison-groups.ts';
+import { loadSamples } from './comparison-samples.ts';
+import { findingsOf, groupSamples, type Filters } from '@tunelab/answers';
+import type { ScenarioCatalog } from './scenario-catalog.ts';
 
-export { findingsOf } from './comparison-groups.ts';
-export { findSimilarHardware } from './similar-hardware.ts';
+export { findingsOf } from '@tunelab/answers';
+export { findSimilarBySpec, findSimilarHardware } from './similar-hardware.ts';
 
 /** Per group: per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. */
-export async function compareVariants(prisma: PrismaClient, q: Filters): Promise<ComparisonResultRecord> {
-  return groupSamples(await loadSamples(prisma, q), q);
+export async function compareVariants(
+  prisma: PrismaClient,
+  q: Filters,
+  catalog?: ScenarioCatalog,
+): Promise<ComparisonResultRecord> {
+  return groupSamples(await loadSamples(prisma, q), q, catalog ? await catalog.docs() : new Map());
 }
 
 /** The query that compares exactly one group: its scenario, metric, source, point and hardware. */
@@ -29,7 +34,7 @@ function comparisonParams(g: ComparisonGroupRecord, q: FindingsQuery): Compariso
     metric: g.metric,
     source: g.source,
     groupBy: q.groupBy,
-    direction: q.direction,
+    ...(q.direction !== undefined ? { direction: q.direction } : {}),
     ...(g.point ? { point: String(g.point.value) } : {}),
     ...(hw.fingerprint
       ? { hardware: hw.fingerprint }
@@ -44,8 +49,12 @@ function comparisonParams(g: ComparisonGroupRecord, q: FindingsQuery): Compariso
 }
 
 /** Verdict sentences per scenario × group × pair, newest data first, with the runs behind each. */
-export async function listFindings(prisma: PrismaClient, q: FindingsQuery): Promise<{ items: FindingRecord[] }> {
+export async function listFindings(
+  prisma: PrismaClient,
+  q: FindingsQuery,
+  catalog?: ScenarioCatalog,
+): Promise<{ items: FindingRecord[] }> {
   const { limit, ...filters } = q;
-  const result = await compareVariants(prisma, filters);
+  const result = await compareVariants(prisma, filters, catalog);
   return { items: findingsOf(result.groups, (g) => comparisonParams(g, q)).slice(0, limit) };
 }

@@ -9,6 +9,14 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
+/** The runner's token was revoked (or its runner removed) before the run was stored: nothing is stored. */
+export class RunnerRevokedError extends Error {
+  readonly code = 'runner-revoked';
+  constructor(readonly runnerId: string) {
+    super(`runner ${runnerId} is revoked`);
+  }
+}
+
 const UNAVAILABLE_CODES = new Set([
   'P1001',
   'P1002',

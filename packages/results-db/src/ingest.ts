@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hardwareClassOf, type RunAcceptedRecord, type RunSource, type RunSubmission } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
-import { IdempotencyConflictError, isUniqueViolation } from './errors.ts';
+import { IdempotencyConflictError, isUniqueViolation, RunnerRevokedError } from './errors.ts';
 import { hardwareFingerprint, requestHash, settingsHash } from './hashing.ts';
 
 export type IngestInput = {
@@ -29,6 +29,10 @@ export type IngestResult = { outcome: 'created' | 'replayed'; run: RunAcceptedRe
  * insert-or-get sequence inside a transaction with the run. These statements go straight to the
  * driver (`SqlRunner`); the replay lookup uses the Prisma client like every read.
  *
+ * The runner must still be active: the first query reads its revocation in the same round trip, so
+ * a caller may identify the runner from a cache and still see a revocation at once (a revoked or
+ * removed runner raises RunnerRevokedError and nothing is stored).
+ *
  * Idempotency: the same key with the same body returns the first answer; with another body it
  * raises IdempotencyConflictError. Concurrent duplicates store one run: the unique index on
  * idempotency_key decides, the losers (no row returned, or a unique violation on the slow path)
@@ -37,8 +41,7 @@ export type IngestResult = { outcome: 'created' | 'replayed'; run: RunAcceptedRe
 /**
  * Idempotency keys are scoped per runner: runner B sending runner A's key gets its own run, and
  * no runner can take a key of the published import (`published:…`, stored without a runner).
- * The stored key is `runner:<runner id>:<key>`; rows stored before the scoping keep their bare
- * key and are still found for the runner that stored them (see findParents).
+ * The stored key is `runner:<runner id>:<key>`.
  */
 export function storedIdempotencyKey(key: string, runnerId: string | null): string {
   return runnerId ? `runner:${runnerId}:${key}` : key;
@@ -53,25 +56,19 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const hardwareClass = hardwareClassOf(s.hardware);
   const envHash = settingsHash(s.database.settings);
 
+  const parentKeys = { s, fingerprint, envHash };
   let stored: { id: string; received_at: Date } | undefined;
   try {
-    const found = await findParents(sql, s, fingerprint, envHash, input.runnerId, input.idempotencyKey);
-    if (found.legacy) {
-      const earlier = await findByKey(prisma, input.idempotencyKey);
-      if (earlier) return replay(earlier, hash, input.idempotencyKey);
-    }
-    stored = found.parents
-      ? await insertRun(sql, input, storedKey, hash, source, found.parents)
-      : await sql.transaction(async (tx) =>
-          insertRun(
-            tx,
-            input,
-            storedKey,
-            hash,
-            source,
-            await createParents(tx, s, fingerprint, hardwareClass, envHash, source),
-          ),
-        );
+    const first = await storeRun(sql, input, storedKey, hash, source, parentKeys);
+    stored =
+      first === 'new-parents'
+        ? await sql.transaction(async (tx) => {
+            await createParents(tx, s, fingerprint, hardwareClass, envHash, source);
+            const again = await storeRun(tx, input, storedKey, hash, source, parentKeys);
+            if (again === 'new-parents') throw new Error('parent rows missing right after they were stored');
+            return again;
+          })
+        : first;
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
   }
@@ -130,46 +127,6 @@ function replay(run: StoredRun, hash: string, idempotencyKey: string): IngestRes
 }
 
 type Query = Pick<SqlRunner, 'query'>;
-type Parents = { versionId: string; hardwareId: string; environmentId: string };
-
-/**
- * Parent ids in one round trip. It also marks the runner seen — at most once a minute, so that
- * a busy runner does not rewrite its row (and flush WAL) on every submission — and tells whether
- * this runner stored a run under the bare key before keys were scoped (`legacy`).
- */
-async function findParents(
-  db: Query,
-  s: RunSubmission,
-  fingerprint: string,
-  envHash: string,
-  runnerId: string | null,
-  key: string,
-): Promise<{ parents: Parents | null; legacy: boolean }> {
-  const [row] = await db.query<{
-    version_id: string | null;
-    hardware_id: string | null;
-    environment_id: string | null;
-    legacy: boolean;
-  }>(
-    `WITH touch AS (
-       UPDATE runners SET last_seen_at = now()
-       WHERE id = $1::uuid AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')
-     )
-     SELECT (SELECT v.id::text FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
-              WHERE sc.key = $2 AND v.version_hash = $3) AS version_id,
-            (SELECT id::text FROM hardware_profiles WHERE fingerprint = $4) AS hardware_id,
-            (SELECT id::text FROM database_environments
-              WHERE engine = $5 AND version = $6 AND settings_hash = $7) AS environment_id,
-            EXISTS (SELECT 1 FROM runs WHERE idempotency_key = $8 AND runner_id = $1::uuid) AS legacy`,
-    [runnerId, s.scenario.key, s.scenario.version, fingerprint, s.database.engine, s.database.version, envHash, key],
-  );
-  const legacy = row?.legacy === true;
-  if (!row?.version_id || !row.hardware_id || !row.environment_id) return { parents: null, legacy };
-  return {
-    parents: { versionId: row.version_id, hardwareId: row.hardware_id, environmentId: row.environment_id },
-    legacy,
-  };
-}
 
 async function insertOrGet(
   db: Query,
@@ -185,7 +142,7 @@ async function insertOrGet(
 }
 
 /**
- * Insert-or-get for each parent row. Rows are inserted with ON CONFLICT DO NOTHING and read in a
+ * Insert-or-get for each parent row (storeRun then finds them by their natural keys). Rows are inserted with ON CONFLICT DO NOTHING and read in a
  * separate statement, so concurrent ingests never hold row locks on shared parents (no DO UPDATE)
  * and the read sees a row another transaction just committed.
  */
@@ -196,7 +153,7 @@ async function createParents(
   hardwareClass: string,
   envHash: string,
   source: string,
-): Promise<Parents> {
+): Promise<void> {
   const scenarioId = await insertOrGet(
     tx,
     `INSERT INTO scenarios (id, key, title) VALUES (gen_random_uuid(), $1, $2) ON CONFLICT (key) DO NOTHING RETURNING id::text`,
@@ -206,7 +163,7 @@ async function createParents(
   );
   // The version hash covers the scenario folder, so its declared pairs are the same for every
   // run of that version: the first writer's copy stands.
-  const versionId = await insertOrGet(
+  await insertOrGet(
     tx,
     `INSERT INTO scenario_versions (id, scenario_id, version_hash, comparisons) VALUES (gen_random_uuid(), $1::uuid, $2, $3::jsonb)
      ON CONFLICT (scenario_id, version_hash) DO NOTHING RETURNING id::text`,
@@ -215,7 +172,7 @@ async function createParents(
     [scenarioId, s.scenario.version],
   );
   const h = s.hardware;
-  const hardwareId = await insertOrGet(
+  await insertOrGet(
     tx,
     `INSERT INTO hardware_profiles (id, fingerprint, hardware_class, cpu_model, physical_cores, logical_cpus, memory_bytes,
        storage_kind, storage_model, filesystem, os, kernel, virtualization, spec, source)
@@ -241,7 +198,7 @@ async function createParents(
     [fingerprint],
   );
   const d = s.database;
-  const environmentId = await insertOrGet(
+  await insertOrGet(
     tx,
     `INSERT INTO database_environments (id, engine, version, major, minor, settings_hash, settings)
      VALUES (gen_random_uuid(), $1, $2, $3::int, $4::int, $5, $6::jsonb)
@@ -250,11 +207,19 @@ async function createParents(
     `SELECT id::text FROM database_environments WHERE engine = $1 AND version = $2 AND settings_hash = $3`,
     [d.engine, d.version, envHash],
   );
-  return { versionId, hardwareId, environmentId };
 }
 
+type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string };
+
 /**
- * Run + samples + points (+ hardware last seen) in one statement; undefined when the key is taken.
+ * The whole run in one statement: it finds the three parent rows by their natural keys, checks
+ * that the runner is active (and marks it seen — at most once a minute, so that a busy runner does
+ * not rewrite its row and flush WAL on every submission), and inserts the run with
+ * `ON CONFLICT (idempotency_key) DO NOTHING` together with its samples and points (+ hardware
+ * last seen). Answers the stored row; undefined when the key is taken; 'new-parents' when a
+ * parent row does not exist yet (nothing was written); raises RunnerRevokedError for a revoked
+ * or removed runner.
+ *
  * Samples and points are read by PostgreSQL out of the stored document itself
  * (`json_to_recordset`), so the rows cross the wire once, as the JSON text the runner sent,
  * instead of a second time as per-column arrays. That is sound because the document passed the
@@ -262,21 +227,46 @@ async function createParents(
  * `timeSeries` gives no rows); numbers parse to the same doubles in PostgreSQL as in JavaScript
  * (both round correctly), and for a repeated key both take the last value.
  */
-async function insertRun(db: Query, input: IngestInput, storedKey: string, hash: string, source: string, p: Parents) {
+async function storeRun(
+  db: Query,
+  input: IngestInput,
+  storedKey: string,
+  hash: string,
+  source: string,
+  k: ParentKeys,
+): Promise<{ id: string; received_at: Date } | undefined | 'new-parents'> {
   const s = input.submission;
-  const [row] = await db.query<{ id: string; received_at: Date }>(
+  const [row] = await db.query<{
+    id: string | null;
+    received_at: Date | null;
+    parents_found: boolean;
+    runner_active: boolean;
+  }>(
     `WITH doc AS (
        SELECT $1::json AS d
+     ), parent AS (
+       SELECT (SELECT v.id FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
+                WHERE sc.key = $13 AND v.version_hash = $14) AS version_id,
+              (SELECT id FROM hardware_profiles WHERE fingerprint = $15) AS hardware_id,
+              (SELECT id FROM database_environments
+                WHERE engine = $16 AND version = $17 AND settings_hash = $18) AS environment_id,
+              ($6::uuid IS NULL OR EXISTS (SELECT 1 FROM runners WHERE id = $6::uuid AND revoked_at IS NULL)) AS runner_active
+     ), touch AS (
+       UPDATE runners SET last_seen_at = now()
+       WHERE id = $6::uuid AND revoked_at IS NULL AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')
      ), run AS (
        INSERT INTO runs (id, idempotency_key, request_hash, source, runner_id, scenario_version_id, hardware_profile_id,
                          database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
-       SELECT $2::uuid, $3, $4, $5, $6::uuid, $7::uuid, $8::uuid, $9::uuid, $10::jsonb, $11, $12::timestamptz, $13::timestamptz, $14::int, $15::int, doc.d
-       FROM doc
+       SELECT $2::uuid, $3, $4, $5, $6::uuid, parent.version_id, parent.hardware_id, parent.environment_id,
+              $7::jsonb, $8, $9::timestamptz, $10::timestamptz, $11::int, $12::int, doc.d
+       FROM doc, parent
+       WHERE parent.runner_active AND parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL
+         AND parent.environment_id IS NOT NULL
        ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING id, received_at
+       RETURNING id, received_at, scenario_version_id, hardware_profile_id
      ), s AS (
        INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value, point_param, point_value)
-       SELECT run.id, $7::uuid, $8::uuid, t.variant, t.repetition, t.metric, t.unit, t.value, t.point ->> 'param', (t.point ->> 'value')::float8
+       SELECT run.id, run.scenario_version_id, run.hardware_profile_id, t.variant, t.repetition, t.metric, t.unit, t.value, t.point ->> 'param', (t.point ->> 'value')::float8
        FROM run, doc, json_to_recordset(doc.d -> 'samples') AS t(variant text, repetition int, metric text, unit text, value float8, point json)
      ), p AS (
        INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value, point_param, point_value)
@@ -284,9 +274,12 @@ async function insertRun(db: Query, input: IngestInput, storedKey: string, hash:
        FROM run, doc, json_to_recordset(COALESCE(doc.d -> 'timeSeries', '[]'::json)) AS t(variant text, repetition int, metric text, x float8, value float8, point json)
      ), seen AS (
        UPDATE hardware_profiles SET last_seen_at = now()
-       WHERE id = $8::uuid AND last_seen_at < now() - interval '1 minute' AND EXISTS (SELECT 1 FROM run)
+       WHERE id = (SELECT hardware_profile_id FROM run) AND last_seen_at < now() - interval '1 minute'
      )
-     SELECT id::text, received_at FROM run`,
+     SELECT run.id::text AS id, run.received_at,
+            (parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL AND parent.environment_id IS NOT NULL) AS parents_found,
+            parent.runner_active
+     FROM parent LEFT JOIN run ON true`,
     [
       JSON.stringify(input.document),
       randomUUID(),
@@ -294,16 +287,22 @@ async function insertRun(db: Query, input: IngestInput, storedKey: string, hash:
       hash,
       source,
       input.runnerId,
-      p.versionId,
-      p.hardwareId,
-      p.environmentId,
       JSON.stringify(s.params),
       s.runnerVersion,
       s.startedAt,
       s.finishedAt,
       s.samples.length,
       s.timeSeries.length,
+      s.scenario.key,
+      s.scenario.version,
+      k.fingerprint,
+      s.database.engine,
+      s.database.version,
+      k.envHash,
     ],
   );
-  return row;
+  if (!row) throw new Error('the run statement answered no row');
+  if (!row.runner_active) throw new RunnerRevokedError(input.runnerId ?? '');
+  if (!row.parents_found) return 'new-parents';
+  return row.id && row.received_at ? { id: row.id, received_at: row.received_at } : undefined;
 }

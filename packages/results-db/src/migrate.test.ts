@@ -11,6 +11,7 @@ import { createTestDatabase, scriptsOf } from './testing.ts';
 
 const TABLES = [
   'database_environments',
+  'fleet_jobs',
   'hardware_profiles',
   'runners',
   'runs',

@@ -7,6 +7,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { applyMigrations, type MigrationResult, type ScriptRunner } from './migrate.ts';
 import { isDatabaseUnavailable } from './errors.ts';
+import { takeOwnership, type Ownership } from './owner.ts';
 
 export const DEFAULT_DATA_DIR = '.tunelab/results';
 /** Migrations may build indexes on large tables: an hour, not the request deadline. */
@@ -19,6 +20,8 @@ export type OpenOptions = {
   poolSize?: number;
   /** Timeouts of the PostgreSQL pool (defaults: DEFAULT_DB_TIMEOUTS). */
   timeouts?: Partial<DatabaseTimeouts>;
+  /** Called if this process loses the lock on its embedded database (default: throw, ending the process). */
+  onOwnershipLost?: (err: Error) => void;
 };
 
 /**
@@ -60,6 +63,10 @@ export type Connection = {
   description: string;
   migrate: () => Promise<MigrationResult>;
   close: () => Promise<void>;
+  /** The lock this process holds on an embedded database directory (none for PostgreSQL and memory://). */
+  ownership?: Ownership;
+  /** What pg-boss (the fleet's queue) connects through: its own small pool, or the same PGlite. */
+  queueTarget: { connectionString: string } | { pglite: PGlite };
 };
 
 export async function openConnection(url?: string, options: OpenOptions = {}): Promise<Connection> {
@@ -136,6 +143,7 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
       prisma,
       scripts,
       description: `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`,
+      queueTarget: { connectionString: url },
       migrate: () => applyMigrations(scripts),
       close: async () => {
         await prisma.$disconnect();
@@ -144,8 +152,17 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
     };
   }
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
-  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir.startsWith('memory://') ? dataDir : resolve(dataDir));
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) await mkdir(dataDir, { recursive: true });
+  // One process per directory (see owner.ts): taken before PGlite reads a single file.
+  const ownership = inMemory ? undefined : await takeOwnership(dataDir, options.onOwnershipLost);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(inMemory ? dataDir : resolve(dataDir));
+  } catch (err) {
+    await ownership?.release();
+    throw err;
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
   // pglite-prisma-adapter 0.7's executeScript does not await PGlite's exec (errors would escape
   // as unhandled rejections), so scripts go to the PGlite client directly.
@@ -173,10 +190,16 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
     prisma,
     scripts,
     description: `embedded PGlite in ${dataDir}`,
+    queueTarget: { pglite: client },
     migrate: () => applyMigrations(scripts),
+    ...(ownership ? { ownership } : {}),
     close: async () => {
-      await prisma.$disconnect();
-      await client.close();
+      try {
+        await prisma.$disconnect();
+        await client.close();
+      } finally {
+        await ownership?.release();
+      }
     },
   };
 }

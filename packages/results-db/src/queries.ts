@@ -45,7 +45,7 @@ const runSummarySelect = {
   finishedAt: true,
   receivedAt: true,
   sampleCount: true,
-  runner: { select: { name: true } },
+  runner: { select: { publicLabel: true } },
   scenarioVersion: { select: { versionHash: true, scenario: { select: { key: true } } } },
   hardwareProfile: { select: { fingerprint: true, hardwareClass: true } },
   databaseEnvironment: { select: { engine: true, version: true, major: true, minor: true, settings: true } },
@@ -66,7 +66,8 @@ function toSummary(r: RunRow): RunSummaryRecord {
       major: r.databaseEnvironment.major,
       minor: r.databaseEnvironment.minor,
     },
-    runner: r.runner?.name ?? null,
+    // The operator's name for a runner may name an internal host: only a label it chose to publish.
+    runner: r.runner?.publicLabel ?? null,
     runnerVersion: r.runnerVersion,
     // Runs stored before the contract bounded dates may hold year 0 or 10000: read as unknown (1970).
     startedAt: toIsoOrUnknown(r.startedAt),

@@ -1,12 +1,20 @@
 /** "Hardware like mine": the hardware classes closest to a machine, by storage, cores and memory. */
 import {
   type ComparisonParams,
+  type SimilarBySpecQuery,
+  type SimilarBySpecRecord,
   type SimilarHardwareRecord,
   type SimilarHardwareQuery,
   StorageKind,
 } from '@tunelab/contracts';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 import { GIB } from './comparison-samples.ts';
+
+/** The placeholder CPU model published.ts gives an article's machine the article never described. */
+const UNDESCRIBED = '%hardware not described%';
+
+/** Beyond this distance (two doublings of cores or memory) a class is not "like" the machine. */
+export const SIMILAR_DISTANCE = 2;
 
 /**
  * The hardware classes closest to a machine: same storage kind first, then by
@@ -23,7 +31,49 @@ export async function findSimilarHardware(
     select: { fingerprint: true, hardwareClass: true, storageKind: true, physicalCores: true, memoryBytes: true },
   });
   if (!machine) return null;
-  const conditions: Prisma.Sql[] = [];
+  const items = await rankSimilar(
+    prisma,
+    {
+      cores: machine.physicalCores,
+      memoryGb: Math.round(Number(machine.memoryBytes) / GIB),
+      storage: machine.storageKind,
+    },
+    q,
+  );
+  return {
+    machine: {
+      fingerprint: machine.fingerprint,
+      class: machine.hardwareClass,
+      storageKind: StorageKind.parse(machine.storageKind),
+      physicalCores: machine.physicalCores,
+      memoryGb: Math.round(Number(machine.memoryBytes) / GIB),
+    },
+    items,
+  };
+}
+
+/**
+ * The classes closest to a machine described by its spec (a new user's machine, never stored).
+ * `like` is false when no class has the same storage kind within two doublings: the nearest one
+ * is then listed, but it is not hardware like this.
+ */
+export async function findSimilarBySpec(prisma: PrismaClient, q: SimilarBySpecQuery): Promise<SimilarBySpecRecord> {
+  const { cores, memoryGb, storage, ...rest } = q;
+  const items = await rankSimilar(prisma, { cores, memoryGb, storage }, rest);
+  return {
+    spec: { cores, memoryGb, storage },
+    like: items.some((i) => i.sameStorage && i.storageKind !== 'unknown' && i.distance <= SIMILAR_DISTANCE),
+    items,
+  };
+}
+
+async function rankSimilar(
+  prisma: PrismaClient,
+  spec: { cores: number; memoryGb: number; storage: string },
+  q: Omit<SimilarHardwareQuery, never>,
+): Promise<SimilarHardwareRecord['items']> {
+  // An article's machine it never described has placeholder cores and memory: never ranked as hardware.
+  const conditions: Prisma.Sql[] = [Prisma.sql`NOT (r.source = 'published' AND h.cpu_model LIKE ${UNDESCRIBED})`];
   if (q.scenario !== undefined) conditions.push(Prisma.sql`sc.key = ${q.scenario}`);
   if (q.source !== 'all') conditions.push(Prisma.sql`r.source = ${q.source}`);
   const rows = await prisma.$queryRaw<
@@ -47,11 +97,11 @@ export async function findSimilarHardware(
     JOIN scenarios sc ON sc.id = v.scenario_id
     ${conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
     GROUP BY 1, 2, 3, 4, 5`;
-  const cores = machine.physicalCores;
-  const memGb = Math.max(1, Math.round(Number(machine.memoryBytes) / GIB));
-  const items = rows
+  const cores = spec.cores;
+  const memGb = Math.max(1, spec.memoryGb);
+  return rows
     .map((r) => {
-      const sameStorage = r.storage_kind === machine.storageKind;
+      const sameStorage = r.storage_kind === spec.storage;
       const distance =
         Math.abs(Math.log2(r.physical_cores / cores)) + Math.abs(Math.log2(Math.max(1, r.memory_gb) / memGb));
       const comparison: ComparisonParams = {
@@ -89,14 +139,4 @@ export async function findSimilarHardware(
         x.source.localeCompare(y.source),
     )
     .slice(0, q.limit);
-  return {
-    machine: {
-      fingerprint: machine.fingerprint,
-      class: machine.hardwareClass,
-      storageKind: StorageKind.parse(machine.storageKind),
-      physicalCores: machine.physicalCores,
-      memoryGb: Math.round(Number(machine.memoryBytes) / GIB),
-    },
-    items,
-  };
 }

@@ -1,0 +1,106 @@
+/**
+ * A scenario's answers (GET /v1/answers): the comparison groups of its primary metric (or the one
+ * asked for), the article's groups of the same metric, and every sample and series point of the
+ * groups' runs, handed to `@tunelab/answers`, which computes verdicts, agreement, ratios, fits and
+ * crossings. The scenario folder (scenario.yaml, published.json) comes from the scenario catalog.
+ */
+import type { AnswersQuery, ComparisonGroupRecord, ScenarioAnswersRecord } from '@tunelab/contracts';
+import { answerScenario, metricDirection, primaryMetric, type SeriesPoint, type UnitSample } from '@tunelab/answers';
+import { publishedFigures } from '@tunelab/scenarios';
+import type { PrismaClient } from './generated/prisma/client.ts';
+import { loadSamples } from './comparison-samples.ts';
+import { groupSamples, type Filters } from '@tunelab/answers';
+import type { ScenarioCatalog } from './scenario-catalog.ts';
+
+async function unitSamples(prisma: PrismaClient, runIds: string[], metrics: string[]): Promise<UnitSample[]> {
+  if (runIds.length === 0 || metrics.length === 0) return [];
+  const rows = await prisma.$queryRaw<
+    {
+      run_id: string;
+      variant: string;
+      repetition: number;
+      metric: string;
+      value: number;
+      point_param: string | null;
+      point_value: number | null;
+    }[]
+  >`SELECT run_id::text, variant, repetition, metric, value, point_param, point_value FROM samples
+    WHERE run_id = ANY(${runIds}::uuid[]) AND metric = ANY(${metrics}::text[])`;
+  return rows.map((r) => ({
+    run: r.run_id,
+    variant: r.variant,
+    repetition: r.repetition,
+    metric: r.metric,
+    value: r.value,
+    point: r.point_param !== null && r.point_value !== null ? { param: r.point_param, value: r.point_value } : null,
+  }));
+}
+
+async function seriesPoints(prisma: PrismaClient, runIds: string[], metrics: string[]): Promise<SeriesPoint[]> {
+  if (runIds.length === 0 || metrics.length === 0) return [];
+  const rows = await prisma.$queryRaw<
+    { run_id: string; variant: string; repetition: number; metric: string; x: number; value: number }[]
+  >`SELECT run_id::text, variant, repetition, metric, x, value FROM time_series_points
+    WHERE run_id = ANY(${runIds}::uuid[]) AND metric = ANY(${metrics}::text[])`;
+  return rows.map((r) => ({
+    run: r.run_id,
+    variant: r.variant,
+    repetition: r.repetition,
+    metric: r.metric,
+    x: r.x,
+    value: r.value,
+  }));
+}
+
+/** Null when the scenario has no folder in the catalog. */
+export async function answerScenarioQuery(
+  prisma: PrismaClient,
+  catalog: ScenarioCatalog,
+  q: AnswersQuery,
+): Promise<ScenarioAnswersRecord | null> {
+  const loaded = await catalog.get(q.scenario);
+  if (!loaded) return null;
+  const doc = loaded.doc;
+  const metric = q.metric ?? primaryMetric(doc);
+  const docs = new Map([[doc.key, doc]]);
+  const { source, ...filters } = q;
+  const base: Filters = { ...filters, metric, source, groupBy: 'class' };
+  const groups = groupSamples(await loadSamples(prisma, base), base, docs).groups;
+  const articleQuery: Filters = {
+    scenario: q.scenario,
+    metric,
+    source: 'published',
+    groupBy: 'class',
+    direction: q.direction,
+  };
+  const articleGroups =
+    source === 'published' ? groups : groupSamples(await loadSamples(prisma, articleQuery), articleQuery, docs).groups;
+
+  const sampleMetrics = [
+    ...new Set([
+      ...(doc.report.ratios ?? []).map((r) => r.metric),
+      ...(doc.report.fits ?? []).flatMap((f) => [f.metric, f.per]),
+    ]),
+  ];
+  const seriesMetrics = doc.report.charts.flatMap((c) => (c.kind === 'series' ? [c.metric] : []));
+  const runIds = [...new Set(groups.flatMap((g) => g.runs.map((r) => r.id)))];
+  const samples = await unitSamples(prisma, runIds, sampleMetrics);
+  const series = await seriesPoints(prisma, runIds, seriesMetrics);
+  const of =
+    <T extends { run: string }>(xs: T[]) =>
+    (g: ComparisonGroupRecord) => {
+      const ids = new Set(g.runs.map((r) => r.id));
+      return xs.filter((x) => ids.has(x.run));
+    };
+  return answerScenario({
+    scenario: { doc, published: loaded.published?.file ?? null },
+    figures: publishedFigures(loaded.published),
+    metric,
+    direction: metricDirection(doc, metric, q.direction),
+    source,
+    groups,
+    articleGroups,
+    samplesOf: of(samples),
+    seriesOf: of(series),
+  });
+}

@@ -1,0 +1,595 @@
+/**
+ * The fleet's queue: jobs operators request and agents claim, on pg-boss (https://pgboss.io) in
+ * the results database, schema `tunelab_fleet` — its own pool on PostgreSQL, the same embedded
+ * PGlite through pg-boss's `fromPglite` adapter otherwise.
+ *
+ * pg-boss owns the states (created/retry → active → completed/failed/cancelled), the leases
+ * (`heartbeatSeconds`: an active job without a heartbeat for that long is failed by pg-boss's
+ * supervisor and retried), the retries with exponential backoff and the priorities. `fleet_jobs`
+ * keeps what pg-boss does not: the request as made, who claimed it, and the one run that answered
+ * it (`run_key` is reserved before the run's ingest, so a second run for the same job — e.g. a
+ * killed agent's spool delivering late — is refused and never stored).
+ *
+ * Routing: jobs that can run on the same agents share a queue (`fleet/<hash of engines, server,
+ * for>`); an agent fetches from every queue whose criteria it meets, the most specific first.
+ */
+import { randomUUID } from 'node:crypto';
+import { PgBoss, fromPglite } from 'pg-boss';
+import {
+  hardwareClassOf,
+  resolveParams,
+  toIsoOrUnknown,
+  type ClaimedJob,
+  type Coverage,
+  type HardwareSpec,
+  type Job,
+  type JobRequest,
+  type JobState,
+  type JobTarget,
+} from '@tunelab/contracts';
+import {
+  DEFAULT_SCENARIOS_DIR,
+  listScenarioDirs,
+  loadScenario,
+  sha256Hex,
+  type LoadedScenario,
+} from '@tunelab/scenarios';
+import type { Connection, SqlRunner } from './open.ts';
+
+export const FLEET_SCHEMA = 'tunelab_fleet';
+
+export type FleetOptions = {
+  /** An active job whose agent sends no heartbeat for this long is re-queued (pg-boss minimum 10). */
+  leaseSeconds?: number;
+  /** Attempts after the first, each after an exponential backoff. */
+  retryLimit?: number;
+  /** Longest a single attempt may stay active, heartbeats or not. */
+  jobTimeoutSeconds?: number;
+  scenariosDir?: string;
+  /** Poll interval of a waiting claim for jobs queued elsewhere (other API processes, retries). */
+  pollMs?: number;
+  /** pg-boss's own connection pool on PostgreSQL. */
+  poolSize?: number;
+  onError?: (err: Error) => void;
+};
+
+/** A job request the scenario's own schema refuses: `field` is a JSON Pointer into the body. */
+export class JobRequestError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An agent's call about a job that is not its own any more (re-leased, finished, unknown attempt). */
+export class JobConflictError extends Error {}
+
+export type AgentIdentity = {
+  runnerName: string;
+  hardware: HardwareSpec;
+  labels: readonly string[];
+  engine: string;
+  server?: number | undefined;
+};
+
+export type RunSlot = { status: 'ours' } | { status: 'taken'; runId: string | null } | { status: 'unknown-job' };
+
+type JobRow = {
+  id: string;
+  queue: string;
+  scenario_key: string;
+  params: Record<string, string | number | boolean>;
+  repetitions: number | null;
+  engine: string;
+  server_major: number | null;
+  for_kind: string;
+  for_value: string | null;
+  priority: number;
+  claimed_by: string | null;
+  run_id: string | null;
+  created_at: Date;
+  state: string | null;
+  retry_count: number | null;
+  started_on: Date | null;
+  completed_on: Date | null;
+  output: unknown;
+};
+
+type QueueCriteria = {
+  queue: string;
+  engines: string[];
+  server: number | null;
+  kind: string;
+  value: string | null;
+};
+
+const JOB_COLUMNS = `f.id, f.queue, f.scenario_key, f.params, f.repetitions, f.engine, f.server_major, f.for_kind,
+  f.for_value, f.priority, f.claimed_by, f.run_id, f.created_at,
+  j.state::text AS state, j.retry_count, j.started_on, j.completed_on, j.output`;
+const JOB_FROM = `fleet_jobs f LEFT JOIN ${FLEET_SCHEMA}.job j ON j.id = f.id AND j.name = f.queue`;
+
+/** pg-boss states → the API's; a job answered by a run is completed whatever pg-boss says. */
+function stateOf(row: Pick<JobRow, 'state' | 'run_id'>): JobState {
+  if (row.run_id) return 'completed';
+  switch (row.state) {
+    case 'active':
+      return 'active';
+    case 'completed':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return 'queued';
+  }
+}
+
+function errorOf(output: unknown): string | null {
+  if (!output || typeof output !== 'object') return null;
+  const o = output as Record<string, unknown>;
+  if (typeof o.error === 'string') return o.error;
+  // pg-boss's own expiries: `{ value: { message: "job heartbeat timeout" } }`.
+  const inner = o.value && typeof o.value === 'object' ? (o.value as Record<string, unknown>) : o;
+  if (inner.message === 'job heartbeat timeout') return 'the agent stopped heartbeating: its lease lapsed';
+  if (typeof inner.message === 'string') return inner.message;
+  return null;
+}
+
+function targetOf(kind: string, value: string | null): JobTarget | null {
+  if (kind === 'class' && value) return { class: value };
+  if (kind === 'runner' && value) return { runner: value };
+  if (kind === 'labels' && value) return { labels: value.split(',') };
+  return null;
+}
+
+function toJob(row: JobRow): Job {
+  const state = stateOf(row);
+  const finished = state === 'completed' || state === 'failed' || state === 'cancelled';
+  return {
+    id: row.id,
+    state,
+    scenario: row.scenario_key,
+    params: row.params,
+    repetitions: row.repetitions,
+    engine: (row.engine.split(',')[0] ?? 'postgresql') as Job['engine'],
+    server: row.server_major,
+    for: targetOf(row.for_kind, row.for_value),
+    priority: row.priority,
+    attempts: row.started_on ? (row.retry_count ?? 0) + 1 : 0,
+    runner: row.claimed_by,
+    runId: row.run_id,
+    error: state === 'completed' ? null : errorOf(row.output),
+    createdAt: row.created_at.toISOString(),
+    startedAt: row.started_on ? row.started_on.toISOString() : null,
+    finishedAt: finished && row.completed_on ? row.completed_on.toISOString() : null,
+  };
+}
+
+const affected = (r: object) => ('affected' in r && typeof r.affected === 'number' ? r.affected : 0);
+
+export type Fleet = ReturnType<typeof createFleet>;
+
+export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, options: FleetOptions = {}) {
+  const lease = Math.max(10, Math.round(options.leaseSeconds ?? 90));
+  const retryLimit = options.retryLimit ?? 3;
+  const jobTimeout = options.jobTimeoutSeconds ?? 6 * 3600;
+  const pollMs = options.pollMs ?? 2000;
+  const scenariosDir = options.scenariosDir ?? DEFAULT_SCENARIOS_DIR;
+  const sql: SqlRunner = conn.sql;
+  const bossOptions = {
+    schema: FLEET_SCHEMA,
+    // The supervisor notices a lapsed lease within a fifth of it.
+    superviseIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 5))),
+    // A queue's expiry pass runs at most once per monitor interval (default 60 s): as often as the supervisor.
+    monitorIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 5))),
+    schedule: false,
+  };
+  const boss =
+    'pglite' in conn.queueTarget
+      ? new PgBoss({ ...bossOptions, db: fromPglite(conn.queueTarget.pglite) })
+      : new PgBoss({ ...bossOptions, connectionString: conn.queueTarget.connectionString, max: options.poolSize ?? 4 });
+  boss.on('error', (err: Error) => options.onError?.(err));
+
+  const knownQueues = new Set<string>();
+  let criteria: { at: number; rows: QueueCriteria[] } = { at: 0, rows: [] };
+  const waiters = new Set<{ eligible: (queue: string) => boolean; wake: () => void }>();
+  const scenarioCache = new Map<string, { at: number; scenario: LoadedScenario | null }>();
+  let stopped = false;
+
+  async function scenarioByKey(key: string): Promise<LoadedScenario | null> {
+    const hit = scenarioCache.get(key);
+    if (hit && Date.now() - hit.at < 10_000) return hit.scenario;
+    const dir = (await listScenarioDirs(scenariosDir)).find((d) => d.replace(/\/+$/, '').split('/').pop() === key);
+    const scenario = dir ? await loadScenario(dir) : null;
+    scenarioCache.set(key, { at: Date.now(), scenario });
+    return scenario;
+  }
+
+  async function ensureQueue(queue: string) {
+    if (knownQueues.has(queue)) return;
+    await boss.createQueue(queue, {
+      retryLimit,
+      retryDelay: 5,
+      retryBackoff: true,
+      retryDelayMax: 600,
+      heartbeatSeconds: lease,
+      expireInSeconds: jobTimeout,
+      // Job history is the fleet's record: never deleted by pg-boss's maintenance.
+      deleteAfterSeconds: 0,
+    });
+    knownQueues.add(queue);
+  }
+
+  async function queueCriteria(): Promise<QueueCriteria[]> {
+    if (Date.now() - criteria.at < 1000) return criteria.rows;
+    const rows = await sql.query<{
+      queue: string;
+      engine: string;
+      server_major: number | null;
+      for_kind: string;
+      for_value: string | null;
+    }>('SELECT DISTINCT queue, engine, server_major, for_kind, for_value FROM fleet_jobs', []);
+    criteria = {
+      at: Date.now(),
+      rows: rows.map((r) => ({
+        queue: r.queue,
+        engines: r.engine.split(','),
+        server: r.server_major,
+        kind: r.for_kind,
+        value: r.for_value,
+      })),
+    };
+    return criteria.rows;
+  }
+
+  const SPECIFICITY: Record<string, number> = { runner: 0, labels: 1, class: 2, any: 3 };
+
+  function matcher(agent: AgentIdentity) {
+    const hardwareClass = hardwareClassOf(agent.hardware);
+    return (c: QueueCriteria) => {
+      if (!c.engines.includes(agent.engine)) return false;
+      if (c.server !== null && c.server !== agent.server) return false;
+      if (c.kind === 'class') return c.value === hardwareClass;
+      if (c.kind === 'runner') return c.value === agent.runnerName;
+      if (c.kind === 'labels') return (c.value ?? '').split(',').every((l) => agent.labels.includes(l));
+      return true;
+    };
+  }
+
+  async function rowById(id: string): Promise<JobRow | null> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+    const [row] = await sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM ${JOB_FROM} WHERE f.id = $1`, [id]);
+    return row ?? null;
+  }
+
+  function wakeOne(queue: string) {
+    for (const w of waiters) {
+      if (w.eligible(queue)) {
+        waiters.delete(w);
+        w.wake();
+        return;
+      }
+    }
+  }
+
+  async function tryClaim(agent: AgentIdentity): Promise<ClaimedJob | null> {
+    const fits = matcher(agent);
+    const queues = (await queueCriteria())
+      .filter(fits)
+      .sort((a, b) => (SPECIFICITY[a.kind] ?? 9) - (SPECIFICITY[b.kind] ?? 9));
+    for (const { queue } of queues) {
+      await ensureQueue(queue);
+      for (;;) {
+        const [job] = await boss.fetch(queue, { batchSize: 1 });
+        if (!job) break;
+        const [row] = await sql.query<Pick<JobRow, 'run_id' | 'scenario_key' | 'params' | 'repetitions'>>(
+          'UPDATE fleet_jobs SET claimed_by = $2 WHERE id = $1 RETURNING run_id, scenario_key, params, repetitions',
+          [job.id, agent.runnerName],
+        );
+        if (!row) continue;
+        if (row.run_id) {
+          // Already answered by a run that arrived while the job waited for a retry: done.
+          await boss.complete(queue, { id: job.id, retryCount: job.retryCount }, { runId: row.run_id });
+          continue;
+        }
+        return {
+          id: job.id,
+          attempt: job.retryCount,
+          scenario: row.scenario_key,
+          params: row.params,
+          repetitions: row.repetitions,
+          heartbeatSeconds: Math.max(1, Math.floor(lease / 3)),
+          leaseSeconds: lease,
+        };
+      }
+    }
+    return null;
+  }
+
+  /** The job row of an agent's call, checked to be this agent's current attempt. */
+  async function ownRow(id: string, runnerName: string): Promise<JobRow> {
+    const row = await rowById(id);
+    if (!row) throw new JobConflictError(`no job with id ${id}`);
+    if (row.claimed_by !== runnerName) throw new JobConflictError(`job ${id} is not claimed by ${runnerName}`);
+    return row;
+  }
+
+  return {
+    leaseSeconds: lease,
+    async start() {
+      await boss.start();
+    },
+    async stop() {
+      stopped = true;
+      for (const w of waiters) w.wake();
+      waiters.clear();
+      await boss.stop({ graceful: false, close: true, timeout: 2000 });
+    },
+
+    /** Checks the request against the scenario's own parameter schema, stores it and queues it. */
+    async requestJob(req: JobRequest, requestedBy: string | null): Promise<Job> {
+      const scenario = await scenarioByKey(req.scenario);
+      if (!scenario) throw new JobRequestError('/scenario', `no scenario "${req.scenario}"`);
+      const params: Record<string, string | number | boolean> = {};
+      for (const [name, value] of Object.entries(req.params)) {
+        const r = resolveParams(scenario.doc.params, { [name]: String(value) });
+        if (!r.ok) throw new JobRequestError(`/params/${name}`, r.errors.join('; '));
+        params[name] = value;
+      }
+      const engines = scenario.doc.target ? [scenario.doc.target.managed] : scenario.doc.engines;
+      const target = req.for;
+      const kind = !target ? 'any' : 'class' in target ? 'class' : 'runner' in target ? 'runner' : 'labels';
+      const value = !target
+        ? null
+        : 'class' in target
+          ? target.class
+          : 'runner' in target
+            ? target.runner
+            : [...new Set(target.labels)].sort().join(',');
+      const server = req.server ?? null;
+      const queue = `fleet/${sha256Hex(JSON.stringify([engines, server, kind, value])).slice(0, 16)}`;
+      const id = randomUUID();
+      await ensureQueue(queue);
+      await sql.query(
+        `INSERT INTO fleet_jobs (id, queue, scenario_key, params, repetitions, engine, server_major, for_kind, for_value, priority, requested_by)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11)`,
+        [
+          id,
+          queue,
+          req.scenario,
+          JSON.stringify(params),
+          req.repetitions ?? null,
+          engines.join(','),
+          server,
+          kind,
+          value,
+          req.priority,
+          requestedBy,
+        ],
+      );
+      try {
+        await boss.send(queue, { scenario: req.scenario }, { id, priority: req.priority });
+      } catch (err) {
+        await sql.query('DELETE FROM fleet_jobs WHERE id = $1', [id]).catch(() => undefined);
+        throw err;
+      }
+      criteria.at = 0;
+      wakeOne(queue);
+      const row = await rowById(id);
+      if (!row) throw new Error(`job ${id} vanished after it was queued`);
+      return toJob(row);
+    },
+
+    async getJob(id: string): Promise<Job | null> {
+      const row = await rowById(id);
+      return row ? toJob(row) : null;
+    },
+
+    async listJobs(q: { state?: JobState | undefined; scenario?: string | undefined; limit: number }): Promise<Job[]> {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (q.scenario) {
+        params.push(q.scenario);
+        where.push(`f.scenario_key = $${params.length}`);
+      }
+      const stateSql: Record<JobState, string> = {
+        queued: `f.run_id IS NULL AND (j.state IS NULL OR j.state::text IN ('created', 'retry'))`,
+        active: `f.run_id IS NULL AND j.state::text = 'active'`,
+        completed: `(f.run_id IS NOT NULL OR j.state::text = 'completed')`,
+        failed: `f.run_id IS NULL AND j.state::text = 'failed'`,
+        cancelled: `f.run_id IS NULL AND j.state::text = 'cancelled'`,
+      };
+      if (q.state) where.push(stateSql[q.state]);
+      params.push(q.limit);
+      const rows = await sql.query<JobRow>(
+        `SELECT ${JOB_COLUMNS} FROM ${JOB_FROM} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY f.created_at DESC, f.id DESC LIMIT $${params.length}`,
+        params,
+      );
+      return rows.map(toJob);
+    },
+
+    /** Cancels a queued or active job (its agent stops at its next heartbeat). Null: no such job. */
+    async cancelJob(id: string): Promise<Job | null> {
+      const row = await rowById(id);
+      if (!row) return null;
+      if (!row.run_id) await boss.cancel(row.queue, id);
+      return toJob((await rowById(id)) ?? row);
+    },
+
+    /**
+     * A job this agent can run, waiting up to `waitMs` for one (long poll): woken at once when
+     * this process queues a fitting job, and polling every `pollMs` for the others.
+     */
+    async claim(agent: AgentIdentity, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob | null> {
+      const deadline = Date.now() + waitMs;
+      const fits = matcher(agent);
+      for (;;) {
+        if (stopped) return null;
+        const job = await tryClaim(agent);
+        if (job || stopped || Date.now() >= deadline || signal?.aborted) return job;
+        await new Promise<void>((resolve) => {
+          const waiter = {
+            eligible: (queue: string) => {
+              const c = criteria.rows.find((r) => r.queue === queue);
+              return !c || fits(c);
+            },
+            wake: () => {
+              clearTimeout(timer);
+              signal?.removeEventListener('abort', waiter.wake);
+              waiters.delete(waiter);
+              resolve();
+            },
+          };
+          const timer = setTimeout(waiter.wake, Math.min(pollMs, Math.max(0, deadline - Date.now())));
+          signal?.addEventListener('abort', waiter.wake, { once: true });
+          waiters.add(waiter);
+        });
+      }
+    },
+
+    async heartbeat(id: string, attempt: number, runnerName: string): Promise<{ state: JobState; stop: boolean }> {
+      const row = await ownRow(id, runnerName);
+      if (!row.run_id) {
+        const r = await boss.touch(row.queue, { id, retryCount: attempt });
+        if (affected(r) > 0) return { state: 'active', stop: false };
+      }
+      const now = (await rowById(id)) ?? row;
+      return { state: stateOf(now), stop: true };
+    },
+
+    /** The runner's own sentence; pg-boss retries the job (with backoff) until the retry limit. */
+    async failJob(id: string, attempt: number, runnerName: string, error: string): Promise<Job> {
+      const row = await ownRow(id, runnerName);
+      const r = await boss.fail(row.queue, { id, retryCount: attempt }, { error });
+      if (affected(r) === 0) throw new JobConflictError(`job ${id} attempt ${attempt} is not active any more`);
+      return toJob((await rowById(id)) ?? row);
+    },
+
+    /** Gives the job back (agent shutting down): queued again at once, no attempt counted as failed. */
+    async releaseJob(id: string, attempt: number, runnerName: string): Promise<Job> {
+      const row = await ownRow(id, runnerName);
+      const r = await boss.cancel(row.queue, { id, retryCount: attempt });
+      if (affected(r) === 0) throw new JobConflictError(`job ${id} attempt ${attempt} is not active any more`);
+      await boss.resume(row.queue, id);
+      wakeOne(row.queue);
+      return toJob((await rowById(id)) ?? row);
+    },
+
+    /**
+     * Reserves the job's one run slot for the run with this idempotency key, before its ingest:
+     * `taken` when another run answered (or is answering) the job.
+     */
+    async reserveRunSlot(jobId: string, runKey: string): Promise<RunSlot> {
+      const mine = await sql.query<{ id: string }>(
+        'UPDATE fleet_jobs SET run_key = $2 WHERE id = $1 AND (run_key IS NULL OR run_key = $2) RETURNING id',
+        [jobId, runKey],
+      );
+      if (mine.length > 0) return { status: 'ours' };
+      const [row] = await sql.query<{ run_id: string | null }>('SELECT run_id FROM fleet_jobs WHERE id = $1', [jobId]);
+      return row ? { status: 'taken', runId: row.run_id } : { status: 'unknown-job' };
+    },
+
+    /** The ingest failed: the slot is free again. */
+    async freeRunSlot(jobId: string, runKey: string): Promise<void> {
+      await sql.query('UPDATE fleet_jobs SET run_key = NULL WHERE id = $1 AND run_key = $2 AND run_id IS NULL', [
+        jobId,
+        runKey,
+      ]);
+    },
+
+    /** The run answering the job is stored: the job completes (or, not active, is withdrawn from the queue). */
+    async completeWithRun(jobId: string, runKey: string, runId: string): Promise<void> {
+      const [row] = await sql.query<{ queue: string }>(
+        'UPDATE fleet_jobs SET run_id = $3 WHERE id = $1 AND run_key = $2 RETURNING queue',
+        [jobId, runKey, runId],
+      );
+      if (!row) return;
+      const done = await boss.complete(row.queue, jobId, { runId });
+      if (affected(done) === 0) await boss.cancel(row.queue, jobId);
+    },
+  };
+}
+
+/**
+ * Per scenario × hardware class × engine and server major: stored runs, the newest, open jobs.
+ * Needs no running queue: before pg-boss was ever started here there are no jobs to count.
+ */
+export async function fleetCoverage(sql: SqlRunner, scenario?: string): Promise<Coverage> {
+  const runs = await sql.query<{
+    scenario: string;
+    hardware_class: string;
+    engine: string;
+    major: number;
+    runs: string | number;
+    newest: Date;
+  }>(
+    `SELECT s.key AS scenario, h.hardware_class, d.engine, d.major, count(*) AS runs, max(r.finished_at) AS newest
+         FROM runs r
+         JOIN scenario_versions v ON v.id = r.scenario_version_id
+         JOIN scenarios s ON s.id = v.scenario_id
+         JOIN hardware_profiles h ON h.id = r.hardware_profile_id
+         JOIN database_environments d ON d.id = r.database_environment_id
+        WHERE r.source = 'measured' AND ($1::text IS NULL OR s.key = $1)
+        GROUP BY 1, 2, 3, 4`,
+    [scenario ?? null],
+  );
+  const [queue] = await sql.query<{ job: string | null }>(`SELECT to_regclass('${FLEET_SCHEMA}.job')::text AS job`, []);
+  const open = !queue?.job
+    ? []
+    : await sql.query<{
+        scenario: string;
+        for_kind: string;
+        for_value: string | null;
+        engine: string;
+        server_major: number | null;
+        open: string | number;
+      }>(
+        `SELECT f.scenario_key AS scenario, f.for_kind, f.for_value, f.engine, f.server_major, count(*) AS open
+         FROM ${JOB_FROM}
+        WHERE f.run_id IS NULL AND (j.state IS NULL OR j.state::text IN ('created', 'retry', 'active'))
+          AND ($1::text IS NULL OR f.scenario_key = $1)
+        GROUP BY 1, 2, 3, 4, 5`,
+        [scenario ?? null],
+      );
+  const cells = new Map<string, Coverage['cells'][number]>();
+  const cell = (s: string, hc: string | null, engine: string, major: number | null) => {
+    const key = JSON.stringify([s, hc, engine, major]);
+    let c = cells.get(key);
+    if (!c) {
+      c = { scenario: s, hardwareClass: hc, engine, server: major, runs: 0, newestRun: null, openJobs: 0 };
+      cells.set(key, c);
+    }
+    return c;
+  };
+  for (const r of runs) {
+    const c = cell(r.scenario, r.hardware_class, r.engine, r.major);
+    c.runs = Number(r.runs);
+    // A run stored before dates were bounded may hold year 0 or 10000: read as unknown, like the run lists.
+    c.newestRun = toIsoOrUnknown(new Date(r.newest));
+  }
+  // A job for a class counts in that class's cell; jobs for a runner or labels have no class.
+  for (const o of open) {
+    const c = cell(
+      o.scenario,
+      o.for_kind === 'class' ? o.for_value : null,
+      o.engine.split(',')[0] ?? o.engine,
+      o.server_major,
+    );
+    c.openJobs += Number(o.open);
+  }
+  const all = [...cells.values()];
+  const servers = new Map<string, { engine: string; major: number | null }>();
+  for (const c of all) servers.set(`${c.engine}/${c.server}`, { engine: c.engine, major: c.server });
+  return {
+    scenarios: [...new Set(all.map((c) => c.scenario))].sort(),
+    hardwareClasses: [...new Set(all.flatMap((c) => (c.hardwareClass ? [c.hardwareClass] : [])))].sort(),
+    servers: [...servers.values()].sort((a, b) =>
+      a.engine === b.engine ? (a.major ?? 0) - (b.major ?? 0) : a.engine.localeCompare(b.engine),
+    ),
+    cells: all,
+  };
+}
