@@ -1,10 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { baseConfig } from '@tunelab/vitest-config';
+import { defineConfig, mergeConfig } from 'vitest/config';
 
-export default defineConfig({
-  test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    fileParallelism: false,
-  },
-});
+export default mergeConfig(baseConfig, defineConfig({ test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } }));

@@ -4,7 +4,7 @@
  * INSERT into identically shaped tables with the same concurrency. The figure of merit is
  * API rows/s ÷ plain-insert rows/s.
  *
- *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process]
+ *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--cpu-prof DIR]
  *                           [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
  *
  * The API runs as its own process (`src/server.ts`, as in production) unless `--in-process`, which
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '4' },
     'in-process': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
     'database-url': { type: 'string', default: env.BENCH_ADMIN_DATABASE_URL },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -47,7 +48,7 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   console.log(
-    'usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--database-url URL]',
+    'usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--cpu-prof DIR] [--database-url URL]',
   );
   process.exit(0);
 }
@@ -71,7 +72,7 @@ const adminUrl = new URL(args['database-url']);
 // database whatever became of it. tsx SIGKILLs a child whose event loop does not answer a Ctrl-C
 // within 30 ms (a saturated API does not), so a handler in the measuring process alone cannot
 // guarantee the drop; the supervisor's event loop is idle and always can.
-const dbName = env.TUNELAB_BENCH_DATABASE ?? `tunelab_bench_${randomBytes(6).toString('hex')}`;
+const dbName = env.TUNELAB_BENCH_DATABASE ?? `${env.BENCH_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
 const benchUrl = new URL(adminUrl);
 benchUrl.pathname = `/${dbName}`;
 
@@ -280,7 +281,8 @@ function stopProcess(child: ChildProcess, within: number): Promise<void> {
 /** Starts `src/server.ts` on the bench database as its own process; resolves with its URL. */
 async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> {
   const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', server], {
+  const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', server], {
     env: childEnv({
       DATABASE_URL: benchUrl.toString(),
       HOST: '127.0.0.1',
@@ -507,7 +509,7 @@ async function main(): Promise<number> {
   );
   console.log('');
   console.log(
-    `ratio  API rows/s ÷ plain-insert rows/s = ${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${ratio.toFixed(2)}  (target ≥ 0.50${ratio >= 0.5 ? ', met' : ', NOT met'})`,
+    `ratio  API rows/s ÷ plain-insert rows/s = ${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${ratio.toFixed(2)}  (target ≥ 0.80, issue 21${ratio >= 0.8 ? ', met' : ', NOT met'})`,
   );
   return 0;
 }

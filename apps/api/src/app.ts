@@ -2,17 +2,22 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { ResultsDb } from '@tunelab/results-db';
+import type { FleetOptions, ResultsDb } from '@tunelab/results-db';
 import resultsDbPlugin from './plugins/external/results-db.ts';
 import swaggerPlugin from './plugins/external/swagger.ts';
 import errorsPlugin from './plugins/app/errors.ts';
 import jsonBodyPlugin from './plugins/app/json-body.ts';
 import authPlugin from './plugins/app/auth.ts';
 import requestDeadlinePlugin from './plugins/app/request-deadline.ts';
+import readCachePlugin from './plugins/app/read-cache.ts';
 import healthRoutes from './routes/health.ts';
 import runsRoutes from './routes/runs.ts';
 import catalogRoutes from './routes/catalog.ts';
 import comparisonRoutes from './routes/comparisons.ts';
+import answerRoutes from './routes/answers.ts';
+import fleetPlugin from './plugins/app/fleet.ts';
+import jobRoutes from './routes/jobs.ts';
+import coverageRoutes from './routes/coverage.ts';
 import { answerClientError, ApiError, sendProblem } from './problem.ts';
 
 export type BuildAppOptions = {
@@ -22,6 +27,12 @@ export type BuildAppOptions = {
   migrate?: boolean;
   minRunnerVersion?: string;
   rateLimitPerMinute?: number;
+  /** GETs of the expensive reads (EXPENSIVE_READS) per client address per minute (default 600). */
+  readRateLimitPerMinute?: number;
+  /** Failed authentications (401) per client address per minute before 429 (default 10). */
+  authFailuresPerMinute?: number;
+  /** Cached reads are recomputed after this even without an ingest here (default: see read-cache.ts). */
+  readCacheMaxAgeMs?: number;
   bodyLimitBytes?: number;
   logger?: FastifyServerOptions['logger'];
   /** Whole request (headers and body) must arrive within this (default 30 s), else 408. */
@@ -30,11 +41,15 @@ export type BuildAppOptions = {
   connectionTimeoutMs?: number;
   /** Backstop for a whole request, database work included (default 60 s): 503 + Retry-After. */
   handlerTimeoutMs?: number;
+  /** The fleet's job queue (lease, retries); `false` leaves the job routes out. */
+  fleet?: FleetOptions | false;
 };
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 65_000;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 60_000;
+/** Public GET routes whose answers are computed over many runs: cached, ETagged and rate-limited per client. */
+export const EXPENSIVE_READS = ['/v1/comparisons', '/v1/findings', '/v1/answers', '/v1/hardware'] as const;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -111,12 +126,26 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   });
   await app.register(swaggerPlugin);
   await app.register(jsonBodyPlugin);
-  await app.register(authPlugin, { minRunnerVersion: opts.minRunnerVersion ?? '0.1.0' });
+  await app.register(authPlugin, {
+    minRunnerVersion: opts.minRunnerVersion ?? '0.1.0',
+    failuresPerMinute: opts.authFailuresPerMinute ?? 10,
+  });
+  await app.register(readCachePlugin, {
+    prefixes: EXPENSIVE_READS,
+    readsPerMinute: opts.readRateLimitPerMinute ?? 600,
+    ...(opts.readCacheMaxAgeMs !== undefined ? { maxAgeMs: opts.readCacheMaxAgeMs } : {}),
+  });
 
   await app.register(healthRoutes);
   await app.register(runsRoutes, { prefix: '/v1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 600 });
   await app.register(catalogRoutes, { prefix: '/v1' });
   await app.register(comparisonRoutes, { prefix: '/v1' });
+  await app.register(answerRoutes, { prefix: '/v1' });
+  if (opts.fleet !== false) {
+    await app.register(fleetPlugin, opts.fleet ?? {});
+    await app.register(jobRoutes, { prefix: '/v1' });
+    await app.register(coverageRoutes, { prefix: '/v1' });
+  }
   return app;
 }
 

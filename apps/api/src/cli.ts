@@ -1,89 +1,173 @@
 /**
- * Operator commands for the API's results database.
- *   npm run admin -- create-runner NAME   mint a runner token (shown once; only its hash is stored)
- *   npm run admin -- revoke-runner NAME   refuse that runner's token from now on
- *   npm run admin -- list-runners
- *   npm run admin -- migrate              apply pending migrations
- * Uses DATABASE_URL when set, otherwise the embedded database in TUNELAB_DATA_DIR (.tunelab/results).
+ * Operator commands for the API's results database (`npm run admin -- --help`). Uses DATABASE_URL
+ * when set, otherwise the embedded database in TUNELAB_DATA_DIR (.tunelab/results). The command
+ * bodies live in ./admin/ (one function each); this file only wires them to commander.
  */
-import { openResultsDb, RunnerNameError } from '@tunelab/results-db';
-import { loadEnv } from './config.ts';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { JobState } from '@tunelab/contracts';
+import { DatabaseOwnedError, openResultsDb, RunnerNameError, type ResultsDb } from '@tunelab/results-db';
+import { loadEnv, type ApiEnv } from './config.ts';
+import {
+  createOperatorCommand,
+  createRunnerCommand,
+  listRunnersCommand,
+  migrateCommand,
+  revokeRunnerCommand,
+  setPublicLabelCommand,
+} from './admin/runners.ts';
+import { cancelJobCommand, listJobsCommand, requestJobCommand, type JobsVia } from './admin/jobs.ts';
 
-const USAGE = `usage: tunelab admin <command> [args]
-
-commands:
-  create-runner NAME   mint a runner token for NAME (printed once; only its sha256 is stored)
-  revoke-runner NAME   revoke NAME's token; its submissions are refused from now on
-  list-runners         list runners with created, last seen and revoked times
-  migrate              apply pending migrations to the results database
-
+const HELP_AFTER = `
 environment:
-  DATABASE_URL         PostgreSQL results database (default: embedded PGlite)
-  TUNELAB_DATA_DIR     embedded database directory (default .tunelab/results)
+  DATABASE_URL             PostgreSQL results database (default: embedded PGlite)
+  TUNELAB_DATA_DIR         embedded database directory (default .tunelab/results)
+  TUNELAB_API_URL          jobs commands go through this running API (needed when it owns the
+                           embedded database) instead of the database
+  TUNELAB_OPERATOR_TOKEN   operator token for jobs request/cancel through the API
 
-exit codes: 0 ok, 1 failure, 2 usage error`;
+exit codes: 0 ok, 1 failure, 2 usage error, 4 the embedded database is in use by another
+process (e.g. a running API): the message names its pid; stop it and run the command again
+(jobs commands can go through that API instead: TUNELAB_API_URL)`;
 
-const [command, ...args] = process.argv.slice(2);
-if (!command || command === '--help' || command === '-h' || command === 'help') {
-  console.log(USAGE);
-  process.exit(command ? 0 : 2);
-}
-const known = ['create-runner', 'revoke-runner', 'list-runners', 'migrate'];
-if (!known.includes(command)) {
-  console.error(`tunelab admin: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
-  process.exit(2);
-}
-if ((command === 'create-runner' || command === 'revoke-runner') && args.length !== 1) {
-  console.error(`tunelab admin ${command}: expects exactly one NAME\n\n${USAGE}`);
-  process.exit(2);
-}
+const io = { out: (l: string) => console.log(l), err: (l: string) => console.error(l) };
 
-let env;
+const integer = (min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected an integer ${min}–${max}`);
+  return n;
+};
+const collectParam = (value: string, previous: Record<string, string> = {}) => {
+  const eq = value.indexOf('=');
+  if (eq < 1) throw new InvalidArgumentError(`expected name=value, got "${value}"`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+};
+
+let env: ApiEnv;
 try {
   env = loadEnv();
 } catch (e) {
   console.error(`tunelab admin: ${(e as Error).message}`);
   process.exit(2);
 }
-const db = await openResultsDb(env.DATABASE_URL, { dataDir: env.TUNELAB_DATA_DIR });
-let code = 0;
-try {
-  await db.migrate();
-  const name = args[0] ?? '';
-  switch (command) {
-    case 'create-runner': {
-      const r = await db.createRunner(name);
-      console.log(`runner ${r.name} created; its token (shown only now):\n${r.token}`);
-      break;
-    }
-    case 'revoke-runner': {
-      if (await db.revokeRunner(name)) console.log(`runner ${name} revoked`);
-      else {
-        console.error(`tunelab admin: no active runner named ${name}`);
-        code = 1;
-      }
-      break;
-    }
-    case 'list-runners': {
-      for (const r of await db.listRunners()) {
-        console.log(
-          `${r.name}\tcreated ${r.createdAt.toISOString()}\tlast seen ${r.lastSeenAt?.toISOString() ?? 'never'}${r.revokedAt ? `\trevoked ${r.revokedAt.toISOString()}` : ''}`,
-        );
-      }
-      break;
-    }
-    case 'migrate': {
-      const m = await db.migrate();
-      console.log(
-        `migrations: ${m.applied.length} applied, ${m.alreadyApplied.length} already there (${db.description})`,
-      );
-      break;
-    }
+const openDb = async () => {
+  try {
+    return await openResultsDb(env.DATABASE_URL, { dataDir: env.TUNELAB_DATA_DIR });
+  } catch (e) {
+    if (!(e instanceof DatabaseOwnedError)) throw e;
+    console.error(
+      `tunelab admin: ${e.message}.\nNothing was changed. Stop it (${e.owner ? `kill ${e.owner.pid}` : 'Ctrl-C in its terminal'}) and run the command again.`,
+    );
+    process.exit(4);
   }
+};
+const jobsVia = (): JobsVia =>
+  process.env.TUNELAB_API_URL
+    ? { api: { url: process.env.TUNELAB_API_URL, token: process.env.TUNELAB_OPERATOR_TOKEN } }
+    : {
+        db: async () => {
+          const db = await openDb();
+          await db.migrate();
+          return db;
+        },
+      };
+
+let code = 0;
+/** Opens and migrates the database, runs one command body, closes. */
+async function withDb(fn: (db: ResultsDb) => Promise<number>) {
+  const db = await openDb();
+  try {
+    await db.migrate();
+    code = await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+const oneName = (command: string, name: string | undefined) => {
+  if (!name) {
+    console.error(`tunelab admin ${command}: expects exactly one NAME`);
+    process.exit(2);
+  }
+  return name;
+};
+
+const program = new Command('tunelab admin')
+  .description('operator commands for the TuneLab results database')
+  .addHelpText('after', HELP_AFTER)
+  .showHelpAfterError()
+  .exitOverride();
+
+program
+  .command('create-runner')
+  .description(
+    'mint a runner token for NAME (printed once; only its sha256 is stored). Public responses never show NAME, which may name an internal host: they show LABEL if given, else no runner at all',
+  )
+  .argument('[NAME]')
+  .option('--public-label <LABEL>', 'how public responses (API reads, the site) name this runner')
+  .action((name: string | undefined, flags: { publicLabel?: string }) =>
+    withDb((db) => createRunnerCommand(db, oneName('create-runner', name), flags.publicLabel ?? null, io)),
+  );
+program
+  .command('set-public-label')
+  .description("set NAME's public label, or without LABEL make it anonymous again")
+  .argument('[NAME]')
+  .argument('[LABEL]')
+  .action((name: string | undefined, label: string | undefined) =>
+    withDb((db) => setPublicLabelCommand(db, oneName('set-public-label', name), label ?? null, io)),
+  );
+program
+  .command('create-operator')
+  .description('mint an operator token for NAME: requests and cancels fleet jobs')
+  .argument('[NAME]')
+  .action((name?: string) => withDb((db) => createOperatorCommand(db, oneName('create-operator', name), io)));
+program
+  .command('revoke-runner')
+  .description("revoke NAME's token; its submissions are refused from now on")
+  .argument('[NAME]')
+  .action((name?: string) => withDb((db) => revokeRunnerCommand(db, oneName('revoke-runner', name), io)));
+program
+  .command('list-runners')
+  .description('list runners and operators with created, last seen and revoked times')
+  .action(() => withDb((db) => listRunnersCommand(db, io)));
+program
+  .command('migrate')
+  .description('apply pending migrations to the results database')
+  .action(() => withDb((db) => migrateCommand(db, io)));
+
+const jobs = program.command('jobs').description('fleet jobs: request runs, list them, cancel them');
+jobs
+  .command('request')
+  .description('queue a job: SCENARIO with parameter overrides, for a class, a runner or labels')
+  .argument('<SCENARIO>')
+  .option('--param <name=value>', 'override a scenario parameter (repeatable)', collectParam)
+  .option('--repetitions <n>', 'repetitions of each variant', integer(1, 1000))
+  .option('--server <major>', 'only agents whose target runs this server major', integer(1, 99))
+  .option('--class <class>', 'only agents of this hardware class, e.g. "8 cores / 32 GB / SSD"')
+  .option('--runner <name>', 'only this runner')
+  .option('--labels <a,b>', 'only agents having every one of these labels')
+  .option('--priority <n>', 'higher runs first (-100…100, default 0)', integer(-100, 100))
+  .action(async (scenario: string, flags: Parameters<typeof requestJobCommand>[2]) => {
+    code = await requestJobCommand(jobsVia(), scenario, flags, io);
+  });
+jobs
+  .command('list')
+  .description('jobs, newest first')
+  .addOption(new Option('--state <state>', 'only jobs in this state').choices(JobState.options))
+  .action(async (flags: { state?: JobState }) => {
+    code = await listJobsCommand(jobsVia(), flags.state, io);
+  });
+jobs
+  .command('cancel')
+  .description('cancel a queued or active job (its agent stops at the next heartbeat)')
+  .argument('<ID>')
+  .action(async (id: string) => {
+    code = await cancelJobCommand(jobsVia(), id, io);
+  });
+
+try {
+  await program.parseAsync(process.argv);
 } catch (e) {
+  if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2);
   console.error(`tunelab admin: ${e instanceof RunnerNameError ? e.message : (e as Error).message}`);
   code = 1;
-} finally {
-  await db.close();
 }
 process.exit(code);

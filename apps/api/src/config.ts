@@ -15,6 +15,10 @@ export const ApiEnv = z.object({
     .default('0.1.0'),
   /** Submissions per runner token per minute. */
   TUNELAB_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /** GETs of comparisons, findings, answers and hardware per client address per minute. */
+  TUNELAB_READ_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /** Failed authentications per client address per minute; beyond it 429 until the minute is over. */
+  TUNELAB_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(10),
   TUNELAB_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -31,6 +35,10 @@ export const ApiEnv = z.object({
   TUNELAB_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(65_000),
   /** Backstop for a whole request, body and database work included: 503 after this. */
   TUNELAB_HANDLER_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Fleet: an active job whose agent sends no heartbeat for this long is re-queued (pg-boss minimum 10). */
+  TUNELAB_JOB_LEASE_S: z.coerce.number().int().min(10).max(86_400).default(90),
+  /** Fleet: attempts after the first (lost leases and reported failures), with exponential backoff. */
+  TUNELAB_JOB_RETRY_LIMIT: z.coerce.number().int().min(0).max(100).default(3),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

@@ -8,7 +8,7 @@ const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createTestDatabase('tl_owner');
 });
 afterAll(async () => database?.drop());
 
@@ -63,9 +63,25 @@ describe('tunelab admin', () => {
     expect(usage.stderr).toMatch(/expects exactly one NAME/);
     const unknown = await admin('frobnicate');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    expect(unknown.stderr).toMatch(/unknown command 'frobnicate'/);
     const help = await admin('--help');
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/create-runner NAME/);
+    expect(help.stdout).toMatch(/create-runner (\[options\] )?\[NAME\]/);
+    expect(help.stdout).toMatch(/jobs/);
+  });
+
+  it('gives a runner a public label at creation or later, and refuses a label that is not plain text (exit 1)', async () => {
+    const created = await admin('create-runner', 'build-host-9.internal', '--public-label', 'Lab box A');
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('public label "Lab box A"');
+    expect((await admin('list-runners')).stdout).toMatch(/^build-host-9\.internal\t.*\tpublic label "Lab box A"$/m);
+    const cleared = await admin('set-public-label', 'build-host-9.internal');
+    expect(cleared.code).toBe(0);
+    expect(cleared.stdout).toContain('anonymous in public responses');
+    const bad = await admin('set-public-label', 'build-host-9.internal', '<b>x</b>');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/public label "<b>x<\/b>" must be/);
+    expect((await admin('set-public-label', 'no-such-runner', 'X')).code).toBe(1);
+    expect((await admin('create-runner', 'x', '--public-label')).code).toBe(2);
   });
 });

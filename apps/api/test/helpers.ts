@@ -10,12 +10,19 @@ export const FIXTURE = JSON.parse(
 
 export const clone = <T>(v: T): T => structuredClone(v);
 
-/** A real API on a real PostgreSQL database of its own, listening on a free loopback port. */
-export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}) {
-  const database = await createTestDatabase();
+/** A real API on a real PostgreSQL database of its own (named `<databasePrefix>_<random>`), listening on a free loopback port. */
+export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}, databasePrefix?: string) {
+  const database = await createTestDatabase(databasePrefix);
   const db = await openResultsDb(database.url);
   await db.migrate();
-  const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000, ...options });
+  const app = await buildApp({
+    resultsDb: db,
+    migrate: false,
+    rateLimitPerMinute: 100_000,
+    authFailuresPerMinute: 100_000,
+    readRateLimitPerMinute: 100_000,
+    ...options,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -130,7 +137,14 @@ export async function startInjectable(backend: Backend, options: Omit<BuildAppOp
   const database = backend === 'postgresql' ? await createTestDatabase() : undefined;
   const db = await openResultsDb(database?.url, { dataDir: 'memory://' });
   await db.migrate();
-  const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000, ...options });
+  const app = await buildApp({
+    resultsDb: db,
+    migrate: false,
+    rateLimitPerMinute: 100_000,
+    authFailuresPerMinute: 100_000,
+    readRateLimitPerMinute: 100_000,
+    ...options,
+  });
   await app.ready();
   const { token } = await db.createRunner(`test-${Math.random().toString(36).slice(2, 8)}`);
   return {

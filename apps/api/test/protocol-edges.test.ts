@@ -7,7 +7,6 @@
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prismaOf } from '@tunelab/results-db/testing';
 import { BACKENDS, clone, FIXTURE, snapshot, startApi, startInjectable } from './helpers.ts';
 
 const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
@@ -198,21 +197,6 @@ for (const backend of BACKENDS) {
       expect(result.imported.find((i) => i.idempotencyKey === 'published:vacuum-index-cleanup:server-1')?.outcome).toBe(
         'created',
       );
-    });
-
-    it('a run stored under a bare key before the scoping replays for its runner only', async () => {
-      const d = clone(FIXTURE);
-      d.startedAt = '2026-11-22T01:00:00.000Z';
-      const first = await submit(api.token, 'legacy-1', d);
-      expect(first.statusCode).toBe(201);
-      // As an older API stored it: the bare key.
-      await prismaOf(api.db).run.update({ where: { id: first.json().id }, data: { idempotencyKey: 'legacy-1' } });
-      const replay = await submit(api.token, 'legacy-1', d);
-      expect(replay.statusCode).toBe(200);
-      expect(replay.json().id).toBe(first.json().id);
-      const otherRunner = await submit(tokenB, 'legacy-1', d);
-      expect(otherRunner.statusCode).toBe(201);
-      expect(otherRunner.json().id).not.toBe(first.json().id);
     });
   });
 }

@@ -216,6 +216,24 @@ describe('auth', () => {
     expect(await snapshot(api.db)).toEqual(before);
   });
 
+  it('sees a revocation at once, also for a token it has already accepted (and remembered)', async () => {
+    const runner = await api.db.createRunner('revoked-later');
+    const body = clone(FIXTURE);
+    body.startedAt = '2026-11-22T09:10:00.000Z';
+    body.finishedAt = '2026-11-22T09:15:00.000Z';
+    const first = await post(api.url, runner.token, body, { 'idempotency-key': 'revoked-later-1' });
+    expect(first.status).toBe(201);
+    expect(await api.db.revokeRunner('revoked-later')).toBe(true);
+    const before = await snapshot(api.db);
+    for (const key of ['revoked-later-2', 'revoked-later-1', 'revoked-later-3']) {
+      const res = await post(api.url, runner.token, body, { 'idempotency-key': key });
+      expect(res.status, key).toBe(401);
+      expect(res.headers.get('www-authenticate'), key).toBe('Bearer error="invalid_token"');
+      expect(await res.json()).toMatchObject({ status: 401, type: expect.stringContaining('unauthorized') });
+    }
+    expect(await snapshot(api.db)).toEqual(before);
+  });
+
   it('stores only a hash of the token', async () => {
     const r = await api.db.createRunner('hash-only');
     const row = await prismaOf(api.db).runner.findUniqueOrThrow({ where: { name: 'hash-only' } });

@@ -8,7 +8,10 @@ import {
   linkComparisons,
   linkFinding,
   linkSimilar,
+  linkSimilarBySpec,
   Problem,
+  SimilarBySpec,
+  SimilarBySpecQuery,
   SimilarHardware,
   SimilarHardwareQuery,
   sha256Hex,
@@ -62,6 +65,21 @@ const comparisons: FastifyPluginAsyncZod = async (app) => {
         throw new ApiError('not-found', `no hardware profile with fingerprint ${request.params.fingerprint}`);
       return linkSimilar(similar);
     },
+  );
+
+  app.get(
+    '/similar',
+    {
+      schema: {
+        summary: 'Hardware classes closest to a machine given by its spec (cores, memoryGb, storage)',
+        description:
+          'For a machine that has no stored profile yet: same storage kind first, then |log2 cores ratio| + |log2 memory ratio|. `like` is false when no class has the same known storage kind within two doublings — the items are then only the nearest. Article machines whose hardware the article never described are not ranked.',
+        tags: ['hardware', 'comparisons'],
+        querystring: SimilarBySpecQuery,
+        response: { 200: SimilarBySpec, 400: Problem, 503: Problem },
+      },
+    },
+    async (request) => linkSimilarBySpec(await app.resultsDb.findSimilarBySpec(request.query)),
   );
 };
 

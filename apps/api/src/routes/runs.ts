@@ -10,8 +10,10 @@ import {
   RunListQuery,
   RunSubmission,
 } from '@tunelab/contracts';
-import { requestHash, sha256Hex } from '@tunelab/results-db';
+import { requestHash, RunnerRevokedError, sha256Hex } from '@tunelab/results-db';
 import { ApiError } from '../problem.ts';
+import { unknownToken } from '../plugins/app/auth.ts';
+import { ingestForJob } from '../plugins/app/fleet.ts';
 
 export type RunsRouteOptions = { rateLimitPerMinute: number };
 
@@ -32,7 +34,8 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
   app.post(
     '/runs',
     {
-      onRequest: [app.requireRunner],
+      // The token is identified from memory when seen before; ingestRun refuses a revoked runner.
+      onRequest: [app.identifyRunner],
       config: {
         rateLimit: {
           max: opts.rateLimitPerMinute,
@@ -64,17 +67,28 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
       const document = request.document ?? request.body;
       const idempotencyKey = header ?? `body:${requestHash(document)}`;
       const started = performance.now();
-      const result = await app.resultsDb.ingestRun({
-        submission: request.body,
-        document,
-        idempotencyKey,
-        runnerId: request.runner?.id ?? null,
-      });
+      let result;
+      try {
+        result = await ingestForJob(app, request.body.job, idempotencyKey, () =>
+          app.resultsDb.ingestRun({
+            submission: request.body,
+            document,
+            idempotencyKey,
+            runnerId: request.runner?.id ?? null,
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof RunnerRevokedError)) throw err;
+        app.forgetRunnerToken(request);
+        throw unknownToken();
+      }
       // Time spent storing the run (RFC: W3C Server Timing), so clients and benchmarks can tell
       // database work from transport.
       reply.header('server-timing', `ingest;dur=${(performance.now() - started).toFixed(1)}`);
       const run = linkRun(result.run);
       reply.header('location', run.links.self);
+      // Cached comparisons, findings and answers include this run from now on.
+      if (result.outcome === 'created') app.markDataChanged();
       if (result.outcome === 'replayed') {
         reply.header('idempotent-replayed', 'true');
         return reply.code(200).send(run);

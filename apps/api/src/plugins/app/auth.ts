@@ -1,21 +1,38 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import type { RunnerIdentity } from '@tunelab/results-db';
+import { sha256Hex, type RunnerIdentity } from '@tunelab/results-db';
 import { ApiError } from '../../problem.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** onRequest hook for write routes: a valid, unrevoked runner token and a recent enough runner. */
     requireRunner: (request: FastifyRequest) => Promise<void>;
+    /**
+     * Like requireRunner, but a token seen before is identified from memory, without a query: only
+     * for routes whose own statement refuses a revoked runner (ingestRun raises RunnerRevokedError),
+     * which then call forgetRunnerToken. Revocation is thus seen at once, by every API process.
+     */
+    identifyRunner: (request: FastifyRequest) => Promise<void>;
+    /** Drops the request's token from identifyRunner's memory (its runner turned out revoked). */
+    forgetRunnerToken: (request: FastifyRequest) => void;
+    /** onRequest hook for fleet job requests: a valid operator token (a runner token gets 403). */
+    requireOperator: (request: FastifyRequest) => Promise<void>;
   }
   interface FastifyRequest {
     runner?: RunnerIdentity;
+    operator?: RunnerIdentity;
   }
 }
 
-export type AuthOptions = { minRunnerVersion: string };
+export type AuthOptions = {
+  minRunnerVersion: string;
+  /** Failed authentications per client address per minute; beyond it 429 before the token is looked at. */
+  failuresPerMinute: number;
+};
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,200})$/;
+/** Tokens identifyRunner remembers (by sha256, never the token itself); the oldest is dropped first. */
+const REMEMBERED_TOKENS = 10_000;
 const RUNNER_AGENT = /(?:^|\s)tunelab-runner\/(\d+)\.(\d+)\.(\d+)/;
 
 function olderThan(v: number[], min: number[]) {
@@ -25,10 +42,40 @@ function olderThan(v: number[], min: number[]) {
   return false;
 }
 
+/** The 401 for an unknown or revoked token (also what a route answers when ingest finds the runner revoked). */
+export const unknownToken = () =>
+  new ApiError('unauthorized', 'the runner token is unknown or revoked', [], {
+    'www-authenticate': 'Bearer error="invalid_token"',
+  });
+
 export default fp<AuthOptions>(
   async (app, opts) => {
     const min = opts.minRunnerVersion.split('.').map(Number);
-    app.decorate('requireRunner', async (request: FastifyRequest) => {
+    // Counts only failures (an increment on 401; a peek before the token is looked at): a runner
+    // that authenticates is never counted, and an address that guessed wrong too often gets 429
+    // without learning whether its next guess was right.
+    const failures = app.createRateLimit({
+      max: opts.failuresPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (req) => req.ip,
+    });
+    const refuse = async (request: FastifyRequest, err: unknown): Promise<never> => {
+      if (err instanceof ApiError && err.code === 'unauthorized') await failures(request);
+      throw err;
+    };
+    const checkFailures = async (request: FastifyRequest) => {
+      const seen = await failures(request, { increment: false });
+      if (!seen.isAllowed && seen.remaining <= 0) {
+        const seconds = Math.max(1, seen.ttlInSeconds);
+        throw new ApiError(
+          'rate-limited',
+          `more than ${seen.max} failed authentications per minute from this address; retry after ${seconds} s`,
+          undefined,
+          { 'retry-after': String(seconds) },
+        );
+      }
+    };
+    const checkVersion = (request: FastifyRequest) => {
       const ua = request.headers['user-agent'] ?? '';
       const m = RUNNER_AGENT.exec(ua);
       // Other clients (curl, scripts) are let through; TuneLab runners must be recent enough to
@@ -39,6 +86,8 @@ export default fp<AuthOptions>(
           `runner ${m[1]}.${m[2]}.${m[3]} is older than the minimum ${opts.minRunnerVersion}; upgrade the TuneLab runner and submit again (the run file is kept)`,
         );
       }
+    };
+    const bearerToken = (request: FastifyRequest): string => {
       const header = request.headers.authorization;
       if (!header)
         throw new ApiError('unauthorized', 'send the runner token as `Authorization: Bearer <token>`', [], {
@@ -49,13 +98,67 @@ export default fp<AuthOptions>(
         throw new ApiError('unauthorized', 'the Authorization header must be `Bearer <token>`', [], {
           'www-authenticate': 'Bearer error="invalid_request"',
         });
-      const runner = await app.resultsDb.authenticateRunner(bearer[1]);
-      if (!runner)
-        throw new ApiError('unauthorized', 'the runner token is unknown or revoked', [], {
-          'www-authenticate': 'Bearer error="invalid_token"',
+      return bearer[1];
+    };
+    const authenticate = async (token: string): Promise<RunnerIdentity> => {
+      const runner = await app.resultsDb.authenticateRunner(token);
+      if (!runner) throw unknownToken();
+      return runner;
+    };
+    app.decorate('requireRunner', async (request: FastifyRequest) => {
+      await checkFailures(request);
+      checkVersion(request);
+      try {
+        request.runner = await authenticate(bearerToken(request));
+      } catch (e) {
+        await refuse(request, e);
+      }
+    });
+
+    const remembered = new Map<string, RunnerIdentity>();
+    app.decorate('identifyRunner', async (request: FastifyRequest) => {
+      await checkFailures(request);
+      checkVersion(request);
+      try {
+        const token = bearerToken(request);
+        const key = sha256Hex(token);
+        let runner = remembered.get(key);
+        if (!runner) {
+          runner = await authenticate(token);
+          if (remembered.size >= REMEMBERED_TOKENS) remembered.delete(remembered.keys().next().value!);
+          remembered.set(key, runner);
+        }
+        request.runner = runner;
+      } catch (e) {
+        await refuse(request, e);
+      }
+    });
+    app.decorate('forgetRunnerToken', (request: FastifyRequest) => {
+      const header = request.headers.authorization;
+      const bearer = header ? BEARER.exec(header) : null;
+      if (bearer?.[1]) remembered.delete(sha256Hex(bearer[1]));
+    });
+    app.decorate('requireOperator', async (request: FastifyRequest) => {
+      const header = request.headers.authorization;
+      const bearer = header ? BEARER.exec(header) : null;
+      if (!bearer?.[1])
+        throw new ApiError('unauthorized', 'send an operator token as `Authorization: Bearer <token>`', [], {
+          'www-authenticate': 'Bearer',
         });
-      request.runner = runner;
+      const operator = await app.resultsDb.authenticateRunner(bearer[1], 'operator');
+      if (operator) {
+        request.operator = operator;
+        return;
+      }
+      if (await app.resultsDb.authenticateRunner(bearer[1], 'runner'))
+        throw new ApiError(
+          'forbidden',
+          'a runner token cannot request or cancel jobs; use an operator token (npm run admin -- create-operator NAME)',
+        );
+      throw new ApiError('unauthorized', 'the operator token is unknown or revoked', [], {
+        'www-authenticate': 'Bearer error="invalid_token"',
+      });
     });
   },
-  { name: 'auth', dependencies: ['results-db'] },
+  { name: 'auth', dependencies: ['results-db', '@fastify/rate-limit'] },
 );

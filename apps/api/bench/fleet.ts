@@ -1,0 +1,260 @@
+/**
+ * Fleet benchmark (not a test): the API as its own process on a fresh PostgreSQL database, J tiny
+ * jobs queued through `POST /v1/jobs`, then A simulated agents long-polling `POST /v1/agent/claim`
+ * at once until every job is claimed; each agent heartbeats the job it got once and claims again.
+ * Prints claims/s, p50/p99 claim latency (claims that returned a job), duplicate claims (a job
+ * handed to two agents — must be 0), and CPU seconds per claim of the API process and of the
+ * PostgreSQL backends of the bench database (pg-boss's pool included), with the load average.
+ *
+ *   npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--database-url URL]
+ *
+ * The database `tl_fleet_bench_<random>` is dropped at the end.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import * as hdr from 'hdr-histogram-js';
+import { openResultsDb } from '@tunelab/results-db';
+import { childEnv, loadBenchEnv } from './env.ts';
+
+const env = loadBenchEnv();
+const { values: args } = parseArgs({
+  options: {
+    agents: { type: 'string', default: '1000' },
+    jobs: { type: 'string', default: '10000' },
+    tokens: { type: 'string', default: '50' },
+    'database-url': { type: 'string', default: env.BENCH_ADMIN_DATABASE_URL },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  strict: true,
+});
+if (args.help) {
+  console.log('usage: npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--database-url URL]');
+  process.exit(0);
+}
+const int = (name: string, v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} must be a positive integer, got ${v}`);
+    process.exit(2);
+  }
+  return n;
+};
+const AGENTS = int('agents', args.agents);
+const JOBS = int('jobs', args.jobs);
+const TOKENS = Math.min(AGENTS, int('tokens', args.tokens));
+
+// Node's fetch opens as many connections per origin as there are requests in flight (undici's
+// default `connections: null`), so each of the long polls has its own.
+
+const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+const HARDWARE = {
+  cpuModel: 'Bench CPU',
+  physicalCores: 8,
+  logicalCpus: 16,
+  memoryBytes: 32 * 1024 ** 3,
+  storage: { kind: 'ssd', model: null },
+  filesystem: 'ext4',
+  os: 'Linux',
+  kernel: '6',
+  virtualization: null,
+};
+
+const dbName = `tl_fleet_bench_${randomBytes(5).toString('hex')}`;
+const adminUrl = args['database-url'];
+const dbUrl = (() => {
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+
+const TICKS = 100;
+function pgSeconds(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dbName)) continue;
+      const f = stat.slice(close + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / TICKS;
+}
+function processSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+let api: ChildProcess | undefined;
+async function cleanup() {
+  if (api && api.exitCode === null) {
+    const gone = new Promise((r) => api?.once('exit', r));
+    api.kill('SIGTERM');
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
+    if (api.exitCode === null) api.kill('SIGKILL');
+  }
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [dbName]);
+    await c.query(`DROP DATABASE IF EXISTS "${dbName}"`);
+  } finally {
+    await c.end();
+  }
+}
+process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+async function main() {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}"`);
+  await admin.end();
+  const db = await openResultsDb(dbUrl);
+  await db.migrate();
+  const operator = (await db.createRunner('bench-ops', { kind: 'operator' })).token;
+  const tokens: string[] = [];
+  for (let i = 0; i < TOKENS; i++) tokens.push((await db.createRunner(`bench-agent-${i}`)).token);
+  await db.close();
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+      // Agents here heartbeat once: a lease longer than the bench keeps pg-boss from re-leasing jobs.
+      env: childEnv({
+        DATABASE_URL: dbUrl,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        TUNELAB_JOB_LEASE_S: '3600',
+      }),
+    });
+    api = child;
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`the API exited with ${code}:\n${out}`)));
+  });
+
+  // ── queue the jobs ──
+  const enqueueStarted = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < JOBS) {
+        next++;
+        const res = await fetch(`${url}/v1/jobs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ scenario: 'vacuum-index-cleanup', params: { rows: 1000 }, repetitions: 1 }),
+        });
+        if (res.status !== 201) throw new Error(`POST /v1/jobs: ${res.status} ${await res.text()}`);
+      }
+    }),
+  );
+  const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
+
+  // ── A agents claim until every job is taken ──
+  const latency = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
+  // A job handed out twice in the same attempt is a duplicate claim; a later attempt is a re-lease.
+  const owner = new Map<string, number>();
+  const jobsSeen = new Set<string>();
+  const errorStatus = new Map<string, number>();
+  let duplicates = 0;
+  let claimed = 0;
+  let empty = 0;
+  let errors = 0;
+  const cpu0 = { api: processSeconds(api?.pid), pg: pgSeconds() };
+  const load0 = os.loadavg();
+  const started = performance.now();
+  let lastClaimAt = started;
+  const agent = async (i: number) => {
+    const token = tokens[i % tokens.length];
+    while (jobsSeen.size < JOBS) {
+      const t0 = performance.now();
+      let res: Response;
+      try {
+        res = await fetch(`${url}/v1/agent/claim`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ hardware: HARDWARE, engine: 'postgresql', server: 16, waitSeconds: 5 }),
+        });
+      } catch (e) {
+        errors++;
+        const why = String((e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
+        errorStatus.set(why, (errorStatus.get(why) ?? 0) + 1);
+        continue;
+      }
+      if (res.status === 204) {
+        empty++;
+        await res.arrayBuffer();
+        continue;
+      }
+      const body = (await res.json()) as { id?: string; attempt?: number };
+      if (res.status !== 200 || !body.id) {
+        errors++;
+        errorStatus.set(`HTTP ${res.status}`, (errorStatus.get(`HTTP ${res.status}`) ?? 0) + 1);
+        continue;
+      }
+      latency.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+      const key = `${body.id}/${body.attempt ?? 0}`;
+      if (owner.has(key)) duplicates++;
+      else owner.set(key, i);
+      jobsSeen.add(body.id);
+      claimed++;
+      lastClaimAt = performance.now();
+      const beat = await fetch(`${url}/v1/jobs/${body.id}/heartbeat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ attempt: body.attempt ?? 0 }),
+      });
+      await beat.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: AGENTS }, (_, i) => agent(i)));
+  // Until the last job was handed out (agents then still waiting get 204 when their poll ends).
+  const seconds = (lastClaimAt - started) / 1000;
+  const cpu = { api: processSeconds(api?.pid) - cpu0.api, pg: pgSeconds() - cpu0.pg };
+  const load1 = os.loadavg();
+
+  const q = (p: number) => (latency.getValueAtPercentile(p) / 1000).toFixed(1);
+  const lines = [
+    `fleet benchmark — ${new Date().toISOString()} — ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), node ${process.version}`,
+    `API process on PostgreSQL (${dbName}); ${AGENTS} agents (${TOKENS} runner tokens), ${JOBS} jobs`,
+    `queued:      ${JOBS} jobs in ${enqueueSeconds.toFixed(1)} s (${(JOBS / enqueueSeconds).toFixed(0)} jobs/s, 16 clients)`,
+    `claimed:     ${claimed} jobs in ${seconds.toFixed(1)} s = ${(claimed / seconds).toFixed(0)} claims/s (each followed by one heartbeat)`,
+    `latency:     claim that returned a job p50 ${q(50)} ms, p99 ${q(99)} ms, max ${(latency.maxValue / 1000).toFixed(1)} ms`,
+    `duplicates:  ${duplicates} (a job attempt handed to two agents); distinct jobs claimed ${jobsSeen.size}; re-leases ${owner.size - jobsSeen.size}; empty answers ${empty}; errors ${errors}${errors ? ` (${[...errorStatus].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
+    `CPU/claim:   API process ${((cpu.api / Math.max(1, claimed)) * 1000).toFixed(2)} ms, PostgreSQL backends ${((cpu.pg / Math.max(1, claimed)) * 1000).toFixed(2)} ms (incl. heartbeat)`,
+    `load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${load1.map((l) => l.toFixed(2)).join(' ')}`,
+  ];
+  console.log(lines.join('\n'));
+  if (duplicates > 0 || jobsSeen.size !== JOBS) process.exitCode = 1;
+}
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,223 @@
+/**
+ * Reads against writes (not a test): does a flood of public comparison reads starve a runner's
+ * submissions?
+ *
+ *   npm run bench:reads -- [--readers 50] [--submissions 40] [--interval-ms 100] [--rounds 2]
+ *
+ * Starts the API as its own process (`src/server.ts`, as `npm run api` does) on a fresh embedded
+ * results database in a temp dir (removed at the end), imports the published figures and seeds
+ * `--seed` runs through the API. Then, in `--rounds` alternating phases, one runner submits
+ * `--submissions` realistic runs one after another (`--interval-ms` apart) and the benchmark
+ * records each submission's latency:
+ *   - idle: nothing else happens;
+ *   - flooded: `--readers` clients (a separate process, so their work does not delay the runner's
+ *     clock) GET `/v1/comparisons` in a loop over four queries, without If-None-Match, as fast as
+ *     the API answers. Every stored run changes the data version, so the cached answers are
+ *     recomputed after each submission — the worst case for the cache.
+ * The per-client read limit is lifted for the API under test (all readers share 127.0.0.1): this
+ * measures the cache, not the limiter. Prints p50/p99/max per phase and the figure
+ * **flooded p99 ÷ idle p99** (aim ≤ 5), the readers' throughput and latency, and their status
+ * counts. Exits 1 if a submission is not acknowledged with 201.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { childEnv } from './env.ts';
+import { makeSubmission } from './workload.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    readers: { type: 'string', default: '50' },
+    submissions: { type: 'string', default: '40' },
+    'interval-ms': { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '2' },
+    seed: { type: 'string', default: '40' },
+    'reader-child': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  strict: true,
+});
+
+const QUERIES = [
+  '/v1/comparisons?scenario=vacuum-index-cleanup',
+  '/v1/comparisons?scenario=vacuum-index-cleanup&source=all&groupBy=hardware',
+  '/v1/comparisons?scenario=vacuum-full-variants',
+  '/v1/comparisons?scenario=vacuum-full-variants&metric=wal_bytes',
+];
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
+};
+
+if (args['reader-child']) await readers(args['reader-child'], Number(args.readers));
+else await main();
+
+/** The readers' process: GETs until stdin closes, then prints a JSON summary. */
+async function readers(url: string, n: number): Promise<void> {
+  let stop = false;
+  process.stdin.resume();
+  process.stdin.on('end', () => (stop = true));
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: n }, async (_, c) => {
+      for (let i = c; !stop; i++) {
+        const t0 = performance.now();
+        try {
+          const res = await fetch(`${url}${QUERIES[i % QUERIES.length]}`);
+          await res.arrayBuffer();
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        } catch {
+          statuses.error = (statuses.error ?? 0) + 1;
+        }
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    JSON.stringify({
+      reads: latencies.length,
+      perSecond: latencies.length / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      statuses,
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  if (args.help) {
+    console.log(
+      'usage: npm run bench:reads -- [--readers 50] [--submissions 40] [--interval-ms 100] [--rounds 2] [--seed 40]',
+    );
+    return;
+  }
+  const readerCount = Number(args.readers);
+  const submissions = Number(args.submissions);
+  const intervalMs = Number(args['interval-ms']);
+  const rounds = Number(args.rounds);
+  const seedRuns = Number(args.seed);
+  for (const [name, v] of Object.entries({ readerCount, submissions, intervalMs, rounds, seedRuns })) {
+    if (!Number.isInteger(v) || v < 0) {
+      console.error(`bench:reads: ${name} must be a whole number ≥ 0`);
+      process.exit(2);
+    }
+  }
+  const self = fileURLToPath(import.meta.url);
+  const work = await mkdtemp(join(tmpdir(), 'tl_owner_bench_'));
+  const dataDir = join(work, 'results');
+  let api: ChildProcess | undefined;
+  const cleanup = async () => {
+    api?.kill('SIGTERM');
+    if (api && api.exitCode === null) await new Promise((r) => api!.once('exit', r));
+    await rm(work, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  try {
+    const env = childEnv({ TUNELAB_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const importer = fileURLToPath(
+      new URL('../../../packages/results-db/scripts/import-published.ts', import.meta.url),
+    );
+    await new Promise((resolve) =>
+      spawn(process.execPath, ['--import', 'tsx', importer], { env, stdio: 'ignore' }).once('exit', resolve),
+    );
+    const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+    const started = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+      api = spawn(process.execPath, ['--import', 'tsx', server, '--quickstart'], {
+        env: { ...env, PORT: '0', HOST: '127.0.0.1', TUNELAB_READ_RATE_LIMIT: '1000000000' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      api.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
+        const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
+        if (url && token) resolve({ url, token });
+      });
+      api.once('exit', (code) => reject(new Error(`the API exited ${code}: ${out}`)));
+    });
+    let next = 0;
+    const submit = async (): Promise<number> => {
+      const w = makeSubmission(next++, 'bench-reads');
+      const t0 = performance.now();
+      const res = await fetch(`${started.url}/v1/runs`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${started.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': w.idempotencyKey,
+        },
+        body: w.body,
+      });
+      await res.arrayBuffer();
+      const ms = performance.now() - t0;
+      if (res.status !== 201) throw new Error(`submission ${next - 1} answered ${res.status}`);
+      return ms;
+    };
+    for (let i = 0; i < seedRuns; i++) await submit();
+    // One computation of each query, alone: what a submission may wait for when it arrives mid-computation.
+    const cold: string[] = [];
+    for (const q of QUERIES) {
+      const t0 = performance.now();
+      const res = await fetch(`${started.url}${q}`);
+      const bytes = (await res.arrayBuffer()).byteLength;
+      cold.push(`${(performance.now() - t0).toFixed(0)} ms (${(bytes / 1024).toFixed(0)} KiB)`);
+    }
+    const phase = async (): Promise<number[]> => {
+      const out: number[] = [];
+      for (let i = 0; i < submissions; i++) {
+        out.push(await submit());
+        await new Promise((r) => setTimeout(r, intervalMs));
+      }
+      return out;
+    };
+    const idle: number[] = [];
+    const flooded: number[] = [];
+    const readerStats: { reads: number; perSecond: number; p50: number; p99: number; statuses: object }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      idle.push(...(await phase()));
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', self, '--reader-child', started.url, '--readers', String(readerCount)],
+        { stdio: ['pipe', 'pipe', 'inherit'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((r) => setTimeout(r, 1000)); // the readers are up and reading
+      flooded.push(...(await phase()));
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+      readerStats.push(JSON.parse(out) as (typeof readerStats)[number]);
+    }
+    const fmt = (x: number) => x.toFixed(1).padStart(8);
+    const row = (name: string, xs: number[]) =>
+      console.log(
+        `${name.padEnd(30)} n=${String(xs.length).padStart(4)}  p50 ${fmt(percentile(xs, 50))} ms  p99 ${fmt(percentile(xs, 99))} ms  max ${fmt(Math.max(...xs))} ms`,
+      );
+    console.log(
+      `\nbench:reads — ${new Date().toISOString()}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log(
+      `embedded results database, ${seedRuns} seeded runs + published; ${readerCount} readers; ${rounds} rounds\n`,
+    );
+    console.log(`one uncached computation of each query: ${cold.join(', ')}`);
+    row('submission, idle', idle);
+    row(`submission, ${readerCount} readers`, flooded);
+    const ratio = percentile(flooded, 99) / percentile(idle, 99);
+    console.log(`\nsubmission p99 flooded ÷ idle: ${ratio.toFixed(2)}× (aim ≤ 5)`);
+    for (const [i, r] of readerStats.entries())
+      console.log(
+        `readers round ${i + 1}: ${r.reads} reads, ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, statuses ${JSON.stringify(r.statuses)}`,
+      );
+  } finally {
+    await cleanup();
+  }
+}

@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AnswersQuery, linkAnswers, Problem, ScenarioAnswers } from '@tunelab/contracts';
+import { ApiError } from '../problem.ts';
+
+/** Public read: a scenario's answers, computed by @tunelab/answers (the site draws the same). */
+const answers: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/answers',
+    {
+      schema: {
+        summary: 'A scenario’s answers: per group the verdict of each declared pair and its agreement with the article',
+        description:
+          'Groups pool runs only under equal conditions (scenario version, hardware class, engine and major version, every parameter value). Per group: its parameter values, engine, warnings and, per declared pair, the verdict in the metric’s direction (scenario.yaml `better`, or `direction`), the agreement with the article (reproduces, contradicts, inconclusive, not-comparable, no-article, insufficient-data) with its reasons and the article figure it was held against; the declared ratios, fits and crossings. `rule` states the comparability rule. The metric defaults to the scenario’s primary metric; `empty` says why there are no groups.',
+        tags: ['comparisons'],
+        querystring: AnswersQuery,
+        response: { 200: ScenarioAnswers, 400: Problem, 404: Problem, 503: Problem },
+      },
+    },
+    async (request) => {
+      const result = await app.resultsDb.answers(request.query);
+      if (!result)
+        throw new ApiError('not-found', `no scenario ${request.query.scenario} in this server's scenario folders`);
+      return linkAnswers(result);
+    },
+  );
+};
+
+export default answers;

@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ClaimedJob,
+  ClaimRequest,
+  HeartbeatAnswer,
+  Job,
+  JobAttemptBody,
+  JobFailBody,
+  JobList,
+  JobListQuery,
+  JobRequest,
+  Problem,
+} from '@tunelab/contracts';
+import { JobConflictError, JobRequestError } from '@tunelab/results-db';
+import { ApiError } from '../problem.ts';
+
+const JobId = z.object({ id: z.uuid() });
+
+/** Thrown by the fleet for a request the scenario refuses, or an agent call on a job not its own. */
+function asApiError(err: unknown): never {
+  if (err instanceof JobRequestError)
+    throw new ApiError('validation-failed', err.message, [{ path: err.field, message: err.message }]);
+  if (err instanceof JobConflictError) throw new ApiError('job-conflict', err.message);
+  throw err;
+}
+
+/**
+ * The fleet: operators request jobs (operator token); agents claim them with a long poll,
+ * heartbeat while they run, and fail or release them (runner token). A job completes when its
+ * run is stored (POST /v1/runs with `job`).
+ */
+const jobs: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/jobs',
+    {
+      onRequest: [app.requireOperator],
+      schema: {
+        summary: 'Request a run from the fleet',
+        description:
+          "Queues a job: a scenario with parameter overrides (checked by the scenario's own parameter schema), repetitions, an optional server major, and which machines may run it (`for`: a hardware class, a runner, or labels an agent must all have).",
+        tags: ['fleet'],
+        security: [{ operatorToken: [] }],
+        body: JobRequest,
+        response: { 201: Job, 400: Problem, 401: Problem, 403: Problem, 503: Problem },
+      },
+    },
+    async (request, reply) => {
+      const job = await app.fleet.requestJob(request.body, request.operator?.id ?? null).catch(asApiError);
+      reply.header('location', `/v1/jobs/${job.id}`);
+      return reply.code(201).send(job);
+    },
+  );
+
+  app.get(
+    '/jobs',
+    {
+      schema: {
+        summary: 'Jobs, newest first',
+        tags: ['fleet'],
+        querystring: JobListQuery,
+        response: { 200: JobList, 400: Problem, 503: Problem },
+      },
+    },
+    async (request) => ({ items: await app.fleet.listJobs(request.query) }),
+  );
+
+  app.get(
+    '/jobs/:id',
+    {
+      schema: {
+        summary: 'One job',
+        tags: ['fleet'],
+        params: JobId,
+        response: { 200: Job, 400: Problem, 404: Problem, 503: Problem },
+      },
+    },
+    async (request) => {
+      const job = await app.fleet.getJob(request.params.id);
+      if (!job) throw new ApiError('not-found', `no job with id ${request.params.id}`);
+      return job;
+    },
+  );
+
+  app.delete(
+    '/jobs/:id',
+    {
+      onRequest: [app.requireOperator],
+      schema: {
+        summary: 'Cancel a queued or active job',
+        description: 'An agent running it stops at its next heartbeat and cleans up.',
+        tags: ['fleet'],
+        security: [{ operatorToken: [] }],
+        params: JobId,
+        response: { 200: Job, 400: Problem, 401: Problem, 403: Problem, 404: Problem, 503: Problem },
+      },
+    },
+    async (request) => {
+      const job = await app.fleet.cancelJob(request.params.id);
+      if (!job) throw new ApiError('not-found', `no job with id ${request.params.id}`);
+      return job;
+    },
+  );
+
+  app.post(
+    '/agent/claim',
+    {
+      onRequest: [app.requireRunner],
+      schema: {
+        summary: 'Claim a job this agent can run (long poll)',
+        description:
+          "Answers 200 with a job as soon as one fits the agent (engine and server major of its target; the job's class, runner or labels), or 204 after `waitSeconds`.",
+        tags: ['fleet'],
+        security: [{ runnerToken: [] }],
+        body: ClaimRequest,
+        response: { 200: ClaimedJob, 204: z.null(), 400: Problem, 401: Problem, 503: Problem },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const aborted = new AbortController();
+      request.raw.on('close', () => aborted.abort());
+      const job = await app.fleet.claim(
+        {
+          runnerName: request.runner?.name ?? '',
+          hardware: b.hardware,
+          labels: b.labels,
+          engine: b.engine,
+          server: b.server,
+        },
+        b.waitSeconds * 1000,
+        aborted.signal,
+      );
+      if (!job) return reply.code(204).send(null);
+      return job;
+    },
+  );
+
+  app.post(
+    '/jobs/:id/heartbeat',
+    {
+      onRequest: [app.requireRunner],
+      schema: {
+        summary: "Keep this agent's lease on a job",
+        description: '`stop: true` when the job was cancelled, re-leased to another agent or already answered.',
+        tags: ['fleet'],
+        security: [{ runnerToken: [] }],
+        params: JobId,
+        body: JobAttemptBody,
+        response: { 200: HeartbeatAnswer, 400: Problem, 401: Problem, 409: Problem, 503: Problem },
+      },
+    },
+    async (request) =>
+      app.fleet.heartbeat(request.params.id, request.body.attempt, request.runner?.name ?? '').catch(asApiError),
+  );
+
+  app.post(
+    '/jobs/:id/fail',
+    {
+      onRequest: [app.requireRunner],
+      schema: {
+        summary: 'Report that this attempt failed, with the runner’s own sentence',
+        description: 'The job is retried with backoff until its retry limit, then failed.',
+        tags: ['fleet'],
+        security: [{ runnerToken: [] }],
+        params: JobId,
+        body: JobFailBody,
+        response: { 200: Job, 400: Problem, 401: Problem, 409: Problem, 503: Problem },
+      },
+    },
+    async (request) =>
+      app.fleet
+        .failJob(request.params.id, request.body.attempt, request.runner?.name ?? '', request.body.error)
+        .catch(asApiError),
+  );
+
+  app.post(
+    '/jobs/:id/release',
+    {
+      onRequest: [app.requireRunner],
+      schema: {
+        summary: 'Give a job back (the agent is stopping); it is queued again at once',
+        tags: ['fleet'],
+        security: [{ runnerToken: [] }],
+        params: JobId,
+        body: JobAttemptBody,
+        response: { 200: Job, 400: Problem, 401: Problem, 409: Problem, 503: Problem },
+      },
+    },
+    async (request) =>
+      app.fleet.releaseJob(request.params.id, request.body.attempt, request.runner?.name ?? '').catch(asApiError),
+  );
+};
+
+export default jobs;

@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openResultsDb } from '@tunelab/results-db';
+import { createTestDatabase } from '@tunelab/results-db/testing';
+import { buildApp, type App } from '../src/index.ts';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => {
+  database = await createTestDatabase('tl_fleet_admin');
+});
+afterAll(async () => database?.drop());
+
+function admin(env: Record<string, string>, ...args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      env: { ...process.env, DATABASE_URL: database.url, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('tunelab admin jobs', () => {
+  it('requests, lists and cancels jobs in the database, refusing a bad parameter with its name (exit 2)', async () => {
+    const bad = await admin({}, 'jobs', 'request', 'vacuum-index-cleanup', '--param', 'rows=-1');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/\/params\/rows/);
+    const ok = await admin({}, 'jobs', 'request', 'vacuum-index-cleanup', '--param', 'rows=1000', '--labels', 'ssd');
+    expect(ok.code, ok.stderr).toBe(0);
+    const id = /^([0-9a-f-]{36})\s+queued/.exec(ok.stdout)?.[1];
+    expect(id).toBeDefined();
+    const listed = await admin({}, 'jobs', 'list', '--state', 'queued');
+    expect(listed.stdout).toContain(id!);
+    const cancelled = await admin({}, 'jobs', 'cancel', id!);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toMatch(/cancelled/);
+    expect((await admin({}, 'jobs', 'list', '--state', 'queued')).stdout).not.toContain(id!);
+  });
+
+  it('goes through a running API with an operator token; a runner token is refused', async () => {
+    const db = await openResultsDb(database.url);
+    let app: App | undefined;
+    try {
+      const operator = (await db.createRunner('admin-ops', { kind: 'operator' })).token;
+      const runner = (await db.createRunner('admin-runner')).token;
+      app = await buildApp({ resultsDb: db, migrate: false });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const a = app.server.address();
+      const url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+      const refused = await admin(
+        { TUNELAB_API_URL: url, TUNELAB_OPERATOR_TOKEN: runner },
+        'jobs',
+        'request',
+        'vacuum-index-cleanup',
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/runner token cannot request/);
+      const ok = await admin(
+        { TUNELAB_API_URL: url, TUNELAB_OPERATOR_TOKEN: operator },
+        'jobs',
+        'request',
+        'vacuum-index-cleanup',
+      );
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toMatch(/queued/);
+    } finally {
+      await app?.close();
+      await db.close();
+    }
+  });
+});

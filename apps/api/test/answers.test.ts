@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ComparisonResult, ScenarioAnswers, SimilarBySpec } from '@tunelab/contracts';
+import { openResultsDb } from '@tunelab/results-db';
+import { createTestDatabase } from '@tunelab/results-db/testing';
+import { buildApp } from '../src/index.ts';
+import { post } from './helpers.ts';
+
+const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
+/** Real `tunelab run innodb-compression-insert` runs against the local MariaDB at rows = 20,000 and 40,000. */
+const RUNS = [20_000, 40_000].map(
+  (rows) =>
+    (
+      JSON.parse(
+        readFileSync(new URL(`../../../tests/fixtures/innodb-rows-${rows}.json`, import.meta.url), 'utf8'),
+      ) as { submission: unknown }
+    ).submission,
+);
+
+describe('GET /v1/answers and comparisons in the scenario’s direction, over real runs at two scales', () => {
+  let url: string;
+  let close: () => Promise<void>;
+  const get = async <T>(path: string) => {
+    const res = await fetch(`${url}${path}`);
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as T };
+  };
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('tl_answers_api');
+    const db = await openResultsDb(database.url, { scenariosDir: SCENARIOS });
+    await db.migrate();
+    await db.importPublished(SCENARIOS);
+    const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const { token } = await db.createRunner('answers-test');
+    for (const [i, run] of RUNS.entries()) {
+      const res = await post(url, token, run, { 'idempotency-key': `answers-${i}` });
+      expect(res.status, await res.text()).toBe(201);
+    }
+    close = async () => {
+      await app.close();
+      await db.close();
+      await database.drop();
+    };
+  });
+  afterAll(async () => close?.());
+
+  it('keeps the two scales apart and reads rows/s as higher-is-better: the compressed table is slower', async () => {
+    const { status, body } = await get<ComparisonResult>(
+      '/v1/comparisons?scenario=innodb-compression-insert&metric=rows_per_s&groupBy=class',
+    );
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ direction: 'higher-is-better', directionFrom: 'scenario' });
+    expect(body.groups.map((g) => g.params['rows']).sort()).toEqual([20_000, 40_000]);
+    for (const g of body.groups) {
+      expect(g.runCount).toBe(1);
+      expect(g.engine.engine).toBe('mariadb');
+      expect(g.warnings.join(' ')).toMatch(/storage kind unknown/);
+      const kbs4 = g.comparisons.find((c) => c.candidate === 'compressed-kbs4')!;
+      expect(kbs4.direction).toBe('higher-is-better');
+      // Both runs measured the compressed table at well under half the plain table's rate.
+      expect(kbs4.improvement!).toBeLessThan(0);
+      expect(kbs4.verdict.sentence).toMatch(/compressed-kbs4 is [\d.]+% slower/);
+      expect(kbs4.verdict.sentence).not.toMatch(/faster/);
+    }
+    const overridden = await get<ComparisonResult>(
+      '/v1/comparisons?scenario=innodb-compression-insert&metric=rows_per_s&groupBy=class&direction=lower-is-better',
+    );
+    expect(overridden.body).toMatchObject({ direction: 'lower-is-better', directionFrom: 'query' });
+    expect(
+      overridden.body.groups[0]!.comparisons.find((c) => c.candidate === 'compressed-kbs4')!.verdict.sentence,
+    ).toMatch(/faster/);
+  });
+
+  it('answers per group with its scale, warnings, agreement and reasons; not comparable at 1/5,000 of the rows', async () => {
+    const { status, body } = await get<ScenarioAnswers>('/v1/answers?scenario=innodb-compression-insert');
+    expect(status).toBe(200);
+    expect(body.scenario.title).toMatch(/InnoDB compressed vs plain/);
+    expect(body.scenario.article?.url).toMatch(/^http/);
+    expect(body.metric).toMatchObject({ key: 'rows_per_s', direction: 'higher-is-better', directionFrom: 'scenario' });
+    expect(body.metrics.find((m) => m.key === 'duration')?.direction).toBe('lower-is-better');
+    expect(body.rule).toMatch(/factor of 2/);
+    expect(body.groups).toHaveLength(2);
+    for (const g of body.groups) {
+      expect(g.name).toMatch(/rows = [24]0,000/);
+      expect(g.group.engine.engine).toBe('mariadb');
+      expect(g.group.warnings.length).toBeGreaterThan(0);
+      const kbs4 = g.pairs.find((p) => p.candidate === 'compressed-kbs4')!;
+      expect(kbs4.measured!.verdict.sentence).toMatch(/slower/);
+      // The article published charts, no figures for rows/s; at 1/10,000 of its rows the result is
+      // not comparable anyway, and says why (it never reads as the article's answer).
+      expect(kbs4.agreement).toBe('not-comparable');
+      expect(kbs4.article).toBeNull();
+      expect(kbs4.reasons.join(' ')).toMatch(
+        /scale: rows [24]0,000 here vs 200,000,000 in the article \(1\/(10,000|5,000)\)/,
+      );
+      expect(g.crossings.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('says why a metric has no groups, and refuses bad input with problem+json', async () => {
+    const missing = await get<ScenarioAnswers>('/v1/answers?scenario=innodb-compression-insert&metric=nopm');
+    expect(missing.status).toBe(200);
+    expect(missing.body.groups).toEqual([]);
+    expect(missing.body.empty).toMatch(/declares no metric "nopm"/);
+    const bad = await get<{ errors: { path: string }[] }>('/v1/answers?scenario=innodb-compression-insert&minCores=0');
+    expect(bad.status).toBe(400);
+    expect(bad.type).toMatch(/application\/problem\+json/);
+    expect(JSON.stringify(bad.body)).toMatch(/minCores/);
+    const none = await get('/v1/answers');
+    expect(none.status).toBe(400);
+    const unknown = await get('/v1/answers?scenario=no-such-scenario');
+    expect(unknown.status).toBe(404);
+    expect(unknown.type).toMatch(/application\/problem\+json/);
+  });
+
+  it('finds hardware like a machine given by its spec, never ranking an article machine whose hardware is not stated', async () => {
+    const mine = await get<SimilarBySpec>('/v1/similar?cores=2&memoryGb=24&storage=ssd');
+    expect(mine.status).toBe(200);
+    // The runs here are on a virtual disk of unknown kind; the article's SSD server has 8 cores / 32 GB.
+    expect(mine.body.like).toBe(false);
+    expect(mine.body.items.some((i) => i.physicalCores === 1 && i.memoryGb === 1)).toBe(false);
+    expect(mine.body.items.map((i) => i.class)).toContain('2 cores / 24 GB / unknown disk');
+    const article = await get<SimilarBySpec>('/v1/similar?cores=8&memoryGb=32&storage=ssd');
+    expect(article.body.like).toBe(true);
+    expect(article.body.items[0]).toMatchObject({ class: '8 cores / 32 GB / SSD', source: 'published', distance: 0 });
+    expect(article.body.items[0]!.links.comparisons).toMatch(/^\/v1\/comparisons\?/);
+    const bad = await get<{ errors: { path: string }[] }>('/v1/similar?cores=2&memoryGb=24&storage=floppy');
+    expect(bad.status).toBe(400);
+    expect(bad.type).toMatch(/application\/problem\+json/);
+    expect(JSON.stringify(bad.body)).toMatch(/storage/);
+  });
+});

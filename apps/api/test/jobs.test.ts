@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { createTestDatabase } from '@tunelab/results-db/testing';
+import { buildApp, type App } from '../src/index.ts';
+import { BACKENDS, clone, FIXTURE } from './helpers.ts';
+
+describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
+  let app: App;
+  let db: ResultsDb;
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let runner = '';
+  let operator = '';
+  beforeAll(async () => {
+    database = backend === 'postgresql' ? await createTestDatabase('tl_fleet_api') : undefined;
+    db = await openResultsDb(database?.url, { dataDir: 'memory://' });
+    await db.migrate();
+    app = await buildApp({ resultsDb: db, migrate: false, fleet: { leaseSeconds: 10, pollMs: 100 } });
+    await app.ready();
+    runner = (await db.createRunner('agent-1')).token;
+    operator = (await db.createRunner('ops-1', { kind: 'operator' })).token;
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+    await database?.drop();
+  });
+
+  const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+  const request = (body: unknown, token = operator) =>
+    app.inject({ method: 'POST', url: '/v1/jobs', headers: auth(token), payload: body as object });
+  const claimBody = { hardware: FIXTURE.hardware, engine: 'postgresql', server: 15, waitSeconds: 0 };
+
+  it('refuses a runner token (403) and no token (401), storing nothing', async () => {
+    const before = (await app.inject('/v1/jobs')).json().items.length;
+    const asRunner = await request({ scenario: 'vacuum-index-cleanup' }, runner);
+    expect(asRunner.statusCode).toBe(403);
+    expect(asRunner.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(asRunner.json().detail).toMatch(/runner token cannot request/);
+    const anonymous = await app.inject({ method: 'POST', url: '/v1/jobs', payload: { scenario: 'x' } });
+    expect(anonymous.statusCode).toBe(401);
+    expect((await app.inject('/v1/jobs')).json().items.length).toBe(before);
+  });
+
+  it.each([
+    [{ scenario: 'no-such-scenario' }, '/scenario'],
+    [{ scenario: 'vacuum-index-cleanup', params: { colour: 'red' } }, '/params/colour'],
+    [{ scenario: 'vacuum-index-cleanup', params: { rows: 0 } }, '/params/rows'],
+    [{ scenario: 'vacuum-index-cleanup', params: { rows: 'many' } }, '/params/rows'],
+    [{ scenario: 'vacuum-index-cleanup', repetitions: 0 }, '/repetitions'],
+    [{ scenario: 'vacuum-index-cleanup', for: { class: 'x', runner: 'y' } }, '/for'],
+    [{ scenario: 'vacuum-index-cleanup', for: { labels: ['Bad Label'] } }, '/for'],
+    [{ scenario: 'vacuum-index-cleanup', server: 'sixteen' }, '/server'],
+    [{ scenario: 'vacuum-index-cleanup', colour: 1 }, ''],
+  ])('answers 400 naming the field for %j', async (body, field) => {
+    const before = (await app.inject('/v1/jobs')).json().items.length;
+    const res = await request(body);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    const paths: string[] = res.json().errors.map((e: { path: string }) => e.path);
+    expect(paths.some((p) => p.startsWith(field))).toBe(true);
+    expect((await app.inject('/v1/jobs')).json().items.length).toBe(before);
+  });
+
+  it('queues, claims, heartbeats, completes with the run; lists by state; a second run for it is refused', async () => {
+    const created = await request({ scenario: 'vacuum-index-cleanup', params: { rows: 1000 }, repetitions: 1 });
+    expect(created.statusCode).toBe(201);
+    const job = created.json();
+    expect(job).toMatchObject({ state: 'queued', attempts: 0, runner: null, runId: null, error: null });
+    expect((await app.inject(`/v1/jobs?state=queued`)).json().items.map((j: { id: string }) => j.id)).toContain(job.id);
+
+    const claim = await app.inject({
+      method: 'POST',
+      url: '/v1/agent/claim',
+      headers: auth(runner),
+      payload: claimBody,
+    });
+    expect(claim.statusCode).toBe(200);
+    expect(claim.json()).toMatchObject({ id: job.id, scenario: 'vacuum-index-cleanup', params: { rows: 1000 } });
+    const attempt = claim.json().attempt;
+    const again = await app.inject({
+      method: 'POST',
+      url: '/v1/agent/claim',
+      headers: auth(runner),
+      payload: claimBody,
+    });
+    expect(again.statusCode).toBe(204);
+    expect((await app.inject(`/v1/jobs/${job.id}`)).json()).toMatchObject({
+      state: 'active',
+      runner: 'agent-1',
+      attempts: 1,
+    });
+    const beat = await app.inject({
+      method: 'POST',
+      url: `/v1/jobs/${job.id}/heartbeat`,
+      headers: auth(runner),
+      payload: { attempt },
+    });
+    expect(beat.json()).toEqual({ state: 'active', stop: false });
+
+    const submission = { ...clone(FIXTURE), job: job.id };
+    const stored = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      headers: { ...auth(runner), 'idempotency-key': `job-run-${backend}` },
+      payload: submission,
+    });
+    expect(stored.statusCode).toBe(201);
+    const done = (await app.inject(`/v1/jobs/${job.id}`)).json();
+    expect(done).toMatchObject({ state: 'completed', runId: stored.json().id });
+    expect(done.finishedAt).not.toBeNull();
+    const replay = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      headers: { ...auth(runner), 'idempotency-key': `job-run-${backend}` },
+      payload: submission,
+    });
+    expect(replay.statusCode).toBe(200);
+    const late = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      headers: { ...auth(runner), 'idempotency-key': `job-run-late-${backend}` },
+      payload: submission,
+    });
+    expect(late.statusCode).toBe(409);
+    expect(late.json().detail).toMatch(/already has its run/);
+    const runs = (await app.inject('/v1/runs?limit=100'))
+      .json()
+      .items.filter((r: { id: string }) => r.id === done.runId);
+    expect(runs).toHaveLength(1);
+    const stop = await app.inject({
+      method: 'POST',
+      url: `/v1/jobs/${job.id}/heartbeat`,
+      headers: auth(runner),
+      payload: { attempt },
+    });
+    expect(stop.json()).toEqual({ state: 'completed', stop: true });
+    expect((await app.inject(`/v1/jobs?state=completed`)).json().items.map((j: { id: string }) => j.id)).toContain(
+      job.id,
+    );
+  });
+
+  it('cancels a queued and an active job; the agent is told to stop; an agent failure keeps its sentence', async () => {
+    const queued = (await request({ scenario: 'vacuum-index-cleanup', for: { runner: 'nobody' } })).json();
+    const del = await app.inject({ method: 'DELETE', url: `/v1/jobs/${queued.id}`, headers: auth(operator) });
+    expect(del.json().state).toBe('cancelled');
+    const byRunner = await app.inject({ method: 'DELETE', url: `/v1/jobs/${queued.id}`, headers: auth(runner) });
+    expect(byRunner.statusCode).toBe(403);
+
+    const active = (await request({ scenario: 'vacuum-index-cleanup', for: { runner: 'agent-1' } })).json();
+    const claim = (
+      await app.inject({ method: 'POST', url: '/v1/agent/claim', headers: auth(runner), payload: claimBody })
+    ).json();
+    expect(claim.id).toBe(active.id);
+    await app.inject({ method: 'DELETE', url: `/v1/jobs/${active.id}`, headers: auth(operator) });
+    const beat = await app.inject({
+      method: 'POST',
+      url: `/v1/jobs/${active.id}/heartbeat`,
+      headers: auth(runner),
+      payload: { attempt: claim.attempt },
+    });
+    expect(beat.json()).toEqual({ state: 'cancelled', stop: true });
+
+    const failing = (await request({ scenario: 'vacuum-index-cleanup', for: { runner: 'agent-1' } })).json();
+    const c2 = (
+      await app.inject({ method: 'POST', url: '/v1/agent/claim', headers: auth(runner), payload: claimBody })
+    ).json();
+    expect(c2.id).toBe(failing.id);
+    const fail = await app.inject({
+      method: 'POST',
+      url: `/v1/jobs/${failing.id}/fail`,
+      headers: auth(runner),
+      payload: { attempt: c2.attempt, error: 'the target server refused the connection' },
+    });
+    expect(fail.statusCode).toBe(200);
+    expect(fail.json()).toMatchObject({ state: 'queued', error: 'the target server refused the connection' });
+    await app.inject({ method: 'DELETE', url: `/v1/jobs/${failing.id}`, headers: auth(operator) });
+  });
+
+  it('coverage counts runs and open jobs per scenario, class and server major', async () => {
+    await request({ scenario: 'vacuum-full-rewrite', for: { class: '64 cores / 512 GB / NVME' }, server: 17 });
+    const res = await app.inject('/v1/coverage');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.cells).toContainEqual(
+      expect.objectContaining({
+        scenario: 'vacuum-full-rewrite',
+        hardwareClass: '64 cores / 512 GB / NVME',
+        server: 17,
+        runs: 0,
+        openJobs: 1,
+      }),
+    );
+    expect(body.cells.some((c: { runs: number }) => c.runs >= 1)).toBe(true);
+    const one = (await app.inject('/v1/coverage?scenario=vacuum-full-rewrite')).json();
+    expect(one.scenarios).toEqual(['vacuum-full-rewrite']);
+  });
+});

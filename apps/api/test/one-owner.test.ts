@@ -1,0 +1,244 @@
+// Issue 17 §1 with real processes: one embedded results database, several openers (APIs, the
+// published import, the admin CLI, the demo). Exactly one owns it; the others stop before
+// touching anything, or go through the owner's API; nothing acknowledged is ever lost.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openResultsDb, readOwner } from '@tunelab/results-db';
+import { prismaOf } from '@tunelab/results-db/testing';
+import { FIXTURE, clone, post } from './helpers.ts';
+
+const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const IMPORT = fileURLToPath(new URL('../../../packages/results-db/scripts/import-published.ts', import.meta.url));
+const DEMO = fileURLToPath(new URL('../../../scripts/demo.ts', import.meta.url));
+
+/** The caller's environment without its results database, API or TuneLab settings. */
+const cleanEnv = (extra: Record<string, string>) => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k))),
+  ...extra,
+});
+
+type Api = { child: ChildProcess; pid: number; url: string; token: string; out: () => string };
+
+/** `npm run api:quickstart` as a real process on `dataDir`: resolves once it listens and printed a token. */
+function startApiProcess(dataDir: string): Promise<Api> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SERVER, '--quickstart'], {
+      env: cleanEnv({ TUNELAB_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
+      const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
+      if (url && token) resolve({ child, pid: child.pid!, url, token, out: () => out });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`API exited ${code} before listening:\n${out}`)));
+  });
+}
+
+/** Runs a command to its end: exit code and everything it printed. */
+function run(args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      env: cleanEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+
+async function stop(api: Api) {
+  api.child.kill('SIGTERM');
+  expect(await exited(api.child)).toBe(0);
+}
+
+/** Submits `n` distinct runs; returns the ids the API acknowledged (201). */
+async function submit(api: Api, tag: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const body = clone(FIXTURE);
+    body.startedAt = new Date(Date.parse(FIXTURE.startedAt) + i * 1000).toISOString();
+    const res = await post(api.url, api.token, body, { 'idempotency-key': `${tag}-${i}` });
+    expect(res.status).toBe(201);
+    ids.push(((await res.json()) as { id: string }).id);
+  }
+  return ids;
+}
+
+/** Opens the database once every process is gone: which of `ids` are there, and what is inconsistent. */
+async function inspect(dataDir: string, ids: string[]) {
+  const db = await openResultsDb(undefined, { dataDir });
+  try {
+    const p = prismaOf(db);
+    const found = await p.run.findMany({ where: { id: { in: ids } }, select: { id: true } });
+    const [orphans] = await p.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM samples s LEFT JOIN runs r ON r.id = s.run_id WHERE r.id IS NULL`;
+    const duplicateScenarios = await p.$queryRaw<{ key: string }[]>`
+      SELECT key FROM scenarios GROUP BY key HAVING count(*) > 1`;
+    const published = await p.run.count({ where: { source: 'published' } });
+    const listed = await db.listRuns({ source: 'all', limit: 500 });
+    return {
+      lost: ids.length - found.length,
+      orphanSamples: orphans?.n ?? -1,
+      duplicateScenarios: duplicateScenarios.length,
+      published,
+      listed: listed.items.length,
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+describe('one owner per embedded results database, with real processes', () => {
+  let dir: string;
+  let dataDir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tl_owner_api_'));
+    dataDir = join(dir, 'results');
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('a second API on the directory stops with exit 4 naming the first; all 25 acknowledged runs survive', async () => {
+    const first = await startApiProcess(dataDir);
+    try {
+      expect(await readOwner(dataDir)).toMatchObject({ pid: first.pid, url: first.url });
+      const second = await run([SERVER], { TUNELAB_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' });
+      expect(second.code, second.out).toBe(4);
+      expect(second.out).toContain(`in use by process ${first.pid} (the TuneLab API at ${first.url}`);
+      expect(second.out).toContain(`kill ${first.pid}`);
+      const ids = await submit(first, 'two-apis', 25);
+      // Same key again: the one owner answers with the same run.
+      const replay = await post(first.url, first.token, FIXTURE, { 'idempotency-key': 'two-apis-0' });
+      expect(((await replay.json()) as { id: string }).id).toBe(ids[0]);
+      await stop(first);
+      expect(await inspect(dataDir, ids)).toMatchObject({ lost: 0, orphanSamples: 0, duplicateScenarios: 0 });
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+  });
+
+  it('the published import and the admin CLI beside a running API stop with exit 4 and change nothing', async () => {
+    const api = await startApiProcess(dataDir);
+    const ids: string[] = [];
+    try {
+      ids.push(...(await submit(api, 'import-beside', 5)));
+      const imported = await run([IMPORT], { TUNELAB_DATA_DIR: dataDir });
+      expect(imported.code, imported.out).toBe(4);
+      expect(imported.out).toContain(`in use by process ${api.pid}`);
+      expect(imported.out).toMatch(/Nothing was imported/);
+      const admin = await run([CLI, 'create-runner', 'beside-api'], { TUNELAB_DATA_DIR: dataDir });
+      expect(admin.code, admin.out).toBe(4);
+      expect(admin.out).toContain(`in use by process ${api.pid}`);
+      // The API is unaffected and still has every run.
+      for (const id of ids) expect((await fetch(`${api.url}/v1/runs/${id}`)).status).toBe(200);
+      await stop(api);
+    } finally {
+      api.child.kill('SIGKILL');
+    }
+    expect(await inspect(dataDir, ids)).toEqual({
+      lost: 0,
+      orphanSamples: 0,
+      duplicateScenarios: 0,
+      published: 0,
+      listed: 5,
+    });
+    // Once the API is gone the import works, and a restarted API serves what it stored.
+    const imported = await run([IMPORT], { TUNELAB_DATA_DIR: dataDir });
+    expect(imported.code, imported.out).toBe(0);
+    expect(imported.out).toMatch(/[1-9]\d* run\(s\) imported/);
+    const again = await startApiProcess(dataDir);
+    try {
+      const res = await fetch(`${again.url}/v1/runs?source=published&limit=100`);
+      expect(((await res.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+      await stop(again);
+    } finally {
+      again.child.kill('SIGKILL');
+    }
+  });
+
+  it('an API killed with SIGKILL mid-load: the next one recovers the lock at once and has every acknowledged run', async () => {
+    const first = await startApiProcess(dataDir);
+    const acknowledged: string[] = [];
+    let stopLoad = false;
+    // Four clients submit until the kill; a run counts once the API answered 201.
+    const clients = Array.from({ length: 4 }, async (_, c) => {
+      for (let i = 0; !stopLoad; i++) {
+        const body = clone(FIXTURE);
+        body.startedAt = new Date(Date.parse(FIXTURE.startedAt) + (c * 10_000 + i) * 1000).toISOString();
+        try {
+          const res = await post(first.url, first.token, body, { 'idempotency-key': `kill-${c}-${i}` });
+          if (res.status === 201) acknowledged.push(((await res.json()) as { id: string }).id);
+        } catch {
+          return; // the connection died with the process
+        }
+      }
+    });
+    while (acknowledged.length < 20) await new Promise((r) => setTimeout(r, 50));
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    stopLoad = true;
+    await Promise.all(clients);
+    const started = Date.now();
+    const second = await startApiProcess(dataDir);
+    try {
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(await readOwner(dataDir)).toMatchObject({ pid: second.pid });
+      for (const id of acknowledged) expect((await fetch(`${second.url}/v1/runs/${id}`)).status, id).toBe(200);
+      await stop(second);
+    } finally {
+      second.child.kill('SIGKILL');
+    }
+    expect(await inspect(dataDir, acknowledged)).toMatchObject({ lost: 0, orphanSamples: 0, duplicateScenarios: 0 });
+  });
+
+  it('npm start beside a running API: without a token it stops with exit 4; with one it measures through that API', async () => {
+    const api = await startApiProcess(dataDir);
+    try {
+      // Without a token the demo stops before it touches anything: no server installed, nothing measured.
+      const refused = await run([DEMO, '--no-site'], { TUNELAB_DATA_DIR: dataDir, PORT: '0' });
+      expect(refused.code, refused.out).toBe(4);
+      expect(refused.out).toContain(`in use by process ${api.pid} (the TuneLab API at ${api.url}`);
+      expect(refused.out).toMatch(/TUNELAB_TOKEN=tlr_… npm start/);
+      expect(((await (await fetch(`${api.url}/v1/runs`)).json()) as { items: unknown[] }).items).toHaveLength(0);
+
+      const through = await run(
+        [DEMO, '--no-site', '--scenarios', 'vacuum-index-cleanup', '--param', 'rows=2000', '--repetitions', '2'],
+        {
+          TUNELAB_DATA_DIR: dataDir,
+          TUNELAB_TOKEN: api.token,
+          // The local server: this test is about the results database's owner, not managed servers.
+          TUNELAB_TARGET: process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+          TUNELAB_RUNS_DIR: join(dir, 'runs'),
+          TUNELAB_SPOOL_DIR: join(dir, 'spool'),
+          PORT: '0',
+        },
+      );
+      expect(through.code, through.out.slice(-3000)).toBe(0);
+      expect(through.out).toContain(`owned by process ${api.pid}, the API at ${api.url}`);
+      expect(through.out).toMatch(/vacuum-index-cleanup: measured and stored/);
+      const runs = (await (await fetch(`${api.url}/v1/runs`)).json()) as { items: { id: string }[] };
+      expect(runs.items).toHaveLength(1);
+      await stop(api);
+      expect(await inspect(dataDir, [runs.items[0]!.id])).toMatchObject({ lost: 0, orphanSamples: 0 });
+    } finally {
+      api.child.kill('SIGKILL');
+    }
+  });
+});
