@@ -1,11 +1,6 @@
-import { defineConfig } from 'vitest/config';
+import { baseConfig } from '@tunelab/vitest-config';
+import { defineConfig, mergeConfig } from 'vitest/config';
 
-// Tests talk to a real PostgreSQL (TEST_PG_URL, default 127.0.0.1:5432) and build fixtures,
-// so they get generous timeouts and run files one at a time on small machines.
-export default defineConfig({
-  test: {
-    testTimeout: 180_000,
-    hookTimeout: 60_000,
-    fileParallelism: false,
-  },
-});
+// Tests talk to a real PostgreSQL (TEST_PG_URL, default 127.0.0.1:5432) and build fixtures:
+// longer tests than the shared base allows.
+export default mergeConfig(baseConfig, defineConfig({ test: { testTimeout: 180_000 } }));

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { MIXES, runTprocc, TX_TYPES, type MixName } from '../src/workload/tprocc.ts';
 import { createTproccDatabase, dropDatabase } from '../src/test-support/tprocc-db.ts';
 import { TEST_PG_URL } from '../src/test-support/pg.ts';
+import { postgresDriver } from '../src/drivers/postgres.ts';
 import { childEnv, loadBenchEnv } from './env.ts';
 
 const env = loadBenchEnv();
@@ -142,8 +143,8 @@ async function runPgbench(pgbench: string, dir: string, url: string, clients: nu
 
 async function runDriver(url: string, vus: number): Promise<{ tps: number; cpuPerTx: number }> {
   const r = await runTprocc({
-    connectionString: url,
-    applicationName: 'tunelab-bench-driver',
+    openSession: () =>
+      postgresDriver.openDatabase(url, decodeURIComponent(new URL(url).pathname.slice(1)), 'tunelab-bench-driver'),
     vus,
     warehouses,
     mix,

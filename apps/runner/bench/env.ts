@@ -20,6 +20,4 @@ export function loadBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchEnv {
 }
 
 /** The environment a child process (pgbench) inherits, plus `extra`. */
-export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, ...extra };
-}
+export { childEnv } from '@tunelab/env';

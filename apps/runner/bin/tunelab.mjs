@@ -7,3 +7,5 @@ import { register } from 'tsx/esm/api';
 register();
 const { main } = await import('../src/cli.ts');
 process.exitCode = await main(process.argv.slice(2));
+// A connection that a dead or stalled server never closed must not keep the process alive.
+setTimeout(() => process.exit(), 1_000).unref();

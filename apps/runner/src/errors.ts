@@ -23,3 +23,11 @@ export class RunFailed extends EngineError {
 export class Interrupted extends EngineError {
   override name = 'Interrupted';
 }
+
+/**
+ * The run stopped (failed or interrupted) and its clean-up could not reach the server: the
+ * message names every database/schema and setting left and the command that removes them.
+ */
+export class LeftBehind extends EngineError {
+  override name = 'LeftBehind';
+}

@@ -9,6 +9,8 @@ export const EXIT = {
   TARGET_UNREACHABLE: 3,
   /** The run was measured and saved, but the API did not store it: it waits in the spool, or the API refused it. */
   NOT_STORED: 4,
+  /** The run stopped and could not clean up (the server went away): what is left is named. */
+  LEFT_BEHIND: 5,
   /** Interrupted by SIGINT/SIGTERM after cleaning up (128 + SIGINT). */
   INTERRUPTED: 130,
 } as const;

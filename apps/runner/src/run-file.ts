@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '@tunelab/scenarios';
 import { canonicalJson, formatIssuePath, RunSubmission } from '@tunelab/contracts';
@@ -14,12 +14,20 @@ export function makeRunFile(runId: string, idempotencyKey: string, submission: R
   return { format: 'tunelab-run/1', runId, idempotencyKey, submission };
 }
 
-/** Writes atomically (temp file + rename), so a crash never leaves half a run behind. */
+/**
+ * Writes atomically (temp file + rename), so a crash never leaves half a run behind; when the
+ * write fails (a full disk) the partial temp file is removed before the error is thrown.
+ */
 export async function writeRunFile(file: string, run: RunFile): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(run, null, 2)}\n`);
-  await rename(tmp, file);
+  try {
+    await writeFile(tmp, `${JSON.stringify(run, null, 2)}\n`);
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => {});
+    throw e;
+  }
 }
 
 /** Reads a run file; a bare RunSubmission is accepted too (its key then derives from its content). */

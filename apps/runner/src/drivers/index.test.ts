@@ -27,7 +27,9 @@ describe('driver registry', async () => {
   });
 
   it('asks for --target, and refuses it for a managed scenario or a missing provider', () => {
-    expect(() => planTarget(scenario.doc, undefined)).toThrow(/needs --target <url>/);
+    expect(() => planTarget(scenario.doc, undefined)).toThrow(
+      /needs a database server; pick one of three ways: --target <url> .*, --server 14…18 .*, or the libpq environment psql uses \(PGHOST, PGPORT, PGUSER, PGDATABASE; PGPASSWORD or ~\/.pgpass\)/,
+    );
     const managed = { ...scenario.doc, target: { managed: 'postgresql' as const } };
     expect(() => planTarget(managed, TEST_PG_URL)).toThrow(/throwaway postgresql cluster .* leave out --target/);
     expect(planTarget(managed, undefined).kind).toBe('managed');

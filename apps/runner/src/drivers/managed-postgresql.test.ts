@@ -114,7 +114,7 @@ describe('tunelab run recovery-init-sync (managed cluster)', () => {
       clusterDir,
     ]);
     expect(notManaged.code).toBe(EXIT.USAGE);
-    expect(notManaged.stderr).toMatch(/--cluster-bin and --cluster-dir are for scenarios on a managed cluster/);
+    expect(notManaged.stderr).toMatch(/--cluster-bin and --cluster-dir are for a server the runner manages/);
     expect(await readdir(clusterDir)).toEqual([]);
     expect(existsSync(path.join(tmp, 'missing'))).toBe(false);
   });

@@ -12,8 +12,18 @@
  * Each session here reconnects once when a call fails because the connection is gone (the server
  * crashed earlier, so the failed call never ran) and replays the session settings it was given.
  */
-import type { AdminSession, DatabaseSession, Driver, ManagedOpenOptions, ManagedProvider } from './driver.ts';
-import { createManagedCluster, findServerBinaries } from './managed-cluster/index.ts';
+import { defaultServersDir } from '../config.ts';
+import { UsageError } from '../errors.ts';
+import { binariesOf, ensureServer } from '../servers/store.ts';
+import {
+  capabilityOf,
+  type AdminSession,
+  type DatabaseSession,
+  type Driver,
+  type ManagedOpenOptions,
+  type ManagedProvider,
+} from './driver.ts';
+import { createManagedCluster, findServerBinaries, type ServerBinaries } from './managed-cluster/index.ts';
 import { postgresDriver } from './postgres.ts';
 
 /** Where the managed cluster's binaries and directory come from (`--cluster-bin`, `--cluster-dir`). */
@@ -94,32 +104,79 @@ export const reconnectingPostgresDriver: Driver = {
       },
       relationSizes: (rel) => r.call((s) => s.relationSizes(rel)),
       tableStats: (rel) => r.call((s) => s.tableStats(rel)),
-      tupleStats: (rel) => r.call((s) => s.tupleStats(rel)),
-      walPosition: () => r.call((s) => s.walPosition()),
+      // The PostgreSQL driver's capabilities, each call on the current connection.
+      capabilities: {
+        tupleStats: { tupleStats: (rel) => r.call((s) => capabilityOf(s, 'tupleStats', 'tuple_stat').tupleStats(rel)) },
+        wal: { walPosition: () => r.call((s) => capabilityOf(s, 'wal', 'wal').walPosition()) },
+        prepared: {
+          execute: (sql, values) => r.call((s) => capabilityOf(s, 'prepared', 'a workload').execute(sql, values)),
+        },
+      },
       drainMessages: () => r.current().drainMessages(),
       close: () => r.close(),
     };
   },
 };
 
+/** The server binaries: `--server MAJOR` from the npm registry (installed on first use), else local ones. */
+async function binariesFor(opts: ManagedOpenOptions): Promise<{ binaries: ServerBinaries; build?: string }> {
+  const { options, minServerVersionNum } = opts;
+  const minMajor = minServerVersionNum ? Math.floor(minServerVersionNum / 10_000) : 0;
+  if (options?.server !== undefined) {
+    if (options.server < minMajor)
+      throw new UsageError(`--server ${options.server}: this scenario needs PostgreSQL ${minMajor} or newer`);
+    const server = await ensureServer(options.serversDir ?? defaultServersDir(), options.server, {
+      say: opts.info,
+    });
+    return { binaries: binariesOf(server), build: `${server.packageName}@${server.version}` };
+  }
+  return {
+    binaries: await findServerBinaries({
+      ...(options?.clusterBin !== undefined ? { clusterBin: options.clusterBin } : {}),
+      ...(minMajor ? { minMajor } : {}),
+    }),
+  };
+}
+
+/** Lines of a failed start that blame the settings (`--set`): a usage error, not a failed run. */
+const SETTING_ERROR =
+  /unrecognized configuration parameter|invalid value for parameter|parameter "[^"]+" requires|configuration file "[^"]*" contains errors/;
+
 export const managedPostgresqlProvider: ManagedProvider = {
   engine: 'postgresql',
-  async open({ signal, options, minServerVersionNum }) {
-    const binaries = await findServerBinaries({
-      ...(options?.clusterBin !== undefined ? { clusterBin: options.clusterBin } : {}),
-      ...(minServerVersionNum ? { minMajor: Math.floor(minServerVersionNum / 10_000) } : {}),
-    });
+  async open(opts) {
+    const { signal, options } = opts;
+    const { binaries, build } = await binariesFor(opts);
+    const settings = options?.settings ?? {};
     const cluster = await createManagedCluster({
       binaries,
       signal,
+      userSettings: settings,
       ...(options?.clusterDir !== undefined ? { parentDir: options.clusterDir } : {}),
     });
+    let readyMs: number;
     try {
-      await cluster.start({}, signal);
+      readyMs = (await cluster.start({}, signal)).readyMs;
     } catch (e) {
       await cluster.destroy();
+      const message = e instanceof Error ? e.message : String(e);
+      if (Object.keys(settings).length > 0 && SETTING_ERROR.test(message))
+        throw new UsageError(
+          `the server refused the settings given with --set (${Object.entries(settings)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')}): ${message}`,
+        );
       throw e;
     }
-    return { driver: reconnectingPostgresDriver, url: cluster.url(), cluster, close: () => cluster.destroy() };
+    const set = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
+    const description = `a throwaway ${binaries.version.replace(/^postgres \(PostgreSQL\) /, 'PostgreSQL ')} server managed by the runner (${build ? `${build} from the npm registry` : `binaries in ${binaries.dir}`}), ready ${Math.round(readyMs)} ms after its start${set.length ? `; --set ${set.join(' ')}` : ''}`;
+    opts.info(description);
+    return {
+      driver: reconnectingPostgresDriver,
+      url: cluster.url(),
+      cluster,
+      description,
+      close: () => cluster.destroy(),
+    };
   },
 };

@@ -90,22 +90,22 @@ describe('mysql driver: sizes and counters', () => {
       await s.exec(
         'CREATE TABLE test (NO int NOT NULL AUTO_INCREMENT PRIMARY KEY, EMAIL varchar(128), NAME varchar(32) NOT NULL) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4 PARTITION BY KEY() PARTITIONS 3',
       );
-      const status0 = await s.globalStatus!(['Handler_write', 'Innodb_data_written']);
-      const cmp0 = await s.compressionStats!();
+      const status0 = await s.capabilities.innodb!.globalStatus(['Handler_write', 'Innodb_data_written']);
+      const cmp0 = await s.capabilities.innodb!.compressionStats();
       const values: (string | number | null)[] = [];
       for (let i = 0; i < 500; i++) values.push(`user${i}@example.com`, `name${i}`);
       for (let k = 0; k < 10; k++) {
-        const r = await s.execute!(
+        const r = await s.capabilities.prepared!.execute(
           `INSERT INTO test (EMAIL, NAME) VALUES ${Array.from({ length: 500 }, () => '(?, ?)').join(', ')}`,
           values,
         );
         expect(r.affectedRows).toBe(500);
       }
       await s.exec('ANALYZE TABLE test');
-      const status1 = await s.globalStatus!(['Handler_write', 'Innodb_data_written']);
+      const status1 = await s.capabilities.innodb!.globalStatus(['Handler_write', 'Innodb_data_written']);
       expect(status1.Handler_write! - status0.Handler_write!).toBeGreaterThanOrEqual(5000);
       expect(status1.Innodb_data_written!).toBeGreaterThanOrEqual(status0.Innodb_data_written!);
-      const cmp1 = await s.compressionStats!();
+      const cmp1 = await s.capabilities.innodb!.compressionStats();
       const kb4 = (c: typeof cmp1) => c.find((x) => x.pageSize === 4096)!;
       expect(kb4(cmp1).compressOps - kb4(cmp0).compressOps).toBeGreaterThan(0);
 
@@ -123,7 +123,7 @@ describe('mysql driver: sizes and counters', () => {
       expect(sizes.table).toBeGreaterThan(0);
       expect((await s.tableStats('test')).auto_increment).toBe(5001);
 
-      const ts = await s.tablespaceSizes!('test');
+      const ts = await s.capabilities.innodb!.tablespaceSizes('test');
       const env = await admin.environment();
       const view = env.engine === 'mariadb' ? 'INNODB_SYS_TABLESPACES' : 'INNODB_TABLESPACES';
       const files = await checkQuery(
@@ -134,9 +134,13 @@ describe('mysql driver: sizes and counters', () => {
       expect(ts.files.map((f) => f.name)).toEqual(files.map((f) => String(f.n)));
       expect(ts.fileSize).toBe(files.reduce((a, f) => a + Number(f.f), 0));
       expect(ts.allocatedSize).toBe(files.reduce((a, f) => a + Number(f.a), 0));
-      expect(await s.tablespaceSizes!('no_such_table')).toEqual({ files: [], fileSize: 0, allocatedSize: 0 });
-      await expect(s.tupleStats('test')).rejects.toThrow(/only on PostgreSQL/);
-      const wal = await s.walPosition();
+      expect(await s.capabilities.innodb!.tablespaceSizes('no_such_table')).toEqual({
+        files: [],
+        fileSize: 0,
+        allocatedSize: 0,
+      });
+      expect(s.capabilities.tupleStats).toBeUndefined();
+      const wal = await s.capabilities.wal!.walPosition();
       expect(wal.lsnBytes).toBeGreaterThan(0);
     } finally {
       await s.close();

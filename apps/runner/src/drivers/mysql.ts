@@ -14,14 +14,15 @@
 import mysql from 'mysql2/promise';
 import { parseServerVersion, type DatabaseEnvironment, type Engine } from '@tunelab/contracts';
 import { mysqlPasswordFromEnv } from '../config.ts';
-import type {
-  AdminSession,
-  CompressionStats,
-  DatabaseSession,
-  Driver,
-  GlobalSettingsChange,
-  ServerMessage,
-  TablespaceSizes,
+import {
+  TCP_KEEPALIVE_MS,
+  type AdminSession,
+  type CompressionStats,
+  type DatabaseSession,
+  type Driver,
+  type GlobalSettingsChange,
+  type ServerMessage,
+  type TablespaceSizes,
 } from './driver.ts';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -84,6 +85,8 @@ async function connect(target: string, database: string | undefined, application
     ...o,
     ...(database !== undefined ? { database } : {}),
     connectTimeout: CONNECT_TIMEOUT_MS,
+    enableKeepAlive: true,
+    keepAliveInitialDelay: TCP_KEEPALIVE_MS,
     multipleStatements: true,
     supportBigNumbers: true,
     bigNumberStrings: true,
@@ -340,8 +343,9 @@ export const mysqlDriver: Driver = {
       async checkGlobalSettings(names) {
         await checkGlobals(conn, names);
       },
-      async changeGlobalSettings(changes): Promise<GlobalSettingsChange> {
+      async changeGlobalSettings(changes, onSaved): Promise<GlobalSettingsChange> {
         const previous = await checkGlobals(conn, Object.keys(changes));
+        await onSaved?.(previous);
         const applied: Record<string, string> = {};
         const changed: Record<string, string> = {};
         try {
@@ -368,9 +372,19 @@ export const mysqlDriver: Driver = {
           },
         };
       },
+      async restoreGlobalSettings(previous) {
+        for (const [name, value] of Object.entries(previous)) {
+          if (!SETTING_NAME.test(name)) throw new Error(`"${name}" is not a server variable name`);
+          await setGlobal(conn, name, value);
+        }
+      },
       close: async () => {
         untrack();
         await conn.end().catch(() => {});
+      },
+      destroy: () => {
+        untrack();
+        conn.destroy();
       },
     };
   },
@@ -397,12 +411,6 @@ export const mysqlDriver: Driver = {
         const header = parts.findLast((p) => !Array.isArray(p)) as { warningStatus?: number } | undefined;
         await collectWarnings(header?.warningStatus ?? 0);
         return Array.isArray(last) ? (last as Row[]) : [];
-      },
-      async execute(sql, values) {
-        const [result] = await conn.execute({ sql, timeout: ADMIN_TIMEOUT_MS }, values);
-        return {
-          affectedRows: Array.isArray(result) ? result.length : num((result as { affectedRows?: number }).affectedRows),
-        };
       },
       async setSetting(name, value) {
         if (!SETTING_NAME.test(name)) throw new Error(`"${name}" is not a session variable name`);
@@ -432,33 +440,46 @@ export const mysqlDriver: Driver = {
             .map(([k, x]) => [k, num(x)]),
         );
       },
-      async tupleStats() {
-        throw new Error('tuple statistics (pgstattuple) exist only on PostgreSQL');
-      },
-      async walPosition() {
-        const s = await readGlobalStatus(conn, [
-          'Innodb_os_log_written',
-          'Innodb_lsn_current',
-          'Innodb_redo_log_current_lsn',
-        ]);
-        const lsn = s.Innodb_lsn_current ?? s.Innodb_redo_log_current_lsn ?? s.Innodb_os_log_written ?? 0;
-        return { statBytes: s.Innodb_os_log_written ?? null, lsnBytes: lsn };
-      },
-      globalStatus: (names) => readGlobalStatus(conn, names),
-      tablespaceSizes: (table) => readTablespaces(conn, table, flavour),
-      async compressionStats(): Promise<CompressionStats[]> {
-        const r = await rows(
-          conn,
-          'SELECT page_size, compress_ops, compress_ops_ok, compress_time, uncompress_ops, uncompress_time FROM information_schema.INNODB_CMP ORDER BY page_size',
-        );
-        return r.map((x) => ({
-          pageSize: num(x.page_size),
-          compressOps: num(x.compress_ops),
-          compressOpsOk: num(x.compress_ops_ok),
-          compressTime: num(x.compress_time),
-          uncompressOps: num(x.uncompress_ops),
-          uncompressTime: num(x.uncompress_time),
-        }));
+      capabilities: {
+        wal: {
+          async walPosition() {
+            const s = await readGlobalStatus(conn, [
+              'Innodb_os_log_written',
+              'Innodb_lsn_current',
+              'Innodb_redo_log_current_lsn',
+            ]);
+            const lsn = s.Innodb_lsn_current ?? s.Innodb_redo_log_current_lsn ?? s.Innodb_os_log_written ?? 0;
+            return { statBytes: s.Innodb_os_log_written ?? null, lsnBytes: lsn };
+          },
+        },
+        prepared: {
+          async execute(sql, values) {
+            const [result] = await conn.execute({ sql, timeout: ADMIN_TIMEOUT_MS }, values);
+            return {
+              affectedRows: Array.isArray(result)
+                ? result.length
+                : num((result as { affectedRows?: number }).affectedRows),
+            };
+          },
+        },
+        innodb: {
+          globalStatus: (names) => readGlobalStatus(conn, names),
+          tablespaceSizes: (table) => readTablespaces(conn, table, flavour),
+          async compressionStats(): Promise<CompressionStats[]> {
+            const r = await rows(
+              conn,
+              'SELECT page_size, compress_ops, compress_ops_ok, compress_time, uncompress_ops, uncompress_time FROM information_schema.INNODB_CMP ORDER BY page_size',
+            );
+            return r.map((x) => ({
+              pageSize: num(x.page_size),
+              compressOps: num(x.compress_ops),
+              compressOpsOk: num(x.compress_ops_ok),
+              compressTime: num(x.compress_time),
+              uncompressOps: num(x.uncompress_ops),
+              uncompressTime: num(x.uncompress_time),
+            }));
+          },
+        },
       },
       drainMessages() {
         const out = messages;
@@ -468,6 +489,10 @@ export const mysqlDriver: Driver = {
       close: async () => {
         untrack();
         await conn.end().catch(() => {});
+      },
+      destroy: () => {
+        untrack();
+        conn.destroy();
       },
     };
   },

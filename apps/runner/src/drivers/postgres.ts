@@ -6,9 +6,16 @@
  * and to the databases it creates for the steps. The usual libpq variables (PGPASSWORD, …)
  * are honoured by `pg` for whatever the URL leaves out.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { parseServerVersion, type DatabaseEnvironment } from '@tunelab/contracts';
-import type { AdminSession, DatabaseSession, Driver, ServerMessage } from './driver.ts';
+import {
+  TCP_KEEPALIVE_MS,
+  type AdminSession,
+  type DatabaseSession,
+  type Driver,
+  type ServerMessage,
+} from './driver.ts';
 
 /** Quotes an identifier the way quote_ident() does. */
 export function quoteIdent(name: string): string {
@@ -26,12 +33,33 @@ async function connect(connectionString: string, applicationName: string): Promi
     connectionString,
     application_name: applicationName,
     connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: TCP_KEEPALIVE_MS,
   });
   // A terminated backend (cleanup after Ctrl-C) emits 'error' on the idle client; the pending
-  // query rejects on its own, so this listener only keeps the process from crashing.
-  client.on('error', () => {});
+  // query rejects on its own. The listener keeps the process from crashing and remembers the cause,
+  // so a later query says why the connection is gone, not only that it is.
+  client.on('error', (e) => {
+    if (!LOST.has(client)) LOST.set(client, e);
+  });
   await client.connect();
   return client;
+}
+
+const LOST = new WeakMap<pg.Client, Error>();
+/** The error that broke this client's connection, when `e` only says the client is no longer queryable. */
+const causeOf = (client: pg.Client, e: unknown): unknown =>
+  e instanceof Error && /not queryable/.test(e.message) ? (LOST.get(client) ?? e) : e;
+
+const PREPARED_NAMES = new Map<string, string>();
+/** A stable statement name for a statement text (pg prepares a name once per connection). */
+function preparedName(sql: string): string {
+  let name = PREPARED_NAMES.get(sql);
+  if (!name) {
+    name = `tl_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    PREPARED_NAMES.set(sql, name);
+  }
+  return name;
 }
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
@@ -115,6 +143,7 @@ export const postgresDriver: Driver = {
         return rows.length > 0;
       },
       close: () => client.end().catch(() => {}),
+      destroy: () => client.connection.stream.destroy(),
     };
   },
 
@@ -127,8 +156,11 @@ export const postgresDriver: Driver = {
     return {
       async exec(sql) {
         // A multi-statement string answers with one result per statement.
-        const result: pg.QueryResult<Record<string, unknown>> | pg.QueryResult<Record<string, unknown>>[] =
-          await client.query<Record<string, unknown>>(sql);
+        const result: pg.QueryResult<Record<string, unknown>> | pg.QueryResult<Record<string, unknown>>[] = await client
+          .query<Record<string, unknown>>(sql)
+          .catch((e: unknown) => {
+            throw causeOf(client, e);
+          });
         const last = [result].flat().at(-1);
         return last?.rows ?? [];
       },
@@ -150,29 +182,46 @@ export const postgresDriver: Driver = {
             .map(([k, v]) => [k, Number(v)]),
         );
       },
-      async tupleStats(relation) {
-        const r = await one('SELECT * FROM pgstattuple($1::regclass)', [relation]);
-        return {
-          tuple_count: num(r.tuple_count),
-          dead_tuple_count: num(r.dead_tuple_count),
-          tuple_len: num(r.tuple_len),
-          dead_tuple_len: num(r.dead_tuple_len),
-          free_space: num(r.free_space),
-          table_len: num(r.table_len),
-        };
-      },
-      async walPosition() {
-        const lsn = await one(
-          "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS b, current_setting('server_version_num')::int AS v",
-          [],
-        );
-        let statBytes: number | null = null;
-        if (num(lsn.v) >= 140000) {
-          // pg_stat_wal lags by up to a second; force this backend's pending counters out first (PG15+).
-          if (num(lsn.v) >= 150000) await client.query('SELECT pg_stat_force_next_flush()');
-          statBytes = num((await one('SELECT wal_bytes FROM pg_stat_wal', [])).wal_bytes);
-        }
-        return { statBytes, lsnBytes: num(lsn.b) };
+      capabilities: {
+        tupleStats: {
+          async tupleStats(relation) {
+            const r = await one('SELECT * FROM pgstattuple($1::regclass)', [relation]);
+            return {
+              tuple_count: num(r.tuple_count),
+              dead_tuple_count: num(r.dead_tuple_count),
+              tuple_len: num(r.tuple_len),
+              dead_tuple_len: num(r.dead_tuple_len),
+              free_space: num(r.free_space),
+              table_len: num(r.table_len),
+            };
+          },
+        },
+        prepared: {
+          // A named prepared statement per distinct text: parsed once per connection, then bind/execute.
+          async execute(sql, values) {
+            try {
+              const r = await client.query({ name: preparedName(sql), text: sql, values });
+              return { affectedRows: r.rowCount ?? 0 };
+            } catch (e) {
+              throw causeOf(client, e);
+            }
+          },
+        },
+        wal: {
+          async walPosition() {
+            const lsn = await one(
+              "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS b, current_setting('server_version_num')::int AS v",
+              [],
+            );
+            let statBytes: number | null = null;
+            if (num(lsn.v) >= 140000) {
+              // pg_stat_wal lags by up to a second; force this backend's pending counters out first (PG15+).
+              if (num(lsn.v) >= 150000) await client.query('SELECT pg_stat_force_next_flush()');
+              statBytes = num((await one('SELECT wal_bytes FROM pg_stat_wal', [])).wal_bytes);
+            }
+            return { statBytes, lsnBytes: num(lsn.b) };
+          },
+        },
       },
       drainMessages() {
         const out = messages;
@@ -180,6 +229,7 @@ export const postgresDriver: Driver = {
         return out;
       },
       close: () => client.end().catch(() => {}),
+      destroy: () => client.connection.stream.destroy(),
     };
   },
 };

@@ -45,6 +45,10 @@ export function assemble(
     options: {
       repetitions: m.repetitions,
       scale: plan.scale,
+      ...(plan.managed?.server !== undefined ? { server: plan.managed.server } : {}),
+      ...(plan.managed?.settings && Object.keys(plan.managed.settings).length > 0
+        ? { serverSettings: plan.managed.settings }
+        : {}),
       ...(rule
         ? {
             untilStable: {

@@ -1,13 +1,17 @@
 /**
  * Stage 2 — connect: opens the target (a server or a managed cluster), an admin session on it,
- * and tracks every session the run opens. `close()` ends them, drops every database of the run
- * and closes the target handle — in every outcome.
+ * and tracks every session the run opens and every database it creates. Every call on them is
+ * guarded (stall.ts: stall timeout outside the measured block, Ctrl-C always). `close()` ends
+ * them, drops every database of the run and restores changed settings on fresh connections with
+ * bounded backoff (cleanup.ts), closes the target handle — in every outcome — and reports what
+ * it could not remove.
  */
 import type { AdminSession, DatabaseSession, Driver, GlobalSettingsChange, TargetHandle } from '../drivers/driver.ts';
 import { openTarget } from '../drivers/index.ts';
 import { TargetUnreachable } from '../errors.ts';
-import { restoreGlobals } from './globals.ts';
+import { cleanUpRun, type CleanupReport } from './cleanup.ts';
 import { appNameOf, runPrefix, type RunPlan } from './plan.ts';
+import { atMost, guardSession, type Guard } from './stall.ts';
 
 export type Connection = {
   handle: TargetHandle;
@@ -18,59 +22,120 @@ export type Connection = {
   closeSessions(): Promise<void>;
   /** Server-wide settings the run changed (probe.ts); `close()` restores them. */
   globals: GlobalSettingsChange | null;
-  close(): Promise<void>;
+  /** Saved values of settings the run is changing or changed (known before the change). */
+  savedGlobals: Record<string, string> | null;
+  /** Ends the sessions, cleans up until `deadline()` (epoch ms); never throws. */
+  close(deadline: () => number): Promise<CleanupReport>;
 };
 
-export async function connect(plan: RunPlan, signal: AbortSignal, warn: (text: string) => void): Promise<Connection> {
+export type ConnectOptions = {
+  /** Stall timeout of every call outside the measured block (0: none). */
+  stallMs: number;
+  /** Told the saved values of global settings before the run changes them (the run's record). */
+  onGlobalsSaved?: (previous: Record<string, string>) => Promise<void>;
+};
+
+export async function connect(
+  plan: RunPlan,
+  signal: AbortSignal,
+  warn: (text: string) => void,
+  info: (text: string) => void,
+  options: ConnectOptions = { stallMs: 0 },
+): Promise<Connection> {
   const handle = await openTarget(plan.target, {
     runId: plan.runId,
     signal,
     warn,
+    info,
     ...(plan.managed ? { options: plan.managed } : {}),
     ...(plan.doc.requires.minServerVersionNum ? { minServerVersionNum: plan.doc.requires.minServerVersionNum } : {}),
   });
   const { driver, url } = handle;
-  let admin: AdminSession;
+  const guard: Guard = { stallMs: options.stallMs, signal };
+  let rawAdmin: AdminSession;
   try {
-    admin = await driver.openAdmin(url, plan.appName);
+    rawAdmin = await driver.openAdmin(url, plan.appName);
   } catch (e) {
     await handle.close();
     throw new TargetUnreachable(`cannot reach the target ${redactTarget(url)}: ${(e as Error).message}`);
   }
-  // Abort: end our own backends so whatever statement is running fails now; close() cleans up.
-  const onAbort = () => void terminateRun(driver, url, plan.appName).catch(() => {});
+  const guardedAdmin = guardSession(rawAdmin, guard);
+  // Every name is noted before the CREATE is sent: its answer may be lost with the connection.
+  const created = new Set<string>();
+  /** Sent, not answered: the connection may have been lost before the server created it. */
+  const unconfirmed = new Set<string>();
+  const onGlobalsSaved = async (previous: Record<string, string>) => {
+    conn.savedGlobals = previous;
+    await options.onGlobalsSaved?.(previous);
+  };
+  const admin: AdminSession = {
+    ...guardedAdmin,
+    async createDatabase(name: string, template?: string) {
+      created.add(name);
+      unconfirmed.add(name);
+      await guardedAdmin.createDatabase(name, template);
+      unconfirmed.delete(name);
+    },
+    async dropDatabase(name: string) {
+      await guardedAdmin.dropDatabase(name);
+      created.delete(name);
+      unconfirmed.delete(name);
+    },
+    ...(rawAdmin.changeGlobalSettings
+      ? {
+          changeGlobalSettings: (changes: Record<string, string>) =>
+            guardedAdmin.changeGlobalSettings!(changes, onGlobalsSaved),
+        }
+      : {}),
+  };
+  // Abort: end our own backends so whatever statement is running on the server stops now.
+  const onAbort = () => void atMost(terminateRun(driver, url, plan.appName), 3_000);
   signal.addEventListener('abort', onAbort, { once: true });
   const sessions = new Set<DatabaseSession>();
   const closeSessions = async () => {
     const open = [...sessions];
     sessions.clear();
-    await Promise.all(open.map((s) => s.close()));
+    // After Ctrl-C nothing waits for a goodbye; otherwise a close gets a second before the drop.
+    await Promise.all(
+      open.map(async (s) => {
+        if (signal.aborted && s.destroy) s.destroy();
+        else await atMost(s.close(), 1_000, () => s.destroy?.());
+      }),
+    );
   };
   const conn: Connection = {
     handle,
     admin,
     globals: null,
+    savedGlobals: null,
     async openDatabase(name) {
-      const s = await driver.openDatabase(url, name, plan.appName);
+      const s = guardSession(await driver.openDatabase(url, name, plan.appName), guard);
       sessions.add(s);
       for (const [k, v] of Object.entries(plan.doc.settings.session)) await s.setSetting(k, String(v));
       return s;
     },
     closeSessions,
-    async close() {
+    async close(deadline) {
       signal.removeEventListener('abort', onAbort);
       await closeSessions();
-      await admin.close();
-      try {
-        // A managed cluster is removed whole by handle.close() (and may be down after a failed crash/start step).
-        if (!handle.cluster) await cleanupRun(driver, url, plan.runId);
-      } finally {
-        try {
-          await restoreGlobals(conn.globals, warn);
-        } finally {
-          await handle.close();
-        }
-      }
+      if (signal.aborted && rawAdmin.destroy) rawAdmin.destroy();
+      else await atMost(rawAdmin.close(), 1_000, () => rawAdmin.destroy?.());
+      // A managed cluster is removed whole by handle.close() (and may be down after a failed crash/start step).
+      const report: CleanupReport = handle.cluster
+        ? { dropped: [], left: [], globalsLeft: null }
+        : await cleanUpRun({
+            driver,
+            url,
+            runId: plan.runId,
+            created,
+            unconfirmed,
+            globals: conn.savedGlobals,
+            deadline,
+            stallMs: options.stallMs,
+          });
+      // A measured run is never lost to a managed cluster that would not go away: said, not thrown.
+      await handle.close().catch((e: unknown) => warn(`could not remove the managed target: ${(e as Error).message}`));
+      return report;
     },
   };
   return conn;
@@ -79,9 +144,9 @@ export async function connect(plan: RunPlan, signal: AbortSignal, warn: (text: s
 async function terminateRun(driver: Driver, target: string, appName: string): Promise<void> {
   const admin = await driver.openAdmin(target, `${appName}-cleanup`);
   try {
-    await admin.terminateBackends(appName);
+    await atMost(admin.terminateBackends(appName), 2_000);
   } finally {
-    await admin.close();
+    await atMost(admin.close(), 1_000, () => admin.destroy?.());
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * settings.global of a scenario (MySQL/MariaDB): checked and changed before anything is created,
- * restored in every outcome (connect.ts `close()`).
+ * restored in every outcome from the values saved before the change (connect.ts `close()`).
  */
 import { substituteParams, type ParamValue } from '@tunelab/contracts';
 import type { AdminSession, GlobalSettingsChange } from '../drivers/driver.ts';
@@ -25,20 +25,7 @@ export async function changeGlobals(
   try {
     return await admin.changeGlobalSettings(values);
   } catch (e) {
+    // Had a change been made before the failure, the run's clean-up puts back the saved values (connect.ts).
     throw new RunFailed(`${(e as Error).message}; nothing was changed or created`);
-  }
-}
-
-/** Puts the saved global settings back; on failure says which values to restore by hand. */
-export async function restoreGlobals(change: GlobalSettingsChange | null, warn: (text: string) => void): Promise<void> {
-  if (!change) return;
-  try {
-    await change.restore();
-  } catch (e) {
-    const manual = Object.entries(change.previous)
-      .map(([k, v]) => `SET GLOBAL ${k} = ${v}`)
-      .join('; ');
-    warn(`${(e as Error).message}; restore by hand: ${manual}`);
-    throw new RunFailed(`could not restore the server's global settings (${manual})`);
   }
 }

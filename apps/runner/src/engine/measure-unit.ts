@@ -4,7 +4,7 @@
  * samples, drop the clone.
  */
 import type { Sample, Step } from '@tunelab/contracts';
-import type { DatabaseSession } from '../drivers/driver.ts';
+import { capabilityOf, type DatabaseSession } from '../drivers/driver.ts';
 import { actionContext } from './context.ts';
 import type { Connection } from './connect.ts';
 import { metricValue, type Observed } from './metrics/index.ts';
@@ -68,7 +68,8 @@ async function observe(session: DatabaseSession, probed: Probed): Promise<Observ
   for (const rel of probed.relations) {
     o.sizes[rel] = await session.relationSizes(rel);
     o.tableStats[rel] = await session.tableStats(rel);
-    if (probed.tupleStats) o.tupleStats[rel] = await session.tupleStats(rel);
+    if (probed.tupleStats)
+      o.tupleStats[rel] = await capabilityOf(session, 'tupleStats', 'a tuple_stat metric').tupleStats(rel);
   }
   return o;
 }

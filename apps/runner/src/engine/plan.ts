@@ -40,17 +40,26 @@ export type RunPlan = {
   appName: string;
   template: string;
   target: ReturnType<typeof planTarget>;
-  /** Options of a managed target (`--cluster-bin`, `--cluster-dir`). */
+  /** Options of a managed target (`--cluster-bin`, `--cluster-dir`, `--server`, `--set`). */
   managed?: ManagedTargetOptions;
 };
 
 export function planRun(opts: RunOptions): RunPlan {
   const { scenario } = opts;
   const doc = scenario.doc;
-  const target = planTarget(doc, opts.target);
-  if (opts.managed && target.kind !== 'managed')
+  const target = planTarget(doc, opts.target, opts.server);
+  const m = opts.managed;
+  if (target.kind !== 'managed' && (m?.clusterBin !== undefined || m?.clusterDir !== undefined))
     throw new UsageError(
-      `--cluster-bin and --cluster-dir are for scenarios on a managed cluster; ${doc.key} runs on the --target server`,
+      `--cluster-bin and --cluster-dir are for a server the runner manages (--server MAJOR, or a scenario on a managed cluster); ${doc.key} runs on the --target server`,
+    );
+  if (target.kind !== 'managed' && m?.settings && Object.keys(m.settings).length > 0)
+    throw new UsageError(
+      `--set changes the settings of a server the runner manages (--server MAJOR); on a server of yours, change them there (ALTER SYSTEM, postgresql.conf)`,
+    );
+  if (opts.server !== undefined && m?.clusterBin !== undefined)
+    throw new UsageError(
+      '--server and --cluster-bin both choose the server binaries; give one (--server: from the npm registry; --cluster-bin: a local bin directory)',
     );
   const scale = opts.scale ?? 'default';
   const { points, overrides } = planSweep(doc, opts.params ?? {}, scale);
@@ -101,7 +110,9 @@ export function planRun(opts: RunOptions): RunPlan {
     appName: appNameOf(runId),
     template: `${prefix}tpl`,
     target,
-    ...(opts.managed ? { managed: opts.managed } : {}),
+    ...(opts.managed || opts.server !== undefined
+      ? { managed: { ...opts.managed, ...(opts.server !== undefined ? { server: opts.server } : {}) } }
+      : {}),
   };
 }
 

@@ -107,7 +107,7 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
   });
 
   it('renders the article-style table', () => {
-    const table = renderRunTable(scenario.doc, run);
+    const table = renderRunTable(scenario, run);
     // Two repetitions: the verdict of @tunelab/stats declines to call it.
     expect(table).toContain('Not enough data to compare 1-2 with 1-1 (n = 2 + 2; at least 3 runs of each are needed)');
     expect(table).toContain('Not enough data to compare 2-2 with 2-1 (n = 2 + 2');
@@ -239,7 +239,7 @@ describe('--until-stable (tiny scale)', async () => {
     const stability = events.filter((e) => e.type === 'stability');
     expect(stability.map((e) => e.stopped)).toEqual([undefined, 'max-repetitions']);
     expect(stability[0]!.message).toMatch(/adding repetition 4 \(max 4\)/);
-    expect(renderRunTable(scenario.doc, run)).toMatch(/\nstopped: max-repetitions reached \(4\): CV of /);
+    expect(renderRunTable(scenario, run)).toMatch(/\nstopped: max-repetitions reached \(4\): CV of /);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
 
@@ -263,7 +263,7 @@ describe('--until-stable (tiny scale)', async () => {
     expect(result.stopping?.stopped).toBe('stable');
     expect(stopNote(run)[0]!.text).toMatch(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/);
     expect(run.order).toHaveLength(3 * scenario.doc.variants.length);
-    const table = renderRunTable(scenario.doc, run);
+    const table = renderRunTable(scenario, run);
     expect(table).toMatch(/mean +CV\n/);
     expect(table).toMatch(/\nstopped: stable: /);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);

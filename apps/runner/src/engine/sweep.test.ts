@@ -79,7 +79,7 @@ describe('sweeps', async () => {
     ]);
     expect(run.samples.filter((s) => s.metric === 'duration').every((s) => s.point?.param === 'n')).toBe(true);
     expect(run.params.n).toBe('2,5');
-    const table = renderRunTable(scenario.doc, run);
+    const table = renderRunTable(scenario, run);
     expect(table.match(/━━ n = \d+ ━━/g)).toEqual(['━━ n = 2 ━━', '━━ n = 5 ━━']);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });

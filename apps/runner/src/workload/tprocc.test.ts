@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresDriver } from '../drivers/postgres.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 import { createTproccDatabase, databaseUrl, dropDatabase } from '../test-support/tprocc-db.ts';
 import {
@@ -12,6 +13,10 @@ import {
   type TproccOptions,
   type TproccResult,
 } from './tprocc.ts';
+
+/** Sessions of the runner's PostgreSQL driver on the database `url` names (as the workload step gets them). */
+const sessionsOn = (url: string, app: string) => () =>
+  postgresDriver.openDatabase(url, decodeURIComponent(new URL(url).pathname.slice(1)), app);
 
 const suffix = `${process.pid}_${Date.now().toString(36)}`;
 const DB = `tunelab_t_tprocc_${suffix}`;
@@ -110,8 +115,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
       after,
     } = await withServerCounters(DB, (hooks) =>
       runTprocc({
-        connectionString: url,
-        applicationName: APP,
+        openSession: sessionsOn(url, APP),
         vus: 2,
         warehouses: 1,
         mix: 'tpcc',
@@ -148,8 +152,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
 
   it('a new order rolled back on an unused item leaves nothing behind and is no error', async () => {
     const r = await runTprocc({
-      connectionString: url,
-      applicationName: APP,
+      openSession: sessionsOn(url, APP),
       vus: 1,
       warehouses: 1,
       rampUpSeconds: 0,
@@ -181,8 +184,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
          END $$`,
       );
       const r = await runTprocc({
-        connectionString: databaseUrl(TEST_PG_URL, copy),
-        applicationName: APP,
+        openSession: sessionsOn(databaseUrl(TEST_PG_URL, copy), APP),
         vus: 2,
         warehouses: 1,
         rampUpSeconds: 0,
@@ -207,8 +209,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
     setTimeout(() => controller.abort(new Error('interrupted by the test')), 1500);
     await expect(
       runTprocc({
-        connectionString: url,
-        applicationName: APP,
+        openSession: sessionsOn(url, APP),
         vus: 3,
         warehouses: 1,
         rampUpSeconds: 0.5,
@@ -233,8 +234,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
     );
     await expect(
       runTprocc({
-        connectionString: url,
-        applicationName: app,
+        openSession: sessionsOn(url, app),
         vus: 2,
         warehouses: 1,
         rampUpSeconds: 0,
@@ -245,7 +245,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
   });
 
   it('refuses bad input before connecting', async () => {
-    const base = { connectionString: url, applicationName: APP, warehouses: 1, rampUpSeconds: 0, durationSeconds: 1 };
+    const base = { openSession: sessionsOn(url, APP), warehouses: 1, rampUpSeconds: 0, durationSeconds: 1 };
     await expect(runTprocc({ ...base, vus: 0 })).rejects.toThrow(WorkloadInputError);
     await expect(runTprocc({ ...base, vus: 1.5 })).rejects.toThrow(/vus must be an integer/);
     await expect(runTprocc({ ...base, vus: 1, warehouses: 0 })).rejects.toThrow(/warehouses/);

@@ -3,9 +3,11 @@
  * holds the TPROC-C schema and the five transaction functions of
  * `scenarios/fillfactor-hot-updates/functions.sql`.
  *
- * - Every user has its own dedicated `pg` Client (never a pool checkout), no keying or thinking
- *   time, and a home warehouse `(user index mod warehouses) + 1`.
- * - Every transaction is one round trip: a named prepared statement `SELECT neword(...)` etc.;
+ * - Every user has its own dedicated session from the run's PostgreSQL driver (`openSession`: one
+ *   connection each, never a pool checkout), no keying or thinking time, and a home warehouse
+ *   `(user index mod warehouses) + 1`.
+ * - Every transaction is one round trip: a prepared statement `SELECT neword(...)` etc. (the
+ *   driver's `prepared` capability);
  *   arguments are drawn like HammerDB's driver (uniform district, customer and item ids; 60 %
  *   of payments and order-status by last name with NURand(255, 0, 999)).
  * - Ramp-up, then a measured window. At the window's edges every user finishes its transaction,
@@ -21,8 +23,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as hdr from 'hdr-histogram-js';
-import pg from 'pg';
 import { TPROCC_LIMITS } from '@tunelab/contracts';
+import { capabilityOf, type Capabilities, type DatabaseSession } from '../drivers/driver.ts';
 
 export const TX_TYPES = ['neword', 'payment', 'delivery', 'ostat', 'slev'] as const;
 export type TxType = (typeof TX_TYPES)[number];
@@ -41,10 +43,11 @@ export const MAX_RETRIES = 10;
 export const ROLLBACK_SQLSTATE = 'TP001';
 
 export type TproccOptions = {
-  /** Connection string of the database holding the TPROC-C schema. */
-  connectionString: string;
-  /** `application_name` of every user connection (cleanup finds them by it). */
-  applicationName: string;
+  /**
+   * A new session on the database holding the TPROC-C schema (one per user, plus short side
+   * sessions); it carries the run's application_name, so cleanup finds it.
+   */
+  openSession: () => Promise<DatabaseSession>;
   vus: number;
   warehouses: number;
   mix?: MixName;
@@ -60,9 +63,8 @@ export type TproccOptions = {
    * which ends a client on any error but a serialization failure or deadlock.
    */
   rollbacks?: boolean;
-  /** Per-user `statement_timeout` and connect timeout, ms. */
+  /** Per-user `statement_timeout`, ms. */
   statementTimeoutMs?: number;
-  connectTimeoutMs?: number;
 };
 
 export type Latency = { p50: number; p95: number; p99: number; mean: number; max: number };
@@ -192,7 +194,7 @@ const newCounter = (): Counter => ({
   }),
 });
 
-type User = { client: pg.Client; pid: number; flushStats: boolean; lost?: Error };
+type User = { session: DatabaseSession; tx: Capabilities['prepared']; pid: number; flushStats: boolean };
 
 type Deferred = { promise: Promise<void>; resolve: () => void };
 function deferred(): Deferred {
@@ -228,23 +230,20 @@ class Barrier {
 }
 
 async function connectUser(o: TproccOptions): Promise<User> {
-  const client = new pg.Client({
-    connectionString: o.connectionString,
-    application_name: o.applicationName,
-    connectionTimeoutMillis: o.connectTimeoutMs ?? 10_000,
-    statement_timeout: o.statementTimeoutMs ?? 60_000,
-  });
-  // A connection that dies between queries must not crash the process; the next query fails.
-  const user: User = { client, pid: 0, flushStats: false };
-  client.on('error', (e) => (user.lost = e));
-  await client.connect();
-  const { rows } = await client.query<{ pid: number; v: number }>(
-    'SELECT pg_backend_pid() AS pid, current_setting($1)::int AS v',
-    ['server_version_num'],
-  );
-  user.pid = rows[0]?.pid ?? 0;
-  user.flushStats = (rows[0]?.v ?? 0) >= 150000;
-  return user;
+  const session = await o.openSession();
+  try {
+    await session.setSetting('statement_timeout', String(o.statementTimeoutMs ?? 60_000));
+    const [row] = await session.exec("SELECT pg_backend_pid() AS pid, current_setting('server_version_num')::int AS v");
+    return {
+      session,
+      tx: capabilityOf(session, 'prepared', 'the TPROC-C workload'),
+      pid: Number(row?.pid ?? 0),
+      flushStats: Number(row?.v ?? 0) >= 150000,
+    };
+  } catch (e) {
+    await session.close();
+    throw e;
+  }
 }
 
 /**
@@ -254,7 +253,7 @@ async function connectUser(o: TproccOptions): Promise<User> {
  */
 export const FLUSH_SQL = 'SELECT pg_stat_force_next_flush() FROM (SELECT 1 FROM pg_namespace LIMIT 1) AS touch';
 async function flushStats(u: User) {
-  if (u.flushStats) await u.client.query(FLUSH_SQL);
+  if (u.flushStats) await u.session.exec(FLUSH_SQL);
 }
 
 /** Runs the workload; throws the abort reason when `signal` fires (every user stopped first). */
@@ -316,13 +315,13 @@ async function drive(o: TproccOptions, mix: MixName, users: User[]): Promise<Tpr
         for (let attempt = 0; ; attempt++) {
           try {
             if (measuring) attempts += 1;
-            await u.client.query({ name: st.name, text: st.text, values });
+            await u.tx.execute(st.text, values);
             break;
           } catch (e) {
             const code = errorCode(e);
             // No SQLSTATE (a socket error), or connection exception (08) / operator
             // intervention (57, e.g. the backend was terminated): this user cannot go on.
-            if (code === undefined || u.lost || code.startsWith('08') || code.startsWith('57')) throw u.lost ?? e;
+            if (code === undefined || code.startsWith('08') || code.startsWith('57')) throw e;
             const c = counters[type];
             if (code === ROLLBACK_SQLSTATE) outcome = 'rollback';
             else if ((code === '40P01' || code === '40001') && attempt < MAX_RETRIES) {
@@ -421,43 +420,35 @@ async function settle(loops: Promise<void>[], users: User[], o: TproccOptions) {
   const graceMs = 3000;
   const done = await Promise.race([all.then(() => true), sleep(graceMs).then(() => false)]);
   if (done) return;
-  await withSideConnection(o, (c) =>
-    c.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [users.map((u) => u.pid)]),
-  );
+  await withSideConnection(o, (c) => c.exec(`SELECT pg_cancel_backend(pid) FROM unnest(${pidArray(users)}) AS pid`));
   await all;
 }
 
-async function withSideConnection<T>(o: TproccOptions, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({
-    connectionString: o.connectionString,
-    application_name: o.applicationName,
-    connectionTimeoutMillis: 10_000,
-    statement_timeout: 10_000,
-  });
-  c.on('error', () => undefined);
-  await c.connect();
+/** The users' backend pids as an SQL array literal (integers only). */
+const pidArray = (users: User[]) => `ARRAY[${users.map((u) => Math.trunc(u.pid)).join(',')}]::int[]`;
+
+async function withSideConnection<T>(o: TproccOptions, fn: (c: DatabaseSession) => Promise<T>): Promise<T> {
+  const c = await o.openSession();
   try {
+    await c.setSetting('statement_timeout', '10000');
     return await fn(c);
   } finally {
-    await c.end();
+    await c.close();
   }
 }
 
 /** Closes every user connection and waits until the server has no backend of them left. */
 async function disconnect(o: TproccOptions, users: User[]) {
   if (users.length === 0) return;
-  await Promise.allSettled(users.map((u) => u.client.end()));
-  const pids = users.map((u) => u.pid).filter((p) => p > 0);
+  await Promise.allSettled(users.map((u) => u.session.close()));
+  const pids = pidArray(users.filter((u) => u.pid > 0));
   await withSideConnection(o, async (c) => {
     for (let i = 0; i < 100; i++) {
-      const { rows } = await c.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])',
-        [pids],
-      );
-      if ((rows[0]?.n ?? 0) === 0) return;
+      const [row] = await c.exec(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY(${pids})`);
+      if (Number(row?.n ?? 0) === 0) return;
       await sleep(50);
     }
-    await c.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+    await c.exec(`SELECT pg_terminate_backend(pid) FROM unnest(${pids}) AS pid`);
   }).catch(() => undefined);
 }
 

@@ -14,7 +14,7 @@ export type ServerBinaries = {
   version: string;
   major: number;
   /** How the directory was found. */
-  source: 'cluster-bin' | 'pg_config' | 'debian-layout';
+  source: 'cluster-bin' | 'pg_config' | 'debian-layout' | 'registry';
 };
 
 const REQUIRED = ['postgres', 'pg_ctl', 'initdb'] as const;

@@ -23,14 +23,16 @@ import pg from 'pg';
 import { RunFailed, UsageError } from '../../errors.ts';
 import type { ManagedCluster } from '../driver.ts';
 import type { ServerBinaries } from './binaries.ts';
-import { asServerUser, isRoot, run, runServerBinary, SERVER_OS_USER } from './process.ts';
+import { asServerUser, ensureServerOsUser, isRoot, run, runServerBinary, serverOsUser } from './process.ts';
 
 export type ManagedClusterOptions = {
   binaries: ServerBinaries;
   /** Where the cluster directory goes (`--cluster-dir`); default the OS temp dir. */
   parentDir?: string;
-  /** postgresql.conf settings added to the managed ones (name → value). */
+  /** postgresql.conf settings added to the managed ones (name → value as written in the file). */
   settings?: Record<string, string>;
+  /** The user's settings (`--set name=value`): written quoted, after the managed ones, so they win. */
+  userSettings?: Record<string, string>;
   /** Tests: a fixed port and a socket directory shared with another cluster. */
   port?: number;
   socketDir?: string;
@@ -192,7 +194,11 @@ export class ManagedPostgresCluster implements ManagedCluster {
         },
       );
       cluster.initdbMs = performance.now() - started;
-      const settings = { ...managedSettings(cluster.port, socketDir, opts.binaries.major), ...opts.settings };
+      const settings = {
+        ...managedSettings(cluster.port, socketDir, opts.binaries.major),
+        ...opts.settings,
+        ...Object.fromEntries(Object.entries(opts.userSettings ?? {}).map(([k, v]) => [k, quoteConf(v)])),
+      };
       for (const name of Object.keys(settings))
         if (!SETTING_NAME.test(name)) throw new UsageError(`invalid server setting name "${name}"`);
       const conf = Object.entries(settings)
@@ -217,19 +223,22 @@ export class ManagedPostgresCluster implements ManagedCluster {
   private async giveToServerUser(dir: string, parent: string): Promise<void> {
     await chmod(dir, 0o700);
     if (!isRoot()) return;
-    const { stdout } = await run('id', ['-u', SERVER_OS_USER], { timeoutMs: 5_000 }).catch(() => {
-      throw new RunFailed(
-        `running as root, the server must run as the "${SERVER_OS_USER}" OS user, which does not exist`,
-      );
+    const user = await ensureServerOsUser().catch((e: unknown) => {
+      throw new RunFailed((e as Error).message);
     });
-    const { stdout: gid } = await run('id', ['-g', SERVER_OS_USER], { timeoutMs: 5_000 });
+    const { stdout } = await run('id', ['-u', user], { timeoutMs: 5_000 });
+    const { stdout: gid } = await run('id', ['-g', user], { timeoutMs: 5_000 });
     await chown(dir, Number(stdout.trim()), Number(gid.trim()));
     const [f, a] = asServerUser('test', ['-w', dir, '-a', '-x', dir]);
     await run(f, a, { timeoutMs: 5_000 }).catch(() => {
       throw new UsageError(
-        `--cluster-dir ${parent}: the "${SERVER_OS_USER}" OS user cannot reach it (a parent directory is not searchable by that user)`,
+        `--cluster-dir ${parent}: the "${user}" OS user cannot reach it (a parent directory is not searchable by that user)`,
       );
     });
+  }
+
+  get serverVersion(): string {
+    return this.binaries.version;
   }
 
   /** A `pg` client configuration for a database of this cluster (over the Unix socket). */
@@ -280,7 +289,7 @@ export class ManagedPostgresCluster implements ManagedCluster {
     const logOffset = await this.logSize();
     const log = await open(this.logFile, 'a');
     if (isRoot())
-      await log.chown(Number((await run('id', ['-u', SERVER_OS_USER], { timeoutMs: 5_000 })).stdout.trim()), -1);
+      await log.chown(Number((await run('id', ['-u', serverOsUser()], { timeoutMs: 5_000 })).stdout.trim()), -1);
     const [file, argv] = asServerUser(path.join(this.binaries.dir, 'postgres'), args);
     const spawned = performance.now();
     // detached: a session of its own, so a terminal's Ctrl-C reaches the runner, which stops it.

@@ -1,4 +1,5 @@
 import { CollectStep } from '@tunelab/contracts';
+import { capabilityOf } from '../../drivers/driver.ts';
 import type { StepAction } from './types.ts';
 
 /** `action: collect` — sizes, pg_stat counters, pgstattuple figures or the WAL position, kept as a note. */
@@ -8,13 +9,14 @@ export const collectAction: StepAction<'collect'> = {
   async execute(step, ctx) {
     const out: Record<string, unknown> = {};
     for (const what of step.what) {
-      if (what === 'wal') out.wal = await ctx.session.walPosition();
+      if (what === 'wal') out.wal = await capabilityOf(ctx.session, 'wal', 'collect: wal').walPosition();
       else
         for (const rel of step.relations) {
           const entry = (out[rel] ??= {}) as Record<string, unknown>;
           if (what === 'relation_sizes') entry.sizes = await ctx.session.relationSizes(rel);
           if (what === 'table_stats') entry.tableStats = await ctx.session.tableStats(rel);
-          if (what === 'tuple_stats') entry.tupleStats = await ctx.session.tupleStats(rel);
+          if (what === 'tuple_stats')
+            entry.tupleStats = await capabilityOf(ctx.session, 'tupleStats', 'collect: tuple_stats').tupleStats(rel);
         }
     }
     ctx.note(`collect:${step.label}`, JSON.stringify(out));

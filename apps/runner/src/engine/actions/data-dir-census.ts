@@ -20,7 +20,7 @@ export const dataDirCensusAction: StepAction<'data_dir_census'> = {
       const fs = await fileSystemOf(cluster.dataDirectory);
       ctx.note(
         'data-directory',
-        `${cluster.dataDirectory}: file system ${fs.type}${fs.source ? ` on ${fs.source}` : ''}; kernel ${kernelRelease()}; server ${cluster.binaries.version}`,
+        `${cluster.dataDirectory}: file system ${fs.type}${fs.source ? ` on ${fs.source}` : ''}; kernel ${kernelRelease()}; server ${cluster.serverVersion}`,
       );
     }
   },

@@ -55,9 +55,8 @@ export const insertStreamAction: StepAction<'insert_stream'> = {
     const sampleEveryRows = resolveCount(step.sample_every_rows, 'sample_every_rows', ctx, 1);
     const maxSeconds = resolveCount(step.max_seconds, 'max_seconds', ctx, 1);
     const writeMbps = resolveCount(step.write_mbps, 'write_mbps', ctx, 0);
-    if (!ctx.session.globalStatus || !ctx.session.compressionStats || !ctx.session.tablespaceSizes) {
-      throw new UsageError('insert_stream runs on MySQL/MariaDB targets only');
-    }
+    if (!ctx.session.capabilities.innodb) throw new UsageError('insert_stream runs on MySQL/MariaDB targets only');
+    const innodb = ctx.session.capabilities.innodb;
     const table = step.table;
     if (resolveFlag(step.email_index, ctx))
       await ctx.session.exec(`ALTER TABLE \`${table}\` ADD INDEX email_idx (EMAIL)`);
@@ -101,7 +100,7 @@ export const insertStreamAction: StepAction<'insert_stream'> = {
           }
         },
       });
-      const ts = await ctx.session.tablespaceSizes(table);
+      const ts = await innodb.tablespaceSizes(table);
       const failPct =
         r.totals.compressOps > 0 ? ((r.totals.compressOps - r.totals.compressOpsOk) / r.totals.compressOps) * 100 : 0;
       ctx.record('rows_per_s', r.rowsPerS);

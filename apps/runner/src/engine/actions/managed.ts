@@ -1,15 +1,15 @@
+import type { ManagedCluster } from '../../drivers/driver.ts';
 import { UsageError } from '../../errors.ts';
-import { ManagedPostgresCluster } from '../../drivers/managed-cluster/index.ts';
 import type { ActionContext } from './types.ts';
 
-/** The managed PostgreSQL cluster of this run, for the actions that crash, start or inspect it. */
-export function managedCluster(ctx: ActionContext, action: string): ManagedPostgresCluster {
+/** The managed cluster of this run, for the actions that crash, start or inspect it (any managed provider). */
+export function managedCluster(ctx: ActionContext, action: string): ManagedCluster {
   const cluster = ctx.target.cluster;
-  if (cluster instanceof ManagedPostgresCluster) return cluster;
+  if (cluster) return cluster;
   throw new UsageError(
-    `step action ${action} needs a managed PostgreSQL cluster (scenario.yaml target: { managed: postgresql }); this run's target is ${cluster ? 'another kind of managed cluster' : 'a server given with --target'}`,
+    `step action ${action} needs a server the runner manages (scenario.yaml target: { managed: postgresql }, or --server MAJOR); this run's target is a server given with --target`,
   );
 }
 
 /** Data-directory files last counted per cluster (start timeouts scale with them). */
-export const lastFileCount = new WeakMap<ManagedPostgresCluster, number>();
+export const lastFileCount = new WeakMap<ManagedCluster, number>();

@@ -1,5 +1,6 @@
 import { TimedStep } from '@tunelab/contracts';
 import type { WalPosition } from '../../drivers/driver.ts';
+import { inMeasuredBlock } from '../stall.ts';
 import type { StepAction } from './types.ts';
 
 /** Recorded name of the WAL generated inside the timed block (read by the `wal` metric source). */
@@ -13,10 +14,13 @@ export const timedAction: StepAction<'timed'> = {
   action: 'timed',
   schema: TimedStep,
   async execute(step, ctx) {
-    const walBefore = await ctx.session.walPosition();
+    // An engine without a log position records the time only (the `wal` metric then has no value).
+    const wal = ctx.session.capabilities.wal;
+    const walBefore = await wal?.walPosition();
     const start = process.hrtime.bigint();
-    await ctx.runSteps(step.steps);
+    // The measured block: no stall timeout inside it (its length is the measurement).
+    await inMeasuredBlock(() => ctx.runSteps(step.steps));
     ctx.record(step.metric, Number(process.hrtime.bigint() - start) / 1e9);
-    ctx.record(WAL_RECORD, walDelta(walBefore, await ctx.session.walPosition()));
+    if (wal && walBefore) ctx.record(WAL_RECORD, walDelta(walBefore, await wal.walPosition()));
   },
 };

@@ -33,13 +33,6 @@ function resolveMix(value: string, ctx: ActionContext): MixName {
   return mix;
 }
 
-/** Connection URL of the unit's database on the target server. */
-function unitDatabaseUrl(ctx: ActionContext): string {
-  const u = new URL(ctx.target.url);
-  u.pathname = `/${encodeURIComponent(ctx.database)}`;
-  return u.toString();
-}
-
 type ServerCounters = {
   nextOrderIds: number;
   transactions: number;
@@ -149,8 +142,6 @@ async function runTproccStep(step: TproccWorkloadStep, ctx: ActionContext) {
   const [loaded] = await ctx.session.exec('SELECT count(*)::int AS n FROM warehouse');
   if (Number(loaded?.n) !== warehouses)
     throw new UsageError(`workload tprocc: warehouses is ${warehouses} but the database holds ${String(loaded?.n)}`);
-  // The users carry the run's application_name, so Ctrl-C's cleanup ends them too.
-  const [app] = await ctx.session.exec("SELECT current_setting('application_name') AS a");
 
   const tables = step.tables;
   const databaseBefore = (await readCounters(ctx, tables)).databaseBytes;
@@ -158,8 +149,8 @@ async function runTproccStep(step: TproccWorkloadStep, ctx: ActionContext) {
   let start: ServerCounters | undefined;
   let end: ServerCounters | undefined;
   const result = await runTprocc({
-    connectionString: unitDatabaseUrl(ctx),
-    applicationName: typeof app?.a === 'string' ? app.a : 'tunelab',
+    // The run's driver: sessions on this unit's database with its application_name (Ctrl-C ends them).
+    openSession: () => ctx.connect(),
     vus,
     warehouses,
     mix,

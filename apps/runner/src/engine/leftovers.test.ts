@@ -1,0 +1,73 @@
+/**
+ * Ownership of leftovers: only runs this machine recorded, whose process is gone, on the same
+ * server, are cleaned up — never a live run's databases, never another run's.
+ */
+import { randomUUID } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresDriver } from '../drivers/postgres.ts';
+import { databasesWithPrefix, TEST_PG_URL } from '../test-support/pg.ts';
+import { cleanupRun } from './connect.ts';
+import { createLedger, serverKey, sweepAbandoned, type RunRecord } from './leftovers.ts';
+import { runPrefix } from './plan.ts';
+
+let dir: string;
+const ids = { dead: randomUUID(), live: randomUUID(), unrecorded: randomUUID(), otherServer: randomUUID() };
+/** A pid that surely belongs to no process any more: a child that already exited. */
+const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+
+async function createDb(name: string) {
+  const c = new pg.Client({ connectionString: TEST_PG_URL });
+  await c.connect();
+  try {
+    await c.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await c.end();
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'tunelab-ledger-'));
+  for (const id of Object.values(ids)) await createDb(`${runPrefix(id)}tpl`);
+  const ledger = createLedger(dir);
+  for (const id of [ids.dead, ids.live, ids.otherServer])
+    await ledger.begin(
+      id,
+      id === ids.otherServer ? 'postgres://postgres@127.0.0.2:5999/postgres' : TEST_PG_URL,
+      () => {},
+    );
+  // The dead and other-server runs' processes are gone; the live one is this test process.
+  for (const id of [ids.dead, ids.otherServer]) {
+    const file = path.join(dir, `${id}.json`);
+    const record = JSON.parse(await readFile(file, 'utf8')) as RunRecord;
+    await writeFile(file, JSON.stringify({ ...record, pid: deadPid }));
+  }
+});
+afterAll(async () => {
+  for (const id of Object.values(ids)) await cleanupRun(postgresDriver, TEST_PG_URL, id);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the ledger of runs in flight', () => {
+  it('one server however its URL is spelt', () => {
+    expect(serverKey('postgres://a@localhost/x')).toBe(serverKey('postgresql://b:pw@127.0.0.1:5432/y'));
+    expect(serverKey('mysql://root@127.0.0.1/test')).toBe('mysql://127.0.0.1:3306');
+    expect(serverKey('postgres://127.0.0.1:5433/x')).not.toBe(serverKey('postgres://127.0.0.1:5432/x'));
+  });
+
+  it("cleans up only the recorded runs of finished processes on this server; never a live run's or an unrecorded one", async () => {
+    const ledger = createLedger(dir);
+    const swept = await sweepAbandoned(ledger, postgresDriver, TEST_PG_URL, 10_000, 10_000);
+    expect(swept.map((s) => s.record.runId)).toEqual([ids.dead]);
+    expect(swept[0]!.report.dropped).toEqual([`${runPrefix(ids.dead)}tpl`]);
+    expect(await databasesWithPrefix(runPrefix(ids.dead))).toEqual([]);
+    for (const id of [ids.live, ids.unrecorded, ids.otherServer])
+      expect(await databasesWithPrefix(runPrefix(id))).toEqual([`${runPrefix(id)}tpl`]);
+    // The clean run's record is gone; the live and other-server ones stay.
+    expect((await readdir(dir)).sort()).toEqual([`${ids.live}.json`, `${ids.otherServer}.json`].sort());
+  });
+});

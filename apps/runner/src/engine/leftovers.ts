@@ -1,0 +1,233 @@
+/**
+ * What a run may leave on a server it lost, and how it is removed later.
+ *
+ * The ledger: before a `--target` run creates anything it writes a record
+ * (`<ledger dir>/<run id>.json`: run id, server, this process's id, the global settings it saved),
+ * and removes the record once its clean-up is complete. A record whose process is gone belongs to
+ * a run of this machine that could not finish its clean-up (server away, process killed): the next
+ * `tunelab run` against that server, or `tunelab cleanup --target URL`, drops the run's databases
+ * (by its own prefix, `tunelab_<id8>_`) and restores the settings. Records are the proof of
+ * ownership: nothing without a record of this machine is ever dropped.
+ */
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Driver } from '../drivers/driver.ts';
+import { cleanUpRun, type CleanupReport } from './cleanup.ts';
+import { redactTarget } from './connect.ts';
+import { runPrefix } from './plan.ts';
+
+export type RunRecord = {
+  format: 'tunelab-inflight/1';
+  runId: string;
+  /** `postgres://host:port` / `mysql://host:port`: which server (serverKey). */
+  server: string;
+  /** The target without its password. */
+  target: string;
+  pid: number;
+  /** The process's start time (/proc), so a reused pid is not taken for the run. */
+  pidStart: string | null;
+  hostname: string;
+  startedAt: string;
+  /** Saved values of global settings the run changed (restored by the clean-up). */
+  globals?: Record<string, string>;
+  /** What its clean-up could not remove, when it gave up. */
+  left?: string[];
+};
+
+const FAMILIES: Record<string, { family: string; port: number }> = {
+  'postgres:': { family: 'postgres', port: 5432 },
+  'postgresql:': { family: 'postgres', port: 5432 },
+  'mysql:': { family: 'mysql', port: 3306 },
+  'mariadb:': { family: 'mysql', port: 3306 },
+};
+
+/** One server, however its URL is spelt: `postgres://127.0.0.1:5432`. */
+export function serverKey(target: string): string {
+  const url = new URL(target);
+  const f = FAMILIES[url.protocol] ?? { family: url.protocol.replace(/:$/, ''), port: 0 };
+  const raw = decodeURIComponent(url.hostname || url.searchParams.get('host') || 'localhost').toLowerCase();
+  const host = ['localhost', '::1', '[::1]'].includes(raw) ? '127.0.0.1' : raw;
+  return `${f.family}://${host}:${url.port || f.port}`;
+}
+
+function processStart(pid: number): string | null {
+  try {
+    // Field 22 of /proc/<pid>/stat (after the parenthesised command name) is the start time.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(record: RunRecord): boolean {
+  if (record.hostname !== os.hostname()) return true; // another machine's: never ours to judge
+  try {
+    process.kill(record.pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return record.pidStart === null || processStart(record.pid) === record.pidStart;
+}
+
+const withoutPassword = (target: string) => {
+  const url = new URL(target);
+  url.password = '';
+  return url.toString();
+};
+
+export type Ledger = {
+  dir: string;
+  /** Records the run before anything is created; never throws (a full disk only warns). */
+  begin(runId: string, target: string, warn: (text: string) => void): Promise<void>;
+  saveGlobals(runId: string, previous: Record<string, string>): Promise<void>;
+  /** Clean-up complete: the record goes; otherwise it stays with what is left. */
+  finish(runId: string, report: CleanupReport): Promise<void>;
+  /** Records of finished processes for this server (runs of this machine that left something). */
+  abandoned(target: string): Promise<RunRecord[]>;
+};
+
+export function createLedger(dir: string): Ledger {
+  const fileOf = (runId: string) => path.join(dir, `${runId}.json`);
+  const read = async (file: string): Promise<RunRecord | null> => {
+    try {
+      const r = JSON.parse(await readFile(file, 'utf8')) as RunRecord;
+      return r.format === 'tunelab-inflight/1' ? r : null;
+    } catch {
+      return null;
+    }
+  };
+  const write = async (record: RunRecord) => {
+    await mkdir(dir, { recursive: true });
+    const file = fileOf(record.runId);
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      await writeFile(tmp, JSON.stringify(record, null, 2));
+      await rename(tmp, file);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+  };
+  return {
+    dir,
+    async begin(runId, target, warn) {
+      try {
+        await write({
+          format: 'tunelab-inflight/1',
+          runId,
+          server: serverKey(target),
+          target: withoutPassword(target),
+          pid: process.pid,
+          pidStart: processStart(process.pid),
+          hostname: os.hostname(),
+          startedAt: new Date().toISOString(),
+        });
+      } catch (e) {
+        warn(
+          `cannot record this run in ${dir} (${(e as Error).message}); if it loses the server, name its databases by hand`,
+        );
+      }
+    },
+    async saveGlobals(runId, previous) {
+      const record = await read(fileOf(runId));
+      if (record) await write({ ...record, globals: previous }).catch(() => {});
+    },
+    async finish(runId, report) {
+      if (report.left.length === 0 && !report.globalsLeft) {
+        await rm(fileOf(runId), { force: true }).catch(() => {});
+        return;
+      }
+      const record = await read(fileOf(runId));
+      if (record) await write({ ...record, left: report.left }).catch(() => {});
+    },
+    async abandoned(target) {
+      const key = serverKey(target);
+      const names = await readdir(dir).catch(() => [] as string[]);
+      const out: RunRecord[] = [];
+      for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+        const record = await read(path.join(dir, name));
+        if (record && record.server === key && !isAlive(record)) out.push(record);
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Cleans up after every abandoned run of this machine on the server of `target` (reached with
+ * `target`'s own credentials); removes the records of those now clean.
+ */
+export async function sweepAbandoned(
+  ledger: Ledger,
+  driver: Driver,
+  target: string,
+  budgetMs: number,
+  stallMs: number,
+): Promise<{ record: RunRecord; report: CleanupReport }[]> {
+  const out: { record: RunRecord; report: CleanupReport }[] = [];
+  for (const record of await ledger.abandoned(target)) {
+    const until = Date.now() + budgetMs;
+    const report = await cleanUpRun({
+      driver,
+      url: target,
+      runId: record.runId,
+      globals: record.globals ?? null,
+      deadline: () => until,
+      stallMs,
+    });
+    await ledger.finish(record.runId, report);
+    out.push({ record, report });
+  }
+  return out;
+}
+
+const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** The command that removes what is left by hand (psql / mysql client). */
+export function manualCommand(
+  driver: Driver,
+  target: string,
+  runId: string,
+  left: string[],
+  globals: Record<string, string> | null,
+): string {
+  const names = left.some((n) => n.endsWith('*')) ? null : left;
+  const url = new URL(target);
+  if (driver.engines.includes('postgresql')) {
+    const drops = names
+      ? names.map((n) => `-c ${shellQuote(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`)}`)
+      : [
+          `-c ${shellQuote(`SELECT format('DROP DATABASE %I WITH (FORCE)', datname) FROM pg_database WHERE starts_with(datname, '${runPrefix(runId)}')`)} -- then run each line`,
+        ];
+    return `psql ${shellQuote(withoutPassword(target))} ${drops.join(' ')}`;
+  }
+  const statements = [
+    ...(names ?? []).map((n) => `DROP DATABASE IF EXISTS \`${n}\``),
+    ...Object.entries(globals ?? {}).map(([k, v]) => `SET GLOBAL ${k} = ${/^-?\d+$/.test(v) ? v : `'${v}'`}`),
+  ];
+  const user = decodeURIComponent(url.username) || 'root';
+  return `mysql -h ${url.hostname || '127.0.0.1'} -P ${url.port || 3306} -u ${user} -e ${shellQuote(statements.join('; '))}`;
+}
+
+/** The sentence naming what a run left and the commands that remove it. */
+export function describeLeftovers(driver: Driver, target: string, runId: string, report: CleanupReport): string {
+  const parts: string[] = [];
+  const maybe = new Set(report.uncertain ?? []);
+  if (report.left.length)
+    parts.push(
+      `${report.left.map((n) => (maybe.has(n) ? `${n} (if its CREATE, cut off, went through)` : n)).join(', ')} (${driver.engines.includes('postgresql') ? 'databases' : 'schemas'})`,
+    );
+  if (report.globalsLeft)
+    parts.push(
+      `global settings not restored (${Object.entries(report.globalsLeft)
+        .map(([k, v]) => `${k} was ${v}`)
+        .join(', ')})`,
+    );
+  return (
+    `the server could not be reached to clean up${report.error ? ` (${report.error})` : ''}; left on ${redactTarget(target)}: ${parts.join('; ')}; ` +
+    `\`tunelab cleanup --target ${redactTarget(target)}\` (or the next \`tunelab run\` against it) removes them, or by hand: ${manualCommand(driver, target, runId, report.left, report.globalsLeft)}`
+  );
+}

