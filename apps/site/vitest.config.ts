@@ -1,11 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { baseConfig } from '@tunelab/vitest-config';
+import { defineConfig, mergeConfig } from 'vitest/config';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    // Site builds share Astro's cache dirs in apps/site: one file at a time.
-    fileParallelism: false,
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
-  },
-});
+// Site builds share Astro's cache dirs in apps/site, so files run one at a time (the base's
+// fileParallelism: false), and a build takes longer than the base timeouts.
+export default mergeConfig(
+  baseConfig,
+  defineConfig({
+    test: { include: ['test/**/*.test.ts', 'src/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 180_000 },
+  }),
+);

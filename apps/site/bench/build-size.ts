@@ -3,16 +3,26 @@
  * 100 and 1,000 hardware profiles (one measured run each, plus the published articles) and
  * prints the build time and the time per page. The data is loaded once per build, so the time
  * per page should stay flat as the data grows.
+ *
+ * Then, at fleet scale, through the site's own build script (scripts/build.ts): a full build over
+ * BENCH_FLEET_RUNS runs (10,000) on BENCH_FLEET_MACHINES machines (100), then BENCH_NEW_RUNS (100)
+ * new runs and an incremental rebuild of that output. It prints `incremental ÷ full = R` and the
+ * full build's marginal ms per run page: (full − incremental) ÷ (runs rendered by the full build −
+ * runs rendered by the incremental one), as both render the same aggregate pages.
  */
 import { readdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSite } from '../test/build.ts';
+import { buildSiteInto } from '../scripts/build.ts';
+import { envWithoutDataSource } from '../src/lib/env.ts';
+import { prismaOf } from '@tunelab/results-db/testing';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from '../test/seed.ts';
 import { loadBenchEnv } from './env.ts';
 
-const SIZES = loadBenchEnv().BENCH_SIZES;
+const BENCH = loadBenchEnv();
+const SIZES = BENCH.BENCH_SIZES;
 const CORES = [2, 4, 8, 16, 32];
 const MEMORY = [8, 16, 32, 64, 128];
 const DISKS = ['ssd', 'nvme', 'hdd'] as const;
@@ -88,6 +98,109 @@ try {
       `${r.profiles} | ${r.runs} | ${r.pages} | ${r.buildS.toFixed(1)} | ${r.loadS.toFixed(1)} | ${r.msPerPage.toFixed(1)} | ${marginal}`,
     );
   });
+
+  await fleetScale();
 } finally {
   await rm(work, { recursive: true, force: true });
+}
+
+function fleetMachine(i: number): MachineSpec {
+  const m = i % BENCH.BENCH_FLEET_MACHINES;
+  return {
+    id: `fleet-${m}`,
+    cores: CORES[m % CORES.length]!,
+    memoryGb: MEMORY[Math.floor(m / CORES.length) % MEMORY.length]!,
+    disk: DISKS[Math.floor(m / (CORES.length * MEMORY.length)) % DISKS.length]!,
+  };
+}
+
+/** Runs `from` … `to - 1` through ingestRun (one per machine in turn). */
+async function ingestFleet(dataDir: string, from: number, to: number) {
+  const db = await openResultsDb(undefined, { dataDir });
+  try {
+    await db.migrate();
+    if (from === 0) await db.importPublished(SCENARIOS_DIR);
+    for (let i = from; i < to; i++) {
+      const submission = sampleRun(fleetMachine(i), i, new Date(Date.UTC(2026, 0, 1) + i * 60_000));
+      await db.ingestRun({ submission, document: submission, idempotencyKey: `fleet-${i}`, runnerId: null });
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * `runs` measured runs: one per machine through ingestRun, the rest copies of those made in SQL
+ * (ingesting 10,000 runs one by one into the embedded database would take longer than the
+ * builds measured). Copies get their own ids, keys and start times, and their runs' rows.
+ */
+async function seedFleet(dataDir: string, runs: number) {
+  const seeded = Math.min(runs, BENCH.BENCH_FLEET_MACHINES);
+  await ingestFleet(dataDir, 0, seeded);
+  const copies = Math.ceil(runs / seeded) - 1;
+  if (copies === 0) return;
+  const db = await openResultsDb(undefined, { dataDir });
+  try {
+    const p = prismaOf(db);
+    // A version-4-shaped id derived from the original's and the copy number.
+    const copy = (col: string) =>
+      `overlay(overlay(md5(${col}::text || ':' || g) placing '4' from 13) placing '8' from 17)::uuid`;
+    const originals = `SELECT * FROM runs WHERE source = 'measured'`;
+    await p.$executeRawUnsafe(`
+      INSERT INTO runs (id, idempotency_key, request_hash, source, status, runner_id, scenario_version_id, hardware_profile_id,
+        database_environment_id, params, runner_version, started_at, finished_at, received_at, sample_count, time_series_count, document)
+      SELECT ${copy('r.id')}, r.idempotency_key || ':copy-' || g, r.request_hash, r.source, r.status, r.runner_id,
+        r.scenario_version_id, r.hardware_profile_id, r.database_environment_id, r.params, r.runner_version,
+        r.started_at + g * interval '1 day', r.finished_at + g * interval '1 day', r.received_at + g * interval '1 second',
+        r.sample_count, r.time_series_count, r.document
+      FROM (${originals}) r, generate_series(1, ${copies}) g`);
+    await p.$executeRawUnsafe(`
+      INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value, point_param, point_value)
+      SELECT ${copy('s.run_id')}, s.scenario_version_id, s.hardware_profile_id, s.variant, s.repetition, s.metric, s.unit, s.value, s.point_param, s.point_value
+      FROM samples s JOIN (${originals}) r ON r.id = s.run_id, generate_series(1, ${copies}) g`);
+    await p.$executeRawUnsafe(`
+      INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value, point_param, point_value)
+      SELECT ${copy('t.run_id')}, t.variant, t.repetition, t.metric, t.x, t.value, t.point_param, t.point_value
+      FROM time_series_points t JOIN (${originals}) r ON r.id = t.run_id, generate_series(1, ${copies}) g`);
+  } finally {
+    await db.close();
+  }
+}
+
+async function timedBuild(out: string, dataDir: string) {
+  const started = performance.now();
+  const r = await buildSiteInto(out, {
+    env: { ...envWithoutDataSource(), TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' },
+    quiet: true,
+  });
+  if (r.code !== 0) throw new Error(`site build into ${out} failed (exit ${r.code})`);
+  return { ...r, ms: performance.now() - started };
+}
+
+async function fleetScale() {
+  const runs = BENCH.BENCH_FLEET_RUNS;
+  const added = BENCH.BENCH_NEW_RUNS;
+  const dataDir = join(work, 'db-fleet');
+  const out = join(work, 'dist-fleet');
+  console.log(`\nfleet scale: ${runs} runs on ${BENCH.BENCH_FLEET_MACHINES} machines, then ${added} new runs`);
+  let t = performance.now();
+  await seedFleet(dataDir, runs);
+  console.log(`seeded ${runs} runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const full = await timedBuild(out, dataDir);
+  const fullPages = await countPages(out);
+  console.log(`full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s`);
+  t = performance.now();
+  const measured = BENCH.BENCH_FLEET_MACHINES * Math.ceil(runs / BENCH.BENCH_FLEET_MACHINES);
+  await ingestFleet(dataDir, measured, measured + added);
+  console.log(`seeded ${added} new runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const inc = await timedBuild(out, dataDir);
+  if (!inc.incremental) throw new Error('the rebuild was not incremental');
+  console.log(
+    `incremental build: ${inc.newRuns} new run pages rendered, ${inc.keptRuns} kept, in ${(inc.ms / 1000).toFixed(1)} s`,
+  );
+  const marginal = (full.ms - inc.ms) / (full.newRuns - inc.newRuns);
+  console.log(`\nfull build marginal ms per run page = ${marginal.toFixed(1)}  (aim ≤ 2)`);
+  console.log(
+    `incremental ÷ full = ${(inc.ms / 1000).toFixed(1)} s ÷ ${(full.ms / 1000).toFixed(1)} s = ${(inc.ms / full.ms).toFixed(3)}  (aim ≤ 0.1)`,
+  );
 }

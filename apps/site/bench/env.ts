@@ -8,6 +8,12 @@ const BenchEnv = z.object({
     .regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'must be comma-separated counts, e.g. 10,100,1000')
     .default('10,100,1000')
     .transform((s) => s.split(',').map(Number)),
+  /** The fleet-scale part: a full build over this many runs … */
+  BENCH_FLEET_RUNS: z.coerce.number().int().min(1).default(10_000),
+  /** … spread over this many machines … */
+  BENCH_FLEET_MACHINES: z.coerce.number().int().min(1).default(100),
+  /** … then an incremental rebuild after this many new runs. */
+  BENCH_NEW_RUNS: z.coerce.number().int().min(1).default(100),
 });
 export type BenchEnv = z.infer<typeof BenchEnv>;
 

@@ -341,13 +341,16 @@ export function lineChart(input: LineInput): ChartSvg {
   const kx = axisUnit(points.map((p) => p.x));
   const ky = axisUnit(points.map((p) => p.y));
   const at = (p: { x: number; y: number }) => [p.x / kx, p.y / ky];
-  const axis = (log: boolean, name: string, formatter: (v: number) => string, gap: number) => ({
+  // Integer parameters (virtual users, table counts) get integer ticks.
+  const integerX = points.every((p) => Number.isInteger(p.x / kx));
+  const axis = (log: boolean, name: string, formatter: (v: number) => string, gap: number, fromZero: boolean) => ({
     type: log ? ('log' as const) : ('value' as const),
     name,
     nameLocation: 'middle' as const,
     nameGap: gap,
     nameTextStyle: { color: MUTED },
-    scale: !log,
+    // A value axis starts at zero (a throughput that halves looks halved); x may start where the data does.
+    scale: !log && !fromZero,
     axisLabel: { formatter, color: MUTED, hideOverlap: true },
     splitLine: { lineStyle: { color: '#e5e7eb' } },
   });
@@ -368,9 +371,12 @@ export function lineChart(input: LineInput): ChartSvg {
             outerBoundsMode: 'same',
             outerBoundsContain: 'all',
           },
-          xAxis: axis(logX, input.xName, (v) => fx(v * kx), 26),
+          xAxis: {
+            ...axis(logX, input.xName, (v) => fx(v * kx), 26, false),
+            ...(integerX && !logX ? { minInterval: 1 } : {}),
+          },
           yAxis: {
-            ...axis(logY, input.yName, (v) => input.formatY(v * ky), 0),
+            ...axis(logY, input.yName, (v) => input.formatY(v * ky), 0, true),
             nameLocation: 'end' as const,
             nameGap: 8,
             nameTextStyle: { color: MUTED, align: 'left' as const },
@@ -411,21 +417,4 @@ export function lineChart(input: LineInput): ChartSvg {
     input.title,
     desc,
   );
-}
-
-/** Where two piecewise-linear lines cross (sign change of their difference at shared x values). */
-export function crossings(a: { x: number; y: number }[], b: { x: number; y: number }[]): { x: number; y: number }[] {
-  const bAt = new Map(b.map((p) => [p.x, p.y]));
-  const shared = a.filter((p) => bAt.has(p.x)).sort((p, q) => p.x - q.x);
-  const out: { x: number; y: number }[] = [];
-  for (let i = 1; i < shared.length; i++) {
-    const p0 = shared[i - 1]!;
-    const p1 = shared[i]!;
-    const d0 = p0.y - (bAt.get(p0.x) ?? 0);
-    const d1 = p1.y - (bAt.get(p1.x) ?? 0);
-    if (d0 === 0 || Math.sign(d0) === Math.sign(d1)) continue;
-    const t = d0 / (d0 - d1);
-    out.push({ x: p0.x + t * (p1.x - p0.x), y: p0.y + t * (p1.y - p0.y) });
-  }
-  return out;
 }

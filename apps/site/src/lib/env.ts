@@ -16,15 +16,25 @@ const SiteEnv = z.object({
   TUNELAB_DATA_DIR: z.string().min(1).optional(),
   TUNELAB_SITE_URL: z.url().optional(),
   TUNELAB_SCENARIOS_DIR: z.string().min(1).optional(),
+  /** Set by scripts/build.ts for an incremental build: the earlier build whose run pages are kept. */
+  TUNELAB_BUILT_SITE: z.string().min(1).optional(),
 });
 
 /** Where links in the feed and sitemap point when TUNELAB_SITE_URL is not set (a build warns). */
 export const LOCAL_SITE_URL = 'http://localhost:4321';
 
+type CommonConfig = {
+  repoRoot: string;
+  scenariosDir: string;
+  siteUrl: string;
+  siteUrlSet: boolean;
+  /** An earlier build's output: the runs its manifest lists are not rendered again (see built-runs.ts). */
+  builtSite: string | undefined;
+};
 export type SiteConfig =
-  | { kind: 'api'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string; siteUrlSet: boolean }
-  | { kind: 'postgresql'; url: string; repoRoot: string; scenariosDir: string; siteUrl: string; siteUrlSet: boolean }
-  | { kind: 'pglite'; dataDir: string; repoRoot: string; scenariosDir: string; siteUrl: string; siteUrlSet: boolean };
+  | ({ kind: 'api'; url: string } & CommonConfig)
+  | ({ kind: 'postgresql'; url: string } & CommonConfig)
+  | ({ kind: 'pglite'; dataDir: string } & CommonConfig);
 
 /** The monorepo root: the nearest package.json upwards that declares workspaces. */
 export function findRepoRoot(from: string = process.cwd()): string {
@@ -66,6 +76,7 @@ export function readSiteConfig(env: NodeJS.ProcessEnv = process.env): SiteConfig
     scenariosDir: fromRoot(e.TUNELAB_SCENARIOS_DIR ?? 'scenarios'),
     siteUrl: e.TUNELAB_SITE_URL ?? LOCAL_SITE_URL,
     siteUrlSet: e.TUNELAB_SITE_URL !== undefined,
+    builtSite: e.TUNELAB_BUILT_SITE === undefined ? undefined : fromRoot(e.TUNELAB_BUILT_SITE),
   };
   if (e.TUNELAB_API_URL) return { kind: 'api', url: e.TUNELAB_API_URL.replace(/\/+$/, ''), ...common };
   if (e.DATABASE_URL) return { kind: 'postgresql', url: e.DATABASE_URL, ...common };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatInterval, formatPctInterval } from './format.ts';
+import { formatDuration, formatInterval, formatPctInterval, formatValue } from './format.ts';
 import { reproduceCommand, toCsv } from './views.ts';
 import { RunDetail } from '@tunelab/contracts';
 
@@ -80,5 +80,15 @@ describe('toCsv', () => {
         ],
       ),
     ).toBe('a,b\r\n"x,y","say ""hi"""\r\n,2\r\n');
+  });
+});
+
+describe('numbers for people', () => {
+  it('groups digits instead of writing exponents', () => {
+    expect(formatValue(44120.5, 'rows/s', 's')).toBe('44,121');
+    expect(formatValue(1234.5678, 'MB', 's')).toBe('1,235');
+    expect(formatValue(12.34567, 'MB', 's')).toBe('12.35');
+    expect(formatValue(0.000123456, '%', 's')).toBe('0.000123');
+    for (const v of [44120.5, 1.5e5, 9.99e-5, 123.456]) expect(formatValue(v, 'x', 's')).not.toMatch(/e[+-]/);
   });
 });

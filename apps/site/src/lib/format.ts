@@ -29,8 +29,10 @@ export const durationUnitLabel = (format: DurationFormat) =>
 export function formatValue(value: number, unit: string, format: DurationFormat): string {
   if (unit === 's') return formatDuration(value, format);
   if (unit === 'bytes') return formatBytes(value);
-  if (Math.abs(value) >= 1e6 || Number.isInteger(value)) return Math.round(value).toLocaleString('en-US');
-  return value.toPrecision(4);
+  // Numbers for people: grouped digits, never 4.412e+4.
+  if (Math.abs(value) >= 1000 || Number.isInteger(value)) return Math.round(value).toLocaleString('en-US');
+  if (value !== 0 && Math.abs(value) < 0.001) return value.toLocaleString('en-US', { maximumSignificantDigits: 3 });
+  return Number(value.toPrecision(4)).toLocaleString('en-US', { maximumFractionDigits: 6 });
 }
 
 export function formatBytes(b: number): string {

@@ -16,12 +16,15 @@ import {
   type RunDetail,
   runPath,
   type RunSummary,
+  type ScenarioAnswers,
   type SimilarHardware,
 } from '@tunelab/contracts';
 import { findingsOf } from '@tunelab/results-db';
+import { metricDirection, primaryMetric as primaryMetricKey } from '@tunelab/answers';
 import { readSiteConfig, type SiteConfig } from './env.ts';
 import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
+import { readBuiltRun, readManifest } from './built-runs.ts';
 import type { DurationFormat } from './format.ts';
 
 export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
@@ -41,6 +44,10 @@ export type ScenarioView = {
   classGroups: ComparisonGroup[];
   /** Published figures, one group per article machine. */
   publishedGroups: ComparisonGroup[];
+  /** The scenario's answers (@tunelab/answers, as GET /v1/answers gives them); null without a folder. */
+  answers: ScenarioAnswers | null;
+  /** The article's own groups answered the same way (their fits, e.g. µs per table); null without a folder. */
+  articleAnswers: ScenarioAnswers | null;
 };
 
 export type SiteData = {
@@ -52,6 +59,8 @@ export type SiteData = {
   hardwareDetail: Map<string, HardwareDetail>;
   runs: RunSummary[];
   runDetail: Map<string, RunDetail>;
+  /** Runs whose pages an earlier build wrote and this build keeps (empty for a full build). */
+  builtRuns: ReadonlySet<string>;
   runsByHardware: Map<string, RunSummary[]>;
   /** Measured groups per machine (groupBy hardware), by fingerprint. */
   machineGroups: Map<string, ComparisonGroup[]>;
@@ -63,13 +72,15 @@ export type SiteData = {
 const DEFAULT_METRIC: Metric = { key: 'duration', unit: 's', direction: 'lower-is-better', label: 'duration' };
 
 function primaryMetric(folder: ScenarioFolder | null): Metric {
-  const wanted = folder?.doc.report.primary_metric ?? 'duration';
-  const m = folder?.doc.metrics.find((x) => x.key === wanted) ?? folder?.doc.metrics[0];
+  if (!folder) return DEFAULT_METRIC;
+  const wanted = primaryMetricKey(folder.doc);
+  const m = folder.doc.metrics.find((x) => x.key === wanted);
   if (!m) return DEFAULT_METRIC;
+  const { direction } = metricDirection(folder.doc, m.key);
   return {
     key: m.key,
     unit: m.unit,
-    direction: m.better === 'higher' ? 'higher-is-better' : 'lower-is-better',
+    direction: direction === 'higher-is-better' ? 'higher-is-better' : 'lower-is-better',
     label: m.label ?? m.key,
   };
 }
@@ -111,7 +122,23 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       );
   }
 
-  const runDetailList = await mapLimit(runs, 8, (r) => source.run(r.id));
+  // An incremental build reads the runs it keeps from their run.json pages (runs are immutable)
+  // and asks the source only for the new ones.
+  const builtSite = config.builtSite;
+  let builtRuns = new Set(builtSite ? ((await readManifest(builtSite))?.runs ?? []) : []);
+  const runIds = new Set(runs.map((r) => r.id));
+  const gone = [...builtRuns].filter((id) => !runIds.has(id)).length;
+  if (gone > 0) {
+    // Another or a reset database: nothing of the earlier build can be trusted, so every page is
+    // rendered (scripts/build.ts sees kept runs rendered again and replaces the whole output).
+    console.warn(
+      `[tunelab] ${gone} runs of the earlier build are not in ${source.description}: building every page again`,
+    );
+    builtRuns = new Set();
+  }
+  const runDetailList = await mapLimit(runs, 8, (r) =>
+    builtSite && builtRuns.has(r.id) ? readBuiltRun(builtSite, r.id) : source.run(r.id),
+  );
   const runDetail = new Map(runDetailList.map((r) => [r.id, r]));
   // A run's detail already carries its machine's stored spec (getRun reads the profile's), so a
   // machine page needs its own read only when no run lists it.
@@ -156,9 +183,9 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     machineGroupList.push(...byMachine.groups.filter(forKey));
     publishedGroups.push(...published.groups.filter(forKey));
   }
-  // Measured scenario versions carry no declared pairs in the database (only imported articles
-  // do), so the shared code falls back to every pair in alphabetical order. The scenario.yaml
-  // pairs are asked for explicitly instead (baseline/candidate), once per scenario and pair.
+  // The runner sends the scenario.yaml pairs with every run (assemble.ts: scenario.comparisons),
+  // so those groups come with declared pairs; groups still on 'all-pairs' (runs stored before
+  // submissions carried them) get the scenario.yaml pairs asked for explicitly (baseline/candidate).
   for (const [groups, groupBy] of [
     [classGroups, 'class'],
     [machineGroupList, 'hardware'],
@@ -200,6 +227,16 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
         );
   }
 
+  const answersOf = new Map<string, { answers: ScenarioAnswers | null; articleAnswers: ScenarioAnswers | null }>();
+  for (const key of keys) {
+    if (!folderByKey.has(key)) continue;
+    const [answers, articleAnswers] = await Promise.all([
+      source.answers({ scenario: key, source: 'measured' }),
+      source.answers({ scenario: key, source: 'published' }),
+    ]);
+    answersOf.set(key, { answers, articleAnswers });
+  }
+
   const measuredRuns = runs.filter((r) => r.source === 'measured');
   const scenarios: ScenarioView[] = keys.map((key) => {
     const folder = folderByKey.get(key) ?? null;
@@ -219,6 +256,8 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       newestAt: mine.reduce<string | null>((a, r) => (a === null || r.receivedAt > a ? r.receivedAt : a), null),
       classGroups: classGroups.filter((g) => g.scenario.key === key),
       publishedGroups: publishedGroups.filter((g) => g.scenario.key === key),
+      answers: answersOf.get(key)?.answers ?? null,
+      articleAnswers: answersOf.get(key)?.articleAnswers ?? null,
     };
   });
 
@@ -274,6 +313,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     hardwareDetail,
     runs,
     runDetail,
+    builtRuns,
     runsByHardware,
     machineGroups,
     similar,

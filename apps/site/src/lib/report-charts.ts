@@ -7,7 +7,8 @@
  * No scenario-specific code: a new scenario only declares its charts.
  */
 import type { ReportChart, RunDetail } from '@tunelab/contracts';
-import { crossings, lineChart, type ChartSvg } from './charts.ts';
+import { findCrossings } from '@tunelab/stats';
+import { lineChart, type ChartSvg } from './charts.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor } from './units.ts';
 
@@ -218,10 +219,12 @@ function series(
     const a = lines.find((l) => l.variant === p.baseline);
     const b = lines.find((l) => l.variant === p.candidate);
     if (!a || !b) continue;
-    const first = crossings(a.points, b.points)[0];
+    // The one crossing algorithm (the runner's report and the answers use it too).
+    const first = findCrossings(a.points, b.points)[0];
     if (first)
       marks.push({
-        ...first,
+        x: first.x,
+        y: first.y,
         text: `${p.candidate} and ${p.baseline} cross at ${chart.x_label ?? 'x'} ≈ ${Math.round(first.x).toLocaleString('en-US')}`,
       });
   }

@@ -8,8 +8,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
+  type AnswersQuery,
+  linkAnswers,
+  ScenarioAnswers,
   type ComparisonQuery,
   ComparisonResult,
+  Coverage,
   FindingList,
   type FindingsQuery,
   HardwareDetail,
@@ -27,7 +31,7 @@ import {
   SimilarHardware,
   type SimilarHardwareQuery,
 } from '@tunelab/contracts';
-import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { DatabaseOwnedError, openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import type { SiteConfig } from './env.ts';
 
 export class SiteDataError extends Error {
@@ -44,6 +48,10 @@ export type SiteSource = {
   compare(q: ComparisonQuery): Promise<ComparisonResult>;
   findings(q: FindingsQuery): Promise<FindingList>;
   similar(fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardware>;
+  /** A scenario's answers, as GET /v1/answers gives them (null: the source has no folder for it). */
+  answers(q: AnswersQuery): Promise<ScenarioAnswers | null>;
+  /** Runs and open fleet jobs per scenario × hardware class × server major. */
+  coverage(): Promise<Coverage>;
   close(): Promise<void>;
 };
 
@@ -90,9 +98,16 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
   try {
     db =
       config.kind === 'pglite'
-        ? await openResultsDb(undefined, { dataDir: config.dataDir })
-        : await openResultsDb(config.url, { poolSize: 4 });
+        ? await openResultsDb(undefined, { dataDir: config.dataDir, scenariosDir: config.scenariosDir })
+        : await openResultsDb(config.url, { poolSize: 4, scenariosDir: config.scenariosDir });
   } catch (err) {
+    // One process owns an embedded database (a running API): read through its API instead.
+    if (err instanceof DatabaseOwnedError && err.owner?.url)
+      return openApiSource({ ...config, kind: 'api', url: err.owner.url });
+    if (err instanceof DatabaseOwnedError)
+      throw new SiteDataError(
+        `${err.message}, which serves no API to read through. Stop it (kill ${err.owner?.pid ?? 'it'}) and build again, or set TUNELAB_API_URL to a TuneLab API on that database.`,
+      );
     throw new SiteDataError(
       `cannot open the results database (${where}): ${err instanceof Error ? err.message : String(err)}`,
     );
@@ -167,6 +182,12 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         if (!s) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
         return validate(SimilarHardware, linkSimilar(s), `similar hardware for ${fp}`, where);
       }),
+    answers: (q) =>
+      read(`answers for ${q.scenario}`, where, async () => {
+        const a = await db.answers(q);
+        return a ? validate(ScenarioAnswers, linkAnswers(a), `answers for ${q.scenario}`, where) : null;
+      }),
+    coverage: () => read('coverage', where, async () => validate(Coverage, await db.coverage(), 'coverage', where)),
     close: () => db.close(),
   };
 }
@@ -213,6 +234,19 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
     compare: (q) => get(`/v1/comparisons?${qs(q)}`, ComparisonResult, 'comparisons'),
     findings: (q) => get(`/v1/findings?${qs(q)}`, FindingList, 'findings'),
     similar: (fp, q) => get(`/v1/hardware/${fp}/similar?${qs(q)}`, SimilarHardware, `similar hardware for ${fp}`),
+    answers: (q) =>
+      read(`answers for ${q.scenario}`, where, async () => {
+        const path = `/v1/answers?${qs(q)}`;
+        const res = await fetch(`${config.url}${path}`, { headers: { accept: 'application/json' } });
+        // A scenario the API has no folder for answers 404: the site then shows no answers for it.
+        if (res.status === 404) return null;
+        if (!res.ok)
+          throw new SiteDataError(
+            `GET ${path} on ${where} answered ${res.status} ${res.statusText}: ${(await res.text()).slice(0, 300)}`,
+          );
+        return validate(ScenarioAnswers, await res.json(), `answers for ${q.scenario}`, `${where} (GET ${path})`);
+      }),
+    coverage: () => get('/v1/coverage', Coverage, 'coverage'),
     close: async () => {},
   };
 }

@@ -5,7 +5,7 @@
 import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
-import { engineDefault, isNoiseSetting, normalizeSetting } from './settings.ts';
+import { engineDefault, isNoiseSetting, normalizeSetting } from '@tunelab/answers';
 import {
   formatDuration,
   formatInterval,
@@ -76,8 +76,18 @@ const hardwareLabel = (g: ComparisonGroup) => {
   return `article${id ? ` ${id}` : ''} · ${g.hardware.class}`;
 };
 
-export const groupAnchor = (g: ComparisonGroup) =>
-  `g-${g.source}-${g.hardware.class.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-${shortHash(g.scenario.version).slice(0, 8)}${g.point ? `-${g.point.param}-${String(g.point.value).replace(/[^0-9]+/g, '-')}` : ''}`;
+/** A short stable tag of a group's conditions (engine, major, parameter values): groups of one class at two scales get two anchors. */
+function conditionsTag(g: Pick<ComparisonGroup, 'engine' | 'params'>): string {
+  let h = 0x811c9dc5;
+  for (const ch of `${g.engine.engine}${g.engine.major}${JSON.stringify(g.params)}`)
+    h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+export const groupAnchor = (
+  g: Pick<ComparisonGroup, 'source' | 'hardware' | 'scenario' | 'point' | 'engine' | 'params'>,
+) =>
+  `g-${g.source}-${g.hardware.class.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-${shortHash(g.scenario.version).slice(0, 8)}-${conditionsTag(g)}${g.point ? `-${g.point.param}-${String(g.point.value).replace(/[^0-9]+/g, '-')}` : ''}`;
 
 /** Values of one group, per variant, gathered from the runs behind it. */
 export function groupValues(g: ComparisonGroup, runDetail: Map<string, RunDetail>): Map<string, number[]> {
@@ -301,8 +311,8 @@ export function settingsDiff(sc: ScenarioView, data: SiteData) {
 
 /**
  * `tunelab run …` that repeats a run: same scenario, parameters (`params`) and run options
- * (`options`: repetitions, --until-stable, scale). Runs without `options` (older runs, imported
- * published figures) repeat with their repetition count.
+ * (`options`: repetitions, --until-stable, scale, and a managed server's `--server`/`--set`). Runs
+ * without `options` (older runs, imported published figures) repeat with their repetition count.
  */
 export function reproduceCommand(run: RunDetail): string {
   const o = run.options;
@@ -318,11 +328,18 @@ export function reproduceCommand(run: RunDetail): string {
     ? ` --until-stable --max-repetitions ${o.untilStable.maxRepetitions} --cv-threshold ${o.untilStable.cvThreshold}`
     : '';
   const published = (o ? o.scale === 'published' : run.source === 'published') ? ' --published-scale' : '';
+  const settings = Object.entries(o?.serverSettings ?? {})
+    .map(([k, v]) => ` --set ${shellQuote(`${k}=${v}`)}`)
+    .join('');
   const target =
-    run.databaseEnvironment.engine === 'postgresql'
-      ? 'postgres://USER@HOST:5432/DBNAME'
-      : 'mysql://USER@HOST:3306/DBNAME';
-  return `tunelab run ${run.scenario.key} --target ${target} --repetitions ${reps}${stable}${params}${published}`;
+    o?.server !== undefined
+      ? `--server ${o.server}${settings}`
+      : `--target ${
+          run.databaseEnvironment.engine === 'postgresql'
+            ? 'postgres://USER@HOST:5432/DBNAME'
+            : 'mysql://USER@HOST:3306/DBNAME'
+        }`;
+  return `tunelab run ${run.scenario.key} ${target} --repetitions ${reps}${stable}${params}${published}`;
 }
 
 function shellQuote(s: string): string {

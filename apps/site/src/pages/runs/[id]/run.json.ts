@@ -1,8 +1,11 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { siteData } from '../../../lib/load.ts';
 
-export const getStaticPaths: GetStaticPaths = async () =>
-  (await siteData()).runs.map((r) => ({ params: { id: r.id } }));
+export const getStaticPaths: GetStaticPaths = async () => {
+  const data = await siteData();
+  // Pages of runs an earlier build wrote are kept as they are (scripts/build.ts).
+  return data.runs.filter((r) => !data.builtRuns.has(r.id)).map((r) => ({ params: { id: r.id } }));
+};
 
 export const GET: APIRoute = async ({ params }) => {
   const run = (await siteData()).runDetail.get(String(params.id));

@@ -1,0 +1,42 @@
+/**
+ * The record of an earlier build kept in its output directory, so that a rebuild renders only
+ * what changed: runs are immutable, so a run's pages (`/runs/<id>/`, `run.json`, `samples.csv`),
+ * once written, stay as they are. The manifest lists the runs whose pages the directory holds
+ * and the fingerprint of everything that renders them (scripts/build.ts); a run's `run.json` is
+ * its RunDetail, which aggregate pages read back instead of querying the data source again.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { RunDetail } from '@tunelab/contracts';
+
+export const MANIFEST_FILE = '.tunelab-build.json';
+
+export const BuildManifest = z.strictObject({
+  /** sha256 over the site's code, its dependencies, the scenario folders and the settings that shape a page. */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Ids of the runs whose pages are in the directory. */
+  runs: z.array(z.string().regex(/^[0-9a-f-]{1,100}$/)),
+});
+export type BuildManifest = z.infer<typeof BuildManifest>;
+
+/** The manifest of the build in `dir`, or null when there is none (or it is not one this code wrote). */
+export async function readManifest(dir: string): Promise<BuildManifest | null> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, MANIFEST_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const parsed = BuildManifest.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A built run's detail, as its `run.json` page holds it (written from the validated record). */
+export async function readBuiltRun(dir: string, id: string): Promise<RunDetail> {
+  return JSON.parse(await readFile(join(dir, 'runs', id, 'run.json'), 'utf8')) as RunDetail;
+}

@@ -1,0 +1,73 @@
+/**
+ * The coverage page's data: scenario × hardware class × server major, with runs, the newest run
+ * and open fleet jobs per cell (GET /v1/coverage, or the same read on the results database).
+ * Every scenario folder gets a row even when nothing was measured: the empty cells are the gaps.
+ */
+import type { Coverage, CoverageCell } from '@tunelab/contracts';
+import { readSiteConfig } from './env.ts';
+import { siteData } from './load.ts';
+import { openSiteSource } from './source.ts';
+
+export type CoverageRow = { scenario: string; title: string; server: string; cells: (CoverageCell | null)[] };
+export type CoverageMatrix = {
+  classes: string[];
+  rows: CoverageRow[];
+  /** Open jobs not tied to a hardware class (for a runner, labels or any machine), per scenario. */
+  unclassedJobs: Map<string, number>;
+  gaps: number;
+  filled: number;
+};
+
+const serverLabel = (c: Pick<CoverageCell, 'engine' | 'server'>) => `${c.engine} ${c.server ?? 'any'}`;
+
+/** Lays the cells out as a matrix: one row per scenario × server, one column per hardware class. */
+export function coverageMatrix(coverage: Coverage, scenarios: { key: string; title: string }[]): CoverageMatrix {
+  const classes = coverage.hardwareClasses;
+  const titles = new Map(scenarios.map((s) => [s.key, s.title]));
+  const keys = [...new Set([...scenarios.map((s) => s.key), ...coverage.scenarios])].sort();
+  const unclassedJobs = new Map<string, number>();
+  const byRow = new Map<string, Map<string, CoverageCell>>();
+  for (const c of coverage.cells) {
+    if (c.hardwareClass === null) {
+      unclassedJobs.set(c.scenario, (unclassedJobs.get(c.scenario) ?? 0) + c.openJobs);
+      continue;
+    }
+    const row = `${c.scenario}\u0000${serverLabel(c)}`;
+    const cells = byRow.get(row) ?? new Map<string, CoverageCell>();
+    cells.set(c.hardwareClass, c);
+    byRow.set(row, cells);
+  }
+  const rows: CoverageRow[] = [];
+  let gaps = 0;
+  let filled = 0;
+  for (const key of keys) {
+    const servers = [...byRow.keys()].filter((r) => r.startsWith(`${key}\u0000`)).sort();
+    for (const row of servers.length ? servers : [`${key}\u0000—`]) {
+      const cells = classes.map((cls) => byRow.get(row)?.get(cls) ?? null);
+      for (const c of cells) {
+        if (c && c.runs > 0) filled++;
+        else gaps++;
+      }
+      rows.push({ scenario: key, title: titles.get(key) ?? key, server: row.split('\u0000')[1] ?? '—', cells });
+    }
+  }
+  return { classes, rows, unclassedJobs, gaps, filled };
+}
+
+let loaded: Promise<CoverageMatrix> | undefined;
+/** Read once per build, after the main snapshot (an embedded database has one owner at a time). */
+export function coverageData(): Promise<CoverageMatrix> {
+  loaded ??= (async () => {
+    const data = await siteData();
+    const source = await openSiteSource(readSiteConfig());
+    try {
+      return coverageMatrix(
+        await source.coverage(),
+        data.scenarios.map((s) => ({ key: s.key, title: s.title })),
+      );
+    } finally {
+      await source.close();
+    }
+  })();
+  return loaded;
+}

@@ -1,0 +1,91 @@
+// Issue 17 §1: the site build beside the process that owns the embedded results database.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openResultsDb } from '@tunelab/results-db';
+import { openSiteSource } from './source.ts';
+import type { SiteConfig } from './env.ts';
+
+const SERVER = fileURLToPath(new URL('../../../api/src/server.ts', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../../../tests/fixtures/sample-submission.json', import.meta.url));
+
+const configFor = (dataDir: string): SiteConfig => ({
+  kind: 'pglite',
+  dataDir,
+  repoRoot: '/',
+  scenariosDir: '/',
+  siteUrl: 'http://localhost:4321',
+  siteUrlSet: false,
+  builtSite: undefined,
+});
+
+describe('the site source beside the owner of the embedded database', () => {
+  let dir: string;
+  let dataDir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tl_owner_site_'));
+    dataDir = join(dir, 'results');
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('reads through the running API that owns it, and sees what the API stored', async () => {
+    let api: ChildProcess | undefined;
+    try {
+      const started = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+        const env = Object.fromEntries(
+          Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
+        );
+        api = spawn(process.execPath, ['--import', 'tsx', SERVER, '--quickstart'], {
+          env: { ...env, TUNELAB_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
+          const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
+          if (url && token) resolve({ url, token });
+        };
+        api.stdout!.on('data', onData);
+        api.stderr!.on('data', onData);
+        api.once('exit', (code) => reject(new Error(`API exited ${code}: ${out}`)));
+      });
+      const res = await fetch(`${started.url}/v1/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${started.token}`, 'content-type': 'application/json' },
+        body: await readFile(FIXTURE, 'utf8'),
+      });
+      expect(res.status).toBe(201);
+      const { id } = (await res.json()) as { id: string };
+      const source = await openSiteSource(configFor(dataDir));
+      try {
+        expect(source.description).toBe(`TuneLab API at ${started.url}`);
+        expect((await source.runs()).map((r) => r.id)).toEqual([id]);
+      } finally {
+        await source.close();
+      }
+    } finally {
+      const child = api;
+      if (child && child.exitCode === null) {
+        const gone = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await gone;
+      }
+    }
+  });
+
+  it('fails with the owner pid when the owner serves no API', async () => {
+    const db = await openResultsDb(undefined, { dataDir });
+    try {
+      await db.migrate();
+      await expect(openSiteSource(configFor(dataDir))).rejects.toThrow(
+        new RegExp(`in use by process ${process.pid} .*serves no API to read through`),
+      );
+    } finally {
+      await db.close();
+    }
+  });
+});

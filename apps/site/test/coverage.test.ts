@@ -1,0 +1,102 @@
+/**
+ * The coverage page: a real results database (PGlite) with measured runs and a fleet job, the real
+ * `astro build`, and the page's matrix read back from the HTML; plus the matrix layout itself.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openResultsDb } from '@tunelab/results-db';
+import { coverageMatrix } from '../src/lib/coverage.ts';
+import { buildSite } from './build.ts';
+import { sampleRun } from './seed.ts';
+
+const work = await mkdtemp(join(tmpdir(), 'tl-fleet-site-'));
+afterAll(async () => rm(work, { recursive: true, force: true }));
+
+describe('coverage matrix', () => {
+  it('lays cells out by scenario × server and class, counting gaps; class-less jobs are counted per scenario', () => {
+    const m = coverageMatrix(
+      {
+        scenarios: ['a'],
+        hardwareClasses: ['2 cores / 8 GB / SSD', '8 cores / 32 GB / NVME'],
+        servers: [{ engine: 'postgresql', major: 16 }],
+        cells: [
+          {
+            scenario: 'a',
+            hardwareClass: '2 cores / 8 GB / SSD',
+            engine: 'postgresql',
+            server: 16,
+            runs: 3,
+            newestRun: '2026-11-20T00:00:00.000Z',
+            openJobs: 0,
+          },
+          {
+            scenario: 'a',
+            hardwareClass: null,
+            engine: 'postgresql',
+            server: null,
+            runs: 0,
+            newestRun: null,
+            openJobs: 2,
+          },
+        ],
+      },
+      [
+        { key: 'a', title: 'A' },
+        { key: 'b', title: 'B' },
+      ],
+    );
+    expect(m.rows.map((r) => [r.scenario, r.server, r.cells.map((c) => c?.runs ?? null)])).toEqual([
+      ['a', 'postgresql 16', [3, null]],
+      ['b', '—', [null, null]],
+    ]);
+    expect(m).toMatchObject({ filled: 1, gaps: 3 });
+    expect(m.unclassedJobs.get('a')).toBe(2);
+  });
+});
+
+describe('coverage page', () => {
+  it('draws the matrix with its gaps from the results database, linked from the home and scenario pages', async () => {
+    const dataDir = join(work, 'db');
+    const db = await openResultsDb(undefined, { dataDir });
+    try {
+      await db.migrate();
+      for (let i = 0; i < 2; i++)
+        await db.ingestRun({
+          submission: sampleRun({ cores: 4, memoryGb: 16, disk: 'ssd' }, i),
+          document: sampleRun({ cores: 4, memoryGb: 16, disk: 'ssd' }, i),
+          idempotencyKey: `cov-${i}`,
+          runnerId: null,
+        });
+      await db.ingestRun({
+        submission: sampleRun({ cores: 8, memoryGb: 32, disk: 'nvme' }, 9),
+        document: sampleRun({ cores: 8, memoryGb: 32, disk: 'nvme' }, 9),
+        idempotencyKey: 'cov-9',
+        runnerId: null,
+      });
+      const fleet = db.openFleet();
+      await fleet.start();
+      await fleet.requestJob(
+        { scenario: 'vacuum-full-rewrite', params: {}, for: { class: '8 cores / 32 GB / NVME' }, priority: 0 },
+        null,
+      );
+      await fleet.stop();
+    } finally {
+      await db.close();
+    }
+    const out = join(work, 'dist');
+    const built = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
+    expect(built.code, built.output).toBe(0);
+    const html = await readFile(join(out, 'coverage/index.html'), 'utf8');
+    expect(html).toContain('4 cores / 16 GB / SSD');
+    expect(html).toContain('8 cores / 32 GB / NVME');
+    expect(html).toMatch(/2 runs/);
+    expect(html).toMatch(/gap · 1 queued/);
+    expect(html).toMatch(/class="gap"/);
+    expect(await readFile(join(out, 'index.html'), 'utf8')).toContain('href="/coverage/"');
+    expect(await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8')).toContain(
+      'href="/coverage/"',
+    );
+  }, 600_000);
+});

@@ -1,0 +1,117 @@
+/**
+ * Incremental builds (scripts/build.ts): after new runs arrive, a rebuild over the earlier
+ * output keeps the pages of the runs it already holds and gives the same site as a full build
+ * of the same data — every new run page and every aggregate page alike.
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openResultsDb } from '@tunelab/results-db';
+import { buildSiteInto } from '../scripts/build.ts';
+import { envWithoutDataSource } from '../src/lib/env.ts';
+import { MANIFEST_FILE } from '../src/lib/built-runs.ts';
+import { sampleRun, SCENARIOS_DIR, type MachineSpec } from './seed.ts';
+
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'tunelab-site-incremental-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+const MACHINES: MachineSpec[] = [
+  { id: 'a', cores: 4, memoryGb: 16, disk: 'ssd' },
+  { id: 'b', cores: 8, memoryGb: 32, disk: 'nvme' },
+  { id: 'c', cores: 2, memoryGb: 8, disk: 'hdd' },
+];
+
+async function ingest(dataDir: string, runs: [MachineSpec, number][]) {
+  const db = await openResultsDb(undefined, { dataDir });
+  try {
+    await db.migrate();
+    for (const [machine, n] of runs) {
+      const submission = sampleRun(machine, n);
+      await db.ingestRun({
+        submission,
+        document: submission,
+        idempotencyKey: `inc-${machine.id}-${n}`,
+        runnerId: null,
+      });
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+async function files(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** Only the build time differs between two builds of the same data. */
+const withoutBuildTime = (text: string) =>
+  text.replace(/Built \d{4}-\d\d-\d\d \d\d:\d\d UTC/g, 'Built <time> UTC').replace(/<lastmod>[^<]*</g, '<lastmod><');
+
+it('keeps built run pages, renders the new ones and the aggregate pages, and equals a full build', async () => {
+  const dataDir = join(work, 'db');
+  const env = { ...envWithoutDataSource(), TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' };
+  const db = await openResultsDb(undefined, { dataDir });
+  await db.migrate();
+  await db.importPublished(SCENARIOS_DIR);
+  await db.close();
+  await ingest(dataDir, [
+    [MACHINES[0]!, 0],
+    [MACHINES[1]!, 0],
+  ]);
+
+  const site = join(work, 'site');
+  const first = await buildSiteInto(site, { env, quiet: true });
+  expect(first).toMatchObject({ code: 0, incremental: false });
+  const keptRuns = (await readdir(join(site, 'runs'))).sort();
+  expect(keptRuns.length).toBeGreaterThanOrEqual(2);
+  const keptPages = new Map<string, string>();
+  for (const id of keptRuns) keptPages.set(id, await readFile(join(site, 'runs', id, 'index.html'), 'utf8'));
+
+  // A new run on a known machine and one on a new machine.
+  await ingest(dataDir, [
+    [MACHINES[0]!, 1],
+    [MACHINES[2]!, 0],
+  ]);
+  const second = await buildSiteInto(site, { env, quiet: true });
+  expect(second).toMatchObject({ code: 0, incremental: true, newRuns: 2, keptRuns: keptRuns.length });
+  // Kept pages were not rendered again: byte for byte what the first build wrote.
+  for (const [id, html] of keptPages) expect(await readFile(join(site, 'runs', id, 'index.html'), 'utf8')).toBe(html);
+
+  const full = join(work, 'full');
+  expect(await buildSiteInto(full, { env, full: true, quiet: true })).toMatchObject({ code: 0, incremental: false });
+  const got = await files(site);
+  expect(got).toEqual(await files(full));
+  expect(got.filter((f) => f.startsWith('runs/') && f.endsWith('/index.html'))).toHaveLength(keptRuns.length + 2);
+  for (const f of got) {
+    const [a, b] = await Promise.all([readFile(join(site, f), 'utf8'), readFile(join(full, f), 'utf8')]);
+    expect(withoutBuildTime(a), f).toBe(withoutBuildTime(b));
+  }
+  const manifest = JSON.parse(await readFile(join(site, MANIFEST_FILE), 'utf8')) as { runs: string[] };
+  expect(manifest.runs).toEqual((await readdir(join(full, 'runs'))).sort());
+});
+
+it('over the output of another (or a reset) database, rebuilds every page and keeps no stale run page', async () => {
+  const before = join(work, 'db-before');
+  const after = join(work, 'db-after');
+  await ingest(before, [[MACHINES[0]!, 10]]);
+  await ingest(after, [[MACHINES[1]!, 11]]);
+  const site = join(work, 'site-reset');
+  const env = (dataDir: string) => ({ ...envWithoutDataSource(), TUNELAB_DATA_DIR: dataDir });
+  expect(await buildSiteInto(site, { env: env(before), quiet: true })).toMatchObject({ code: 0, incremental: false });
+  const old = await readdir(join(site, 'runs'));
+  expect(old).toHaveLength(1);
+  const again = await buildSiteInto(site, { env: env(after), quiet: true });
+  expect(again).toMatchObject({ code: 0, incremental: false, newRuns: 1 });
+  const now = await readdir(join(site, 'runs'));
+  expect(now).toHaveLength(1);
+  expect(now).not.toEqual(old);
+});
