@@ -9,8 +9,10 @@ const DemoEnv = ApiEnv.pick({
   PORT: true,
   TUNELAB_MIN_RUNNER_VERSION: true,
 }).extend({
-  /** The PostgreSQL to benchmark when `--target` is not given. */
-  TUNELAB_TARGET: z.string().min(1).default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** The PostgreSQL to benchmark when `--target` is not given; without either, managed servers from the npm registry. */
+  TUNELAB_TARGET: z.string().min(1).optional(),
+  /** A runner token for the API that owns the results database, to measure through it. */
+  TUNELAB_TOKEN: z.string().min(1).optional(),
   /** Where the user typed `npm start` (npm sets it); relative paths on the command line resolve here. */
   INIT_CWD: z.string().min(1).optional(),
 });
@@ -26,6 +28,4 @@ export function loadDemoEnv(env: NodeJS.ProcessEnv = process.env): DemoEnv {
 }
 
 /** The environment a child process (runner, site build) inherits, plus `extra`. */
-export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, ...extra };
-}
+export { childEnv } from '@tunelab/env';

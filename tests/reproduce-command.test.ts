@@ -72,4 +72,20 @@ describe('reproduce command round trip', () => {
       untilStable: { maxRepetitions: 7, cvThreshold: 0.02 },
     });
   });
+
+  it('on a managed server: --server and its --set settings', async () => {
+    const submission = RunSubmission.parse({
+      ...SAMPLE,
+      options: { repetitions: 3, scale: 'default', server: 17, serverSettings: { shared_buffers: '256MB' } },
+    });
+    const command = reproduceCommand(await stored(submission, 'reproduce-3'));
+    expect(command).toContain('--server 17 --set shared_buffers=256MB');
+    expect(command).not.toContain('--target');
+    expect(parseRunArgs(argvOf(command)).options).toEqual({
+      repetitions: 3,
+      scale: 'default',
+      server: 17,
+      serverSettings: { shared_buffers: '256MB' },
+    });
+  });
 });

@@ -1,5 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { baseConfig } from '@tunelab/vitest-config';
+import { defineConfig, mergeConfig } from 'vitest/config';
 
-export default defineConfig({
-  test: { include: ['*.test.ts'], testTimeout: 120_000, hookTimeout: 60_000, fileParallelism: false },
-});
+export default mergeConfig(baseConfig, defineConfig({ test: { include: ['*.test.ts'], testTimeout: 120_000 } }));

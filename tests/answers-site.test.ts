@@ -1,0 +1,131 @@
+/**
+ * Issue 16: the site and the API give the same answers. Real runs of all five scenarios (the
+ * default scale, made with `tunelab run … --out` on the development machine) and the published
+ * figures go into a fresh PostgreSQL database behind a real API; the site is built from the
+ * database directly (DATABASE_URL), and for every scenario page, every group and every declared
+ * pair the page's agreement equals what GET /v1/answers says.
+ */
+import { spawn } from 'node:child_process';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '@tunelab/api';
+import type { ScenarioAnswers } from '@tunelab/contracts';
+import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { createTestDatabase } from '@tunelab/results-db/testing';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SCENARIOS = join(REPO_ROOT, 'scenarios');
+const KEYS = [
+  'fillfactor-hot-updates',
+  'innodb-compression-insert',
+  'recovery-init-sync',
+  'vacuum-full-rewrite',
+  'vacuum-index-cleanup',
+];
+
+function buildSite(outDir: string, databaseUrl: string) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
+    );
+    const child = spawn('npm', ['run', 'build', '-w', '@tunelab/site', '--', '--outDir', outDir], {
+      cwd: REPO_ROOT,
+      env: { ...inherited, DATABASE_URL: databaseUrl, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+/** group key → `baseline>candidate` → agreement, from a built scenario page's answer cards. */
+function pageAgreements(html: string): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  const cards = html.split('<article class="answer-card"').slice(1);
+  for (const card of cards) {
+    const key = /data-group="([^"]+)"/.exec(card)?.[1];
+    if (!key) continue;
+    const pairs = new Map<string, string>();
+    for (const m of card.matchAll(/data-baseline="([^"]+)" data-candidate="([^"]+)" data-agreement="([^"]+)"/g))
+      pairs.set(`${m[1]}>${m[2]}`, m[3]!);
+    out.set(key.replace(/&#38;|&amp;/g, '&'), pairs);
+  }
+  return out;
+}
+
+describe('every scenario page gives the same agreement as GET /v1/answers', () => {
+  let work: string;
+  let db: ResultsDb;
+  let url: string;
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'tl-answers-site-'));
+    const database = await createTestDatabase('tl_answers_site');
+    databaseUrl = database.url;
+    db = await openResultsDb(database.url, { scenariosDir: SCENARIOS });
+    await db.migrate();
+    await db.importPublished(SCENARIOS);
+    const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const { token } = await db.createRunner('answers-site');
+    for (const key of KEYS) {
+      const file = JSON.parse(await readFile(join(REPO_ROOT, 'tests/fixtures/real-runs', `${key}.json`), 'utf8')) as {
+        submission: unknown;
+      };
+      const res = await fetch(`${url}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': key },
+        body: JSON.stringify(file.submission),
+      });
+      expect(res.status, await res.text()).toBe(201);
+    }
+    cleanup = async () => {
+      await app.close();
+      await db.close();
+      await database.drop();
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await cleanup?.();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it(
+    'builds the site from the database and compares every class and pair with the API',
+    { timeout: 600_000 },
+    async () => {
+      const out = join(work, 'dist');
+      const build = await buildSite(out, databaseUrl);
+      expect(build.code, build.out.slice(-3000)).toBe(0);
+      let compared = 0;
+      for (const key of KEYS) {
+        const res = await fetch(`${url}/v1/answers?scenario=${key}`);
+        expect(res.status).toBe(200);
+        const api = (await res.json()) as ScenarioAnswers;
+        expect(api.groups.length, `${key} has measured groups`).toBeGreaterThan(0);
+        const page = pageAgreements(await readFile(join(out, 'scenarios', key, 'index.html'), 'utf8'));
+        expect([...page.keys()].sort()).toEqual(api.groups.map((g) => g.group.key).sort());
+        for (const g of api.groups) {
+          const pairs = page.get(g.group.key)!;
+          for (const p of g.pairs) {
+            expect(
+              pairs.get(`${p.baseline}>${p.candidate}`),
+              `${key} ${g.group.key} ${p.baseline}>${p.candidate}`,
+            ).toBe(p.agreement);
+            compared++;
+          }
+        }
+      }
+      expect(compared).toBeGreaterThan(10);
+    },
+  );
+});

@@ -1,0 +1,292 @@
+/**
+ * The fleet with real processes, on both results databases: an API process (apps/api/src/server.ts,
+ * a 10 s lease) and `tunelab agent` processes running tiny jobs against the local PostgreSQL.
+ * N agents × M jobs complete every job exactly once; a SIGKILLed agent's job is re-leased and
+ * completed once by another; an API killed and restarted mid-job still gets the job's run; an
+ * active job cancelled stops its agent. An agent with `--server 17` takes a job naming `server: 17`
+ * and runs it on a throwaway PostgreSQL 17 from the npm registry.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { openResultsDb } from '@tunelab/results-db';
+import { createTestDatabase } from '@tunelab/results-db/testing';
+import { Job, JobList, RunList } from '@tunelab/contracts';
+
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSX = ['--import', 'tsx'];
+const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
+const SERVER = path.join(ROOT, 'apps/api/src/server.ts');
+const TARGET = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SCENARIO = 'vacuum-index-cleanup';
+
+const tmp = await mkdtemp(path.join(os.tmpdir(), 'tl-fleet-e2e-'));
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  await rm(tmp, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, ms = 90_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+/** The API process on a fresh results database of the given kind, with runner and operator tokens. */
+async function fleetOn(backend: 'postgresql' | 'pglite', agents: string[], prefix = 'tl_fleet_e2e') {
+  const database = backend === 'postgresql' ? await createTestDatabase(prefix) : undefined;
+  if (database) cleanups.push(() => database.drop());
+  const dataDir = path.join(tmp, `results-${backend}`);
+  const db = await openResultsDb(database?.url, { dataDir });
+  await db.migrate();
+  const tokens: Record<string, string> = {};
+  for (const name of agents) tokens[name] = (await db.createRunner(name)).token;
+  const operator = (await db.createRunner('ops', { kind: 'operator' })).token;
+  await db.close();
+  let child: ChildProcess | null = null;
+  let port = '0';
+  const start = () =>
+    new Promise<string>((resolve, reject) => {
+      const c = spawn(process.execPath, [...TSX, SERVER], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          ...(database ? { DATABASE_URL: database.url } : { TUNELAB_DATA_DIR: dataDir }),
+          HOST: '127.0.0.1',
+          PORT: port,
+          LOG_LEVEL: 'silent',
+          TUNELAB_JOB_LEASE_S: '10',
+        },
+      });
+      child = c;
+      cleanups.push(async () => c.exitCode === null && c.kill('SIGKILL'));
+      let out = '';
+      c.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
+        if (m) {
+          port = m[2]!;
+          resolve(m[1]!);
+        }
+      });
+      c.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      c.on('exit', (code) => reject(new Error(`API exited with ${code}: ${out}`)));
+    });
+  const kill = () =>
+    new Promise<void>((resolve) => {
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return resolve();
+      c.once('exit', () => resolve());
+      c.kill('SIGKILL');
+    });
+  const url = await start();
+  const api = {
+    url,
+    tokens,
+    start,
+    kill,
+    async request(body: object) {
+      const res = await fetch(`${url}/v1/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return Job.parse(await res.json());
+    },
+    async cancel(id: string) {
+      const res = await fetch(`${url}/v1/jobs/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${operator}` },
+      });
+      expect(res.status).toBe(200);
+      return Job.parse(await res.json());
+    },
+    async job(id: string) {
+      return Job.parse(await (await fetch(`${url}/v1/jobs/${id}`)).json());
+    },
+    async jobs() {
+      return JobList.parse(await (await fetch(`${url}/v1/jobs?limit=1000`)).json()).items;
+    },
+    async runs() {
+      return RunList.parse(await (await fetch(`${url}/v1/runs?limit=500`)).json()).items;
+    },
+  };
+  return api;
+}
+
+type Agent = { child: ChildProcess; log: () => string; exited: Promise<number | null> };
+
+function startAgent(
+  api: { url: string; tokens: Record<string, string> },
+  name: string,
+  labels: string[] = [],
+  home = path.join(tmp, `agent-${name}-${Math.random().toString(36).slice(2, 6)}`),
+  /** How the agent picks its server (default: the local PostgreSQL) and anything more. */
+  serverArgs = ['--target', TARGET],
+  env: Record<string, string> = {},
+): Agent & { home: string } {
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'agent',
+      '--api',
+      api.url,
+      '--token',
+      api.tokens[name]!,
+      ...serverArgs,
+      '--storage',
+      'ssd',
+      ...(labels.length ? ['--labels', labels.join(',')] : []),
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        TUNELAB_RUNS_DIR: path.join(home, 'runs'),
+        TUNELAB_SPOOL_DIR: path.join(home, 'spool'),
+        TUNELAB_SUBMIT_BACKOFF_MS: '200',
+        TUNELAB_SUBMIT_RETRIES: '2',
+        ...env,
+      },
+    },
+  );
+  let log = '';
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  cleanups.push(async () => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
+  return { child, log: () => log, exited, home };
+}
+
+async function stopAgent(a: Agent) {
+  if (a.child.exitCode !== null || a.child.signalCode !== null) return a.child.exitCode;
+  a.child.kill('SIGTERM');
+  return a.exited;
+}
+
+const tiny = { scenario: SCENARIO, params: { rows: 1000 }, repetitions: 1 };
+
+describe.each(['postgresql', 'pglite'] as const)('the fleet on %s', (backend) => {
+  it('N agents × M jobs: every job completed exactly once; a SIGKILLed agent’s job is re-leased; an API restart mid-job; a cancelled active job', async () => {
+    const api = await fleetOn(backend, ['a1', 'a2', 'a3', 'victim', 'rescuer', 'slow']);
+
+    // ── 3 agents × 6 jobs ──
+    const jobs: Job[] = [];
+    for (let i = 0; i < 6; i++) jobs.push(await api.request(tiny));
+    const agents = ['a1', 'a2', 'a3'].map((n) => startAgent(api, n));
+    const done = await until('6 completed jobs', async () => {
+      const all = await Promise.all(jobs.map((j) => api.job(j.id)));
+      return all.every((j) => j.state === 'completed') && all;
+    });
+    for (const a of agents) expect(await stopAgent(a), a.log()).toBe(0);
+    const runIds = done.map((j) => j.runId);
+    expect(new Set(runIds).size).toBe(6);
+    expect((await api.runs()).map((r) => r.id).sort()).toEqual([...runIds].sort());
+    expect(new Set(done.map((j) => j.runner)).size).toBeGreaterThan(1);
+
+    // ── kill -9 of an agent mid-job: re-leased after the lease, completed once by another ──
+    const leased = await api.request({ ...tiny, params: { rows: 200_000 }, for: { labels: ['lease'] } });
+    const victim = startAgent(api, 'victim', ['lease']);
+    await until('the victim running the job', async () => (await api.job(leased.id)).state === 'active');
+    await until('the victim starting its run', async () => /run [0-9a-f-]{36}/.test(victim.log()));
+    await sleep(1500); // its databases exist by now: the fixture is being built
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    const rescuer = startAgent(api, 'rescuer', ['lease']);
+    const rescued = await until('the job completed by the rescuer', async () => {
+      const j = await api.job(leased.id);
+      return j.state === 'completed' && j;
+    });
+    expect(rescued.runner).toBe('rescuer');
+    expect(rescued.attempts).toBe(2);
+    expect(await stopAgent(rescuer), rescuer.log()).toBe(0);
+    // The killed agent's run left its databases; the next agent started there drops them.
+    const victimRun = /run ([0-9a-f-]{36})/.exec(victim.log())?.[1];
+    expect(victimRun, victim.log()).toBeDefined();
+    const prefix = `tunelab_${victimRun!.replaceAll('-', '').slice(0, 8)}_`;
+    const restarted = startAgent(api, 'victim', ['nothing-here'], victim.home);
+    await until('the restarted agent cleaning up', async () =>
+      restarted.log().includes(`run ${victimRun} of a killed agent left`),
+    );
+    const c = new pg.Client({ connectionString: TARGET });
+    await c.connect();
+    try {
+      const left = await c.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+      expect(left.rows).toEqual([]);
+    } finally {
+      await c.end();
+    }
+    expect(await stopAgent(restarted), restarted.log()).toBe(0);
+
+    // ── the API killed and restarted while an agent runs a job ──
+    const survivor = await api.request({ ...tiny, params: { rows: 100_000 }, for: { labels: ['restart'] } });
+    const steady = startAgent(api, 'slow', ['restart']);
+    await until('the job active', async () => (await api.job(survivor.id)).state === 'active');
+    await api.kill();
+    await sleep(1500);
+    await api.start();
+    const survived = await until('the job completed after the restart', async () => {
+      const j = await api.job(survivor.id);
+      return j.state === 'completed' && j;
+    });
+    expect(survived.runner).toBe('slow');
+
+    // ── an active job cancelled: the agent stops at its next heartbeat and drops its databases ──
+    const doomed = await api.request({ ...tiny, params: { rows: 3_000_000 }, for: { labels: ['restart'] } });
+    await until('the doomed job active', async () => (await api.job(doomed.id)).state === 'active');
+    expect((await api.cancel(doomed.id)).state).toBe('cancelled');
+    await until(
+      'the agent stopping',
+      async () => steady.log().includes(`job ${doomed.id}: stopped (the job is cancelled)`),
+      30_000,
+    );
+    expect((await api.job(doomed.id)).runId).toBeNull();
+    expect(await stopAgent(steady), steady.log()).toBe(0);
+
+    // Exactly one stored run per completed job, nothing else.
+    const all = await api.jobs();
+    const completed = all.filter((j) => j.state === 'completed');
+    expect(completed).toHaveLength(8);
+    expect((await api.runs()).map((r) => r.id).sort()).toEqual(completed.map((j) => j.runId).sort());
+    await api.kill();
+  });
+});
+
+describe('an agent with --server', () => {
+  it('announces PostgreSQL 17, takes the job naming server: 17 (not one naming 16), runs it on a managed PostgreSQL 17', async () => {
+    const api = await fleetOn('postgresql', ['srv'], 'tl_agentsrv_e2e');
+    const other = await api.request({ ...tiny, server: 16 });
+    const job = await api.request({ ...tiny, server: 17 });
+    const agent = startAgent(api, 'srv', [], undefined, ['--server', '17', '--once', '--wait', '60'], {
+      // Shared between test runs (see apps/runner/src/test-support/servers.ts): no download on re-runs.
+      TUNELAB_SERVERS_DIR:
+        process.env.TUNELAB_TEST_SERVERS_DIR ??
+        (process.getuid?.() === 0
+          ? '/var/cache/tunelab/servers-test'
+          : path.join(os.homedir(), '.cache', 'tunelab', 'servers-test')),
+    });
+    expect(await agent.exited, agent.log()).toBe(0);
+    expect(agent.log()).toMatch(/agent: postgresql 17 on a throwaway server per job/);
+    const done = await api.job(job.id);
+    expect(done.state, agent.log()).toBe('completed');
+    const runs = await api.runs();
+    expect(runs.map((r) => r.id)).toEqual([done.runId]);
+    expect(runs[0]!.database).toMatchObject({ engine: 'postgresql', major: 17 });
+    expect((await api.job(other.id)).state).toBe('queued');
+  });
+});
