@@ -11,7 +11,7 @@ import { openTarget } from '../drivers/index.ts';
 import { TargetUnreachable } from '../errors.ts';
 import { cleanUpRun, type CleanupReport } from './cleanup.ts';
 import { appNameOf, runPrefix, type RunPlan } from './plan.ts';
-import { atMost, guardSession, type Guard } from './stall.ts';
+import { atMost, guarded, guardSession, type Guard } from './stall.ts';
 
 export type Connection = {
   handle: TargetHandle;
@@ -109,7 +109,17 @@ export async function connect(
     globals: null,
     savedGlobals: null,
     async openDatabase(name) {
-      const s = guardSession(await driver.openDatabase(url, name, plan.appName), guard);
+      // The connect itself is guarded too: a server that stalls mid-handshake would otherwise wait
+      // for the driver's own connect timeout. A connection that completes after the guard fired is dropped.
+      const opening = driver.openDatabase(url, name, plan.appName);
+      const raw = await guarded(guard, `connecting to ${name}`, undefined, () => opening).catch((e: unknown) => {
+        void opening.then(
+          (late) => (late.destroy ? late.destroy() : void late.close().catch(() => undefined)),
+          () => undefined,
+        );
+        throw e;
+      });
+      const s = guardSession(raw, guard);
       sessions.add(s);
       for (const [k, v] of Object.entries(plan.doc.settings.session)) await s.setSetting(k, String(v));
       return s;
