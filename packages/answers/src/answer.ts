@@ -15,6 +15,8 @@ import type {
 } from '@tunelab/contracts';
 import { engineDefault, sameSetting } from './settings.ts';
 import type { RatioAnswer } from '@tunelab/contracts';
+import { conditionReasons, evaluateConditions } from './conditions.ts';
+import type { UnitSample } from './figures.ts';
 
 /** A comparison group as results-db returns it (run links optional). */
 export type AnswerGroup = Omit<ComparisonGroup, 'runs'> & { runs: readonly { id: string }[] };
@@ -34,8 +36,9 @@ export const AGREEMENT_TEXT: Record<Agreement, string> = {
 export const COMPARABILITY_RULE =
   'A measured result is held against the article’s figure for the same pair at the same sweep point (else the nearest point, which makes it not comparable). ' +
   'It is comparable only when (1) every parameter for which the scenario declares the article’s value is within a factor of 2 of it (booleans and choices equal), and the article ran its full data set; ' +
-  '(2) when the article described its machine: the storage kind here is known and the same, and cores and memory together are within two doublings; ' +
-  '(3) every setting the scenario calls relevant equals the article’s, where the article stated it (a setting a run did not record is the server’s default). ' +
+  '(2) every essential condition the scenario declares (published.json `conditions`: a metric, parameter or setting a run records, and the threshold it must reach) is met by every run of the group; a condition whose value the group did not record counts as not met; ' +
+  '(3) when the article described its machine: the storage kind here is known and the same, and cores and memory together are within two doublings; ' +
+  '(4) every setting the scenario calls relevant equals the article’s, where the article stated it (a setting a run did not record is the server’s default). ' +
   'A comparable result reproduces the article when it points the same way (both faster, both slower, or both without a significant difference), contradicts it when it points the other way, ' +
   'and is inconclusive when the measurement finds no significant difference where the article found one. Any condition that differs makes it not comparable, whatever it points to, and says which.';
 
@@ -153,6 +156,8 @@ export function comparability(
   scenario: ScenarioInput,
   g: AnswerGroup,
   article: ArticleMachine | null,
+  /** Every sample of the group's runs (the metrics its conditions read; `conditionMetrics`). */
+  samples: readonly UnitSample[] = [],
 ): { reasons: string[]; notes: string[] } {
   const doc = scenario.doc;
   const reasons: string[] = [];
@@ -175,7 +180,10 @@ export function comparability(
   if (scale.length > 0) reasons.push(`scale: ${scale.join('; ')}`);
   if (article?.dataScale !== null && article?.dataScale !== undefined && article.dataScale !== 1)
     reasons.push(`scale: the article ran ${pct(article.dataScale)} of its data on ${article.id}`);
-  // (2) hardware, when the article described it.
+  // (2) the essential conditions the scenario declares, read from what the runs recorded.
+  const unmet = conditionReasons(evaluateConditions(doc, scenario.published, g, samples));
+  if (unmet.length > 0) reasons.push(`conditions: ${unmet.join('; ')}`);
+  // (3) hardware, when the article described it.
   if (article && !article.stated) notes.push('hardware: the article did not describe its machine');
   else if (article) {
     const parts: string[] = [];
@@ -192,7 +200,7 @@ export function comparability(
       );
     if (parts.length > 0) reasons.push(`hardware: ${parts.join('; ')}`);
   }
-  // (3) the settings the scenario calls relevant, where the article stated them.
+  // (4) the settings the scenario calls relevant, where the article stated them.
   // What the article stated: its published.json settings, and the settings its imported runs
   // recorded. A value results-db filled in as the engine's default was not stated by the article.
   const recorded = Object.entries(article?.group.settings ?? {}).flatMap(([k, v]): [string, string][] => {
@@ -280,6 +288,8 @@ export function answerPair(
   baseline: string,
   candidate: string,
   ratios: readonly RatioAnswer[],
+  /** Every sample of the group's runs, for the declared conditions. */
+  samples: readonly UnitSample[] = [],
 ): PairAnswerRecord {
   const labels = Object.fromEntries(scenario.doc.variants.map((v) => [v.key, v.label]));
   const measured = g.comparisons.find((c) => c.baseline === baseline && c.candidate === candidate) ?? null;
@@ -326,7 +336,7 @@ export function answerPair(
         outcome: 'unknown',
         sentence: `${r.label}: ${candidate} ${row.article.toFixed(2)} in the article, ${row.ratio === null ? 'not measured' : row.ratio.toFixed(2)} here`,
       };
-      const { reasons, notes } = comparability(scenario, g, null);
+      const { reasons, notes } = comparability(scenario, g, null, samples);
       if (row.agrees === null)
         return {
           ...base,
@@ -351,10 +361,10 @@ export function answerPair(
   if (!machine || !art || there === 'unknown') {
     // No figure to hold it against; a result measured far from the article's conditions still
     // says so, so that a toy-scale run never reads as the article's answer.
-    const { reasons, notes } = comparability(scenario, g, null);
+    const { reasons, notes } = comparability(scenario, g, null, samples);
     return { ...base, agreement: reasons.length > 0 ? 'not-comparable' : 'no-article', reasons, notes, article };
   }
-  const { reasons, notes } = comparability(scenario, g, machine);
+  const { reasons, notes } = comparability(scenario, g, machine, samples);
   const theirPoint = machine.group.point;
   if (g.point && theirPoint && theirPoint.value !== g.point.value)
     reasons.unshift(

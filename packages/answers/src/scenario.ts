@@ -9,6 +9,7 @@ import {
   type PairAnswerRecord,
   type ScenarioInput,
 } from './answer.ts';
+import { conditionsSentence } from './conditions.ts';
 import { metricList, type ResolvedDirection } from './direction.ts';
 import { declaredCrossings, declaredFits, declaredRatios, type SeriesPoint, type UnitSample } from './figures.ts';
 
@@ -22,7 +23,10 @@ export type AnswerScenarioInput<G extends AnswerGroup> = {
   /** The groups to answer (of `source`), and the article's groups of the same metric. */
   groups: readonly G[];
   articleGroups: readonly G[];
-  /** Every sample / series point of a group's runs (ratios and fits pool every unit of the runs). */
+  /**
+   * Every sample / series point of a group's runs (ratios and fits pool every unit of the runs;
+   * the declared conditions read theirs: `conditionMetrics`).
+   */
   samplesOf?: (g: G) => readonly UnitSample[];
   seriesOf?: (g: G) => readonly SeriesPoint[];
 };
@@ -94,7 +98,7 @@ export function answerScenario<G extends AnswerGroup>(input: AnswerScenarioInput
       return {
         group,
         name: groupName(scenario, g),
-        pairs: declared.map((p) => answerPair(scenario, g, machines, p.baseline, p.candidate, ratios)),
+        pairs: declared.map((p) => answerPair(scenario, g, machines, p.baseline, p.candidate, ratios, samples)),
         ratios,
         fits: declaredFits(doc, samples),
         crossings: declaredCrossings(doc, input.seriesOf?.(g) ?? []),
@@ -117,7 +121,7 @@ export function answerScenario<G extends AnswerGroup>(input: AnswerScenarioInput
     },
     metrics: metricList(doc),
     source: input.source,
-    rule: COMPARABILITY_RULE,
+    rule: `${COMPARABILITY_RULE} ${conditionsSentence(scenario.published)}`,
     empty: emptyReason(input),
     groups,
   };

@@ -5,7 +5,14 @@
  * crossings. The scenario folder (scenario.yaml, published.json) comes from the scenario catalog.
  */
 import type { AnswersQuery, ComparisonGroupRecord, ScenarioAnswersRecord } from '@tunelab/contracts';
-import { answerScenario, metricDirection, primaryMetric, type SeriesPoint, type UnitSample } from '@tunelab/answers';
+import {
+  answerScenario,
+  conditionMetrics,
+  metricDirection,
+  primaryMetric,
+  type SeriesPoint,
+  type UnitSample,
+} from '@tunelab/answers';
 import { publishedFigures } from '@tunelab/scenarios';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
@@ -80,6 +87,7 @@ export async function answerScenarioQuery(
     ...new Set([
       ...(doc.report.ratios ?? []).map((r) => r.metric),
       ...(doc.report.fits ?? []).flatMap((f) => [f.metric, f.per]),
+      ...conditionMetrics(loaded.published?.file ?? null),
     ]),
   ];
   const seriesMetrics = doc.report.charts.flatMap((c) => (c.kind === 'series' ? [c.metric] : []));

@@ -12,3 +12,10 @@ export {
   type PublishedMachineRuns,
 } from './published.ts';
 export { readScenarioReadme } from './readme.ts';
+export {
+  ConditionValue,
+  EssentialCondition,
+  PublishedConditions,
+  checkConditions,
+  publishedConditions,
+} from './conditions.ts';

@@ -11,6 +11,7 @@ import {
   type Step,
 } from '@tunelab/contracts';
 
+import { checkConditions, publishedConditions } from './conditions.ts';
 import { hashScenarioFolder } from './hash.ts';
 import { parsePublished, publishedFigures, readPublishedBytes, type PublishedData } from './published.ts';
 
@@ -121,6 +122,8 @@ export async function loadScenario(dir: string): Promise<LoadedScenario> {
     if (parsed.ok) published = parsed.published;
     else issues.push(...parsed.issues);
   }
+  const conditions = publishedConditions(published?.file);
+  if (conditions) issues.push(...checkConditions(conditions, doc, `${folder}/published.json`));
   // report.ratios[].published names a map of variant → number in published.json.
   (doc.report.ratios ?? []).forEach((r, i) => {
     if (r.published === undefined) return;

@@ -5,6 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PublishedFile, type PublishedMachine, type ScenarioIssue } from '@tunelab/contracts';
+import { parseTree } from 'jsonc-parser';
+import { PublishedConditions } from './conditions.ts';
 import { sha256Hex } from './hash.ts';
 
 export type PublishedData = {
@@ -13,8 +15,26 @@ export type PublishedData = {
   version: string;
 };
 
-/** The version of a published.json: sha256 of its bytes. */
-export const publishedVersion = (bytes: Uint8Array | string) => sha256Hex(bytes);
+/**
+ * The version of a published.json: sha256 of its bytes without the top-level `conditions` member
+ * (cut from the end of the member before it, or up to the member after it). The conditions are
+ * TuneLab's reading of the article, not its figures: declaring them leaves the published runs
+ * already stored from the file as they are. A file without `conditions` hashes as its bytes.
+ */
+export function publishedVersion(bytes: Uint8Array | string): string {
+  const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8');
+  const root = parseTree(text);
+  const members = root?.type === 'object' ? (root.children ?? []) : [];
+  const i = members.findIndex((m) => m.children?.[0]?.value === 'conditions');
+  const member = members[i];
+  if (!member) return sha256Hex(bytes);
+  const before = members[i - 1];
+  const after = members[i + 1];
+  const cut = before
+    ? text.slice(0, before.offset + before.length) + text.slice(member.offset + member.length)
+    : text.slice(0, member.offset) + (after ? text.slice(after.offset) : text.slice(member.offset + member.length));
+  return sha256Hex(cut);
+}
 
 /** Parses published.json bytes; problems name `label` (e.g. `demo/published.json`) and the field. */
 export function parsePublished(
@@ -33,6 +53,19 @@ export function parsePublished(
       ok: false,
       issues: parsed.error.issues.map((i) => ({ file: label, path: i.path.join('.') || '(root)', message: i.message })),
     };
+  const conditions = parsed.data['conditions'];
+  if (conditions !== undefined) {
+    const checked = PublishedConditions.safeParse(conditions);
+    if (!checked.success)
+      return {
+        ok: false,
+        issues: checked.error.issues.map((i) => ({
+          file: label,
+          path: ['conditions', ...i.path].join('.'),
+          message: i.message,
+        })),
+      };
+  }
   return { ok: true, published: { file: parsed.data, version: publishedVersion(bytes) } };
 }
 
