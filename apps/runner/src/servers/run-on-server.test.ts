@@ -3,10 +3,12 @@
  * (installed on first use into the shared test servers directory): nothing here uses PostgreSQL
  * binaries of this machine.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ClusterRecord } from '../drivers/managed-cluster/orphans.ts';
 import type { RunFile } from '../run-file.ts';
 import { runTunelab } from '../test-support/cli.ts';
 import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
@@ -121,5 +123,80 @@ describe('tunelab run --server: what it refuses (exit 2, nothing created)', () =
     expect(sent).toBe(true);
     expect(r.code).toBe(130);
     expect(await readdir(dir)).toEqual([]);
+  }, 300_000);
+});
+
+describe('tunelab run --server killed with SIGKILL (no exit hook runs)', () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** Starts a run, kills it once its fixture is being built; returns the orphan its record names. */
+  async function killMidRun(dir: string, ledger: string) {
+    let killed = false;
+    const r = await runTunelab(
+      ['run', 'vacuum-index-cleanup', '--server', '17', '--param', 'rows=200000', '--cluster-dir', dir],
+      { ...env, TUNELAB_LEDGER_DIR: ledger },
+      (all, child) => {
+        if (!killed && all.includes('fixture:')) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      },
+    );
+    expect(killed, r.stderr).toBe(true);
+    expect(r.code).toBe(null);
+    const files = (await readdir(ledger)).filter((f) => f.startsWith('managed-'));
+    expect(files).toHaveLength(1);
+    const record = JSON.parse(await readFile(path.join(ledger, files[0]!), 'utf8')) as ClusterRecord;
+    const pid = Number(readFileSync(path.join(record.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    // Left behind: the server still runs and its directory is there.
+    expect(alive(pid)).toBe(true);
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain(record.dataDirectory);
+    expect(record.root.startsWith(dir)).toBe(true);
+    expect(existsSync(record.root)).toBe(true);
+    return { record, pid };
+  }
+  const waitGone = async (pid: number) => {
+    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    return !alive(pid);
+  };
+
+  it('`tunelab cleanup` stops the orphaned server and removes its directory, and says so', async () => {
+    const dir = await tempDir();
+    const ledger = await tempDir();
+    const { record, pid } = await killMidRun(dir, ledger);
+    const c = await runTunelab(['cleanup'], { ...env, TUNELAB_LEDGER_DIR: ledger });
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stdout).toContain(`stopped its server (pid ${pid}, port ${record.port}) and removed ${record.root}`);
+    expect(c.stdout).toContain(`run ${record.runId}`);
+    expect(await waitGone(pid)).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(ledger)).toEqual([]);
+    // Nothing left: a second cleanup says so.
+    const again = await runTunelab(['cleanup'], { ...env, TUNELAB_LEDGER_DIR: ledger });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/no managed servers left by earlier runs of this machine/);
+  }, 300_000);
+
+  it('the next `tunelab run --server` removes it first, and says so', async () => {
+    const dir = await tempDir();
+    const ledger = await tempDir();
+    const { record, pid } = await killMidRun(dir, ledger);
+    const out = path.join(ledger, 'run.json');
+    const r = await runTunelab(
+      ['run', 'vacuum-index-cleanup', '--server', '17', ...tiny, '--cluster-dir', dir, '--out', out],
+      { ...env, TUNELAB_LEDGER_DIR: ledger },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`stopped its server (pid ${pid}, port ${record.port}) and removed ${record.root}`);
+    expect(await waitGone(pid)).toBe(true);
+    // The new run's own server went at its end too; its record with it.
+    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(ledger)).toEqual(['run.json']);
   }, 300_000);
 });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -103,4 +104,96 @@ describe('tunelab servers', () => {
       'no servers installed',
     );
   }, 180_000);
+});
+
+describe("the registry's certificate: npm's cafile", () => {
+  /** A self-signed certificate for 127.0.0.1 (key and cert PEM files in `dir`). */
+  const selfSigned = async (dir: string, name: string) => {
+    const key = path.join(dir, `${name}.key`);
+    const cert = path.join(dir, `${name}.pem`);
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    return { key, cert };
+  };
+  /** An HTTPS "registry" on 127.0.0.1 whose package has no build of any major. */
+  const registry = async (tls: { key: string; cert: string }) => {
+    const server = createHttpsServer({ key: await readFile(tls.key), cert: await readFile(tls.cert) }, (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ versions: { '7.1.0': { dist: { tarball: 'https://127.0.0.1/none.tgz' } } } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const a = server.address();
+    return { url: `https://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/`, close: () => server.close() };
+  };
+
+  it('a cafile that signs the registry is used; one that does not is named (exit 1); a missing or non-PEM one is exit 2', async () => {
+    const dir = await tempDir();
+    const store = path.join(dir, 's');
+    const own = await selfSigned(dir, 'registry');
+    const other = await selfSigned(dir, 'other-ca');
+    const reg = await registry(own);
+    try {
+      const install = (cafile: string) =>
+        runTunelab(['servers', 'install', '16'], {
+          TUNELAB_SERVERS_DIR: store,
+          TUNELAB_REGISTRY: reg.url,
+          npm_config_cafile: cafile,
+          NODE_EXTRA_CA_CERTS: '',
+        });
+      // Trusted through the cafile: the registry answered (it has no build of 16).
+      const ok = await install(own.cert);
+      expect(ok.code, ok.stderr).toBe(1);
+      expect(ok.stderr).toContain('the registry has no build of PostgreSQL 16');
+      // A CA that does not sign the registry's certificate.
+      const bad = await install(other.cert);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(`cannot reach the npm registry`);
+      expect(bad.stderr).toContain(`from TUNELAB_REGISTRY`);
+      expect(bad.stderr).toMatch(/its certificate is not trusted: .*self[- ]signed/);
+      expect(bad.stderr).toContain(`the trusted certificate authorities come from npm_config_cafile (${other.cert})`);
+      // A file that is not there, or not a certificate.
+      const missing = await install(path.join(dir, 'nope.pem'));
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        `npm_config_cafile names the CA file ${path.join(dir, 'nope.pem')}, which cannot be read (ENOENT)`,
+      );
+      const notPem = path.join(dir, 'not.pem');
+      await writeFile(notPem, 'hello\n');
+      const garbage = await install(notPem);
+      expect(garbage.code).toBe(2);
+      expect(garbage.stderr).toContain(`which holds no PEM certificate`);
+      await expect(readdir(store)).rejects.toThrow();
+    } finally {
+      reg.close();
+    }
+  }, 120_000);
+
+  it('a registry setting that is not an http(s) URL is exit 2', async () => {
+    const dir = await tempDir();
+    const r = await runTunelab(['servers', 'install', '16'], {
+      TUNELAB_SERVERS_DIR: path.join(dir, 's'),
+      TUNELAB_REGISTRY: 'registry.example',
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('TUNELAB_REGISTRY is "registry.example", not an http:// or https:// URL');
+  });
 });

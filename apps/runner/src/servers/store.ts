@@ -11,13 +11,14 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { x as untar } from 'tar';
 import { RunFailed, UsageError } from '../errors.ts';
 import type { ServerBinaries } from '../drivers/managed-cluster/binaries.ts';
 import { ensureServerOsUser, isRoot, run, runServerBinary, serverOsUser } from '../drivers/managed-cluster/process.ts';
-import { resolveBuild, type ServerBuild } from './registry.ts';
+import { describeRequestError, httpGet, resolveBuild, type RegistrySettings, type ServerBuild } from './registry.ts';
 
 const META = 'tunelab-server.json';
 const TEMP_PREFIX = '.install-';
@@ -84,15 +85,22 @@ async function prepareStore(serversDir: string): Promise<void> {
 }
 
 /** Downloads the tarball, checks its integrity and unpacks it into `into` (the package's root). */
-async function download(build: ServerBuild, into: string, onProgress?: InstallProgress): Promise<number> {
-  let res: Response;
+async function download(
+  build: ServerBuild,
+  into: string,
+  settings: RegistrySettings,
+  onProgress?: InstallProgress,
+): Promise<number> {
+  let res: IncomingMessage;
   try {
-    res = await fetch(build.tarball, { signal: AbortSignal.timeout(600_000) });
-    if (!res.ok || !res.body) throw new Error(`HTTP ${res.status} ${res.statusText}`);
+    res = await httpGet(build.tarball, {
+      timeoutMs: 60_000,
+      ...(settings.cafile ? { ca: settings.cafile.pem } : {}),
+    });
   } catch (e) {
-    throw new RunFailed(`cannot download ${build.tarball}: ${(e as Error).message}`);
+    throw new RunFailed(`cannot download ${build.tarball}: ${describeRequestError(e, settings)}`);
   }
-  const total = Number(res.headers.get('content-length')) || null;
+  const total = Number(res.headers['content-length']) || null;
   const [algorithm, expected] = build.integrity?.split('-', 2) ?? ['sha512', undefined];
   const hash = createHash(algorithm ?? 'sha512');
   let received = 0;
@@ -105,18 +113,7 @@ async function download(build: ServerBuild, into: string, onProgress?: InstallPr
     },
   });
   try {
-    const reader = res.body.getReader();
-    const body = Readable.from(
-      (async function* () {
-        for (;;) {
-          // The read result's type differs between the DOM and Node typings the workspaces use.
-          const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
-          if (chunk.done || !chunk.value) return;
-          yield chunk.value;
-        }
-      })(),
-    );
-    await pipeline(body, tap, untar({ cwd: into, strip: 1 }));
+    await pipeline(res, tap, untar({ cwd: into, strip: 1 }));
   } catch (e) {
     throw new RunFailed(`downloading or unpacking ${build.tarball} failed: ${(e as Error).message}`);
   }
@@ -135,7 +132,7 @@ export async function installServer(
   opts: { onProgress?: InstallProgress; say?: (text: string) => void; registry?: string } = {},
 ): Promise<InstalledServer & { alreadyInstalled: boolean }> {
   const say = opts.say ?? (() => {});
-  const build = await resolveBuild(major, opts.registry ? { registry: opts.registry } : {});
+  const { settings, ...build } = await resolveBuild(major, opts.registry ? { registry: opts.registry } : {});
   const current = await readInstalled(serversDir, major);
   if (current?.version === build.version) return { ...current, alreadyInstalled: true };
   await prepareStore(serversDir);
@@ -148,7 +145,7 @@ export async function installServer(
   try {
     await chmod(temp, 0o755);
     say(`downloading ${build.packageName}@${build.version} from ${new URL(build.tarball).host}`);
-    await download(build, temp, opts.onProgress);
+    await download(build, temp, settings, opts.onProgress);
     // The package's own postinstall: it creates the shared-library symlinks (paths relative to its root).
     await run(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: temp, timeoutMs: 60_000 });
     const postgresVersion = await checkBinaries(binDirOf(temp), serversDir);

@@ -8,6 +8,9 @@
  * directory are removed by `destroy()`, on `signal` abort (the server is stopped at once), and as
  * a last resort when the Node process exits.
  *
+ * With a ledger directory the cluster is recorded before initdb, so a runner killed with SIGKILL
+ * (no exit hook) leaves an orphan that the next run or `tunelab cleanup` removes (orphans.ts).
+ *
  * Crashing is `pg_ctl stop -m immediate` (SIGQUIT to the postmaster: no shutdown checkpoint, so the
  * next start runs crash recovery), never SIGKILL of the postmaster, which would leave shared memory
  * and orphaned backends behind.
@@ -23,6 +26,7 @@ import pg from 'pg';
 import { RunFailed, UsageError } from '../../errors.ts';
 import type { ManagedCluster } from '../driver.ts';
 import type { ServerBinaries } from './binaries.ts';
+import { pidAlive, recordCluster, sweepOrphanedClusters } from './orphans.ts';
 import { asServerUser, ensureServerOsUser, isRoot, run, runServerBinary, serverOsUser } from './process.ts';
 
 export type ManagedClusterOptions = {
@@ -40,6 +44,15 @@ export type ManagedClusterOptions = {
   signal?: AbortSignal;
   /** initdb time limit (default 120 s). */
   initdbTimeoutMs?: number;
+  /**
+   * The runner's ledger (TUNELAB_LEDGER_DIR): the cluster is recorded there before initdb and
+   * orphans of killed runners are swept first (orphans.ts). Without it nothing is recorded.
+   */
+  ledgerDir?: string;
+  /** The run that owns the cluster (in its record). */
+  runId?: string;
+  /** Lines worth showing (orphans swept, a record that could not be written). */
+  say?: (text: string) => void;
 };
 
 export type StartOptions = {
@@ -136,6 +149,8 @@ export class ManagedPostgresCluster implements ManagedCluster {
   private childExit: Promise<void> | null = null;
   private ownSocketDir: boolean;
   private destroyed = false;
+  /** Its record in the ledger (orphans.ts), removed with the cluster. */
+  private recordFile: string | null = null;
   private removeAbortListener: () => void = () => {};
 
   private constructor(p: {
@@ -159,6 +174,8 @@ export class ManagedPostgresCluster implements ManagedCluster {
     opts.signal?.throwIfAborted();
     const parent = path.resolve(opts.parentDir ?? tmpdir());
     await checkParentDir(parent);
+    const say = opts.say ?? (() => {});
+    if (opts.ledgerDir) await sweepOrphanedClusters(opts.ledgerDir, say);
     let root: string;
     try {
       root = await mkdtemp(path.join(parent, 'tunelab-cluster-'));
@@ -179,6 +196,21 @@ export class ManagedPostgresCluster implements ManagedCluster {
     });
     LIVE.add(cluster);
     installExitHook();
+    if (opts.ledgerDir)
+      cluster.recordFile = await recordCluster(opts.ledgerDir, {
+        runId: opts.runId ?? null,
+        root,
+        dataDirectory: cluster.dataDirectory,
+        socketDir,
+        ownSocketDir,
+        port: cluster.port,
+        binDir: opts.binaries.dir,
+      }).catch((e: unknown) => {
+        say(
+          `cannot record the managed server in ${opts.ledgerDir} (${(e as Error).message}); if this process is killed, remove ${root} by hand`,
+        );
+        return null;
+      });
     try {
       await cluster.giveToServerUser(root, parent);
       if (ownSocketDir) await cluster.giveToServerUser(socketDir, tmpdir());
@@ -256,7 +288,7 @@ export class ManagedPostgresCluster implements ManagedCluster {
     const text = await readFile(path.join(this.dataDirectory, 'postmaster.pid'), 'utf8').catch(() => null);
     const pid = Number(text?.split('\n')[0]);
     if (!Number.isInteger(pid) || pid <= 0) return null;
-    return isAlive(pid) ? pid : null;
+    return pidAlive(pid) ? pid : null;
   }
 
   async logSize(): Promise<number> {
@@ -441,6 +473,7 @@ export class ManagedPostgresCluster implements ManagedCluster {
     } finally {
       await rm(this.root, { recursive: true, force: true, maxRetries: 3 });
       if (this.ownSocketDir) await rm(this.socketDir, { recursive: true, force: true });
+      if (this.recordFile) await rm(this.recordFile, { force: true });
       LIVE.delete(this);
     }
   }
@@ -462,16 +495,8 @@ export class ManagedPostgresCluster implements ManagedCluster {
     spawnSync(f, a, { stdio: 'ignore', timeout: 35_000, cwd: tmpdir() });
     rmSync(this.root, { recursive: true, force: true });
     if (this.ownSocketDir) rmSync(this.socketDir, { recursive: true, force: true });
+    if (this.recordFile) rmSync(this.recordFile, { force: true });
     LIVE.delete(this);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

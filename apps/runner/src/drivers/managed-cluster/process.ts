@@ -30,7 +30,7 @@ export function ensureServerOsUser(say: (text: string) => void = () => {}): Prom
       );
     if (await exists('postgres')) return (serverUser = 'postgres');
     if (!(await exists(CREATED_OS_USER))) {
-      await run(
+      const created = await run(
         'useradd',
         [
           '--system',
@@ -43,15 +43,21 @@ export function ensureServerOsUser(say: (text: string) => void = () => {}): Prom
           CREATED_OS_USER,
         ],
         { timeoutMs: 30_000 },
-      ).catch((e: unknown) => {
-        ensured = null;
-        throw new Error(
-          `running as root, PostgreSQL must run as an unprivileged OS user; there is no "postgres" user and creating "${CREATED_OS_USER}" failed: ${(e as Error).message}`,
-        );
-      });
-      say(
-        `created the OS user "${CREATED_OS_USER}" to run PostgreSQL servers (initdb and postgres refuse to run as root)`,
+      ).then(
+        () => true,
+        async (e: unknown) => {
+          // Another runner process (two installs or runs at once) created it meanwhile.
+          if (await exists(CREATED_OS_USER)) return false;
+          ensured = null;
+          throw new Error(
+            `running as root, PostgreSQL must run as an unprivileged OS user; there is no "postgres" user and creating "${CREATED_OS_USER}" failed: ${(e as Error).message}`,
+          );
+        },
       );
+      if (created)
+        say(
+          `created the OS user "${CREATED_OS_USER}" to run PostgreSQL servers (initdb and postgres refuse to run as root)`,
+        );
     }
     return (serverUser = CREATED_OS_USER);
   })();
