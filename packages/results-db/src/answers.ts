@@ -5,7 +5,14 @@
  * crossings. The scenario folder (scenario.yaml, published.json) comes from the scenario catalog.
  */
 import type { AnswersQuery, ComparisonGroupRecord, ScenarioAnswersRecord } from '@tunelab/contracts';
-import { answerScenario, metricDirection, primaryMetric, type SeriesPoint, type UnitSample } from '@tunelab/answers';
+import {
+  answerScenario,
+  answerVersions,
+  metricDirection,
+  primaryMetric,
+  type SeriesPoint,
+  type UnitSample,
+} from '@tunelab/answers';
 import { publishedFigures } from '@tunelab/scenarios';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
@@ -63,9 +70,12 @@ export async function answerScenarioQuery(
   const doc = loaded.doc;
   const metric = q.metric ?? primaryMetric(doc);
   const docs = new Map([[doc.key, doc]]);
-  const { source, ...filters } = q;
+  const { source, major, ...filters } = q;
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
-  const groups = groupSamples(await loadSamples(prisma, base), base, docs).groups;
+  // `major` (one or several engine majors) keeps those majors' groups; grouping never pools two majors.
+  const groups = groupSamples(await loadSamples(prisma, base), base, docs).groups.filter(
+    (g) => major === undefined || major.includes(g.engine.major),
+  );
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,
@@ -92,7 +102,7 @@ export async function answerScenarioQuery(
       const ids = new Set(g.runs.map((r) => r.id));
       return xs.filter((x) => ids.has(x.run));
     };
-  return answerScenario({
+  const answered = answerScenario({
     scenario: { doc, published: loaded.published?.file ?? null },
     figures: publishedFigures(loaded.published),
     metric,
@@ -103,4 +113,6 @@ export async function answerScenarioQuery(
     samplesOf: of(samples),
     seriesOf: of(series),
   });
+  // The same pairs side by side per engine major, read from the per-group answers.
+  return { ...answered, versions: answerVersions(answered.groups) };
 }
