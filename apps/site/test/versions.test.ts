@@ -75,7 +75,10 @@ describe('the scenario page per server version', () => {
       // n per side, the improvement with its interval, the verdict.
       expect(t).toMatch(/3 \+ 3/);
       expect(t).toMatch(/-?\d+\.\d% \(-?\d+\.\d% to -?\d+\.\d%\)/);
-      expect(t).toMatch(/faster|slower|no significant difference/i);
+      expect(t).toMatch(/>(?:1-2|2-2) (?:better|worse), p = [\d.e-]+<|>no significant difference, p = [\d.e-]+</);
+      expect(t).toMatch(
+        /title="(?:1-2|2-2) (?:and (?:1-1|2-1) show no significant difference|is [\d.]+% (?:faster|slower))/,
+      );
     }
     // The forest plot per pair: an SVG whose text names each version.
     const figures = section.match(/<figure class="chart">[\s\S]*?<\/figure>/g) ?? [];
