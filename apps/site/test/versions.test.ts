@@ -7,11 +7,21 @@
  * form takes the version.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+
+declare global {
+  interface Window {
+    /** axe-core, injected by the accessibility test. */
+    axe?: {
+      run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }>;
+    };
+  }
+}
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission } from '@tunelab/contracts';
 import { openResultsDb } from '@tunelab/results-db';
@@ -123,5 +133,24 @@ describe('the scenario page per server version', () => {
     await expect(p.locator('.picker-result').textContent()).resolves.toMatch(
       /^PostgreSQL 16 is not measured on any class of this scenario \(the nearest class, .+, is measured on 14, 15, 17\)/,
     );
+  });
+
+  it('the page with the version tables, charts and picker passes axe-core at 1366 and 390 px', async () => {
+    browser ??= await launchChromium();
+    const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const violations: string[] = [];
+    for (const width of [1366, 390]) {
+      const p = await browser.newPage({ viewport: { width, height: 900 }, javaScriptEnabled: true });
+      await p.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
+      await p.addScriptTag({ content: axeSource });
+      expect(await p.locator('section.versions table').count()).toBe(2);
+      const found = await p.evaluate(async () => {
+        if (!window.axe) return ['axe-core did not load'];
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
+      });
+      violations.push(...found.map((f) => `${width}px: ${f}`));
+    }
+    expect(violations).toEqual([]);
   });
 });
