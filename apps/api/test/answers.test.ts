@@ -134,3 +134,158 @@ describe('GET /v1/answers and comparisons in the scenario’s direction, over re
     expect(JSON.stringify(bad.body)).toMatch(/storage/);
   });
 });
+
+/**
+ * Real `tunelab run vacuum-index-cleanup` runs at the default scale on this machine, on throwaway
+ * PostgreSQL 14 and 17 servers from the npm registry (`--server 14`, `--server 17`) and on the
+ * local PostgreSQL 15 (tests/fixtures/real-runs): one hardware class, three majors.
+ */
+const realRun = (file: string) =>
+  (
+    JSON.parse(readFileSync(new URL(`../../../tests/fixtures/real-runs/${file}`, import.meta.url), 'utf8')) as {
+      submission: { database: { major: number }; scenario: { version: string } };
+    }
+  ).submission;
+const VERSION_RUNS = [
+  'versions/vacuum-index-cleanup-pg14.json',
+  'vacuum-index-cleanup.json',
+  'versions/vacuum-index-cleanup-pg17.json',
+].map(realRun);
+
+describe('GET /v1/answers across server versions, over real runs on PostgreSQL 14, 15 and 17', () => {
+  let url: string;
+  let close: () => Promise<void>;
+  const get = async <T>(path: string) => {
+    const res = await fetch(`${url}${path}`);
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as T };
+  };
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('versions_answers_api');
+    const db = await openResultsDb(database.url, { scenariosDir: SCENARIOS });
+    await db.migrate();
+    await db.importPublished(SCENARIOS);
+    const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const { token } = await db.createRunner('versions-test');
+    for (const run of VERSION_RUNS) {
+      const res = await post(url, token, run, { 'idempotency-key': `versions-${run.database.major}` });
+      expect(res.status, await res.text()).toBe(201);
+    }
+    close = async () => {
+      await app.close();
+      await db.close();
+      await database.drop();
+    };
+  });
+  afterAll(async () => close?.());
+
+  it('puts each declared pair side by side per major, read from that major’s group answer', async () => {
+    const { status, body } = await get<ScenarioAnswers>('/v1/answers?scenario=vacuum-index-cleanup');
+    expect(status).toBe(200);
+    expect(body.groups.map((g) => g.group.engine.major).sort()).toEqual([14, 15, 17]);
+    const hardwareClass = body.groups[0]!.group.hardware.class;
+    expect(body.versions.measured).toEqual([{ hardwareClass, engine: 'postgresql', majors: [14, 15, 17] }]);
+    expect(body.versions.sentence).toBe(
+      `Measured on PostgreSQL 14, 15 and 17; the same pairs under equal conditions side by side: ${hardwareClass} on PostgreSQL 14 and 17.`,
+    );
+    expect(body.versions.comparisons.map((c) => `${c.baseline}→${c.candidate}`)).toEqual(['1-1→1-2', '2-1→2-2']);
+    for (const c of body.versions.comparisons) {
+      expect(c).toMatchObject({ hardwareClass, engine: 'postgresql', direction: 'lower-is-better', unit: 's' });
+      expect(c.params).toEqual({ rows: 800_000 });
+      expect(c.conditions).not.toMatch(/PostgreSQL/);
+      // The 15 run was made with an earlier version of the scenario: its group is never side by side.
+      expect(c.rows.map((r) => r.major)).toEqual([14, 17]);
+      expect(c.scenarioVersion).toBe(VERSION_RUNS[0]!.scenario.version);
+      for (const r of c.rows) {
+        // Every figure is the group's own: the same group, n, means, improvement, interval and verdict.
+        const g = body.groups.find((x) => x.group.key === r.group)!;
+        expect(g.group.engine.major).toBe(r.major);
+        expect(r.serverVersions.join(' ')).toMatch(new RegExp(`^PostgreSQL ${r.major}\\.\\d+`));
+        const pair = g.pairs.find((p) => p.baseline === c.baseline && p.candidate === c.candidate)!;
+        const side = (v: string) => g.group.variants.find((x) => x.variant === v)!;
+        expect(r.baseline).toEqual({ n: side(c.baseline).n, mean: side(c.baseline).mean });
+        expect(r.candidate).toEqual({ n: side(c.candidate).n, mean: side(c.candidate).mean });
+        expect(r.baseline!.n).toBe(3);
+        expect(r.difference).toBeCloseTo(r.candidate!.mean - r.baseline!.mean, 9);
+        expect(r).toMatchObject({
+          improvement: pair.measured!.improvement,
+          ci95: pair.measured!.ci95,
+          p: pair.measured!.welch!.p,
+          verdict: pair.measured!.verdict,
+          agreement: pair.agreement,
+        });
+        expect(r.ci95!.low!).toBeLessThanOrEqual(r.improvement!);
+        expect(r.ci95!.high!).toBeGreaterThanOrEqual(r.improvement!);
+      }
+      expect(c.sameVerdict).toBe(new Set(c.rows.map((r) => r.verdict.kind)).size === 1);
+      expect(c.summary).toMatch(c.sameVerdict ? /^The same on PostgreSQL 14 and 17: / : /changes with the server/);
+    }
+  });
+
+  it('keeps the majors asked for with `major`, and says when only one is left', async () => {
+    const two = await get<ScenarioAnswers>('/v1/answers?scenario=vacuum-index-cleanup&major=17,14');
+    expect(two.status).toBe(200);
+    expect(two.body.groups.map((g) => g.group.engine.major).sort()).toEqual([14, 17]);
+    expect(two.body.versions.comparisons.map((c) => c.rows.map((r) => r.major))).toEqual([
+      [14, 17],
+      [14, 17],
+    ]);
+    const one = await get<ScenarioAnswers>('/v1/answers?scenario=vacuum-index-cleanup&major=17');
+    expect(one.body.groups.map((g) => g.group.engine.major)).toEqual([17]);
+    expect(one.body.versions.comparisons).toEqual([]);
+    expect(one.body.versions.sentence).toMatch(
+      /^Measured on PostgreSQL 17 only — .+ on PostgreSQL 17; no hardware class/,
+    );
+    const apart = await get<ScenarioAnswers>('/v1/answers?scenario=vacuum-index-cleanup&major=14,15');
+    expect(apart.body.groups.map((g) => g.group.engine.major).sort()).toEqual([14, 15]);
+    expect(apart.body.versions.comparisons).toEqual([]);
+    expect(apart.body.versions.sentence).toMatch(
+      /^Measured on PostgreSQL 14 and 15 only — .+ on PostgreSQL 14 and 15; no hardware class has the same pair under equal conditions/,
+    );
+    const none = await get<ScenarioAnswers>('/v1/answers?scenario=vacuum-index-cleanup&major=16');
+    expect(none.body.groups).toEqual([]);
+    expect(none.body.empty).toMatch(/no measured runs/);
+    expect(none.body.versions).toEqual({
+      measured: [],
+      comparisons: [],
+      sentence: 'No server version is measured yet.',
+    });
+  });
+
+  it.each(['abc', '14,x', '14.5', '99999', '-1', ''])(
+    'refuses major=%s with problem+json naming the field',
+    async (value) => {
+      const bad = await get<{ errors: { path: string; message: string }[] }>(
+        `/v1/answers?scenario=vacuum-index-cleanup&major=${encodeURIComponent(value)}`,
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.type).toMatch(/application\/problem\+json/);
+      expect(bad.body.errors.map((e) => e.path)).toContain('querystring:/major');
+    },
+  );
+
+  it('documents `major` and the `versions` section in the OpenAPI document', async () => {
+    const doc = (
+      await get<{
+        paths: Record<
+          string,
+          {
+            get: {
+              parameters: { name: string }[];
+              responses: Record<
+                string,
+                { content: Record<string, { schema: { properties: Record<string, unknown> } }> }
+              >;
+            };
+          }
+        >;
+      }>('/openapi.json')
+    ).body;
+    const op = doc.paths['/v1/answers']!.get;
+    expect(op.parameters.map((p) => p.name)).toContain('major');
+    expect(Object.keys(op.responses['200']!.content['application/json']!.schema.properties)).toContain('versions');
+  });
+});

@@ -40,3 +40,4 @@ export { findingsOf, groupSamples, type Filters, type SampleRow } from './groups
 export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
+export { answerVersions, serverName } from './versions.ts';

@@ -4,13 +4,46 @@
  * the declared ratios, fits and crossings. Computed by `@tunelab/answers` (the site draws the same).
  */
 import { z } from 'zod';
-import { ComparisonGroup, ComparisonSource, DirectionSource, PairComparison, UsedDirection } from './comparisons.ts';
+import {
+  Bounds,
+  ComparisonGroup,
+  ComparisonSource,
+  DirectionSource,
+  PairComparison,
+  UsedDirection,
+} from './comparisons.ts';
+import { SweepPoint } from './run.ts';
 import { StorageKind } from './hardware.ts';
 import { identifier, sha256Hex } from './primitives.ts';
 import { Engine } from './database.ts';
 
 const cores = z.coerce.number().int().min(1).max(4096);
 const memoryGb = z.coerce.number().int().min(0).max(1_048_576);
+const MAX_MAJORS = 20;
+/** "17" or "14,17": distinct whole majors, at most 20. */
+const majors = z
+  .string()
+  .max(200)
+  .transform((text, ctx) => {
+    const parts = text.split(',').map((p) => p.trim());
+    const out: number[] = [];
+    for (const p of parts) {
+      const n = /^\d{1,4}$/.test(p) ? Number(p) : NaN;
+      if (!Number.isInteger(n) || n > 1000) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be engine major versions separated by commas (e.g. 14,17); "${p}" is not one`,
+        });
+        return z.NEVER;
+      }
+      if (!out.includes(n)) out.push(n);
+    }
+    if (out.length > MAX_MAJORS) {
+      ctx.addIssue({ code: 'custom', message: `at most ${MAX_MAJORS} majors` });
+      return z.NEVER;
+    }
+    return out.sort((a, b) => a - b);
+  });
 
 export const AnswersQuery = z
   .strictObject({
@@ -19,6 +52,8 @@ export const AnswersQuery = z
     metric: identifier.optional(),
     engine: Engine.optional(),
     engineMajor: z.coerce.number().int().min(0).max(1000).optional(),
+    /** One engine major or several ("14,17"): the groups, and the versions put side by side, are those majors'. */
+    major: majors.optional(),
     storage: StorageKind.optional(),
     minCores: cores.optional(),
     maxCores: cores.optional(),
@@ -142,6 +177,62 @@ export const GroupAnswer = z.object({
 });
 export type GroupAnswer = z.infer<typeof GroupAnswer>;
 
+/** One engine major's row of a pair across server versions, read from that major's group answer. */
+export const VersionRow = z.object({
+  engine: Engine,
+  major: z.number().int(),
+  /** The server builds behind the row ("PostgreSQL 17.10 …"), as the group lists them. */
+  serverVersions: z.array(z.string()),
+  /** The key of the group the row is read from (GroupAnswer.group.key), and its number of runs. */
+  group: z.string(),
+  runCount: z.number().int(),
+  baseline: z.object({ n: z.number().int(), mean: z.number() }).nullable(),
+  candidate: z.object({ n: z.number().int(), mean: z.number() }).nullable(),
+  /** mean(candidate) − mean(baseline), in the metric's unit. */
+  difference: z.number().nullable(),
+  /** The candidate's improvement over the baseline in the metric's direction (0.375 = 37.5% better), with its 95% Fieller interval. */
+  improvement: z.number().nullable(),
+  ci95: Bounds.nullable(),
+  /** Welch's p (two units or more per side). */
+  p: z.number().nullable(),
+  verdict: PairComparison.shape.verdict,
+  agreement: Agreement,
+});
+export type VersionRow = z.infer<typeof VersionRow>;
+
+/** One declared pair on one hardware class under equal conditions, side by side per engine major. */
+export const VersionComparison = z.object({
+  hardwareClass: z.string(),
+  engine: Engine,
+  scenarioVersion: z.string(),
+  source: z.enum(['measured', 'published']),
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  point: SweepPoint.nullable(),
+  /** The shared conditions in words ("2 cores / 8 GB / SSD · rows = 2,000"), without the server version. */
+  conditions: z.string(),
+  baseline: z.string(),
+  candidate: z.string(),
+  direction: UsedDirection,
+  unit: z.string(),
+  /** Oldest major first. */
+  rows: z.array(VersionRow),
+  /** Whether the verdict is the same on every major; `summary` says it in words. */
+  sameVerdict: z.boolean(),
+  summary: z.string(),
+});
+export type VersionComparison = z.infer<typeof VersionComparison>;
+
+/** The server version as an answer axis. */
+export const VersionAnswers = z.object({
+  /** Per hardware class and engine, the majors with runs. */
+  measured: z.array(z.object({ hardwareClass: z.string(), engine: Engine, majors: z.array(z.number().int()) })),
+  /** Every pair measured on two majors or more of one class under equal conditions. */
+  comparisons: z.array(VersionComparison),
+  /** Which versions are measured, in one sentence. */
+  sentence: z.string(),
+});
+export type VersionAnswers = z.infer<typeof VersionAnswers>;
+
 export const ScenarioAnswers = z.object({
   scenario: z.object({
     key: z.string(),
@@ -163,5 +254,7 @@ export const ScenarioAnswers = z.object({
   /** Why there are no groups, when there are none. */
   empty: z.string().nullable(),
   groups: z.array(GroupAnswer),
+  /** The same pairs side by side per engine major version, for every class measured on two majors or more. */
+  versions: VersionAnswers,
 });
 export type ScenarioAnswers = z.infer<typeof ScenarioAnswers>;

@@ -8,6 +8,7 @@ import type { AnswersQuery, ComparisonGroupRecord, ScenarioAnswersRecord } from 
 import {
   answerScenario,
   conditionMetrics,
+  answerVersions,
   metricDirection,
   primaryMetric,
   type SeriesPoint,
@@ -70,9 +71,12 @@ export async function answerScenarioQuery(
   const doc = loaded.doc;
   const metric = q.metric ?? primaryMetric(doc);
   const docs = new Map([[doc.key, doc]]);
-  const { source, ...filters } = q;
+  const { source, major, ...filters } = q;
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
-  const groups = groupSamples(await loadSamples(prisma, base), base, docs).groups;
+  // `major` (one or several engine majors) keeps those majors' groups; grouping never pools two majors.
+  const groups = groupSamples(await loadSamples(prisma, base), base, docs).groups.filter(
+    (g) => major === undefined || major.includes(g.engine.major),
+  );
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,
@@ -100,7 +104,7 @@ export async function answerScenarioQuery(
       const ids = new Set(g.runs.map((r) => r.id));
       return xs.filter((x) => ids.has(x.run));
     };
-  return answerScenario({
+  const answered = answerScenario({
     scenario: { doc, published: loaded.published?.file ?? null },
     figures: publishedFigures(loaded.published),
     metric,
@@ -111,4 +115,6 @@ export async function answerScenarioQuery(
     samplesOf: of(samples),
     seriesOf: of(series),
   });
+  // The same pairs side by side per engine major, read from the per-group answers.
+  return { ...answered, versions: answerVersions(answered.groups) };
 }

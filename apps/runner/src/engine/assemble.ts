@@ -20,7 +20,7 @@ export function assemble(
   startedAt: Date,
 ): RunResult {
   const { doc, rule } = plan;
-  log.notes.push(...crossoverNotes(doc.report.charts, doc.comparisons, log.timeSeries));
+  log.notes.push(...crossoverNotes(doc, log.timeSeries));
   const meanRestore = m.restoreSeconds.reduce((a, b) => a + b, 0) / m.restoreSeconds.length;
   const ratio = buildSeconds / meanRestore;
   // The fixture is a pseudo-variant so that build time reaches the API next to the restores.

@@ -204,7 +204,8 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
       return validate(schema, await res.json(), what, `${where} (GET ${path})`);
     });
   }
-  const qs = (q: Record<string, string | number | boolean | undefined>) =>
+  // A list (answers' `major`) is written as the API reads it: comma-separated.
+  const qs = (q: Record<string, string | number | boolean | readonly number[] | undefined>) =>
     new URLSearchParams(Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]))).toString();
   async function pages<T>(
     path: string,

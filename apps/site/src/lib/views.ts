@@ -5,7 +5,7 @@
 import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
-import { engineDefault, isNoiseSetting, normalizeSetting } from '@tunelab/answers';
+import { engineDefault, isNoiseSetting, normalizeSetting, serverName } from '@tunelab/answers';
 import {
   formatDuration,
   formatInterval,
@@ -201,17 +201,24 @@ export function measuredFormat(sc: ScenarioView, g: ComparisonGroup): DurationFo
   return sc.format === 'hms' && g.variants.every((v) => Math.abs(v.mean) < 60) ? 's' : sc.format;
 }
 
+/** " · PostgreSQL 17" when the groups span several servers (two majors of one class are two tables). */
+function serverSuffix(groups: readonly ComparisonGroup[]): (g: ComparisonGroup) => string {
+  const several = new Set(groups.map((g) => `${g.engine.engine} ${g.engine.major}`)).size > 1;
+  return (g) => (several ? ` · ${serverName(g.engine.engine, g.engine.major)}` : '');
+}
+
 export function measuredTables(
   sc: ScenarioView,
   data: SiteData,
   groups: ComparisonGroup[] = sc.classGroups,
 ): MeasuredTable[] {
   const multipleVersions = new Set(groups.map((g) => g.scenario.version)).size > 1;
+  const server = serverSuffix(groups);
   return groups.map((g) => {
     const format = measuredFormat(sc, g);
     return {
       id: groupAnchor(g),
-      heading: `${g.hardware.class}${pointSuffix(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
+      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
       group: g,
       format,
       rows: tableRows(g, groupValues(g, data.runDetail), sc, format),
@@ -385,6 +392,8 @@ export type MetricSummaryTable = {
 export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummaryTable[] {
   const units = scenarioUnits(sc, data);
   const metrics = [...units.entries()];
+  const multipleVersions = new Set(sc.classGroups.map((g) => g.scenario.version)).size > 1;
+  const server = serverSuffix(sc.classGroups);
   return sc.classGroups.map((g) => {
     const per = new Map<string, Map<string, number[]>>();
     for (const ref of g.runs) {
@@ -399,7 +408,7 @@ export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummary
     const variants = [...per.keys()].sort();
     return {
       id: `metrics-${groupAnchor(g)}`,
-      heading: `${g.hardware.class}${pointSuffix(g)}`,
+      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
       metrics: metrics.map(([key, m]) => ({ key, label: m.label, unit: m.unit.label, better: m.better })),
       rows: variants.map((v) => ({
         variant: v,

@@ -1,0 +1,82 @@
+/**
+ * The server version as an answer axis over real runs: `tunelab run vacuum-index-cleanup` at the
+ * default scale on this machine against PostgreSQL 14 and 17 (managed servers from the npm
+ * registry) and the local PostgreSQL 15 (tests/fixtures/real-runs), each answered on its own by
+ * `answerRun`, then put side by side by `answerVersions`.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RunSubmission } from '@tunelab/contracts';
+import { loadScenario } from '@tunelab/scenarios';
+import { answerRun } from './run.ts';
+import { answerVersions } from './versions.ts';
+
+const FIXTURES = new URL('../../../tests/fixtures/real-runs/', import.meta.url);
+const run = (file: string) =>
+  RunSubmission.parse(
+    (JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8')) as { submission: unknown }).submission,
+  );
+const RUNS = {
+  14: run('versions/vacuum-index-cleanup-pg14.json'),
+  15: run('vacuum-index-cleanup.json'),
+  17: run('versions/vacuum-index-cleanup-pg17.json'),
+};
+
+describe('answerVersions', async () => {
+  const scenario = await loadScenario(
+    fileURLToPath(new URL('../../../scenarios/vacuum-index-cleanup', import.meta.url)),
+  );
+  const answered = (majors: (keyof typeof RUNS)[]) =>
+    majors.flatMap(
+      (m) =>
+        answerRun({
+          doc: scenario.doc,
+          published: scenario.published,
+          run: RUNS[m],
+          metric: 'duration',
+          runId: `run-${m}`,
+        }).groups,
+    );
+
+  it('puts the same pair on one class side by side per major, oldest first, with the groups’ own figures', () => {
+    const groups = answered([17, 14, 15]);
+    const v = answerVersions(groups);
+    expect(v.measured).toEqual([
+      { hardwareClass: groups[0]!.group.hardware.class, engine: 'postgresql', majors: [14, 15, 17] },
+    ]);
+    // The 15 run was made with an earlier version of the scenario: never side by side with the others.
+    expect(RUNS[15].scenario.version).not.toBe(RUNS[14].scenario.version);
+    expect(RUNS[17].scenario.version).toBe(RUNS[14].scenario.version);
+    expect(v.comparisons.map((c) => [`${c.baseline}→${c.candidate}`, c.rows.map((r) => r.major)])).toEqual([
+      ['1-1→1-2', [14, 17]],
+      ['2-1→2-2', [14, 17]],
+    ]);
+    for (const c of v.comparisons)
+      for (const r of c.rows) {
+        const g = groups.find((x) => x.group.key === r.group)!;
+        const pair = g.pairs.find((p) => p.baseline === c.baseline && p.candidate === c.candidate)!;
+        expect(r.improvement).toBe(pair.measured!.improvement);
+        expect(r.ci95).toEqual(pair.measured!.ci95);
+        expect(r.verdict).toEqual(pair.measured!.verdict);
+        expect(r.baseline!.mean).toBe(g.group.variants.find((x) => x.variant === c.baseline)!.mean);
+      }
+  });
+
+  it('with one major per class, has no comparison and says which versions are measured', () => {
+    const v = answerVersions(answered([17]));
+    expect(v.comparisons).toEqual([]);
+    expect(v.sentence).toMatch(/^Measured on PostgreSQL 17 only — .* on PostgreSQL 17; no hardware class/);
+    expect(answerVersions([]).sentence).toBe('No server version is measured yet.');
+  });
+
+  it('never puts two parameter values side by side', () => {
+    // A copy of the 14 run labelled with another scale is another group: it never pairs with the 17 run.
+    const other = RunSubmission.parse({ ...RUNS[14], params: { rows: 2000 } });
+    const groups = [
+      ...answerRun({ doc: scenario.doc, published: scenario.published, run: other, metric: 'duration' }).groups,
+      ...answered([17]),
+    ];
+    expect(answerVersions(groups).comparisons).toEqual([]);
+  });
+});
