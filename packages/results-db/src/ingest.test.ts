@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
-import { hardwareFingerprint, IdempotencyConflictError, type ResultsDb } from './index.ts';
+import { hardwareFingerprint, IdempotencyConflictError, requestHash, type ResultsDb } from './index.ts';
 import { BACKENDS, useResultsDb } from './test-backends.ts';
 import { prismaOf } from './testing.ts';
 
@@ -245,6 +245,36 @@ for (const backend of BACKENDS) {
         SELECT (SELECT count(*) FROM samples s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = s.run_id))
              + (SELECT count(*) FROM time_series_points p WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = p.run_id)) AS n`;
       expect(Number(orphans?.n)).toBe(0);
+    });
+
+    it('replays a body sent as other text (key order, whitespace) and runs hashed the old, canonical way', async () => {
+      const doc = variantOf(fixture, (d) => {
+        d.scenario.key = 'replay-text';
+      });
+      const input = {
+        submission: RunSubmission.parse(doc),
+        document: doc,
+        idempotencyKey: 'replay-text-1',
+        runnerId: null,
+      };
+      const first = await db.ingestRun({ ...input, documentText: JSON.stringify(doc) });
+      const reordered = Object.fromEntries(Object.entries(doc).reverse());
+      const again = await db.ingestRun({
+        ...input,
+        document: reordered,
+        documentText: JSON.stringify(reordered, null, 2),
+      });
+      expect(again.outcome).toBe('replayed');
+      expect(again.run.id).toBe(first.run.id);
+      // Runs stored before request_hash hashed the text hold the hash of the canonical JSON.
+      await prismaOf(db).run.update({ where: { id: first.run.id }, data: { requestHash: requestHash(doc) } });
+      expect((await db.ingestRun(input)).outcome).toBe('replayed');
+      const changed = variantOf(doc, (d) => {
+        d.samples[0].value += 1;
+      });
+      await expect(
+        db.ingestRun({ ...input, submission: RunSubmission.parse(changed), document: changed }),
+      ).rejects.toBeInstanceOf(IdempotencyConflictError);
     });
 
     it('stores text that array literals must quote: NULL, quotes, backslashes, braces, commas', async () => {

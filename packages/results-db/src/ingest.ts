@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { hardwareClassOf, type RunAcceptedRecord, type RunSource, type RunSubmission } from '@tunelab/contracts';
+import {
+  canonicalJson,
+  hardwareClassOf,
+  type RunAcceptedRecord,
+  type RunSource,
+  type RunSubmission,
+} from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { IdempotencyConflictError, isUniqueViolation, RunnerRevokedError } from './errors.ts';
-import { hardwareFingerprint, requestHash, settingsHash } from './hashing.ts';
+import { documentTextHash, hardwareFingerprint, settingsHash } from './hashing.ts';
 
 export type IngestInput = {
   submission: RunSubmission;
-  /** The body as received (parsed JSON, before defaults): hashed for idempotency. */
+  /** The body as received (parsed JSON, before defaults): compared canonically on a replay. */
   document: unknown;
   /** The body's JSON text exactly as received, stored as the run's document (else `JSON.stringify(document)`). */
   documentText?: string;
-  /** `requestHash(document)` when the caller already computed it (it is the costliest step in JavaScript). */
-  requestHash?: string;
   idempotencyKey: string;
   runnerId: string | null;
   source?: RunSource;
@@ -54,7 +58,8 @@ export function storedIdempotencyKey(key: string, runnerId: string | null): stri
 export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: IngestInput): Promise<IngestResult> {
   const s = input.submission;
   const storedKey = storedIdempotencyKey(input.idempotencyKey, input.runnerId);
-  const hash = input.requestHash ?? requestHash(input.document);
+  const text = input.documentText ?? JSON.stringify(input.document);
+  const hash = documentTextHash(text);
   const source = input.source ?? 'measured';
   const fingerprint = hardwareFingerprint(s.hardware);
   const hardwareClass = hardwareClassOf(s.hardware);
@@ -63,12 +68,12 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const parentKeys = { s, fingerprint, envHash };
   let stored: { id: string; received_at: Date } | undefined;
   try {
-    const first = await storeRun(sql, input, storedKey, hash, source, parentKeys);
+    const first = await storeRun(sql, input, text, storedKey, hash, source, parentKeys);
     stored =
       first === 'new-parents'
         ? await sql.transaction(async (tx) => {
             await createParents(tx, s, fingerprint, hardwareClass, envHash, source);
-            const again = await storeRun(tx, input, storedKey, hash, source, parentKeys);
+            const again = await storeRun(tx, input, text, storedKey, hash, source, parentKeys);
             if (again === 'new-parents') throw new Error('parent rows missing right after they were stored');
             return again;
           })
@@ -79,7 +84,7 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   if (!stored) {
     const winner = await findByKey(prisma, storedKey);
     if (!winner) throw new Error(`run with Idempotency-Key ${input.idempotencyKey} neither stored nor found`);
-    return replay(winner, hash, input.idempotencyKey);
+    return replay(winner, hash, input.document, input.idempotencyKey);
   }
   return {
     outcome: 'created',
@@ -104,6 +109,7 @@ async function findByKey(prisma: PrismaClient, idempotencyKey: string) {
     select: {
       id: true,
       requestHash: true,
+      document: true,
       receivedAt: true,
       sampleCount: true,
       timeSeriesCount: true,
@@ -113,8 +119,14 @@ async function findByKey(prisma: PrismaClient, idempotencyKey: string) {
   });
 }
 
-function replay(run: StoredRun, hash: string, idempotencyKey: string): IngestResult {
-  if (run.requestHash !== hash) throw new IdempotencyConflictError(idempotencyKey, run.id);
+/**
+ * The same body is the same text (request_hash is the sha256 of the stored document's text), or
+ * failing that the same canonical JSON (keys in another order, other whitespace, and runs stored
+ * before request_hash hashed the text, when it was the sha256 of the canonical JSON).
+ */
+function replay(run: StoredRun, hash: string, document: unknown, idempotencyKey: string): IngestResult {
+  if (run.requestHash !== hash && canonicalJson(run.document) !== canonicalJson(document))
+    throw new IdempotencyConflictError(idempotencyKey, run.id);
   return {
     outcome: 'replayed',
     run: {
@@ -315,6 +327,7 @@ function childColumns(s: RunSubmission): string[] {
 async function storeRun(
   db: Query,
   input: IngestInput,
+  text: string,
   storedKey: string,
   hash: string,
   source: string,
@@ -329,7 +342,7 @@ async function storeRun(
   }>(
     INGEST_SQL,
     [
-      input.documentText ?? JSON.stringify(input.document),
+      text,
       randomUUID(),
       storedKey,
       hash,

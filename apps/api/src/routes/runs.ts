@@ -65,10 +65,8 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
         ]);
       }
       const document = request.document ?? request.body;
+      const idempotencyKey = header ?? `body:${requestHash(document)}`;
       const started = performance.now();
-      // Hashed once: the idempotency key derived from the body and the stored request hash.
-      const hash = requestHash(document);
-      const idempotencyKey = header ?? `body:${hash}`;
       let result;
       try {
         result = await ingestForJob(app, request.body.job, idempotencyKey, () =>
@@ -76,7 +74,6 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
             submission: request.body,
             document,
             ...(request.documentText === undefined ? {} : { documentText: request.documentText }),
-            requestHash: hash,
             idempotencyKey,
             runnerId: request.runner?.id ?? null,
           }),
