@@ -137,7 +137,7 @@ if (!env.TUNELAB_BENCH_DATABASE) await supervise();
 // The measuring process: close the app and pools on the way out (the supervisor drops the database).
 
 let app: App | undefined;
-let apiProcesses: ChildProcess[] = [];
+const apiProcesses: ChildProcess[] = [];
 let benchDb: ResultsDb | undefined;
 let plainPool: pg.Pool | undefined;
 let cleaning: Promise<void> | undefined;
