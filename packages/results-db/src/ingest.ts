@@ -295,33 +295,41 @@ const quoted = (x: string) => `"${ESCAPE.test(x) ? x.replace(/["\\]/g, '\\$&') :
 /**
  * One array literal per column of the samples (7) and time-series points (7), in the statement's
  * order. Numbers are written as JavaScript prints them (the shortest text that reads back as the
- * same double; float8in rounds correctly, so the stored double is the one JavaScript had).
+ * same double; float8in rounds correctly, so the stored double is the one JavaScript had). The
+ * few distinct names are quoted once each.
  */
 function childColumns(s: RunSubmission): string[] {
-  const cols = ['', '', '', '', '', '', '', '', '', '', '', '', '', ''];
-  for (let i = 0; i < s.samples.length; i++) {
+  const names = new Map<string, string>();
+  const name = (x: string) => {
+    let q = names.get(x);
+    if (q === undefined) names.set(x, (q = quoted(x)));
+    return q;
+  };
+  const n = s.samples.length;
+  const cols: unknown[][] = Array.from({ length: 7 }, () => new Array<unknown>(n));
+  for (let i = 0; i < n; i++) {
     const x = s.samples[i]!;
-    const sep = i === 0 ? '' : ',';
-    cols[0] += sep + quoted(x.variant);
-    cols[1] += sep + String(x.repetition);
-    cols[2] += sep + quoted(x.metric);
-    cols[3] += sep + quoted(x.unit);
-    cols[4] += sep + String(x.value);
-    cols[5] += sep + (x.point ? quoted(x.point.param) : 'NULL');
-    cols[6] += sep + (x.point ? String(x.point.value) : 'NULL');
+    cols[0]![i] = name(x.variant);
+    cols[1]![i] = x.repetition;
+    cols[2]![i] = name(x.metric);
+    cols[3]![i] = name(x.unit);
+    cols[4]![i] = x.value;
+    cols[5]![i] = x.point ? name(x.point.param) : 'NULL';
+    cols[6]![i] = x.point ? x.point.value : 'NULL';
   }
-  for (let i = 0; i < s.timeSeries.length; i++) {
+  const m = s.timeSeries.length;
+  const points: unknown[][] = Array.from({ length: 7 }, () => new Array<unknown>(m));
+  for (let i = 0; i < m; i++) {
     const x = s.timeSeries[i]!;
-    const sep = i === 0 ? '' : ',';
-    cols[7] += sep + quoted(x.variant);
-    cols[8] += sep + String(x.repetition);
-    cols[9] += sep + quoted(x.metric);
-    cols[10] += sep + String(x.x);
-    cols[11] += sep + String(x.value);
-    cols[12] += sep + (x.point ? quoted(x.point.param) : 'NULL');
-    cols[13] += sep + (x.point ? String(x.point.value) : 'NULL');
+    points[0]![i] = name(x.variant);
+    points[1]![i] = x.repetition;
+    points[2]![i] = name(x.metric);
+    points[3]![i] = x.x;
+    points[4]![i] = x.value;
+    points[5]![i] = x.point ? name(x.point.param) : 'NULL';
+    points[6]![i] = x.point ? x.point.value : 'NULL';
   }
-  return cols.map((c) => `{${c}}`);
+  return [...cols, ...points].map((c) => `{${c.join(',')}}`);
 }
 
 async function storeRun(
