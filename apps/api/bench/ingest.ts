@@ -4,11 +4,13 @@
  * INSERT into identically shaped tables with the same concurrency. The figure of merit is
  * API rows/s ÷ plain-insert rows/s.
  *
- *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--cpu-prof DIR]
- *                           [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
+ *   npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--api-processes 1]
+ *                           [--in-process] [--cpu-prof DIR] [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
  *
  * The API runs as its own process (`src/server.ts`, as in production) unless `--in-process`, which
  * builds it inside this process — then the HTTP clients share its event loop and CPU.
+ * `--api-processes N` starts N API processes on the same database (as behind a load balancer) and
+ * the clients take them in turn.
  * Besides throughput and latency it prints where the time goes: server time in ingestRun vs the
  * rest of the request, and CPU seconds per submission in this process and in PostgreSQL.
  * The database `tunelab_bench_<random>` is dropped at the end, also on failure and Ctrl-C (by a
@@ -38,6 +40,7 @@ const { values: args } = parseArgs({
     submissions: { type: 'string', default: '200' },
     warmup: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '4' },
+    'api-processes': { type: 'string', default: '1' },
     'in-process': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     'database-url': { type: 'string', default: env.BENCH_ADMIN_DATABASE_URL },
@@ -48,7 +51,7 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   console.log(
-    'usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--in-process] [--cpu-prof DIR] [--database-url URL]',
+    'usage: npm run bench:ingest -- [--clients 8] [--submissions 200] [--warmup 16] [--rounds 4] [--api-processes 1] [--in-process] [--cpu-prof DIR] [--database-url URL]',
   );
   process.exit(0);
 }
@@ -65,6 +68,11 @@ const CLIENTS = positiveInt('clients', args.clients);
 const SUBMISSIONS = positiveInt('submissions', args.submissions);
 const WARMUP = positiveInt('warmup', args.warmup, 0);
 const ROUNDS = positiveInt('rounds', args.rounds);
+const API_PROCESSES = positiveInt('api-processes', args['api-processes']);
+if (API_PROCESSES > 1 && args['in-process']) {
+  console.error('--api-processes and --in-process exclude each other');
+  process.exit(2);
+}
 
 const adminUrl = new URL(args['database-url']);
 // The database's life belongs to a small supervisor process: this script re-runs itself as a child
@@ -129,7 +137,7 @@ if (!env.TUNELAB_BENCH_DATABASE) await supervise();
 // The measuring process: close the app and pools on the way out (the supervisor drops the database).
 
 let app: App | undefined;
-let apiProcess: ChildProcess | undefined;
+const apiProcesses: ChildProcess[] = [];
 let benchDb: ResultsDb | undefined;
 let plainPool: pg.Pool | undefined;
 let cleaning: Promise<void> | undefined;
@@ -143,7 +151,7 @@ function cleanup(): Promise<void> {
   const closeWithin = interrupted ? 1_000 : 5_000;
   cleaning ??= Promise.all([
     app ? withTimeout(app.close(), closeWithin).catch(() => {}) : undefined,
-    apiProcess ? stopProcess(apiProcess, closeWithin) : undefined,
+    ...apiProcesses.map((child) => stopProcess(child, closeWithin)),
     benchDb ? withTimeout(benchDb.close(), closeWithin).catch(() => {}) : undefined,
     plainPool ? withTimeout(plainPool.end(), closeWithin).catch(() => {}) : undefined,
   ]).then(() => {});
@@ -227,7 +235,7 @@ function postgresTicks(): Map<number, number> {
 }
 const cpuSnapshot = (): CpuSnapshot => ({
   node: process.cpuUsage(),
-  api: processSeconds(apiProcess?.pid),
+  api: apiSeconds(),
   pg: postgresTicks(),
 });
 /** CPU since `start`: this process (clients, and the API when in-process), the API process, PostgreSQL. */
@@ -237,13 +245,15 @@ function cpuSince(start: CpuSnapshot): { node: number; api: number; pg: number }
   for (const [pid, t] of postgresTicks()) ticks += t - (start.pg.get(pid) ?? 0);
   return {
     node: (node.user + node.system) / 1e6,
-    api: processSeconds(apiProcess?.pid) - start.api,
+    api: apiSeconds() - start.api,
     pg: ticks / TICKS_PER_SECOND,
   };
 }
 
-function submitter(baseUrl: string, token: string, latency?: Histogram, ids?: Map<Workload, string>) {
+function submitter(baseUrls: string[], token: string, latency?: Histogram, ids?: Map<Workload, string>) {
+  let turn = 0;
   return async (w: Workload) => {
+    const baseUrl = baseUrls[turn++ % baseUrls.length]!;
     const t0 = performance.now();
     const res = await fetch(`${baseUrl}/v1/runs`, {
       method: 'POST',
@@ -304,6 +314,9 @@ async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> 
   return { url, child };
 }
 
+/** CPU seconds of all API processes so far. */
+const apiSeconds = () => apiProcesses.reduce((sum, child) => sum + processSeconds(child.pid), 0);
+
 /** CPU seconds (user + system) a process has used so far, from /proc (0 elsewhere). */
 function processSeconds(pid: number | undefined): number {
   if (pid === undefined) return 0;
@@ -323,6 +336,7 @@ const fmt = (n: number, digits = 0) =>
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
+  const loadBefore = os.loadavg();
   const rowsPer = SAMPLES_PER_SUBMISSION + POINTS_PER_SUBMISSION;
   console.log(
     `ingest bench: ${CLIENTS} clients, ${SUBMISSIONS} submissions (+${WARMUP} warm-up), ` +
@@ -335,20 +349,23 @@ async function main(): Promise<number> {
   } = await adminQuery<{ server_version: string }>('SHOW server_version');
   console.log(`database: ${dbName} on PostgreSQL ${server?.server_version} at ${adminUrl.host} (dropped at the end)`);
 
-  let baseUrl: string;
+  const baseUrls: string[] = [];
   if (args['in-process']) {
     app = await buildApp({ databaseUrl: benchUrl.toString(), logger: false, rateLimitPerMinute: 1e9 });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const addr = app.server.address();
     if (!addr || typeof addr === 'string') throw new Error('the API did not listen on a TCP port');
-    baseUrl = `http://127.0.0.1:${addr.port}`;
+    baseUrls.push(`http://127.0.0.1:${addr.port}`);
   } else {
-    const started = await startApiProcess();
-    apiProcess = started.child;
-    baseUrl = started.url;
+    // One after the other: the first applies the migrations.
+    for (let i = 0; i < API_PROCESSES; i++) {
+      const started = await startApiProcess();
+      apiProcesses.push(started.child);
+      baseUrls.push(started.url);
+    }
   }
   console.log(
-    `API: ${args['in-process'] ? 'in this process (clients share its event loop)' : `its own process (pid ${apiProcess?.pid})`} at ${baseUrl}`,
+    `API: ${args['in-process'] ? 'in this process (clients share its event loop)' : `${API_PROCESSES === 1 ? 'its own process' : `${API_PROCESSES} processes`} (pid ${apiProcesses.map((c) => c.pid).join(', ')})`} at ${baseUrls.join(', ')}`,
   );
   benchDb = await openResultsDb(benchUrl.toString(), { poolSize: 2 });
   const { token } = await benchDb.createRunner(`bench-${randomBytes(3).toString('hex')}`);
@@ -365,7 +382,7 @@ async function main(): Promise<number> {
 
   // --- warm-up: both paths (JIT, connection pools, parent rows, first index pages) --------------
   if (warm.length > 0) {
-    await runPool(warm, CLIENTS, submitter(baseUrl, token));
+    await runPool(warm, CLIENTS, submitter(baseUrls, token));
     await runPool(warm, CLIENTS, async (w) => void (await plainInsert(pool, w, plainStmt)));
   }
 
@@ -390,7 +407,7 @@ async function main(): Promise<number> {
     const api = async () => {
       ingestHist = apiIngest;
       const cpu0 = cpuSnapshot();
-      apiMs += await runPool(chunk, CLIENTS, submitter(baseUrl, token, apiLatency, runIds));
+      apiMs += await runPool(chunk, CLIENTS, submitter(baseUrls, token, apiLatency, runIds));
       add(apiCpu, cpuSince(cpu0));
       ingestHist = undefined;
     };
@@ -427,7 +444,7 @@ async function main(): Promise<number> {
     );
   }
   for (const w of [measured[0]!, measured[measured.length >> 1]!, measured[measured.length - 1]!]) {
-    const res = await fetch(`${baseUrl}/v1/runs/${runIds.get(w)}`);
+    const res = await fetch(`${baseUrls[0]}/v1/runs/${runIds.get(w)}`);
     if (res.status !== 200)
       throw new HttpFailure(`GET /v1/runs/${runIds.get(w)} → ${res.status}: ${(await res.text()).slice(0, 2000)}`);
     const got = (await res.json()) as { samples: Record<string, unknown>[]; timeSeries: Record<string, unknown>[] };
@@ -500,16 +517,19 @@ async function main(): Promise<number> {
   );
   const perSub = (sec: number) => ((sec * 1000) / SUBMISSIONS).toFixed(2);
   console.log(
-    `CPU per submission: API path ${args['in-process'] ? `node (API + clients) ${perSub(apiCpu.node)}` : `API process ${perSub(apiCpu.api)} ms + clients ${perSub(apiCpu.node)}`} ms + postgres ${perSub(apiCpu.pg)} ms;` +
+    `CPU per submission: API path ${args['in-process'] ? `node (API + clients) ${perSub(apiCpu.node)}` : `API ${API_PROCESSES === 1 ? 'process' : `${API_PROCESSES} processes`} ${perSub(apiCpu.api)} ms + clients ${perSub(apiCpu.node)}`} ms + postgres ${perSub(apiCpu.pg)} ms;` +
       ` plain INSERT node ${perSub(plainCpu.node)} ms + postgres ${perSub(plainCpu.pg)} ms` +
-      `  (${os.availableParallelism()} CPUs, load average ${os.loadavg()[0]!.toFixed(1)})`,
+      `  (${os.availableParallelism()} CPUs, load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} → ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})`,
   );
   console.log(
     `rows per submission: ${rowsPer} (${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points)`,
   );
   console.log('');
   console.log(
-    `ratio  API rows/s ÷ plain-insert rows/s = ${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${ratio.toFixed(2)}  (target ≥ 0.80, issue 21${ratio >= 0.8 ? ', met' : ', NOT met'})`,
+    `ratio  API rows/s ÷ plain-insert rows/s = ${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${ratio.toFixed(2)}  (${args['in-process'] ? 'API in-process' : `${API_PROCESSES} API process${API_PROCESSES === 1 ? '' : 'es'}`}; target ≥ 0.80, issue 21${ratio >= 0.8 ? ', met' : ', NOT met'})`,
   );
   return 0;
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
-import { hardwareFingerprint, IdempotencyConflictError, type ResultsDb } from './index.ts';
+import { hardwareFingerprint, IdempotencyConflictError, requestHash, type ResultsDb } from './index.ts';
 import { BACKENDS, useResultsDb } from './test-backends.ts';
 import { prismaOf } from './testing.ts';
 
@@ -155,7 +155,7 @@ for (const backend of BACKENDS) {
       expect(await prismaOf(db).sample.count()).toBe(before);
     });
 
-    it('stores every double exactly as JavaScript parsed it (samples are read out of the document by PostgreSQL)', async () => {
+    it('stores every double exactly as JavaScript parsed it (samples travel as float8 arrays)', async () => {
       const values = [0.1, 1 / 3, 1e-300, 5e-324, 9007199254740991, 1.7976931348623157e308, -2.5e-8, 123456.789];
       const doc = variantOf(fixture, (d) => {
         d.startedAt = '2026-11-22T04:30:00.000Z';
@@ -174,6 +174,129 @@ for (const backend of BACKENDS) {
       const run = await db.getRun(res.run.id);
       expect(run!.samples.map((x) => x.value)).toEqual(values);
       expect(run!.timeSeries.map((p) => [p.x, p.value])).toEqual(values.map((v, i) => [i / 7, v]));
+    });
+
+    it('stores the body text as received as the document when given', async () => {
+      const doc = variantOf(fixture, (d) => {
+        d.scenario.key = 'raw-text';
+      });
+      const text = `  ${JSON.stringify(doc, null, 1)}\n`;
+      const res = await db.ingestRun({
+        submission: RunSubmission.parse(doc),
+        document: doc,
+        documentText: text,
+        idempotencyKey: 'raw-text-1',
+        runnerId: null,
+      });
+      const [row] = await prismaOf(db).$queryRaw<{ text: string }[]>`
+        SELECT document::text AS text FROM runs WHERE id = ${res.run.id}::uuid`;
+      expect(row?.text).toBe(text);
+    });
+
+    it('refuses samples and points of a run that does not exist, and deletes them with their run', async () => {
+      // No foreign keys on the children (issue 21): statement-level triggers keep the integrity.
+      const prisma = prismaOf(db);
+      const ghost = '00000000-0000-4000-8000-000000000001';
+      const doc = variantOf(fixture, (d) => {
+        d.scenario.key = 'orphans';
+      });
+      const res = await db.ingestRun({
+        submission: RunSubmission.parse(doc),
+        document: doc,
+        idempotencyKey: 'orphans-1',
+        runnerId: null,
+      });
+      const run = await prisma.run.findUniqueOrThrow({ where: { id: res.run.id } });
+      const sample = {
+        scenarioVersionId: run.scenarioVersionId,
+        hardwareProfileId: run.hardwareProfileId,
+        variant: 'v',
+        repetition: 1,
+        metric: 'm',
+        unit: 's',
+        value: 1,
+      };
+      // SQLSTATE 23503, which Prisma reports as a foreign key violation.
+      const refused = /does not exist|Foreign key constraint/;
+      await expect(prisma.sample.create({ data: { ...sample, runId: ghost } })).rejects.toThrow(refused);
+      await expect(
+        prisma.$executeRaw`INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value)
+          VALUES (${run.id}::uuid, 'v', 1, 'm', 0, 1), (${ghost}::uuid, 'v', 1, 'm', 0, 1)`,
+      ).rejects.toThrow(refused);
+      await prisma.$executeRaw`INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value)
+        VALUES (${run.id}::uuid, 'v', 1, 'm', 0, 1)`;
+      await expect(
+        prisma.timeSeriesPoint.updateMany({ where: { runId: run.id }, data: { runId: ghost } }),
+      ).rejects.toThrow(refused);
+      await expect(prisma.run.update({ where: { id: run.id }, data: { id: ghost } })).rejects.toThrow(
+        /cannot change|Foreign key constraint/,
+      );
+      expect(await prisma.sample.count({ where: { runId: ghost } })).toBe(0);
+      expect(await prisma.timeSeriesPoint.count({ where: { runId: ghost } })).toBe(0);
+
+      // A child of an existing run is accepted, and deleting the run deletes all of its children.
+      await prisma.sample.create({ data: { ...sample, runId: run.id, metric: 'extra' } });
+      expect(await prisma.sample.count({ where: { runId: run.id } })).toBe(fixture.samples.length + 1);
+      expect(await prisma.timeSeriesPoint.count({ where: { runId: run.id } })).toBe(fixture.timeSeries.length + 1);
+      await prisma.run.delete({ where: { id: run.id } });
+      expect(await prisma.sample.count({ where: { runId: run.id } })).toBe(0);
+      expect(await prisma.timeSeriesPoint.count({ where: { runId: run.id } })).toBe(0);
+      const [orphans] = await prisma.$queryRaw<{ n: bigint }[]>`
+        SELECT (SELECT count(*) FROM samples s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = s.run_id))
+             + (SELECT count(*) FROM time_series_points p WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = p.run_id)) AS n`;
+      expect(Number(orphans?.n)).toBe(0);
+    });
+
+    it('replays a body sent as other text (key order, whitespace) and runs hashed the old, canonical way', async () => {
+      const doc = variantOf(fixture, (d) => {
+        d.scenario.key = 'replay-text';
+      });
+      const input = {
+        submission: RunSubmission.parse(doc),
+        document: doc,
+        idempotencyKey: 'replay-text-1',
+        runnerId: null,
+      };
+      const first = await db.ingestRun({ ...input, documentText: JSON.stringify(doc) });
+      const reordered = Object.fromEntries(Object.entries(doc).reverse());
+      const again = await db.ingestRun({
+        ...input,
+        document: reordered,
+        documentText: JSON.stringify(reordered, null, 2),
+      });
+      expect(again.outcome).toBe('replayed');
+      expect(again.run.id).toBe(first.run.id);
+      // Runs stored before request_hash hashed the text hold the hash of the canonical JSON.
+      await prismaOf(db).run.update({ where: { id: first.run.id }, data: { requestHash: requestHash(doc) } });
+      expect((await db.ingestRun(input)).outcome).toBe('replayed');
+      const changed = variantOf(doc, (d) => {
+        d.samples[0].value += 1;
+      });
+      await expect(
+        db.ingestRun({ ...input, submission: RunSubmission.parse(changed), document: changed }),
+      ).rejects.toBeInstanceOf(IdempotencyConflictError);
+    });
+
+    it('stores text that array literals must quote: NULL, quotes, backslashes, braces, commas', async () => {
+      const units = ['a"b', 'c\\d', '{e,f}', 'NULL', ' g ', 'ü µs'];
+      const doc = variantOf(fixture, (d) => {
+        d.scenario.key = 'quoting';
+        d.samples = units.map((unit, i) => ({ variant: 'NULL', repetition: 1, metric: `m${i}`, unit, value: i }));
+        d.timeSeries = [
+          { variant: 'NULL', repetition: 2, metric: 'null', x: 0, value: 1, point: { param: 'NULL', value: 3 } },
+        ];
+      });
+      const res = await db.ingestRun({
+        submission: RunSubmission.parse(doc),
+        document: doc,
+        idempotencyKey: 'quoting-1',
+        runnerId: null,
+      });
+      const run = await db.getRun(res.run.id);
+      expect(run!.samples.map((x) => [x.variant, x.metric, x.unit])).toEqual(
+        units.map((unit, i) => ['NULL', `m${i}`, unit]),
+      );
+      expect(run!.timeSeries).toEqual(doc.timeSeries);
     });
 
     it('keeps the comparison pairs a scenario version declares', async () => {

@@ -1,14 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { hardwareClassOf, type RunAcceptedRecord, type RunSource, type RunSubmission } from '@tunelab/contracts';
+import {
+  canonicalJson,
+  hardwareClassOf,
+  type RunAcceptedRecord,
+  type RunSource,
+  type RunSubmission,
+} from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { IdempotencyConflictError, isUniqueViolation, RunnerRevokedError } from './errors.ts';
-import { hardwareFingerprint, requestHash, settingsHash } from './hashing.ts';
+import { documentTextHash, hardwareFingerprint, settingsHash } from './hashing.ts';
 
 export type IngestInput = {
   submission: RunSubmission;
-  /** The body as received (parsed JSON, before defaults): hashed for idempotency and stored verbatim. */
+  /** The body as received (parsed JSON, before defaults): compared canonically on a replay. */
   document: unknown;
+  /** The body's JSON text exactly as received, stored as the run's document (else `JSON.stringify(document)`). */
+  documentText?: string;
   idempotencyKey: string;
   runnerId: string | null;
   source?: RunSource;
@@ -20,12 +28,12 @@ export type IngestResult = { outcome: 'created' | 'replayed'; run: RunAcceptedRe
  * Stores one whole submission atomically: scenario + version, hardware profile (by fingerprint),
  * database environment (by settings hash), run, samples and time series.
  *
- * The common case (a machine, scenario version and server configuration seen before) takes two
- * statements and one commit: one query finds the three parent ids, and one statement inserts the
- * run with `ON CONFLICT (idempotency_key) DO NOTHING` together with all its samples and points
- * (read out of the submitted document by PostgreSQL — Prisma's createMany built 360-row parameter
- * lists at ~45 ms of CPU per submission; see apps/api/bench/README.md). A statement is atomic, so
- * a run is never half-written. A submission that brings a new parent row goes through the
+ * The common case (a machine, scenario version and server configuration seen before) is one
+ * prepared statement and one commit: it finds the three parent ids and inserts the run with
+ * `ON CONFLICT (idempotency_key) DO NOTHING` together with all its samples and points (one array
+ * per column through `unnest` — Prisma's createMany built 360-row parameter lists at ~45 ms of CPU
+ * per submission; see apps/api/bench/README.md). A statement is atomic, so a run is never
+ * half-written. A submission that brings a new parent row goes through the
  * insert-or-get sequence inside a transaction with the run. These statements go straight to the
  * driver (`SqlRunner`); the replay lookup uses the Prisma client like every read.
  *
@@ -50,7 +58,8 @@ export function storedIdempotencyKey(key: string, runnerId: string | null): stri
 export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: IngestInput): Promise<IngestResult> {
   const s = input.submission;
   const storedKey = storedIdempotencyKey(input.idempotencyKey, input.runnerId);
-  const hash = requestHash(input.document);
+  const text = input.documentText ?? JSON.stringify(input.document);
+  const hash = documentTextHash(text);
   const source = input.source ?? 'measured';
   const fingerprint = hardwareFingerprint(s.hardware);
   const hardwareClass = hardwareClassOf(s.hardware);
@@ -59,12 +68,12 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const parentKeys = { s, fingerprint, envHash };
   let stored: { id: string; received_at: Date } | undefined;
   try {
-    const first = await storeRun(sql, input, storedKey, hash, source, parentKeys);
+    const first = await storeRun(sql, input, text, storedKey, hash, source, parentKeys);
     stored =
       first === 'new-parents'
         ? await sql.transaction(async (tx) => {
             await createParents(tx, s, fingerprint, hardwareClass, envHash, source);
-            const again = await storeRun(tx, input, storedKey, hash, source, parentKeys);
+            const again = await storeRun(tx, input, text, storedKey, hash, source, parentKeys);
             if (again === 'new-parents') throw new Error('parent rows missing right after they were stored');
             return again;
           })
@@ -75,7 +84,7 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   if (!stored) {
     const winner = await findByKey(prisma, storedKey);
     if (!winner) throw new Error(`run with Idempotency-Key ${input.idempotencyKey} neither stored nor found`);
-    return replay(winner, hash, input.idempotencyKey);
+    return replay(winner, hash, input.document, input.idempotencyKey);
   }
   return {
     outcome: 'created',
@@ -100,6 +109,7 @@ async function findByKey(prisma: PrismaClient, idempotencyKey: string) {
     select: {
       id: true,
       requestHash: true,
+      document: true,
       receivedAt: true,
       sampleCount: true,
       timeSeriesCount: true,
@@ -109,8 +119,14 @@ async function findByKey(prisma: PrismaClient, idempotencyKey: string) {
   });
 }
 
-function replay(run: StoredRun, hash: string, idempotencyKey: string): IngestResult {
-  if (run.requestHash !== hash) throw new IdempotencyConflictError(idempotencyKey, run.id);
+/**
+ * The same body is the same text (request_hash is the sha256 of the stored document's text), or
+ * failing that the same canonical JSON (keys in another order, other whitespace, and runs stored
+ * before request_hash hashed the text, when it was the sha256 of the canonical JSON).
+ */
+function replay(run: StoredRun, hash: string, document: unknown, idempotencyKey: string): IngestResult {
+  if (run.requestHash !== hash && canonicalJson(run.document) !== canonicalJson(document))
+    throw new IdempotencyConflictError(idempotencyKey, run.id);
   return {
     outcome: 'replayed',
     run: {
@@ -220,31 +236,16 @@ type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string };
  * parent row does not exist yet (nothing was written); raises RunnerRevokedError for a revoked
  * or removed runner.
  *
- * Samples and points are read by PostgreSQL out of the stored document itself
- * (`json_to_recordset`), so the rows cross the wire once, as the JSON text the runner sent,
- * instead of a second time as per-column arrays. That is sound because the document passed the
- * strict RunSubmission schema, which neither coerces nor fills sample or point fields (a missing
- * `timeSeries` gives no rows); numbers parse to the same doubles in PostgreSQL as in JavaScript
- * (both round correctly), and for a repeated key both take the last value.
+ * Samples and points travel as one array per column and are expanded with `unnest`: PostgreSQL
+ * parses a flat array far cheaper than it reads records out of the 36 kB JSON document (which it
+ * re-parsed once per `->`), see apps/api/bench/README.md. The statement is prepared once per
+ * connection (`INGEST_STATEMENT`): parsing and planning this statement cost as much as the
+ * foreign-key checks that migration 20261123230000 removed. The children's run integrity is
+ * checked by that migration's statement-level triggers, which see the run row this statement
+ * inserts.
  */
-async function storeRun(
-  db: Query,
-  input: IngestInput,
-  storedKey: string,
-  hash: string,
-  source: string,
-  k: ParentKeys,
-): Promise<{ id: string; received_at: Date } | undefined | 'new-parents'> {
-  const s = input.submission;
-  const [row] = await db.query<{
-    id: string | null;
-    received_at: Date | null;
-    parents_found: boolean;
-    runner_active: boolean;
-  }>(
-    `WITH doc AS (
-       SELECT $1::json AS d
-     ), parent AS (
+const INGEST_STATEMENT = 'tunelab_ingest_run_v1';
+const INGEST_SQL = `WITH parent AS (
        SELECT (SELECT v.id FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
                 WHERE sc.key = $13 AND v.version_hash = $14) AS version_id,
               (SELECT id FROM hardware_profiles WHERE fingerprint = $15) AS hardware_id,
@@ -258,20 +259,22 @@ async function storeRun(
        INSERT INTO runs (id, idempotency_key, request_hash, source, runner_id, scenario_version_id, hardware_profile_id,
                          database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
        SELECT $2::uuid, $3, $4, $5, $6::uuid, parent.version_id, parent.hardware_id, parent.environment_id,
-              $7::jsonb, $8, $9::timestamptz, $10::timestamptz, $11::int, $12::int, doc.d
-       FROM doc, parent
+              $7::jsonb, $8, $9::timestamptz, $10::timestamptz, $11::int, $12::int, $1::json
+       FROM parent
        WHERE parent.runner_active AND parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL
          AND parent.environment_id IS NOT NULL
        ON CONFLICT (idempotency_key) DO NOTHING
        RETURNING id, received_at, scenario_version_id, hardware_profile_id
      ), s AS (
        INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value, point_param, point_value)
-       SELECT run.id, run.scenario_version_id, run.hardware_profile_id, t.variant, t.repetition, t.metric, t.unit, t.value, t.point ->> 'param', (t.point ->> 'value')::float8
-       FROM run, doc, json_to_recordset(doc.d -> 'samples') AS t(variant text, repetition int, metric text, unit text, value float8, point json)
+       SELECT run.id, run.scenario_version_id, run.hardware_profile_id, t.variant, t.repetition, t.metric, t.unit, t.value, t.point_param, t.point_value
+       FROM run, unnest($19::text[], $20::int[], $21::text[], $22::text[], $23::float8[], $24::text[], $25::float8[])
+                   AS t(variant, repetition, metric, unit, value, point_param, point_value)
      ), p AS (
        INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value, point_param, point_value)
-       SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value, t.point ->> 'param', (t.point ->> 'value')::float8
-       FROM run, doc, json_to_recordset(COALESCE(doc.d -> 'timeSeries', '[]'::json)) AS t(variant text, repetition int, metric text, x float8, value float8, point json)
+       SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value, t.point_param, t.point_value
+       FROM run, unnest($26::text[], $27::int[], $28::text[], $29::float8[], $30::float8[], $31::text[], $32::float8[])
+                   AS t(variant, repetition, metric, x, value, point_param, point_value)
      ), seen AS (
        UPDATE hardware_profiles SET last_seen_at = now()
        WHERE id = (SELECT hardware_profile_id FROM run) AND last_seen_at < now() - interval '1 minute'
@@ -279,9 +282,75 @@ async function storeRun(
      SELECT run.id::text AS id, run.received_at,
             (parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL AND parent.environment_id IS NOT NULL) AS parents_found,
             parent.runner_active
-     FROM parent LEFT JOIN run ON true`,
+     FROM parent LEFT JOIN run ON true`;
+
+/**
+ * An element of a PostgreSQL array literal: quoted (so that a value spelled NULL stays text), with
+ * backslash and double quote escaped. Built here rather than by pg from JavaScript arrays: its
+ * per-element conversion was ~8 % of the API process's CPU per submission.
+ */
+const ESCAPE = /["\\]/;
+const quoted = (x: string) => `"${ESCAPE.test(x) ? x.replace(/["\\]/g, '\\$&') : x}"`;
+
+/**
+ * One array literal per column of the samples (7) and time-series points (7), in the statement's
+ * order. Numbers are written as JavaScript prints them (the shortest text that reads back as the
+ * same double; float8in rounds correctly, so the stored double is the one JavaScript had). The
+ * few distinct names are quoted once each.
+ */
+function childColumns(s: RunSubmission): string[] {
+  const names = new Map<string, string>();
+  const name = (x: string) => {
+    let q = names.get(x);
+    if (q === undefined) names.set(x, (q = quoted(x)));
+    return q;
+  };
+  const n = s.samples.length;
+  const cols: unknown[][] = Array.from({ length: 7 }, () => new Array<unknown>(n));
+  for (let i = 0; i < n; i++) {
+    const x = s.samples[i]!;
+    cols[0]![i] = name(x.variant);
+    cols[1]![i] = x.repetition;
+    cols[2]![i] = name(x.metric);
+    cols[3]![i] = name(x.unit);
+    cols[4]![i] = x.value;
+    cols[5]![i] = x.point ? name(x.point.param) : 'NULL';
+    cols[6]![i] = x.point ? x.point.value : 'NULL';
+  }
+  const m = s.timeSeries.length;
+  const points: unknown[][] = Array.from({ length: 7 }, () => new Array<unknown>(m));
+  for (let i = 0; i < m; i++) {
+    const x = s.timeSeries[i]!;
+    points[0]![i] = name(x.variant);
+    points[1]![i] = x.repetition;
+    points[2]![i] = name(x.metric);
+    points[3]![i] = x.x;
+    points[4]![i] = x.value;
+    points[5]![i] = x.point ? name(x.point.param) : 'NULL';
+    points[6]![i] = x.point ? x.point.value : 'NULL';
+  }
+  return [...cols, ...points].map((c) => `{${c.join(',')}}`);
+}
+
+async function storeRun(
+  db: Query,
+  input: IngestInput,
+  text: string,
+  storedKey: string,
+  hash: string,
+  source: string,
+  k: ParentKeys,
+): Promise<{ id: string; received_at: Date } | undefined | 'new-parents'> {
+  const s = input.submission;
+  const [row] = await db.query<{
+    id: string | null;
+    received_at: Date | null;
+    parents_found: boolean;
+    runner_active: boolean;
+  }>(
+    INGEST_SQL,
     [
-      JSON.stringify(input.document),
+      text,
       randomUUID(),
       storedKey,
       hash,
@@ -299,7 +368,9 @@ async function storeRun(
       s.database.engine,
       s.database.version,
       k.envHash,
+      ...childColumns(s),
     ],
+    INGEST_STATEMENT,
   );
   if (!row) throw new Error('the run statement answered no row');
   if (!row.runner_active) throw new RunnerRevokedError(input.runnerId ?? '');

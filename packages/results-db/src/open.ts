@@ -49,7 +49,8 @@ export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
 
 /** Parameterized SQL straight to the driver ($1, $2 …): the ingest hot path, without Prisma's query engine. */
 export type SqlRunner = {
-  query<T>(sql: string, params: unknown[]): Promise<T[]>;
+  /** `name`: prepare the statement once per connection under this name (pg; PGlite ignores it). */
+  query<T>(sql: string, params: unknown[], name?: string): Promise<T[]>;
   /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
   transaction<T>(fn: (q: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
 };
@@ -116,14 +117,15 @@ export async function openConnection(url?: string, options: OpenOptions = {}): P
       queryRows: async <T>(sql: string) => (await driver.query(sql)).rows as T[],
     };
     const sql: SqlRunner = {
-      query: async <T>(text: string, params: unknown[]) => (await driver.query({ text, values: params })).rows as T[],
+      query: async <T>(text: string, params: unknown[], name?: string) =>
+        (await driver.query({ name, text, values: params })).rows as T[],
       transaction: (fn) =>
         withClient(driver, async (client) => {
           await client.query('BEGIN');
           try {
             const out = await fn({
-              query: async <T>(text: string, params: unknown[]) =>
-                (await client.query({ text, values: params })).rows as T[],
+              query: async <T>(text: string, params: unknown[], name?: string) =>
+                (await client.query({ name, text, values: params })).rows as T[],
             });
             await client.query('COMMIT');
             return out;

@@ -118,45 +118,51 @@ const storedSubmission = z.object({
 
 export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
-  const r = await prisma.run.findUnique({
-    where: { id },
-    select: {
-      ...runSummarySelect,
-      params: true,
-      document: true,
-      hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
-      samples: {
-        orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
-        select: {
-          variant: true,
-          repetition: true,
-          metric: true,
-          unit: true,
-          value: true,
-          pointParam: true,
-          pointValue: true,
-        },
+  // Samples and points name their run without a Prisma relation (no foreign key, see
+  // prisma/migrations/20261123230000_run_children_without_foreign_keys): read beside the run.
+  const [r, samples, timeSeries] = await Promise.all([
+    prisma.run.findUnique({
+      where: { id },
+      select: {
+        ...runSummarySelect,
+        params: true,
+        document: true,
+        hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
       },
-      timeSeries: {
-        orderBy: { id: 'asc' },
-        select: {
-          variant: true,
-          repetition: true,
-          metric: true,
-          x: true,
-          value: true,
-          pointParam: true,
-          pointValue: true,
-        },
+    }),
+    prisma.sample.findMany({
+      where: { runId: id },
+      orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
+      select: {
+        variant: true,
+        repetition: true,
+        metric: true,
+        unit: true,
+        value: true,
+        pointParam: true,
+        pointValue: true,
       },
-    },
-  });
+    }),
+    prisma.timeSeriesPoint.findMany({
+      where: { runId: id },
+      orderBy: { id: 'asc' },
+      select: {
+        variant: true,
+        repetition: true,
+        metric: true,
+        x: true,
+        value: true,
+        pointParam: true,
+        pointValue: true,
+      },
+    }),
+  ]);
   if (!r) return null;
   const doc = storedSubmission.parse(r.document);
   const env = r.databaseEnvironment;
   return {
     ...toSummary(r),
-    samples: r.samples.map(({ pointParam, pointValue, ...x }) => withPoint(x, pointParam, pointValue)),
+    samples: samples.map(({ pointParam, pointValue, ...x }) => withPoint(x, pointParam, pointValue)),
     params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).parse(r.params),
     hardwareSpec: HardwareSpecSchema.parse(r.hardwareProfile.spec),
     databaseEnvironment: DatabaseEnvironmentSchema.parse({
@@ -166,7 +172,7 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
       minor: env.minor,
       settings: env.settings,
     }),
-    timeSeries: r.timeSeries.map(({ pointParam, pointValue, ...x }) => withPoint(x, pointParam, pointValue)),
+    timeSeries: timeSeries.map(({ pointParam, pointValue, ...x }) => withPoint(x, pointParam, pointValue)),
     options: doc.options ?? null,
     notes: doc.notes ?? [],
     warnings: doc.warnings ?? [],

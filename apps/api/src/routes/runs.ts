@@ -73,6 +73,7 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
           app.resultsDb.ingestRun({
             submission: request.body,
             document,
+            ...(request.documentText === undefined ? {} : { documentText: request.documentText }),
             idempotencyKey,
             runnerId: request.runner?.id ?? null,
           }),

@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The JSON body exactly as parsed, before validation fills defaults; kept as the run's document. */
     document?: unknown;
+    /** The JSON body's text as received (valid UTF-8 and JSON): stored as the run's document without a second JSON.stringify. */
+    documentText?: string;
   }
 }
 
@@ -68,6 +70,7 @@ export default fp(
         try {
           const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
           request.document = value;
+          request.documentText = text;
           done(null, value);
         } catch (e) {
           const why = e instanceof RangeError ? 'nested too deeply' : e instanceof Error ? e.message : 'invalid JSON';
