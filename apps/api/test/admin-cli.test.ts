@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
+import { childEnv } from '@tunelab/env';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
@@ -15,7 +16,7 @@ afterAll(async () => database?.drop());
 function admin(...args: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: database.url },
+      env: childEnv({ DATABASE_URL: database.url }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { buildApp, type App } from '../src/index.ts';
+import { childEnv } from '@tunelab/env';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
@@ -16,7 +17,7 @@ afterAll(async () => database?.drop());
 function admin(env: Record<string, string>, ...args: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, ...env },
+      env: childEnv({ DATABASE_URL: database.url, ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
