@@ -11,6 +11,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
 import { groupSamples, type Filters } from '@tunelab/answers';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
+import type { DbContext, Queries } from './context.ts';
 
 async function unitSamples(prisma: PrismaClient, runIds: string[], metrics: string[]): Promise<UnitSample[]> {
   if (runIds.length === 0 || metrics.length === 0) return [];
@@ -104,3 +105,9 @@ export async function answerScenarioQuery(
     seriesOf: of(series),
   });
 }
+
+/** A scenario's answers as a `ResultsDb` method (see context.ts). */
+export const answerQueries = {
+  /** A scenario's answers (null when the scenario has no folder in the catalog). */
+  answers: (db: DbContext, q: AnswersQuery) => answerScenarioQuery(db.prisma, db.catalog, q),
+} satisfies Queries;
