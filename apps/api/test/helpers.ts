@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { childEnv } from '@tunelab/env';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App, type BuildAppOptions } from '../src/index.ts';
 import { createTestDatabase, prismaOf } from '@tunelab/results-db/testing';
@@ -23,12 +26,9 @@ export function setAt(doc: object, pointer: string, value: unknown): void {
   node[last] = value;
 }
 
-/** A real API on a real PostgreSQL database of its own (named `<databasePrefix>_<random>`), listening on a free loopback port. */
-export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}, databasePrefix?: string) {
-  const database = await createTestDatabase(databasePrefix);
-  const db = await openResultsDb(database.url);
-  await db.migrate();
-  const app = await buildApp({
+/** The app on `db` (already migrated) with rate limits no test reaches. */
+const buildTestApp = (db: ResultsDb, options: Omit<BuildAppOptions, 'resultsDb'>) =>
+  buildApp({
     resultsDb: db,
     migrate: false,
     rateLimitPerMinute: 100_000,
@@ -36,6 +36,29 @@ export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {},
     readRateLimitPerMinute: 100_000,
     ...options,
   });
+
+/** `tunelab admin ARGS` (src/cli.ts) as its own process with this environment plus `env`. */
+export function runAdmin(env: Record<string, string>, ...args: string[]) {
+  const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A real API on a real PostgreSQL database of its own (named `<databasePrefix>_<random>`), listening on a free loopback port. */
+export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}, databasePrefix?: string) {
+  const database = await createTestDatabase(databasePrefix);
+  const db = await openResultsDb(database.url);
+  await db.migrate();
+  const app = await buildTestApp(db, options);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -88,14 +111,7 @@ export async function startInjectable(backend: Backend, options: Omit<BuildAppOp
   const database = backend === 'postgresql' ? await createTestDatabase() : undefined;
   const db = await openResultsDb(database?.url, { dataDir: 'memory://' });
   await db.migrate();
-  const app = await buildApp({
-    resultsDb: db,
-    migrate: false,
-    rateLimitPerMinute: 100_000,
-    authFailuresPerMinute: 100_000,
-    readRateLimitPerMinute: 100_000,
-    ...options,
-  });
+  const app = await buildTestApp(db, options);
   await app.ready();
   const { token } = await db.createRunner(`test-${Math.random().toString(36).slice(2, 8)}`);
   return {
