@@ -1,5 +1,6 @@
 /** The environment of the scripts in this folder, parsed once at start with zod (defaults defined here or in the API's env). */
 import { ApiEnv } from '@tunelab/api';
+import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 
 const DemoEnv = ApiEnv.pick({
@@ -18,14 +19,7 @@ const DemoEnv = ApiEnv.pick({
 });
 export type DemoEnv = z.infer<typeof DemoEnv>;
 
-export function loadDemoEnv(env: NodeJS.ProcessEnv = process.env): DemoEnv {
-  const r = DemoEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!r.success)
-    throw new Error(
-      `invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
-    );
-  return r.data;
-}
+export const loadDemoEnv = (env: NodeJS.ProcessEnv = process.env): DemoEnv => parseEnv(DemoEnv, env);
 
 /** The environment a child process (runner, site build) inherits, plus `extra`. */
 export { childEnv } from '@tunelab/env';

@@ -5,18 +5,16 @@
  * database directly (DATABASE_URL), and for every scenario page, every group and every declared
  * pair the page's agreement equals what GET /v1/answers says.
  */
-import { spawn } from 'node:child_process';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '@tunelab/api';
 import type { ScenarioAnswers } from '@tunelab/contracts';
+import { buildSite, ROOT as REPO_ROOT } from './support.ts';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCENARIOS = join(REPO_ROOT, 'scenarios');
 const KEYS = [
   'fillfactor-hot-updates',
@@ -25,23 +23,6 @@ const KEYS = [
   'vacuum-full-rewrite',
   'vacuum-index-cleanup',
 ];
-
-function buildSite(outDir: string, databaseUrl: string) {
-  return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
-    );
-    const child = spawn('npm', ['run', 'build', '-w', '@tunelab/site', '--', '--outDir', outDir], {
-      cwd: REPO_ROOT,
-      env: { ...inherited, DATABASE_URL: databaseUrl, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
 
 /** group key → `baseline>candidate` → agreement, from a built scenario page's answer cards. */
 function pageAgreements(html: string): Map<string, Map<string, string>> {
@@ -104,7 +85,7 @@ describe('every scenario page gives the same agreement as GET /v1/answers', () =
     { timeout: 600_000 },
     async () => {
       const out = join(work, 'dist');
-      const build = await buildSite(out, databaseUrl);
+      const build = await buildSite(out, { DATABASE_URL: databaseUrl });
       expect(build.code, build.out.slice(-3000)).toBe(0);
       let compared = 0;
       for (const key of KEYS) {

@@ -1,22 +1,21 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { envWithoutTuneLab } from '@tunelab/env';
 import { openResultsDb } from '@tunelab/results-db';
+import { TARGET, TEST_SERVERS_DIR } from './support.ts';
 
 const DEMO = fileURLToPath(new URL('../scripts/demo.ts', import.meta.url));
 
 function runDemo(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
     // The caller's results database and TuneLab settings stay out of it: only what the test passes.
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
-    );
     const child = spawn(process.execPath, ['--import', 'tsx', DEMO, ...args], {
-      env: { ...inherited, ...env },
+      env: envWithoutTuneLab(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -61,7 +60,7 @@ describe('npm start (the demo)', () => {
     try {
       // Everything it writes goes to the temp dir: results database, site, the runner's run files and spool.
       const siteDir = join(dataDir, 'site');
-      const target = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+      const target = TARGET;
       const r = await runDemo(
         ['--target', target, '--param', 'rows=3000', '--repetitions', '3', '--site-dir', siteDir],
         {
@@ -109,11 +108,7 @@ describe('npm start (the demo)', () => {
         TUNELAB_RUNS_DIR: join(dataDir, 'runs'),
         TUNELAB_SPOOL_DIR: join(dataDir, 'spool'),
         // Shared between test runs (see apps/runner/src/test-support/servers.ts): no download on re-runs.
-        TUNELAB_SERVERS_DIR:
-          process.env.TUNELAB_TEST_SERVERS_DIR ??
-          (process.getuid?.() === 0
-            ? '/var/cache/tunelab/servers-test'
-            : join(homedir(), '.cache', 'tunelab', 'servers-test')),
+        TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR,
         PORT: '0',
       });
       expect(r.code, r.out.slice(-3000)).toBe(0);

@@ -7,31 +7,21 @@
  * and runs it on a throwaway PostgreSQL 17 from the npm registry.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { childEnv } from '@tunelab/env';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { Job, JobList, RunList } from '@tunelab/contracts';
+import { apiProcess, ROOT, scratch, TARGET, TEST_SERVERS_DIR } from './support.ts';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TSX = ['--import', 'tsx'];
 const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
-const SERVER = path.join(ROOT, 'apps/api/src/server.ts');
-const TARGET = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCENARIO = 'vacuum-index-cleanup';
 
-const tmp = await mkdtemp(path.join(os.tmpdir(), 'tl-fleet-e2e-'));
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  await rm(tmp, { recursive: true, force: true });
-});
+const { tmp, cleanups } = await scratch('tl-fleet-e2e-');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -56,42 +46,14 @@ async function fleetOn(backend: 'postgresql' | 'pglite', agents: string[], prefi
   for (const name of agents) tokens[name] = (await db.createRunner(name)).token;
   const operator = (await db.createRunner('ops', { kind: 'operator' })).token;
   await db.close();
-  let child: ChildProcess | null = null;
-  let port = '0';
-  const start = () =>
-    new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, [...TSX, SERVER], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          ...(database ? { DATABASE_URL: database.url } : { TUNELAB_DATA_DIR: dataDir }),
-          HOST: '127.0.0.1',
-          PORT: port,
-          LOG_LEVEL: 'silent',
-          TUNELAB_JOB_LEASE_S: '10',
-        },
-      });
-      child = c;
-      cleanups.push(async () => c.exitCode === null && c.kill('SIGKILL'));
-      let out = '';
-      c.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
-        if (m) {
-          port = m[2]!;
-          resolve(m[1]!);
-        }
-      });
-      c.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      c.on('exit', (code) => reject(new Error(`API exited with ${code}: ${out}`)));
-    });
-  const kill = () =>
-    new Promise<void>((resolve) => {
-      const c = child;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return resolve();
-      c.once('exit', () => resolve());
-      c.kill('SIGKILL');
-    });
+  const { start, kill } = apiProcess(
+    {
+      ...(database ? { DATABASE_URL: database.url } : { TUNELAB_DATA_DIR: dataDir }),
+      TUNELAB_JOB_LEASE_S: '10',
+    },
+    cleanups,
+    { keepPort: true },
+  );
   const url = await start();
   const api = {
     url,
@@ -155,14 +117,13 @@ function startAgent(
     ],
     {
       cwd: ROOT,
-      env: {
-        ...process.env,
+      env: childEnv({
         TUNELAB_RUNS_DIR: path.join(home, 'runs'),
         TUNELAB_SPOOL_DIR: path.join(home, 'spool'),
         TUNELAB_SUBMIT_BACKOFF_MS: '200',
         TUNELAB_SUBMIT_RETRIES: '2',
         ...env,
-      },
+      }),
     },
   );
   let log = '';
@@ -274,11 +235,7 @@ describe('an agent with --server', () => {
     const job = await api.request({ ...tiny, server: 17 });
     const agent = startAgent(api, 'srv', [], undefined, ['--server', '17', '--once', '--wait', '60'], {
       // Shared between test runs (see apps/runner/src/test-support/servers.ts): no download on re-runs.
-      TUNELAB_SERVERS_DIR:
-        process.env.TUNELAB_TEST_SERVERS_DIR ??
-        (process.getuid?.() === 0
-          ? '/var/cache/tunelab/servers-test'
-          : path.join(os.homedir(), '.cache', 'tunelab', 'servers-test')),
+      TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR,
     });
     expect(await agent.exited, agent.log()).toBe(0);
     expect(agent.log()).toMatch(/agent: postgresql 17 on a throwaway server per job/);

@@ -5,40 +5,21 @@
  * property is apps/api/test/run-fuzz.test.ts; this is the site build after such a run, on the
  * embedded PGlite database. FUZZ_RUNS / FUZZ_SEED as there (`npm run fuzz`).
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '@tunelab/api';
 import { fc, runSubmissionBody } from '@tunelab/contracts/testing';
+import { buildSite } from './support.ts';
 import { openResultsDb } from '@tunelab/results-db';
+import { fuzzSettings } from '@tunelab/env/testing';
 
-const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 120);
-/** Fixed in `npm test`; `npm run fuzz` draws one (FUZZ_SEED=random) and the test name shows it. */
-const SEED =
-  process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 13_2026);
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The seed is fixed in `npm test`; `npm run fuzz` draws one (FUZZ_SEED=random) and the test name shows it. */
+const { numRuns: NUM_RUNS, seed: SEED } = fuzzSettings(120);
 
 /** `npm run build -w @tunelab/site` into `outDir`, over the PGlite database in `dataDir` only. */
-function buildSite(outDir: string, dataDir: string) {
-  return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
-    );
-    const child = spawn('npm', ['run', 'build', '-w', '@tunelab/site', '--', '--outDir', outDir], {
-      cwd: REPO_ROOT,
-      env: { ...inherited, TUNELAB_DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
 
 let work: string;
 beforeAll(async () => {
@@ -80,7 +61,7 @@ describe(`site build after ${NUM_RUNS} generated submissions (seed ${SEED})`, ()
       expect(stored.length).toBeGreaterThan(NUM_RUNS / 10);
 
       const out = join(work, 'dist');
-      const build = await buildSite(out, dataDir);
+      const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
       expect(build.code, build.out.slice(-3000)).toBe(0);
       expect(existsSync(join(out, 'index.html'))).toBe(true);
       for (const id of stored) expect(existsSync(join(out, `runs/${id}/index.html`)), id).toBe(true);

@@ -4,48 +4,23 @@
  * The "API killed mid-submit" cases put a TCP proxy between them that SIGKILLs the API either
  * as the request arrives (nothing stored) or as the response leaves (stored, answer lost).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { FindingList, RunDetail, RunList } from '@tunelab/contracts';
 import { createTestDatabase } from '@tunelab/results-db/testing';
+import { apiProcess, runTunelab, scratch, TARGET } from './support.ts';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// One process per child (no tsx wrapper in between), so a SIGKILL really ends the API.
-const TSX = ['--import', 'tsx'];
-const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
-const SERVER = path.join(ROOT, 'apps/api/src/server.ts');
-const TARGET = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCENARIO = 'vacuum-full-rewrite';
 
-const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-runner-api-'));
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  await rm(tmp, { recursive: true, force: true });
-});
+const { tmp, cleanups } = await scratch('tunelab-runner-api-');
 
-type Result = { code: number | null; stdout: string; stderr: string };
-function tunelab(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '50', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tunelab = (args: string[], env: Record<string, string> = {}) =>
+  runTunelab(args, { TUNELAB_RUNS_DIR: path.join(tmp, 'runs'), TUNELAB_SUBMIT_BACKOFF_MS: '50', ...env });
 
 /** A results database and an API process on it; `start()` can be called again after a kill. */
 async function apiOnFreshDatabase() {
@@ -55,31 +30,7 @@ async function apiOnFreshDatabase() {
   await db.migrate();
   const { token } = await db.createRunner(`runner-api-${Date.now()}`);
   await db.close();
-  let child: ChildProcess | null = null;
-  const start = () =>
-    new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, [...TSX, SERVER], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' },
-      });
-      child = c;
-      cleanups.push(async () => c.exitCode === null && c.kill('SIGKILL'));
-      let out = '';
-      c.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      c.on('exit', (code) => reject(new Error(`API exited with ${code}: ${out}`)));
-    });
-  const kill = () =>
-    new Promise<void>((resolve) => {
-      const c = child;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return resolve();
-      c.once('exit', () => resolve());
-      c.kill('SIGKILL');
-    });
-  return { token, start, kill };
+  return { token, ...apiProcess({ DATABASE_URL: database.url }, cleanups) };
 }
 
 /** Forwards to `upstream`; `onRequest`/`onResponse` may kill the API and swallow the bytes. */

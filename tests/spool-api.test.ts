@@ -3,42 +3,27 @@
  * database) and the real `tunelab` CLI: a corrupt spool file is quarantined and the good runs are
  * stored and readable; two `spool flush` at once store every run exactly once.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '@tunelab/api';
 import { RunList, RunSubmission } from '@tunelab/contracts';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
+import { ROOT, runTunelab } from './support.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
 const SAMPLE = RunSubmission.parse(
   JSON.parse(await readFile(path.join(ROOT, 'tests/fixtures/sample-submission.json'), 'utf8')),
 );
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-spool-api-'));
 
-function tunelab(args: string[], spool: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TUNELAB_SPOOL_DIR: spool,
-        TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
-        TUNELAB_SUBMIT_BACKOFF_MS: '10',
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+const tunelab = (args: string[], spool: string) =>
+  runTunelab(args, {
+    TUNELAB_SPOOL_DIR: spool,
+    TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
+    TUNELAB_SUBMIT_BACKOFF_MS: '10',
   });
-}
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let db: ResultsDb;

@@ -2,6 +2,7 @@
  * The benchmarks' environment, parsed once with zod where a benchmark starts. The API's own
  * settings stay in `src/config.ts`; these only say where the benchmarks put their databases.
  */
+import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 
 const BenchEnv = z.object({
@@ -20,14 +21,7 @@ const BenchEnv = z.object({
 });
 export type BenchEnv = z.infer<typeof BenchEnv>;
 
-export function loadBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchEnv {
-  const r = BenchEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!r.success)
-    throw new Error(
-      `invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
-    );
-  return r.data;
-}
+export const loadBenchEnv = (env: NodeJS.ProcessEnv = process.env): BenchEnv => parseEnv(BenchEnv, env);
 
 /** The environment a child process (the API server, the measuring process) inherits, plus `extra`. */
 export { childEnv } from '@tunelab/env';

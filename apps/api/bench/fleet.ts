@@ -10,16 +10,22 @@
  *
  * The database `tl_fleet_bench_<random>` is dropped at the end.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import * as hdr from 'hdr-histogram-js';
 import { openResultsDb } from '@tunelab/results-db';
-import { childEnv, loadBenchEnv } from './env.ts';
+import { loadBenchEnv } from './env.ts';
+import {
+  positiveInt,
+  postgresTicks,
+  processSeconds,
+  startApiProcess,
+  stopProcess,
+  TICKS_PER_SECOND,
+} from './support.ts';
 
 const env = loadBenchEnv();
 const { values: args } = parseArgs({
@@ -36,22 +42,13 @@ if (args.help) {
   console.log('usage: npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--database-url URL]');
   process.exit(0);
 }
-const int = (name: string, v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} must be a positive integer, got ${v}`);
-    process.exit(2);
-  }
-  return n;
-};
-const AGENTS = int('agents', args.agents);
-const JOBS = int('jobs', args.jobs);
-const TOKENS = Math.min(AGENTS, int('tokens', args.tokens));
+const AGENTS = positiveInt('agents', args.agents);
+const JOBS = positiveInt('jobs', args.jobs);
+const TOKENS = Math.min(AGENTS, positiveInt('tokens', args.tokens));
 
 // Node's fetch opens as many connections per origin as there are requests in flight (undici's
 // default `connections: null`), so each of the long polls has its own.
 
-const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 const HARDWARE = {
   cpuModel: 'Bench CPU',
   physicalCores: 8,
@@ -72,42 +69,12 @@ const dbUrl = (() => {
   return u.toString();
 })();
 
-const TICKS = 100;
-function pgSeconds(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dbName)) continue;
-      const f = stat.slice(close + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks / TICKS;
-}
-function processSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICKS;
-  } catch {
-    return 0;
-  }
-}
+/** CPU seconds so far of the PostgreSQL backends serving the bench database (pg-boss's pool included). */
+const pgSeconds = () => [...postgresTicks(dbName).values()].reduce((a, b) => a + b, 0) / TICKS_PER_SECOND;
 
 let api: ChildProcess | undefined;
 async function cleanup() {
-  if (api && api.exitCode === null) {
-    const gone = new Promise((r) => api?.once('exit', r));
-    api.kill('SIGTERM');
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
-    if (api.exitCode === null) api.kill('SIGKILL');
-  }
+  if (api) await stopProcess(api, 5000);
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();
   try {
@@ -131,27 +98,10 @@ async function main() {
   for (let i = 0; i < TOKENS; i++) tokens.push((await db.createRunner(`bench-agent-${i}`)).token);
   await db.close();
 
-  const url = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
-      // Agents here heartbeat once: a lease longer than the bench keeps pg-boss from re-leasing jobs.
-      env: childEnv({
-        DATABASE_URL: dbUrl,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-        TUNELAB_JOB_LEASE_S: '3600',
-      }),
-    });
-    api = child;
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`the API exited with ${code}:\n${out}`)));
-  });
+  // Agents here heartbeat once: a lease longer than the bench keeps pg-boss from re-leasing jobs.
+  const server = await startApiProcess({ DATABASE_URL: dbUrl, TUNELAB_JOB_LEASE_S: '3600' });
+  api = server.child;
+  const url = server.url;
 
   // ── queue the jobs ──
   const enqueueStarted = performance.now();

@@ -6,7 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { JobState } from '@tunelab/contracts';
 import { DatabaseOwnedError, openResultsDb, RunnerNameError, type ResultsDb } from '@tunelab/results-db';
-import { loadEnv, type ApiEnv } from './config.ts';
+import { loadAdminEnv, type AdminEnv } from './config.ts';
 import {
   createOperatorCommand,
   createRunnerCommand,
@@ -42,9 +42,9 @@ const collectParam = (value: string, previous: Record<string, string> = {}) => {
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 };
 
-let env: ApiEnv;
+let env: AdminEnv;
 try {
-  env = loadEnv();
+  env = loadAdminEnv();
 } catch (e) {
   console.error(`tunelab admin: ${(e as Error).message}`);
   process.exit(2);
@@ -61,8 +61,8 @@ const openDb = async () => {
   }
 };
 const jobsVia = (): JobsVia =>
-  process.env.TUNELAB_API_URL
-    ? { api: { url: process.env.TUNELAB_API_URL, token: process.env.TUNELAB_OPERATOR_TOKEN } }
+  env.TUNELAB_API_URL
+    ? { api: { url: env.TUNELAB_API_URL, token: env.TUNELAB_OPERATOR_TOKEN } }
     : {
         db: async () => {
           const db = await openDb();

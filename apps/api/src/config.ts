@@ -1,3 +1,4 @@
+import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 import { DEFAULT_DATA_DIR } from '@tunelab/results-db';
 
@@ -42,11 +43,13 @@ export const ApiEnv = z.object({
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
-export function loadEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
-  const r = ApiEnv.safeParse(env);
-  if (!r.success) {
-    const lines = r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`invalid environment:\n${lines.join('\n')}`);
-  }
-  return r.data;
-}
+/** Empty variables are unset (`@tunelab/env`); throws `EnvError` naming every bad variable. */
+export const loadEnv = (env: NodeJS.ProcessEnv = process.env): ApiEnv => parseEnv(ApiEnv, env);
+
+/** The admin CLI's: the API's, plus the running API that jobs commands may go through. */
+const AdminEnv = ApiEnv.extend({
+  TUNELAB_API_URL: z.string().optional(),
+  TUNELAB_OPERATOR_TOKEN: z.string().optional(),
+});
+export type AdminEnv = z.infer<typeof AdminEnv>;
+export const loadAdminEnv = (env: NodeJS.ProcessEnv = process.env): AdminEnv => parseEnv(AdminEnv, env);

@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
-
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+import { runAdmin } from './helpers.ts';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
@@ -12,19 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => database?.drop());
 
-function admin(...args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: database.url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const admin = (...args: string[]) => runAdmin({ DATABASE_URL: database.url }, ...args);
 
 describe('tunelab admin', () => {
   it('mints a token shown once, stores only its hash, refuses a second runner of the same name, and revokes', async () => {

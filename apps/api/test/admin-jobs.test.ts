@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
+import { runAdmin } from './helpers.ts';
 import { buildApp, type App } from '../src/index.ts';
-
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
@@ -13,19 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => database?.drop());
 
-function admin(env: Record<string, string>, ...args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const admin = (env: Record<string, string>, ...args: string[]) =>
+  runAdmin({ DATABASE_URL: database.url, ...env }, ...args);
 
 describe('tunelab admin jobs', () => {
   it('requests, lists and cancels jobs in the database, refusing a bad parameter with its name (exit 2)', async () => {

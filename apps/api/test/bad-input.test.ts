@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clone, FIXTURE, snapshot, startApi } from './helpers.ts';
+import { clone, FIXTURE, setAt, snapshot, startApi } from './helpers.ts';
 
 type Doc = typeof FIXTURE;
 const SAME_METRIC: number = FIXTURE.samples.findIndex(
@@ -10,8 +10,10 @@ type Case = {
   status: number;
   /** JSON Pointer expected among the problem's errors[].path (omit when the body as a whole is bad). */
   path?: string;
-  /** A mutation of a fresh copy of the sample submission, or the raw bytes to send. */
-  body: ((d: Doc) => void) | string | Uint8Array;
+  /** A mutation of a fresh copy of the sample submission, or the raw bytes to send … */
+  body?: ((d: Doc) => void) | string | Uint8Array;
+  /** … or the value `path` is set to in a fresh copy. */
+  value?: unknown;
   contentType?: string | null;
   headers?: Record<string, string>;
 };
@@ -59,150 +61,24 @@ const CASES: Case[] = [
     path: '/',
     body: JSON.stringify(FIXTURE).replace('"params":{', '"params":{"__proto__":{"admin":true},'),
   },
-  {
-    name: 'value as string',
-    status: 400,
-    path: '/samples/0/value',
-    body: (d) => {
-      d.samples[0].value = '1.5';
-    },
-  },
-  {
-    name: 'repetition as string',
-    status: 400,
-    path: '/samples/0/repetition',
-    body: (d) => {
-      d.samples[0].repetition = '1';
-    },
-  },
-  {
-    name: 'memory as string',
-    status: 400,
-    path: '/hardware/memoryBytes',
-    body: (d) => {
-      d.hardware.memoryBytes = '25769803776';
-    },
-  },
-  {
-    name: 'negative core count',
-    status: 400,
-    path: '/hardware/physicalCores',
-    body: (d) => {
-      d.hardware.physicalCores = -2;
-    },
-  },
-  {
-    name: 'zero logical cpus',
-    status: 400,
-    path: '/hardware/logicalCpus',
-    body: (d) => {
-      d.hardware.logicalCpus = 0;
-    },
-  },
-  {
-    name: 'repetition 0',
-    status: 400,
-    path: '/samples/0/repetition',
-    body: (d) => {
-      d.samples[0].repetition = 0;
-    },
-  },
-  {
-    name: 'fractional repetition',
-    status: 400,
-    path: '/samples/1/repetition',
-    body: (d) => {
-      d.samples[1].repetition = 1.5;
-    },
-  },
-  {
-    name: 'negative database major',
-    status: 400,
-    path: '/database/major',
-    body: (d) => {
-      d.database.major = -15;
-    },
-  },
-  {
-    name: 'unknown top-level key',
-    status: 400,
-    path: '/extra',
-    body: (d) => {
-      d.extra = 1;
-    },
-  },
-  {
-    name: 'unknown nested key',
-    status: 400,
-    path: '/hardware/gpu',
-    body: (d) => {
-      d.hardware.gpu = 'none';
-    },
-  },
-  {
-    name: 'unknown key in a sample',
-    status: 400,
-    path: '/samples/2/bogus',
-    body: (d) => {
-      d.samples[2].bogus = true;
-    },
-  },
-  {
-    name: 'scenario version not a sha256',
-    status: 400,
-    path: '/scenario/version',
-    body: (d) => {
-      d.scenario.version = 'v1';
-    },
-  },
-  {
-    name: 'scenario key with spaces',
-    status: 400,
-    path: '/scenario/key',
-    body: (d) => {
-      d.scenario.key = 'drop table';
-    },
-  },
-  {
-    name: 'unknown engine',
-    status: 400,
-    path: '/database/engine',
-    body: (d) => {
-      d.database.engine = 'oracle';
-    },
-  },
-  {
-    name: 'unknown storage kind',
-    status: 400,
-    path: '/hardware/storage/kind',
-    body: (d) => {
-      d.hardware.storage.kind = 'floppy';
-    },
-  },
-  {
-    name: 'finished before started',
-    status: 400,
-    path: '/finishedAt',
-    body: (d) => {
-      d.finishedAt = '2026-11-22T02:00:00.000Z';
-    },
-  },
-  {
-    name: 'start time not ISO 8601',
-    status: 400,
-    path: '/startedAt',
-    body: (d) => {
-      d.startedAt = 'yesterday';
-    },
-  },
-  {
-    name: 'no samples',
-    status: 400,
-    path: '/samples',
-    body: (d) => {
-      d.samples = [];
-    },
-  },
+  { name: 'value as string', status: 400, path: '/samples/0/value', value: '1.5' },
+  { name: 'repetition as string', status: 400, path: '/samples/0/repetition', value: '1' },
+  { name: 'memory as string', status: 400, path: '/hardware/memoryBytes', value: '25769803776' },
+  { name: 'negative core count', status: 400, path: '/hardware/physicalCores', value: -2 },
+  { name: 'zero logical cpus', status: 400, path: '/hardware/logicalCpus', value: 0 },
+  { name: 'repetition 0', status: 400, path: '/samples/0/repetition', value: 0 },
+  { name: 'fractional repetition', status: 400, path: '/samples/1/repetition', value: 1.5 },
+  { name: 'negative database major', status: 400, path: '/database/major', value: -15 },
+  { name: 'unknown top-level key', status: 400, path: '/extra', value: 1 },
+  { name: 'unknown nested key', status: 400, path: '/hardware/gpu', value: 'none' },
+  { name: 'unknown key in a sample', status: 400, path: '/samples/2/bogus', value: true },
+  { name: 'scenario version not a sha256', status: 400, path: '/scenario/version', value: 'v1' },
+  { name: 'scenario key with spaces', status: 400, path: '/scenario/key', value: 'drop table' },
+  { name: 'unknown engine', status: 400, path: '/database/engine', value: 'oracle' },
+  { name: 'unknown storage kind', status: 400, path: '/hardware/storage/kind', value: 'floppy' },
+  { name: 'finished before started', status: 400, path: '/finishedAt', value: '2026-11-22T02:00:00.000Z' },
+  { name: 'start time not ISO 8601', status: 400, path: '/startedAt', value: 'yesterday' },
+  { name: 'no samples', status: 400, path: '/samples', value: [] },
   {
     name: 'samples missing',
     status: 400,
@@ -211,55 +87,18 @@ const CASES: Case[] = [
       delete d.samples;
     },
   },
-  {
-    name: 'duplicate sample',
-    status: 400,
-    path: '/samples/3',
-    body: (d) => {
-      d.samples[3] = { ...d.samples[0] };
-    },
-  },
+  { name: 'duplicate sample', status: 400, path: '/samples/3', value: { ...FIXTURE.samples[0] } },
   // The first later sample of samples[0]'s metric, given another unit.
-  {
-    name: 'one metric in two units',
-    status: 400,
-    path: `/samples/${SAME_METRIC}/unit`,
-    body: (d) => {
-      d.samples[SAME_METRIC].unit = 'ms';
-    },
-  },
-  {
-    name: 'over-long string',
-    status: 400,
-    path: '/hardware/cpuModel',
-    body: (d) => {
-      d.hardware.cpuModel = 'x'.repeat(10_000);
-    },
-  },
-  {
-    name: 'runner version not semver',
-    status: 400,
-    path: '/runnerVersion',
-    body: (d) => {
-      d.runnerVersion = 'latest';
-    },
-  },
+  { name: 'one metric in two units', status: 400, path: `/samples/${SAME_METRIC}/unit`, value: 'ms' },
+  { name: 'over-long string', status: 400, path: '/hardware/cpuModel', value: 'x'.repeat(10_000) },
+  { name: 'runner version not semver', status: 400, path: '/runnerVersion', value: 'latest' },
   {
     name: 'too many params',
     status: 400,
     path: '/params',
-    body: (d) => {
-      d.params = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, i]));
-    },
+    value: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, i])),
   },
-  {
-    name: 'object as a param value',
-    status: 400,
-    path: '/params/rows',
-    body: (d) => {
-      d.params.rows = { n: 1 };
-    },
-  },
+  { name: 'object as a param value', status: 400, path: '/params/rows', value: { n: 1 } },
   {
     name: 'deeply nested param',
     status: 400,
@@ -267,22 +106,8 @@ const CASES: Case[] = [
     body: JSON.stringify(FIXTURE).replace('"params":{', `"params":{"deep":${nest(5000)},`),
   },
   { name: 'pathologically deep nesting', status: 400, body: `{"params":${nest(200_000)}}` },
-  {
-    name: '10^6-element array',
-    status: 400,
-    path: '/warnings',
-    body: (d) => {
-      d.warnings = Array.from({ length: 1_000_000 }, () => 'w');
-    },
-  },
-  {
-    name: 'note text over 64 KiB',
-    status: 400,
-    path: '/notes/0/text',
-    body: (d) => {
-      d.notes[0].text = 'n'.repeat(70_000);
-    },
-  },
+  { name: '10^6-element array', status: 400, path: '/warnings', value: Array.from({ length: 1_000_000 }, () => 'w') },
+  { name: 'note text over 64 KiB', status: 400, path: '/notes/0/text', value: 'n'.repeat(70_000) },
   {
     name: 'oversized body',
     status: 413,
@@ -313,12 +138,13 @@ describe('malformed submissions', () => {
   it.each(CASES)('$name → $status problem+json naming the field, database unchanged', async (c) => {
     const before = await snapshot(api.db);
     let payload: string | Uint8Array;
-    if (typeof c.body === 'function') {
+    if (typeof c.body === 'function' || 'value' in c) {
       const d = clone(FIXTURE);
       d.startedAt = '2026-11-22T03:00:00.000Z';
-      c.body(d);
+      if (typeof c.body === 'function') c.body(d);
+      else setAt(d, c.path ?? '', c.value);
       payload = JSON.stringify(d);
-    } else payload = c.body;
+    } else payload = c.body ?? '';
     const headers: Record<string, string> = { authorization: `Bearer ${api.token}`, ...c.headers };
     if (c.contentType !== null) headers['content-type'] = c.contentType ?? 'application/json';
     const res = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers, body: payload });

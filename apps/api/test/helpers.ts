@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { childEnv } from '@tunelab/env';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App, type BuildAppOptions } from '../src/index.ts';
 import { createTestDatabase, prismaOf } from '@tunelab/results-db/testing';
+import { startTcpProxy } from '@tunelab/test-support';
 
 export const FIXTURE = JSON.parse(
   readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
@@ -10,12 +13,22 @@ export const FIXTURE = JSON.parse(
 
 export const clone = <T>(v: T): T => structuredClone(v);
 
-/** A real API on a real PostgreSQL database of its own (named `<databasePrefix>_<random>`), listening on a free loopback port. */
-export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}, databasePrefix?: string) {
-  const database = await createTestDatabase(databasePrefix);
-  const db = await openResultsDb(database.url);
-  await db.migrate();
-  const app = await buildApp({
+/** Sets the field that a JSON Pointer (RFC 6901, as the problem's errors[].path) names in `doc`. */
+export function setAt(doc: object, pointer: string, value: unknown): void {
+  const keys = pointer
+    .split('/')
+    .slice(1)
+    .map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const last = keys.pop();
+  if (last === undefined) throw new Error(`setAt: "${pointer}" names no field`);
+  let node: Record<string, unknown> = doc as Record<string, unknown>;
+  for (const k of keys) node = node[k] as Record<string, unknown>;
+  node[last] = value;
+}
+
+/** The app on `db` (already migrated) with rate limits no test reaches. */
+const buildTestApp = (db: ResultsDb, options: Omit<BuildAppOptions, 'resultsDb'>) =>
+  buildApp({
     resultsDb: db,
     migrate: false,
     rateLimitPerMinute: 100_000,
@@ -23,6 +36,29 @@ export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {},
     readRateLimitPerMinute: 100_000,
     ...options,
   });
+
+/** `tunelab admin ARGS` (src/cli.ts) as its own process with this environment plus `env`. */
+export function runAdmin(env: Record<string, string>, ...args: string[]) {
+  const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A real API on a real PostgreSQL database of its own (named `<databasePrefix>_<random>`), listening on a free loopback port. */
+export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}, databasePrefix?: string) {
+  const database = await createTestDatabase(databasePrefix);
+  const db = await openResultsDb(database.url);
+  await db.migrate();
+  const app = await buildTestApp(db, options);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -67,68 +103,6 @@ export function post(url: string, token: string | null, body: unknown, headers: 
   });
 }
 
-/**
- * A TCP proxy in front of PostgreSQL that can cut every connection — the results database
- * "stopping" mid-request, as seen from the API — and come back on the same port; or stall:
- * drop every byte both ways with the sockets left open (no FIN, no RST: a network cut) and heal.
- */
-export async function startPgProxy(target = { host: '127.0.0.1', port: 5432 }) {
-  const sockets = new Set<net.Socket>();
-  let onClientData: ((chunk: Buffer) => void) | undefined;
-  let stalled = false;
-  const makeServer = () =>
-    net.createServer((client) => {
-      const upstream = net.connect(target);
-      sockets.add(client);
-      sockets.add(upstream);
-      client.on('data', (chunk) => {
-        onClientData?.(chunk);
-        if (!stalled && !upstream.destroyed) upstream.write(chunk);
-      });
-      upstream.on('data', (chunk) => {
-        if (!stalled && !client.destroyed) client.write(chunk);
-      });
-      const end = () => {
-        client.destroy();
-        upstream.destroy();
-        sockets.delete(client);
-        sockets.delete(upstream);
-      };
-      client.on('error', end).on('close', end);
-      upstream.on('error', end).on('close', end);
-    });
-  let server = makeServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    port,
-    /** From now on every byte is dropped, both ways; the sockets stay open. */
-    stall() {
-      stalled = true;
-    },
-    /** Bytes flow again (the ones dropped meanwhile are lost). */
-    heal() {
-      stalled = false;
-    },
-    /** Calls `fn` with every chunk the API sends to the database. */
-    watch(fn: ((chunk: Buffer) => void) | undefined) {
-      onClientData = fn;
-    },
-    /** Refuses new connections and cuts the open ones. */
-    async stop() {
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        for (const s of sockets) s.destroy();
-      });
-    },
-    async start() {
-      server = makeServer();
-      await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
-    },
-  };
-}
-
 export type Backend = 'postgresql' | 'pglite';
 export const BACKENDS: Backend[] = ['postgresql', 'pglite'];
 
@@ -137,14 +111,7 @@ export async function startInjectable(backend: Backend, options: Omit<BuildAppOp
   const database = backend === 'postgresql' ? await createTestDatabase() : undefined;
   const db = await openResultsDb(database?.url, { dataDir: 'memory://' });
   await db.migrate();
-  const app = await buildApp({
-    resultsDb: db,
-    migrate: false,
-    rateLimitPerMinute: 100_000,
-    authFailuresPerMinute: 100_000,
-    readRateLimitPerMinute: 100_000,
-    ...options,
-  });
+  const app = await buildTestApp(db, options);
   await app.ready();
   const { token } = await db.createRunner(`test-${Math.random().toString(36).slice(2, 8)}`);
   return {
@@ -161,17 +128,16 @@ export async function startInjectable(backend: Backend, options: Omit<BuildAppOp
 
 /**
  * The API listening on a port, its results database a fresh PostgreSQL database reached through
- * startPgProxy() (cut it with `proxy.stop()`, stall it with `proxy.stall()`), and a runner token.
+ * a TCP proxy (cut it with `proxy.cut()`, stall it with `proxy.stall()`), and a runner token.
  */
 export async function startApiThroughProxy(
   runnerName: string,
   dbOptions: NonNullable<Parameters<typeof openResultsDb>[1]> = {},
 ) {
   const database = await createTestDatabase();
-  const proxy = await startPgProxy();
-  const viaProxy = new URL(database.url);
-  viaProxy.port = String(proxy.port);
-  const db = await openResultsDb(viaProxy.toString(), { poolSize: 4, ...dbOptions });
+  const server = new URL(database.url);
+  const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+  const db = await openResultsDb(proxy.url(database.url), { poolSize: 4, ...dbOptions });
   await db.migrate();
   const token = (await db.createRunner(runnerName)).token;
   const app: App = await buildApp({ resultsDb: db, migrate: false });
@@ -189,7 +155,7 @@ export async function startApiThroughProxy(
       proxy.heal();
       await app.close();
       await db.close();
-      await proxy.stop().catch(() => undefined);
+      await proxy.close().catch(() => undefined);
       await database.drop();
     },
   };

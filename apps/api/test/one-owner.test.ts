@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openResultsDb, readOwner } from '@tunelab/results-db';
 import { prismaOf } from '@tunelab/results-db/testing';
 import { FIXTURE, clone, post } from './helpers.ts';
+import { envWithoutTuneLab } from '@tunelab/env';
+import { TEST_PG_URL } from '@tunelab/env/testing';
 
 const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -17,10 +19,7 @@ const IMPORT = fileURLToPath(new URL('../../../packages/results-db/scripts/impor
 const DEMO = fileURLToPath(new URL('../../../scripts/demo.ts', import.meta.url));
 
 /** The caller's environment without its results database, API or TuneLab settings. */
-const cleanEnv = (extra: Record<string, string>) => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k))),
-  ...extra,
-});
+const cleanEnv = (extra: Record<string, string>) => envWithoutTuneLab(extra);
 
 type Api = { child: ChildProcess; pid: number; url: string; token: string; out: () => string };
 
@@ -224,7 +223,7 @@ describe('one owner per embedded results database, with real processes', () => {
           TUNELAB_DATA_DIR: dataDir,
           TUNELAB_TOKEN: api.token,
           // The local server: this test is about the results database's owner, not managed servers.
-          TUNELAB_TARGET: process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+          TUNELAB_TARGET: TEST_PG_URL,
           TUNELAB_RUNS_DIR: join(dir, 'runs'),
           TUNELAB_SPOOL_DIR: join(dir, 'spool'),
           PORT: '0',

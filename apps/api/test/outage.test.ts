@@ -45,7 +45,7 @@ describe('results database stopping mid-request', () => {
       // The statement text may straddle two chunks: look at the end of the last one too.
       const text = seen + chunk.toString('latin1');
       seen = text.slice(-100);
-      if (!cut && /INSERT INTO (?:"public"\.")?samples/.test(text)) cut = proxy.stop();
+      if (!cut && /INSERT INTO (?:"public"\.")?samples/.test(text)) cut = proxy.cut();
     });
     const res = await post(url, token, body, { 'idempotency-key': 'outage-1' });
     expect(cut, `the proxy saw the sample insert and cut the connection (HTTP ${res.status})`).toBeDefined();
@@ -69,7 +69,7 @@ describe('results database stopping mid-request', () => {
     expect((await ready.json()).status).toBe(503);
 
     proxy.watch(undefined);
-    await proxy.start();
+    await proxy.restore();
     let readyAgain = 0;
     for (let i = 0; i < 20 && readyAgain !== 200; i++) {
       readyAgain = (await fetch(`${url}/readyz`)).status;

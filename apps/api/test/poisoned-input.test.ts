@@ -1,26 +1,29 @@
 /**
  * Issue 13, points 1–4: input that is schema-valid by shape but poisons storage or reads. Each
- * case is refused at the contract (400 naming the field, nothing stored); data stored before
- * these checks existed (written here straight through ingestRun, which trusts its caller) must
- * not break any read. Runs on PostgreSQL and PGlite.
+ * case is refused at the contract (400 naming the field, nothing stored). No data from before
+ * these checks was kept (development data was reset, issue 20), so reads have no compatibility
+ * path for it: a run read back obeys the same contract. Values at the edge of the statistics
+ * (written here straight through ingestRun, which trusts its caller) must not break a comparison.
+ * Runs on PostgreSQL and PGlite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, clone, FIXTURE, snapshot, startInjectable } from './helpers.ts';
+import { BACKENDS, clone, FIXTURE, setAt, snapshot, startInjectable } from './helpers.ts';
 
 type Doc = typeof FIXTURE;
-type Refusal = { name: string; path: string; mutate?: (d: Doc) => void; raw?: (json: string) => string };
+/** The field `path` set to `value` in a copy of the fixture, or another `mutate`, or a `raw` edit of its JSON. */
+type Refusal = {
+  name: string;
+  path: string;
+  value?: unknown;
+  mutate?: (d: Doc) => void;
+  raw?: (json: string) => string;
+};
 
 const MAX = 1.7976931348623157e308;
 /** The first duration sample of the fixture (a real run: its layout is the runner's). */
 const FIRST_DURATION: number = FIXTURE.samples.findIndex((s: { metric: string }) => s.metric === 'duration');
 const REFUSALS: Refusal[] = [
-  {
-    name: 'a duration of 1.8e308 s',
-    path: '/samples/0/value',
-    mutate: (d) => {
-      d.samples[0].value = MAX;
-    },
-  },
+  { name: 'a duration of 1.8e308 s', path: '/samples/0/value', value: MAX },
   {
     name: 'durations of 1e155 × repetition',
     path: `/samples/${FIRST_DURATION}/value`,
@@ -30,20 +33,8 @@ const REFUSALS: Refusal[] = [
       });
     },
   },
-  {
-    name: 'a negative duration',
-    path: '/samples/0/value',
-    mutate: (d) => {
-      d.samples[0].value = -1;
-    },
-  },
-  {
-    name: 'bytes beyond 2^63',
-    path: '/samples/1/value',
-    mutate: (d) => {
-      d.samples[1].value = 1e20;
-    },
-  },
+  { name: 'a negative duration', path: '/samples/0/value', value: -1 },
+  { name: 'bytes beyond 2^63', path: '/samples/1/value', value: 1e20 },
   {
     name: 'an unknown unit beyond the generic bound',
     path: '/samples/2/value',
@@ -62,55 +53,13 @@ const REFUSALS: Refusal[] = [
       d.timeSeries = [{ variant: '1-1', repetition: 1, metric: 'dead_tuples', x: 0, value: MAX }];
     },
   },
-  {
-    name: 'startedAt 0001-01-01T00:30:00+01:00',
-    path: '/startedAt',
-    mutate: (d) => {
-      d.startedAt = '0001-01-01T00:30:00+01:00';
-    },
-  },
-  {
-    name: 'finishedAt 9999-12-31T23:59:59-12:00',
-    path: '/finishedAt',
-    mutate: (d) => {
-      d.finishedAt = '9999-12-31T23:59:59-12:00';
-    },
-  },
-  {
-    name: 'year 0000',
-    path: '/startedAt',
-    mutate: (d) => {
-      d.startedAt = '0000-01-01T00:00:00Z';
-    },
-  },
-  {
-    name: 'a UTC offset of +16:00',
-    path: '/startedAt',
-    mutate: (d) => {
-      d.startedAt = '2026-11-22T19:00:00+16:00';
-    },
-  },
-  {
-    name: 'a UTC offset of -23:59',
-    path: '/finishedAt',
-    mutate: (d) => {
-      d.finishedAt = '2026-11-22T03:01:05-23:59';
-    },
-  },
-  {
-    name: 'NUL in the CPU model',
-    path: '/hardware/cpuModel',
-    mutate: (d) => {
-      d.hardware.cpuModel = 'AMD\u0000EPYC';
-    },
-  },
-  {
-    name: 'NUL in a note',
-    path: '/notes/0/text',
-    mutate: (d) => {
-      d.notes[0].text = 'a\u0000b';
-    },
-  },
+  { name: 'startedAt 0001-01-01T00:30:00+01:00', path: '/startedAt', value: '0001-01-01T00:30:00+01:00' },
+  { name: 'finishedAt 9999-12-31T23:59:59-12:00', path: '/finishedAt', value: '9999-12-31T23:59:59-12:00' },
+  { name: 'year 0000', path: '/startedAt', value: '0000-01-01T00:00:00Z' },
+  { name: 'a UTC offset of +16:00', path: '/startedAt', value: '2026-11-22T19:00:00+16:00' },
+  { name: 'a UTC offset of -23:59', path: '/finishedAt', value: '2026-11-22T03:01:05-23:59' },
+  { name: 'NUL in the CPU model', path: '/hardware/cpuModel', value: 'AMD\u0000EPYC' },
+  { name: 'NUL in a note', path: '/notes/0/text', value: 'a\u0000b' },
   {
     name: 'NUL in a warning',
     path: '/warnings/0',
@@ -118,27 +67,9 @@ const REFUSALS: Refusal[] = [
       d.warnings = ['\u0000'];
     },
   },
-  {
-    name: 'NUL in a param value',
-    path: '/params/rows',
-    mutate: (d) => {
-      d.params.rows = 'x\u0000';
-    },
-  },
-  {
-    name: 'NUL in a setting value',
-    path: '/database/settings/shared_buffers',
-    mutate: (d) => {
-      d.database.settings.shared_buffers = '128\u0000MB';
-    },
-  },
-  {
-    name: 'NUL in a scenario title',
-    path: '/scenario/title',
-    mutate: (d) => {
-      d.scenario.title = 'x\u0000';
-    },
-  },
+  { name: 'NUL in a param value', path: '/params/rows', value: 'x\u0000' },
+  { name: 'NUL in a setting value', path: '/database/settings/shared_buffers', value: '128\u0000MB' },
+  { name: 'NUL in a scenario title', path: '/scenario/title', value: 'x\u0000' },
   {
     name: 'a lone high surrogate in the OS name',
     path: '/hardware/os',
@@ -167,6 +98,7 @@ for (const backend of BACKENDS) {
     it.each(REFUSALS)('$name → 400 naming $path, nothing stored', async (c) => {
       const before = await snapshot(api.db);
       const d = clone(FIXTURE);
+      if ('value' in c) setAt(d, c.path, c.value);
       c.mutate?.(d);
       let payload = JSON.stringify(d);
       if (c.raw) {
@@ -216,12 +148,12 @@ for (const backend of BACKENDS) {
     });
   });
 
-  describe(`reads over data stored before the contract refused it, on ${backend}`, () => {
+  describe(`reads over values at the edge of the statistics, on ${backend}`, () => {
     let api: Awaited<ReturnType<typeof startInjectable>>;
     const ids: Record<string, string> = {};
     beforeAll(async () => {
       api = await startInjectable(backend);
-      // Straight into the results database, as an older API stored them.
+      // Straight into the results database: the API refuses such values (above).
       const store = async (name: string, version: string, edit: (d: Doc) => void) => {
         const d = clone(FIXTURE);
         d.scenario.version = version.repeat(64);
@@ -251,12 +183,6 @@ for (const backend of BACKENDS) {
           if (s.metric === 'duration') s.value = 1e155 * s.repetition;
         });
       });
-      await store('year1', 'd', (d) => {
-        d.startedAt = '0001-01-01T00:30:00+01:00';
-      });
-      await store('year9999', 'e', (d) => {
-        d.finishedAt = '9999-12-31T23:59:59-12:00';
-      });
     });
     afterAll(async () => api?.close());
 
@@ -285,21 +211,10 @@ for (const backend of BACKENDS) {
       expect(res.json().items.length).toBeGreaterThan(0);
     });
 
-    it('GET /v1/runs and /v1/runs/:id answer 200; unreadable dates read as unknown (1970-01-01)', async () => {
+    it('GET /v1/runs answers 200 and pages through every run', async () => {
       const list = await api.app.inject({ method: 'GET', url: '/v1/runs?limit=500' });
       expect(list.statusCode, list.body.slice(0, 400)).toBe(200);
       expect(list.json().items).toHaveLength(Object.keys(ids).length);
-      for (const name of ['year1', 'year9999']) {
-        const one = await api.app.inject({ method: 'GET', url: `/v1/runs/${ids[name]}` });
-        expect(one.statusCode, one.body.slice(0, 400)).toBe(200);
-        const run = one.json();
-        expect([run.startedAt, run.finishedAt]).toContain('1970-01-01T00:00:00.000Z');
-      }
-      for (const name of ['max', 'max2', 'e155']) {
-        const one = await api.app.inject({ method: 'GET', url: `/v1/runs/${ids[name]}` });
-        expect(one.statusCode, one.body.slice(0, 400)).toBe(200);
-        expect(one.json().samples.some((x: { value: number }) => Math.abs(x.value) > 1e150)).toBe(true);
-      }
       for (const url of ['/v1/hardware', '/v1/scenarios']) {
         expect((await api.app.inject({ method: 'GET', url })).statusCode).toBe(200);
       }

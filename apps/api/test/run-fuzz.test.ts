@@ -12,11 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedStatusOf, fc, runSubmissionBody } from '@tunelab/contracts/testing';
 import type { RunSubmissionInput } from '@tunelab/contracts';
 import { startInjectable } from './helpers.ts';
+import { fuzzSettings } from '@tunelab/env/testing';
 
-const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 400);
-/** Fixed in `npm test`; `npm run fuzz` draws one (FUZZ_SEED=random) and the test name shows it. */
-const SEED =
-  process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 13_2026);
+/** The seed is fixed in `npm test`; `npm run fuzz` draws one (FUZZ_SEED=random) and the test name shows it. */
+const { numRuns: NUM_RUNS, seed: SEED } = fuzzSettings(400);
 
 type Api = Awaited<ReturnType<typeof startInjectable>>;
 type Accepted = {

@@ -2,6 +2,7 @@
  * The benchmark's environment, parsed once with zod where it starts. The runner's own settings
  * stay in `src/config.ts`; the target's default is the tests' server (`src/test-support/pg.ts`).
  */
+import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 
 const BenchEnv = z.object({
@@ -10,14 +11,7 @@ const BenchEnv = z.object({
 });
 export type BenchEnv = z.infer<typeof BenchEnv>;
 
-export function loadBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchEnv {
-  const r = BenchEnv.safeParse(env);
-  if (!r.success)
-    throw new Error(
-      `invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
-    );
-  return r.data;
-}
+export const loadBenchEnv = (env: NodeJS.ProcessEnv = process.env): BenchEnv => parseEnv(BenchEnv, env);
 
 /** The environment a child process (pgbench) inherits, plus `extra`. */
 export { childEnv } from '@tunelab/env';

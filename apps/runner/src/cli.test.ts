@@ -33,6 +33,22 @@ const tunelab = (args: string[], env: Record<string, string> = {}, onStderr?: Pa
     onStderr,
   );
 
+/** A fresh run id, cleaned up after this file whatever the run left. */
+function newRunId(): string {
+  const runId = crypto.randomUUID();
+  runIds.push(runId);
+  return runId;
+}
+/** `tunelab run KEY` on the test server with `rows=ROWS`, `args`, and a fresh run id. */
+const runOnTestServer = (
+  key: string,
+  rows: number,
+  args: string[],
+  runId = newRunId(),
+  onStderr?: Parameters<typeof runTunelab>[2],
+) =>
+  tunelab(['run', key, '--target', TEST_PG_URL, '--param', `rows=${rows}`, ...args, '--run-id', runId], {}, onStderr);
+
 describe('exit codes', () => {
   it('--help exits 0 and documents exit codes', async () => {
     const r = await tunelab(['--help']);
@@ -99,26 +115,15 @@ describe('Ctrl-C', () => {
     { phase: 'fixture build', when: /fixture: building/, delayMs: 700 },
     { phase: 'measurement', when: /2\/80 variant/, delayMs: 0 },
   ])('SIGINT during $phase drops every database the run created', async ({ when, delayMs }) => {
-    const runId = crypto.randomUUID();
-    runIds.push(runId);
+    const runId = newRunId();
     const prefix = runPrefix(runId);
     let sent = false;
     let seen: string[] = [];
-    const r = await tunelab(
-      [
-        'run',
-        'vacuum-index-cleanup',
-        '--target',
-        TEST_PG_URL,
-        '--param',
-        'rows=60000',
-        '--repetitions',
-        '20',
-        '--run-id',
-        runId,
-        '--json',
-      ],
-      {},
+    const r = await runOnTestServer(
+      'vacuum-index-cleanup',
+      60_000,
+      ['--repetitions', '20', '--json'],
+      runId,
       (stderr, child) => {
         if (!sent && when.test(stderr)) {
           sent = true;
@@ -221,26 +226,13 @@ describe('run → submit → spool', () => {
     calls = 0;
     received.length = 0;
     const runFile = path.join(tmp, 'run.json');
-    const runId = crypto.randomUUID();
-    runIds.push(runId);
-    const r = await tunelab([
-      'run',
+    const runId = newRunId();
+    const r = await runOnTestServer(
       'vacuum-full-rewrite',
-      '--target',
-      TEST_PG_URL,
-      '--param',
-      'rows=1000',
-      '--repetitions',
-      '1',
-      '--out',
-      runFile,
-      '--api',
-      api,
-      '--token',
-      'tok-1',
-      '--run-id',
+      1000,
+      ['--repetitions', '1', '--out', runFile, '--api', api, '--token', 'tok-1'],
       runId,
-    ]);
+    );
     expect(r.stderr).toMatch(/retry 1/);
     expect(r.code).toBe(EXIT.OK);
     expect(r.stdout).toMatch(
@@ -298,26 +290,14 @@ describe('run → submit → spool', () => {
 
 describe('run --until-stable', () => {
   it('prints the CV per variant and why it stopped in the table footer, and records it in the run file', async () => {
-    const runId = crypto.randomUUID();
-    runIds.push(runId);
+    const runId = newRunId();
     const out = path.join(tmp, 'until-stable.json');
-    const r = await tunelab([
-      'run',
+    const r = await runOnTestServer(
       'vacuum-full-rewrite',
-      '--target',
-      TEST_PG_URL,
-      '--param',
-      'rows=300',
-      '--until-stable',
-      '--max-repetitions',
-      '4',
-      '--cv-threshold',
-      '0.000001',
-      '--run-id',
+      300,
+      ['--until-stable', '--max-repetitions', '4', '--cv-threshold', '0.000001', '--out', out],
       runId,
-      '--out',
-      out,
-    ]);
+    );
     expect(r.code).toBe(EXIT.OK);
     expect(r.stdout).toMatch(/#4 +mean +CV\n/);
     expect(r.stdout).toMatch(/\nstopped: max-repetitions reached \(4\): CV of .+ > 0\.0001%\n/);
@@ -337,20 +317,10 @@ describe('run --until-stable', () => {
   });
 
   it('--json carries the stopping rule in the submission', async () => {
-    const runId = crypto.randomUUID();
-    runIds.push(runId);
-    const r = await tunelab([
-      'run',
-      'vacuum-full-rewrite',
-      '--target',
-      TEST_PG_URL,
-      '--param',
-      'rows=300',
+    const r = await runOnTestServer('vacuum-full-rewrite', 300, [
       '--until-stable',
       '--cv-threshold',
       '10',
-      '--run-id',
-      runId,
       '--out',
       path.join(tmp, 'stable.json'),
       '--json',

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SCENARIOS_DIR } from '@tunelab/scenarios';
+import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 
@@ -26,21 +27,11 @@ export type RunnerConfig = {
   cwd: string;
 };
 
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => v || undefined);
-const count = (name: string, fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw === '') return fallback;
-      const n = Number(raw);
-      if (Number.isInteger(n) && n >= 0) return n;
-      ctx.addIssue({ code: 'custom', message: `${name} must be a non-negative integer, got "${raw}"` });
-      return z.NEVER;
-    });
+// Empty variables are unset (`parseEnv`), so their defaults apply.
+const optional = z.string().optional();
+const NOT_A_COUNT = 'must be a non-negative integer';
+const count = (fallback: number) =>
+  z.coerce.number({ error: NOT_A_COUNT }).int({ error: NOT_A_COUNT }).min(0, { error: NOT_A_COUNT }).default(fallback);
 
 /** Every variable the runner reads; defaults live here and nowhere else. */
 const RunnerEnv = z.object({
@@ -49,10 +40,10 @@ const RunnerEnv = z.object({
   TUNELAB_SPOOL_DIR: optional,
   TUNELAB_RUNS_DIR: optional,
   TUNELAB_SCENARIOS_DIR: optional,
-  TUNELAB_SUBMIT_RETRIES: count('TUNELAB_SUBMIT_RETRIES', 3),
-  TUNELAB_SUBMIT_BACKOFF_MS: count('TUNELAB_SUBMIT_BACKOFF_MS', 500),
-  TUNELAB_STALL_TIMEOUT_S: count('TUNELAB_STALL_TIMEOUT_S', DEFAULT_STALL_TIMEOUT_S),
-  TUNELAB_CLEANUP_RETRY_S: count('TUNELAB_CLEANUP_RETRY_S', DEFAULT_CLEANUP_RETRY_S),
+  TUNELAB_SUBMIT_RETRIES: count(3),
+  TUNELAB_SUBMIT_BACKOFF_MS: count(500),
+  TUNELAB_STALL_TIMEOUT_S: count(DEFAULT_STALL_TIMEOUT_S),
+  TUNELAB_CLEANUP_RETRY_S: count(DEFAULT_CLEANUP_RETRY_S),
   TUNELAB_LEDGER_DIR: optional,
   TUNELAB_SERVERS_DIR: optional,
   npm_lifecycle_event: optional,
@@ -60,9 +51,7 @@ const RunnerEnv = z.object({
 });
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
-  const parsed = RunnerEnv.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('; '));
-  const e = parsed.data;
+  const e = parseEnv(RunnerEnv, env);
   const home = path.join(os.homedir(), '.tunelab');
   return {
     apiUrl: e.TUNELAB_API_URL ?? null,
@@ -96,4 +85,4 @@ const MysqlEnv = z.object({ MYSQL_PWD: optional });
  * driver connects (not with readConfig) so the secret is not carried around in the config.
  */
 export const mysqlPasswordFromEnv = (env: NodeJS.ProcessEnv = process.env): string | undefined =>
-  MysqlEnv.parse(env).MYSQL_PWD;
+  parseEnv(MysqlEnv, env).MYSQL_PWD;

@@ -13,7 +13,7 @@ import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
 import { EXIT } from './exit-codes.ts';
 import { runTunelab } from './test-support/cli.ts';
 import { checkQuery, TEST_MYSQL_URL } from './test-support/mysql.ts';
-import { startTcpProxy, type TcpProxy } from './test-support/tcp-proxy.ts';
+import { startTcpProxy, type TcpProxy } from '@tunelab/test-support';
 
 const bufferPool = async () => Number((await checkQuery('SELECT @@GLOBAL.innodb_buffer_pool_size AS b'))[0]?.b);
 const schemasOf = async (runId: string) =>

@@ -1,6 +1,6 @@
 /**
  * Issue 17 §2 — the runner against a server connection that dies or stalls. The CLI runs as a
- * real child process; its target is a real TCP proxy (test-support/tcp-proxy.ts) in front of the
+ * real child process; its target is a real TCP proxy (@tunelab/test-support) in front of the
  * test PostgreSQL, which the test cuts or stalls mid-run. What is left is checked directly on the
  * server (not through the proxy), by the run's own prefix.
  */
@@ -14,7 +14,7 @@ import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
 import { EXIT } from './exit-codes.ts';
 import { runTunelab } from './test-support/cli.ts';
 import { databasesWithPrefix, TEST_PG_URL } from './test-support/pg.ts';
-import { startTcpProxy, type TcpProxy } from './test-support/tcp-proxy.ts';
+import { startTcpProxy, type TcpProxy } from '@tunelab/test-support';
 
 let tmp: string;
 let proxy: TcpProxy;

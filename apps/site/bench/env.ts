@@ -1,4 +1,5 @@
 /** The benchmark's environment, parsed once with zod where it starts (the build's own settings are in `src/lib/env.ts`). */
+import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 
 const BenchEnv = z.object({
@@ -17,11 +18,4 @@ const BenchEnv = z.object({
 });
 export type BenchEnv = z.infer<typeof BenchEnv>;
 
-export function loadBenchEnv(env: NodeJS.ProcessEnv = process.env): BenchEnv {
-  const r = BenchEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!r.success)
-    throw new Error(
-      `invalid environment:\n${r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
-    );
-  return r.data;
-}
+export const loadBenchEnv = (env: NodeJS.ProcessEnv = process.env): BenchEnv => parseEnv(BenchEnv, env);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HardwareSpec, StorageKind } from './hardware.ts';
 import { DatabaseEnvironment, Engine } from './database.ts';
-import { RunNote, RunSubmissionOptions, StoredSample, StoredTimeSeriesPoint } from './run.ts';
+import { RunNote, RunSubmissionOptions, Sample, TimeSeriesPoint } from './run.ts';
 import { identifier, isoDateTime, scalar, sha256Hex, text } from './primitives.ts';
 
 /** RFC 9457 problem details, with the failing field paths and the request id. */
@@ -62,8 +62,8 @@ export const RunDetail = RunSummary.extend({
   options: RunSubmissionOptions.nullable().default(null),
   hardwareSpec: HardwareSpec,
   databaseEnvironment: DatabaseEnvironment,
-  samples: z.array(StoredSample),
-  timeSeries: z.array(StoredTimeSeriesPoint),
+  samples: z.array(Sample),
+  timeSeries: z.array(TimeSeriesPoint),
   notes: z.array(RunNote),
   warnings: z.array(z.string()),
   order: z.array(z.object({ variant: z.string(), repetition: z.number() })).nullable(),

@@ -90,11 +90,4 @@ export const isoDateTime = z.iso
     { message: 'must be between 1970-01-01T00:00:00Z and 2100-01-01T00:00:00Z' },
   );
 
-/** A date as the API answers it: what is stored, or 1970-01-01 (unknown) when the stored value is unreadable. */
-export const ISO_UNKNOWN = new Date(DATE_RANGE.from).toISOString();
-export function toIsoOrUnknown(d: Date): string {
-  const t = d.getTime();
-  return Number.isFinite(t) && t >= DATE_RANGE.from && t < DATE_RANGE.until ? d.toISOString() : ISO_UNKNOWN;
-}
-
 export const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256');

@@ -21,35 +21,30 @@ export const SweepPoint = z.strictObject({
 });
 export type SweepPoint = z.infer<typeof SweepPoint>;
 
-/** A sample as read back: no range check, so rows stored before the check existed stay readable. */
-export const StoredSample = z.strictObject({
-  variant: identifier,
-  repetition: z.number().int().min(1).max(100_000),
-  metric: identifier,
-  unit: boundedString(32),
-  value: finiteNumber,
-  /** Absent when the scenario declares no sweep. */
-  point: SweepPoint.optional(),
-});
-/** A submitted sample: its value must be plausible for its unit (see units.ts). */
-export const Sample = StoredSample.superRefine((s, ctx) => {
-  const problem = checkValueInRange(s.value, s.unit);
-  if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
-});
+/** A sample: its value must be plausible for its unit (see units.ts), when submitted and when read back. */
+export const Sample = z
+  .strictObject({
+    variant: identifier,
+    repetition: z.number().int().min(1).max(100_000),
+    metric: identifier,
+    unit: boundedString(32),
+    value: finiteNumber,
+    /** Absent when the scenario declares no sweep. */
+    point: SweepPoint.optional(),
+  })
+  .superRefine((s, ctx) => {
+    const problem = checkValueInRange(s.value, s.unit);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
+  });
 export type Sample = z.infer<typeof Sample>;
 
-/** A time-series point as read back (no range check, like StoredSample). */
-export const StoredTimeSeriesPoint = z.strictObject({
+export const TimeSeriesPoint = z.strictObject({
   variant: identifier,
   repetition: z.number().int().min(1).max(100_000),
   metric: identifier,
-  x: finiteNumber,
-  value: finiteNumber,
-  point: SweepPoint.optional(),
-});
-export const TimeSeriesPoint = StoredTimeSeriesPoint.extend({
   x: finiteNumber.min(-SERIES_LIMIT).max(SERIES_LIMIT),
   value: finiteNumber.min(-SERIES_LIMIT).max(SERIES_LIMIT),
+  point: SweepPoint.optional(),
 });
 export type TimeSeriesPoint = z.infer<typeof TimeSeriesPoint>;
 

@@ -1,4 +1,5 @@
 /** The environment of the scripts in this folder, parsed once with zod; the data directory's default is the package's own. */
+import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 import { DEFAULT_DATA_DIR } from '../src/index.ts';
 
@@ -8,11 +9,4 @@ const ScriptEnv = z.object({
 });
 export type ScriptEnv = z.infer<typeof ScriptEnv>;
 
-export function loadScriptEnv(env: NodeJS.ProcessEnv = process.env): ScriptEnv {
-  const r = ScriptEnv.safeParse(env);
-  if (!r.success)
-    throw new Error(
-      `invalid environment: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return r.data;
-}
+export const loadScriptEnv = (env: NodeJS.ProcessEnv = process.env): ScriptEnv => parseEnv(ScriptEnv, env);

@@ -19,6 +19,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
 import { groupSamples, type Filters } from '@tunelab/answers';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
+import type { DbContext, Queries } from './context.ts';
 
 async function unitSamples(prisma: PrismaClient, runIds: string[], metrics: string[]): Promise<UnitSample[]> {
   if (runIds.length === 0 || metrics.length === 0) return [];
@@ -118,3 +119,9 @@ export async function answerScenarioQuery(
   // The same pairs side by side per engine major, read from the per-group answers.
   return { ...answered, versions: answerVersions(answered.groups) };
 }
+
+/** A scenario's answers as a `ResultsDb` method (see context.ts). */
+export const answerQueries = {
+  /** A scenario's answers (null when the scenario has no folder in the catalog). */
+  answers: (db: DbContext, q: AnswersQuery) => answerScenarioQuery(db.prisma, db.catalog, q),
+} satisfies Queries;

@@ -13,9 +13,10 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
 import { findingsOf, groupSamples, type Filters } from '@tunelab/answers';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
+import type { DbContext, Queries } from './context.ts';
 
 export { findingsOf } from '@tunelab/answers';
-export { findSimilarBySpec, findSimilarHardware } from './similar-hardware.ts';
+export { findSimilarHardware } from './similar-hardware.ts';
 
 /** Per group: per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. */
 export async function compareVariants(
@@ -58,3 +59,9 @@ export async function listFindings(
   const result = await compareVariants(prisma, filters, catalog);
   return { items: findingsOf(result.groups, (g) => comparisonParams(g, q)).slice(0, limit) };
 }
+
+/** Comparisons and findings as `ResultsDb` methods (see context.ts). */
+export const comparisonQueries = {
+  compare: (db: DbContext, q: Filters) => compareVariants(db.prisma, q, db.catalog),
+  listFindings: (db: DbContext, q: FindingsQuery) => listFindings(db.prisma, q, db.catalog),
+} satisfies Queries;

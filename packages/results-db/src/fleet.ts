@@ -18,7 +18,6 @@ import { PgBoss, fromPglite } from 'pg-boss';
 import {
   hardwareClassOf,
   resolveParams,
-  toIsoOrUnknown,
   type ClaimedJob,
   type Coverage,
   type HardwareSpec,
@@ -35,6 +34,7 @@ import {
   type LoadedScenario,
 } from '@tunelab/scenarios';
 import type { Connection, SqlRunner } from './open.ts';
+import type { DbContext, Queries } from './context.ts';
 
 export const FLEET_SCHEMA = 'tunelab_fleet';
 
@@ -568,8 +568,7 @@ export async function fleetCoverage(sql: SqlRunner, scenario?: string): Promise<
   for (const r of runs) {
     const c = cell(r.scenario, r.hardware_class, r.engine, r.major);
     c.runs = Number(r.runs);
-    // A run stored before dates were bounded may hold year 0 or 10000: read as unknown, like the run lists.
-    c.newestRun = toIsoOrUnknown(new Date(r.newest));
+    c.newestRun = new Date(r.newest).toISOString();
   }
   // A job for a class counts in that class's cell; jobs for a runner or labels have no class.
   for (const o of open) {
@@ -593,3 +592,11 @@ export async function fleetCoverage(sql: SqlRunner, scenario?: string): Promise<
     cells: all,
   };
 }
+
+/** The fleet as `ResultsDb` methods (see context.ts). */
+export const fleetQueries = {
+  /** The fleet's job queue (pg-boss in this database); the caller starts and stops it. */
+  openFleet: (db: DbContext, options?: FleetOptions): Fleet => createFleet(db.conn, options),
+  /** Runs and open jobs per scenario × hardware class × server major (the fleet's gaps). */
+  coverage: (db: DbContext, scenario?: string) => fleetCoverage(db.sql, scenario),
+} satisfies Queries;

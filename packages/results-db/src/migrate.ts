@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '@tunelab/scenarios';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DbContext, Queries } from './context.ts';
 
 /** Anything that runs a multi-statement SQL script atomically (simple query protocol). */
 export type ScriptRunner = {
@@ -116,3 +117,16 @@ function assertSameChecksum(m: Migration, applied: string) {
     );
   }
 }
+
+/** Readiness and schema checks as `ResultsDb` methods (see context.ts). */
+export const schemaQueries = {
+  /** Answers when the database does (readiness). */
+  async ping(db: DbContext): Promise<void> {
+    await db.prisma.$queryRaw`SELECT 1`;
+  },
+  /** Whether TuneLab's tables exist (the migrations were applied). */
+  async hasSchema(db: DbContext): Promise<boolean> {
+    const [row] = await db.prisma.$queryRaw<{ runs: string | null }[]>`SELECT to_regclass('public.runs')::text AS runs`;
+    return row?.runs != null;
+  },
+} satisfies Queries;

@@ -26,6 +26,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { ingestRun } from './ingest.ts';
 import { hardwareFingerprint } from './hashing.ts';
+import type { DbContext, Queries } from './context.ts';
 
 export { publishedSubmissions };
 export const UNSPECIFIED_HARDWARE_CLASS = 'unspecified (published)';
@@ -129,3 +130,8 @@ export async function importPublished(
   }
   return result;
 }
+
+/** The articles' published results as a `ResultsDb` method (see context.ts). */
+export const publishedQueries = {
+  importPublished: (db: DbContext, scenariosDir: string) => importPublished(db, scenariosDir),
+} satisfies Queries;

@@ -8,7 +8,6 @@ import type {
   ScenarioList,
 } from '@tunelab/contracts';
 import {
-  toIsoOrUnknown,
   DatabaseEnvironment as DatabaseEnvironmentSchema,
   HardwareSpec as HardwareSpecSchema,
   RunSubmissionOptions,
@@ -18,6 +17,7 @@ import {
 import { z } from 'zod';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { Prisma } from './generated/prisma/client.ts';
+import type { DbContext, Queries } from './context.ts';
 
 /** Opaque keyset cursor: (receivedAt, id) of the last row of the previous page. */
 export class CursorError extends Error {}
@@ -69,10 +69,9 @@ function toSummary(r: RunRow): RunSummaryRecord {
     // The operator's name for a runner may name an internal host: only a label it chose to publish.
     runner: r.runner?.publicLabel ?? null,
     runnerVersion: r.runnerVersion,
-    // Runs stored before the contract bounded dates may hold year 0 or 10000: read as unknown (1970).
-    startedAt: toIsoOrUnknown(r.startedAt),
-    finishedAt: toIsoOrUnknown(r.finishedAt),
-    receivedAt: toIsoOrUnknown(r.receivedAt),
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: r.finishedAt.toISOString(),
+    receivedAt: r.receivedAt.toISOString(),
     samples: r.sampleCount,
   };
 }
@@ -287,3 +286,12 @@ function withPoint<T extends object>(
 ): T & { point?: { param: string; value: number } } {
   return param !== null && value !== null ? { ...row, point: { param, value } } : row;
 }
+
+/** Runs, hardware and scenarios as `ResultsDb` methods (see context.ts). */
+export const runQueries = {
+  listRuns: (db: DbContext, q: RunListQuery) => listRuns(db.prisma, q),
+  getRun: (db: DbContext, id: string) => getRun(db.prisma, id),
+  listHardware: (db: DbContext, q: HardwareListQuery) => listHardware(db.prisma, q),
+  getHardware: (db: DbContext, fingerprint: string) => getHardware(db.prisma, fingerprint),
+  listScenarios: (db: DbContext) => listScenarios(db.prisma),
+} satisfies Queries;

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { sha256Hex } from '@tunelab/scenarios';
+import type { DbContext, Queries } from './context.ts';
 
 const TOKEN_PREFIX = 'tlr_';
 /** Operator tokens request fleet jobs; they are never accepted where a runner token is expected. */
@@ -88,3 +89,14 @@ export async function authenticateRunner(
   if (!runner || !ok || runner.revokedAt || runner.kind !== kind) return null;
   return { id: runner.id, name: runner.name };
 }
+
+/** Runner and operator tokens as `ResultsDb` methods (see context.ts). */
+export const runnerQueries = {
+  /** Mints a runner token (default) or an operator token (`kind: 'operator'`, requests fleet jobs); `publicLabel`: how public responses name the runner (default: they do not). */
+  createRunner: (db: DbContext, name: string, options?: { publicLabel?: string | null; kind?: TokenKind }) =>
+    createRunner(db.prisma, name, options),
+  setPublicLabel: (db: DbContext, name: string, label: string | null) => setPublicLabel(db.prisma, name, label),
+  revokeRunner: (db: DbContext, name: string) => revokeRunner(db.prisma, name),
+  listRunners: (db: DbContext) => listRunners(db.prisma),
+  authenticateRunner: (db: DbContext, token: string, kind?: TokenKind) => authenticateRunner(db.prisma, token, kind),
+} satisfies Queries;

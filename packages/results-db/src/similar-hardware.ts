@@ -9,6 +9,7 @@ import {
 } from '@tunelab/contracts';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 import { GIB } from './comparison-samples.ts';
+import type { DbContext, Queries } from './context.ts';
 
 /** The placeholder CPU model published.ts gives an article's machine the article never described. */
 const UNDESCRIBED = '%hardware not described%';
@@ -140,3 +141,11 @@ async function rankSimilar(
     )
     .slice(0, q.limit);
 }
+
+/** "Hardware like mine" as `ResultsDb` methods (see context.ts). */
+export const similarHardwareQueries = {
+  findSimilarHardware: (db: DbContext, fingerprint: string, q: SimilarHardwareQuery) =>
+    findSimilarHardware(db.prisma, fingerprint, q),
+  /** "Hardware like mine" for a machine given by its spec (cores, memory, storage kind). */
+  findSimilarBySpec: (db: DbContext, q: SimilarBySpecQuery) => findSimilarBySpec(db.prisma, q),
+} satisfies Queries;

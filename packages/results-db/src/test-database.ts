@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { TEST_PG_URL } from '@tunelab/env/testing';
 
 /** The PostgreSQL server tests use (a throwaway database is created on it per test file). */
-export const TEST_PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const TEST_PG_ADMIN_URL = TEST_PG_URL;
 
 /**
  * Creates an empty database with a unique name for one test file, so tests never depend on

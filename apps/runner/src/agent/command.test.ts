@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runTunelab } from '../test-support/cli.ts';
+import { TEST_PG_URL } from '../test-support/pg.ts';
 
-const TARGET = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const TARGET = TEST_PG_URL;
 
 describe('tunelab agent (command line)', () => {
   it('--help says what --once and --server do', async () => {

@@ -13,17 +13,26 @@ afterAll(async () => {
   for (const id of runIds) await cleanupRun(postgresDriver, TEST_PG_URL, id);
 });
 
-describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
-  const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
-  const events: RunEvent[] = [];
+/** A fresh run id, cleaned up after this file whatever the run left. */
+function newRunId(): string {
   const runId = crypto.randomUUID();
   runIds.push(runId);
-  const result = await runScenario({
+  return runId;
+}
+/** Runs on the test server under a fresh run id. */
+async function runOnTestServer(options: Omit<Parameters<typeof runScenario>[0], 'target' | 'runId'>) {
+  const runId = newRunId();
+  return { runId, result: await runScenario({ target: TEST_PG_URL, runId, ...options }) };
+}
+const loadKey = (key: string) => loadScenario(path.join(DEFAULT_SCENARIOS_DIR, key));
+
+describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
+  const scenario = await loadKey('vacuum-index-cleanup');
+  const events: RunEvent[] = [];
+  const { runId, result } = await runOnTestServer({
     scenario,
-    target: TEST_PG_URL,
     params: { rows: '3000' },
     repetitions: 2,
-    runId,
     onEvent: (e) => events.push(e),
   });
   const run = result.submission;
@@ -125,10 +134,8 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
 });
 
 describe('vacuum-full-rewrite end to end (tiny scale)', async () => {
-  const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
-  const runId = crypto.randomUUID();
-  runIds.push(runId);
-  const result = await runScenario({ scenario, target: TEST_PG_URL, params: { rows: '2000' }, repetitions: 2, runId });
+  const scenario = await loadKey('vacuum-full-rewrite');
+  const { runId, result } = await runOnTestServer({ scenario, params: { rows: '2000' }, repetitions: 2 });
   const run = result.submission;
   const mean = (v: string, m: string) => {
     const xs = run.samples.filter((s) => s.variant === v && s.metric === m).map((s) => s.value);
@@ -153,7 +160,7 @@ describe('vacuum-full-rewrite end to end (tiny scale)', async () => {
 
 describe('failures', () => {
   it('drops everything when a step fails', async () => {
-    const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
+    const scenario = await loadKey('vacuum-index-cleanup');
     const broken = {
       ...scenario,
       doc: {
@@ -173,8 +180,7 @@ describe('failures', () => {
         ],
       },
     };
-    const runId = crypto.randomUUID();
-    runIds.push(runId);
+    const runId = newRunId();
     await expect(
       runScenario({ scenario: broken, target: TEST_PG_URL, params: { rows: '100' }, repetitions: 1, runId }),
     ).rejects.toThrow(/no_such_table/);
@@ -182,36 +188,29 @@ describe('failures', () => {
   });
 
   it('reports an unreachable target as TargetUnreachable', async () => {
-    const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
+    const scenario = await loadKey('vacuum-index-cleanup');
     await expect(
       runScenario({ scenario, target: 'postgres://postgres@127.0.0.1:1/postgres', repetitions: 1 }),
     ).rejects.toBeInstanceOf(TargetUnreachable);
   });
 
   it('rejects an out-of-range parameter as a UsageError', async () => {
-    const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
-    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toThrow(
-      /rows=0: expected at least 1/,
-    );
-    await expect(runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } })).rejects.toBeInstanceOf(
-      UsageError,
-    );
+    const scenario = await loadKey('vacuum-index-cleanup');
+    const refused = runScenario({ scenario, target: TEST_PG_URL, params: { rows: '0' } });
+    await expect(refused).rejects.toThrow(/rows=0: expected at least 1/);
+    await expect(refused).rejects.toBeInstanceOf(UsageError);
   });
 });
 
 describe('--until-stable (tiny scale)', async () => {
-  const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
+  const scenario = await loadKey('vacuum-full-rewrite');
   const stopNote = (run: RunSubmission) => run.notes.filter((n) => n.kind === 'stopping-rule');
 
   it('keeps adding whole interleaved rounds up to --max-repetitions while a CV is above the threshold', async () => {
     const events: RunEvent[] = [];
-    const runId = crypto.randomUUID();
-    runIds.push(runId);
-    const result = await runScenario({
+    const { runId, result } = await runOnTestServer({
       scenario,
-      target: TEST_PG_URL,
       params: { rows: '500' },
-      runId,
       untilStable: { maxRepetitions: 4, cvThreshold: 0.000001 },
       onEvent: (e) => events.push(e),
     });
@@ -244,14 +243,10 @@ describe('--until-stable (tiny scale)', async () => {
   });
 
   it('stops after the starting count (at least 3) once every compared CV is within the threshold', async () => {
-    const runId = crypto.randomUUID();
-    runIds.push(runId);
-    const result = await runScenario({
+    const { runId, result } = await runOnTestServer({
       scenario,
-      target: TEST_PG_URL,
       params: { rows: '500' },
       repetitions: 1,
-      runId,
       untilStable: { cvThreshold: 10 },
     });
     const run = result.submission;
@@ -271,26 +266,16 @@ describe('--until-stable (tiny scale)', async () => {
 
   it('a maximum below the starting count is a usage error, before any database exists', async () => {
     const runId = crypto.randomUUID();
-    await expect(
-      runScenario({
-        scenario,
-        target: TEST_PG_URL,
-        params: { rows: '500' },
-        repetitions: 5,
-        runId,
-        untilStable: { maxRepetitions: 4 },
-      }),
-    ).rejects.toThrow(/--max-repetitions 4 is below the starting count of 5 repetitions/);
-    await expect(
-      runScenario({
-        scenario,
-        target: TEST_PG_URL,
-        params: { rows: '500' },
-        repetitions: 5,
-        runId,
-        untilStable: { maxRepetitions: 4 },
-      }),
-    ).rejects.toBeInstanceOf(UsageError);
+    const refused = runScenario({
+      scenario,
+      target: TEST_PG_URL,
+      params: { rows: '500' },
+      repetitions: 5,
+      runId,
+      untilStable: { maxRepetitions: 4 },
+    });
+    await expect(refused).rejects.toThrow(/--max-repetitions 4 is below the starting count of 5 repetitions/);
+    await expect(refused).rejects.toBeInstanceOf(UsageError);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from '@tunelab/env';
 
 const CLI = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -23,7 +24,7 @@ export function runTunelab(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
-      env: { ...process.env, TUNELAB_LEDGER_DIR: LEDGER_DIR, ...env },
+      env: childEnv({ TUNELAB_LEDGER_DIR: LEDGER_DIR, ...env }),
     });
     let stdout = '';
     let stderr = '';

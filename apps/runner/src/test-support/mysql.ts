@@ -1,7 +1,9 @@
 import mysql from 'mysql2/promise';
 
+import { TEST_MYSQL_URL } from '@tunelab/env/testing';
+
 /** The shared MariaDB/MySQL the tests run against; every test names its objects uniquely. */
-export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+export { TEST_MYSQL_URL };
 
 /** An independent connection (not through the driver) to check what the driver reports. */
 export async function openCheckConnection(database?: string) {

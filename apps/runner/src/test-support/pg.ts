@@ -1,7 +1,9 @@
 import pg from 'pg';
 
+import { TEST_PG_URL } from '@tunelab/env/testing';
+
 /** The shared PostgreSQL the tests run against; every test names its objects uniquely. */
-export const TEST_PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export { TEST_PG_URL };
 
 /** Databases on the test server whose names start with `prefix`. */
 export async function databasesWithPrefix(prefix: string): Promise<string[]> {

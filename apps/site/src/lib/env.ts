@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { envWithoutTuneLab, parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 import { DEFAULT_DATA_DIR } from '@tunelab/results-db';
 
@@ -58,17 +59,16 @@ export function findRepoRoot(from: string = process.cwd()): string {
  * DATABASE_URL and every TUNELAB_ variable, so it cannot pick up the caller's database or API.
  */
 export function envWithoutDataSource(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)));
+  return envWithoutTuneLab({}, env);
 }
 
 export function readSiteConfig(env: NodeJS.ProcessEnv = process.env): SiteConfig {
-  const parsed = SiteEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!parsed.success) {
-    throw new Error(
-      `TuneLab site: bad environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
+  let e: z.infer<typeof SiteEnv>;
+  try {
+    e = parseEnv(SiteEnv, env);
+  } catch (err) {
+    throw new Error(`TuneLab site: ${(err as Error).message}`, { cause: err });
   }
-  const e = parsed.data;
   const repoRoot = findRepoRoot();
   const fromRoot = (p: string) => (isAbsolute(p) ? p : resolve(repoRoot, p));
   const common = {

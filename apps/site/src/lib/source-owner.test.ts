@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { openSiteSource } from './source.ts';
 import type { SiteConfig } from './env.ts';
+import { envWithoutTuneLab } from '@tunelab/env';
 
 const SERVER = fileURLToPath(new URL('../../../api/src/server.ts', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../../tests/fixtures/sample-submission.json', import.meta.url));
@@ -35,11 +36,8 @@ describe('the site source beside the owner of the embedded database', () => {
     let api: ChildProcess | undefined;
     try {
       const started = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-        const env = Object.fromEntries(
-          Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TUNELAB_)/.test(k)),
-        );
         api = spawn(process.execPath, ['--import', 'tsx', SERVER, '--quickstart'], {
-          env: { ...env, TUNELAB_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' },
+          env: envWithoutTuneLab({ TUNELAB_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }),
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let out = '';

@@ -2,7 +2,8 @@
  * A real TCP proxy in front of a database server, for fault tests: `cut()` refuses new
  * connections and resets the open ones (the server gone), `restore()` listens again on the same
  * port; `stall()` drops every byte both ways while the sockets stay open (no FIN, no RST: a
- * network that stopped carrying anything), `heal()` lets bytes flow again. Port 0: a free port.
+ * network that stopped carrying anything), `heal()` lets bytes flow again; `watch(fn)` sees every
+ * chunk the client sends (to cut at a chosen statement). The proxy listens on a free port.
  */
 import net from 'node:net';
 
@@ -14,18 +15,22 @@ export type TcpProxy = {
   restore(): Promise<void>;
   stall(): void;
   heal(): void;
+  /** Calls `fn` with every chunk a client sends to the server (`undefined`: stop watching). */
+  watch(fn: ((chunk: Buffer) => void) | undefined): void;
   close(): Promise<void>;
 };
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let stalled = false;
+  let onClientData: ((chunk: Buffer) => void) | undefined;
   const makeServer = () =>
     net.createServer((client) => {
       const upstream = net.connect(target);
       sockets.add(client);
       sockets.add(upstream);
       client.on('data', (chunk) => {
+        onClientData?.(chunk);
         if (!stalled && !upstream.destroyed) upstream.write(chunk);
       });
       upstream.on('data', (chunk) => {
@@ -72,6 +77,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     heal() {
       stalled = false;
+    },
+    watch(fn) {
+      onClientData = fn;
     },
     close: stop,
   };

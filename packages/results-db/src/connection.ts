@@ -1,0 +1,63 @@
+/** What both openers (open-postgresql.ts, open-pglite.ts) return, and the options they take. */
+import type { PGlite } from '@electric-sql/pglite';
+import type { PrismaClient } from './generated/prisma/client.ts';
+import type { MigrationResult, ScriptRunner } from './migrate.ts';
+import type { Ownership } from './owner.ts';
+
+export const DEFAULT_DATA_DIR = '.tunelab/results';
+export type OpenOptions = {
+  /** PGlite data directory when no URL is given (default `.tunelab/results`). `memory://` for in-memory. */
+  dataDir?: string;
+  /** Connection pool size for PostgreSQL. */
+  poolSize?: number;
+  /** Timeouts of the PostgreSQL pool (defaults: DEFAULT_DB_TIMEOUTS). */
+  timeouts?: Partial<DatabaseTimeouts>;
+  /** Called if this process loses the lock on its embedded database (default: throw, ending the process). */
+  onOwnershipLost?: (err: Error) => void;
+};
+
+/**
+ * Every PostgreSQL call has a deadline, and a connection that died silently (no FIN/RST: a
+ * network cut, a stalled proxy) is thrown away instead of being handed out again:
+ * - `statementMs`: the server cancels a statement after this (`statement_timeout`), and the
+ *   client gives up on an answer 500 ms later (`query_timeout`, for when the server cannot even
+ *   be told). A query that timed out destroys its connection (pool.query and our transactions
+ *   release it with the error), so the pool heals by itself once the database is back;
+ * - `connectMs`: opening a connection, or waiting for a free one (`connectionTimeoutMillis`);
+ * - idle in transaction: the server ends a session that sits in an open transaction for
+ *   2 × statementMs (`idle_in_transaction_session_timeout`), so a client that vanished mid-
+ *   transaction does not hold locks;
+ * - `idleMs`: idle pooled connections are closed after this; `keepAliveMs`: TCP keepalive probes
+ *   start after this much silence.
+ * Migrations run without a statement timeout (an index build may take long).
+ */
+export type DatabaseTimeouts = { statementMs: number; connectMs: number; idleMs: number; keepAliveMs: number };
+export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
+  statementMs: 5000,
+  connectMs: 5000,
+  idleMs: 30_000,
+  keepAliveMs: 10_000,
+};
+
+/** Parameterized SQL straight to the driver ($1, $2 …): the ingest hot path, without Prisma's query engine. */
+export type SqlRunner = {
+  /** `name`: prepare the statement once per connection under this name (pg; PGlite ignores it). */
+  query<T>(sql: string, params: unknown[], name?: string): Promise<T[]>;
+  /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
+  transaction<T>(fn: (q: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
+};
+
+export type Connection = {
+  sql: SqlRunner;
+  kind: 'postgresql' | 'pglite';
+  prisma: PrismaClient;
+  scripts: ScriptRunner;
+  /** Where the data lives, for messages ("embedded PGlite in .tunelab/results"). */
+  description: string;
+  migrate: () => Promise<MigrationResult>;
+  close: () => Promise<void>;
+  /** The lock this process holds on an embedded database directory (none for PostgreSQL and memory://). */
+  ownership?: Ownership;
+  /** What pg-boss (the fleet's queue) connects through: its own small pool, or the same PGlite. */
+  queueTarget: { connectionString: string } | { pglite: PGlite };
+};

@@ -1,0 +1,1 @@
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
