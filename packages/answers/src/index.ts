@@ -39,3 +39,4 @@ export { engineDefault, isNoiseSetting, normalizeSetting, sameSetting } from './
 export { findingsOf, groupSamples, type Filters, type SampleRow } from './groups.ts';
 export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';
+export { formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
