@@ -41,3 +41,4 @@ export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
 export { answerVersions, serverName } from './versions.ts';
+export { formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';

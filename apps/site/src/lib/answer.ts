@@ -6,7 +6,10 @@
 import type { Agreement, ScenarioAnswers } from '@tunelab/contracts';
 import type { ScenarioView } from './load.ts';
 
+import { pairClaims, verdictMagnitude, type PairClaim } from '@tunelab/answers';
+
 export { AGREEMENT_TEXT } from '@tunelab/answers';
+export type { PairClaim } from '@tunelab/answers';
 
 export type ClassAnswer = ScenarioAnswers['groups'][number];
 export type PairView = ClassAnswer['pairs'][number];
@@ -18,7 +21,16 @@ export const scenarioAnswers = (sc: ScenarioView): ClassAnswer[] => sc.answers?.
 export type SweepPairSummary = {
   baseline: string;
   candidate: string;
-  segments: { text: string; significant: boolean; agreement: Agreement; magnitude: string | null; points: string[] }[];
+  /** Consecutive points where a claim (the verdict, or a declared ratio) says the same with the same agreement. */
+  segments: {
+    about: PairClaim['about'];
+    subject: string;
+    text: string;
+    significant: boolean;
+    agreement: Agreement;
+    magnitude: string | null;
+    points: string[];
+  }[];
 };
 
 /** A swept scenario's answers for one class and conditions, for the home page (one card, not one per point). */
@@ -32,30 +44,21 @@ export type SweepClassSummary = {
   reasons: string[];
 };
 
-/** "37.5% faster (95% CI 23.4%–51.6%)": the magnitude and confidence of a significant verdict. */
-export function magnitude(p: PairView): string | null {
-  const c = p.measured;
-  if (!c || !c.verdict.significant || c.improvement === null) return null;
-  const pct = (x: number) => `${(Math.abs(x) * 100).toFixed(1)}%`;
-  const ci = c.ci95 && c.ci95.low !== null && c.ci95.high !== null ? c.ci95 : null;
-  const word = c.verdict.kind === 'faster' ? 'better' : 'worse';
-  const interval =
-    ci === null
-      ? ''
-      : c.improvement >= 0
-        ? ` (95% CI ${pct(ci.low!)}–${pct(ci.high!)})`
-        : ` (95% CI ${pct(ci.high!)}–${pct(ci.low!)})`;
-  return `${p.candidate} ${pct(c.improvement)} ${word}${interval}, p = ${c.welch ? c.welch.p.toPrecision(2) : 'n/a'}`;
-}
+/** "37.5% better (95% CI 23.4%–51.6%), p = 0.002": the magnitude and confidence of a significant verdict (@tunelab/answers). */
+export const magnitude = (p: PairView): string | null => verdictMagnitude(p.candidate, p.measured);
+
+/** A pair's claims (its verdict, and a declared ratio the article published), each with its own agreement. */
+export const claimsOf = (answers: ScenarioAnswers | null, a: ClassAnswer, p: PairView): PairClaim[] =>
+  pairClaims(p, answers?.metric.label ?? 'the metric', a.ratios);
 
 /**
  * Folds per-point answers into one summary per class and conditions, keeping the package's order
  * (most runs first); each summary's points are sorted. Consecutive points with the same advice and
  * agreement are said once: "prefer syncfs over fsync at tables = 3,000, 10,000, 30,000".
  */
-export function sweepSummaries(answers: readonly ClassAnswer[]): SweepClassSummary[] {
+export function sweepSummaries(answers: ScenarioAnswers | null): SweepClassSummary[] {
   const byClass = new Map<string, ClassAnswer[]>();
-  for (const a of answers) {
+  for (const a of answers?.groups ?? []) {
     if (!a.group.point) continue;
     const key = `${a.group.hardware.class}|${a.group.engine.engine}${a.group.engine.major}|${JSON.stringify(a.group.params)}|${a.group.scenario.version}`;
     byClass.set(key, [...(byClass.get(key) ?? []), a]);
@@ -65,23 +68,30 @@ export function sweepSummaries(answers: readonly ClassAnswer[]): SweepClassSumma
     const first = sorted[0]!;
     const param = first.group.point!.param;
     const pairs: SweepPairSummary[] = first.pairs.map((p0, i) => {
-      const segments: SweepPairSummary['segments'] = [];
+      // Per claim (the verdict, a declared ratio): its segments of consecutive points that say the same.
+      const byClaim = new Map<string, SweepPairSummary['segments']>();
       for (const a of sorted) {
         const p = a.pairs[i];
         if (!p) continue;
         const point = (a.group.point?.value ?? 0).toLocaleString('en-US');
-        const last = segments[segments.length - 1];
-        if (last && last.text === p.advice && last.agreement === p.agreement) last.points.push(point);
-        else
-          segments.push({
-            text: p.advice,
-            significant: p.measured?.verdict.significant ?? false,
-            agreement: p.agreement,
-            magnitude: magnitude(p),
-            points: [point],
-          });
+        for (const c of claimsOf(answers, a, p)) {
+          const segments = byClaim.get(c.about) ?? [];
+          byClaim.set(c.about, segments);
+          const last = segments[segments.length - 1];
+          if (last && last.text === c.text && last.agreement === c.agreement) last.points.push(point);
+          else
+            segments.push({
+              about: c.about,
+              subject: c.subject,
+              text: c.text,
+              significant: c.significant,
+              agreement: c.agreement,
+              magnitude: c.about === 'verdict' ? magnitude(p) : null,
+              points: [point],
+            });
+        }
       }
-      return { baseline: p0.baseline, candidate: p0.candidate, segments };
+      return { baseline: p0.baseline, candidate: p0.candidate, segments: [...byClaim.values()].flat() };
     });
     return {
       first,

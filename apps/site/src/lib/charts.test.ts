@@ -54,3 +54,49 @@ describe('charts over values ECharts cannot tick', () => {
     expect(axisUnit([5e-324])).toBe(5e-324);
   });
 });
+
+describe('axes for people', () => {
+  const plain = (v: number) => v.toLocaleString('en-US');
+  it('an integer parameter (virtual users 1, 2, 4) gets integer ticks only', () => {
+    const svg = lineChart({
+      title: 'NOPM per virtual users',
+      xName: 'virtual users',
+      yName: 'NOPM',
+      log: 'none',
+      formatY: plain,
+      lines: [
+        {
+          label: 'ff100',
+          points: [
+            { x: 1, y: 2100 },
+            { x: 2, y: 3900 },
+            { x: 4, y: 8200 },
+          ],
+        },
+      ],
+    });
+    for (const s of [svg.wide, svg.narrow]) {
+      const labels = ticks(s).filter((t) => /^[\d.,]+$/.test(t ?? ''));
+      expect(labels).toEqual(expect.arrayContaining(['1', '2', '3', '4']));
+      // No 1.5 or 2.5 users: every tick below 10 (the x axis; y ticks are thousands) is whole.
+      expect(labels.filter((t) => Number(t!.replace(/,/g, '')) < 10 && /\./.test(t!))).toEqual([]);
+    }
+  });
+
+  it('a throughput distribution starts at zero when asked; a duration starts near its data', () => {
+    const variants = [
+      { label: 'a', values: [52_000, 53_000, 52_500] },
+      { label: 'b', values: [31_000, 31_500, 30_800] },
+    ];
+    const fromZero = distributionChart({
+      title: 't',
+      axisName: 'rows/s',
+      formatValue: plain,
+      variants,
+      fromZero: true,
+    });
+    const near = distributionChart({ title: 't', axisName: 'rows/s', formatValue: plain, variants });
+    expect(ticks(fromZero.wide)).toContain('0');
+    expect(ticks(near.wide)).not.toContain('0');
+  });
+});

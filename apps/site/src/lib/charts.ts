@@ -147,6 +147,8 @@ export type DistributionInput = {
   formatValue: (v: number) => string;
   /** Axis ticks, when they want fewer digits than the values (default formatValue). */
   formatAxis?: (v: number) => string;
+  /** Start the value axis at zero (throughput: a rate that halves looks halved); else it starts near the data. */
+  fromZero?: boolean;
 };
 
 /** Per-variant box plot with every repetition as a point on top (a strip chart). */
@@ -170,7 +172,7 @@ export function distributionChart(input: DistributionInput): ChartSvg {
           title: chartTitle(input.title, w),
           legend: legend(['repetitions', 'spread (quartiles, range)'], w),
           grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-          xAxis: valueAxis(input.axisName, (v) => format(v * k)),
+          xAxis: valueAxis(input.axisName, (v) => format(v * k), { scale: !input.fromZero }),
           yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
           series: [
             {

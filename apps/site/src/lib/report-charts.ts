@@ -14,6 +14,8 @@ import { unitFor } from './units.ts';
 
 export type DeclaredChart = {
   id: string;
+  /** The metric drawn: the page shows the answer's metric first and folds the others. */
+  metric: string;
   heading: string;
   svg: ChartSvg;
   label: string;
@@ -164,6 +166,7 @@ function sweep(
       : [];
   return {
     id: `chart-${slug(chart.metric)}-${slug(cls)}`,
+    metric: chart.metric,
     heading: title,
     verdicts,
     svg: lineChart({
@@ -233,6 +236,7 @@ function series(
   const title = `${chart.title ?? `${label} against ${xName}`}: ${cls}${at}`;
   return {
     id: `chart-${slug(chart.metric)}-${slug(cls)}${point ? `-${slug(`${point.param}-${point.value}`)}` : ''}`,
+    metric: chart.metric,
     heading: title,
     verdicts: [],
     svg: lineChart({

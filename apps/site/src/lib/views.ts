@@ -5,7 +5,7 @@
 import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
-import { engineDefault, isNoiseSetting, normalizeSetting, serverName } from '@tunelab/answers';
+import { engineDefault, isNoiseSetting, meanImprovement, normalizeSetting, serverName } from '@tunelab/answers';
 import {
   formatDuration,
   formatInterval,
@@ -158,7 +158,7 @@ export function publishedTables(sc: ScenarioView): PublishedTable[] {
         const b = m.variants.find((x) => x.variant === baseline);
         if (b) {
           const bm = b.values.reduce((s, x) => s + x, 0) / b.values.length;
-          pctText = formatPct(sc.metric.direction === 'lower-is-better' ? (bm - mean) / bm : (mean - bm) / bm);
+          pctText = formatPct(meanImprovement(bm, mean, sc.answers?.metric.direction ?? sc.metric.direction));
           pctNote = `computed from the article's runs (vs ${baseline}); the article printed no percentage`;
         }
       }
@@ -218,7 +218,7 @@ export function measuredTables(
     const format = measuredFormat(sc, g);
     return {
       id: groupAnchor(g),
-      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
+      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — ${versionLabel(sc, g.scenario.version)}` : ''}`,
       group: g,
       format,
       rows: tableRows(g, groupValues(g, data.runDetail), sc, format),
@@ -317,6 +317,44 @@ export function settingsDiff(sc: ScenarioView, data: SiteData) {
 }
 
 /**
+ * The settings table with one column per distinct set of values: groups that ran with the same
+ * settings (the points of a sweep, machines at the article's settings) share a column headed by
+ * all their names, so the table stays as wide as the number of differences, not of groups.
+ */
+export function settingsColumns(settings: ReturnType<typeof settingsDiff>) {
+  const columns: { labels: string[]; anchors: string[]; index: number }[] = [];
+  const signature = (i: number) => JSON.stringify(settings.rows.map((r) => r.values[i]));
+  const seen = new Map<string, (typeof columns)[number]>();
+  settings.columns.forEach((c, i) => {
+    const key = signature(i);
+    const col = seen.get(key);
+    if (col) {
+      col.labels.push(c.label);
+      col.anchors.push(c.anchor);
+    } else {
+      const created = { labels: [c.label], anchors: [c.anchor], index: i };
+      seen.set(key, created);
+      columns.push(created);
+    }
+  });
+  return {
+    columns: columns.map(({ labels, anchors }) => ({ labels, anchors })),
+    rows: settings.rows.map((r) => ({ ...r, values: columns.map((c) => r.values[c.index] ?? '') })),
+  };
+}
+
+/** "version 2 of 3 (first seen 2026-11-21)": a scenario version for people; the hash stays in the versions table. */
+export function versionLabel(sc: Pick<ScenarioView, 'versions'>, version: string): string {
+  const sorted = [...sc.versions].sort((a, b) => a.firstSeenAt.localeCompare(b.firstSeenAt));
+  const i = sorted.findIndex((v) => v.version === version);
+  if (i < 0) return `scenario version ${shortHash(version)}`;
+  return `scenario version ${i + 1} of ${sorted.length} (first seen ${sorted[i]!.firstSeenAt.slice(0, 10)})`;
+}
+
+/** "2026-11-20 03:01 UTC": a run named by when it arrived. */
+export const runLabel = (r: { receivedAt: string }) => `${r.receivedAt.slice(0, 10)} ${r.receivedAt.slice(11, 16)} UTC`;
+
+/**
  * `tunelab run …` that repeats a run: same scenario, parameters (`params`) and run options
  * (`options`: repetitions, --until-stable, scale, and a managed server's `--server`/`--set`). Runs
  * without `options` (older runs, imported published figures) repeat with their repetition count.
@@ -375,7 +413,8 @@ export function scenarioUnits(
     out.set(m.key, {
       label: m.label ?? m.key.replace(/_/g, ' '),
       unit: unitFor(m.unit, values.get(m.key) ?? []),
-      better: m.better,
+      // A metric that describes the conditions (a size before the step) is no goal: no "better".
+      better: m.descriptive === true ? 'descriptive' : m.better,
     });
   }
   return out;

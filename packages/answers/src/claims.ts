@@ -1,0 +1,96 @@
+/**
+ * What a pair's answer claims, one claim per thing it is about, each with its own agreement: a
+ * page puts a badge beside a sentence, and the badge must be about that sentence. A pair held
+ * against a declared ratio the article published (fillfactor's size table) makes two claims: the
+ * ratio (agreeing with the article or not) and the verdict on the metric itself (NOPM), which has
+ * no article figure of its own. Also the magnitude of a verdict and the "% faster" of two means,
+ * so that no app computes either.
+ */
+import type { Agreement, PairAnswer, PairComparison, RatioAnswer, UsedDirection } from '@tunelab/contracts';
+
+export type PairClaim = {
+  /** `verdict`: the measured comparison on the answer's metric; `ratio`: the declared ratio held against the article's. */
+  about: 'verdict' | 'ratio';
+  /** "NOPM", "data size ÷ ff100". */
+  subject: string;
+  agreement: Agreement;
+  /** The pair's advice (verdict), or "ff80 1.20 here, 1.21 in the article" (ratio). */
+  text: string;
+  /** A significant measured difference (worth bold type). */
+  significant: boolean;
+};
+
+/**
+ * The agreement of the measured verdict alone, when the pair's agreement is about a declared
+ * ratio: the same steps `answerPair` takes for a pair without an article figure.
+ */
+function verdictAgreement(pair: Pick<PairAnswer, 'measured' | 'reasons'>): Agreement {
+  const m = pair.measured;
+  if (!m || m.verdict.kind === 'insufficient-data') return 'insufficient-data';
+  if (m.verdict.kind === 'descriptive') return 'no-article';
+  return pair.reasons.length > 0 ? 'not-comparable' : 'no-article';
+}
+
+const two = (v: number) => v.toFixed(2);
+
+/** One claim per subject of a pair's answer, each with the agreement that belongs to it. */
+export function pairClaims(
+  pair: Pick<PairAnswer, 'measured' | 'agreement' | 'reasons' | 'article' | 'advice' | 'candidate' | 'baseline'>,
+  metricLabel: string,
+  ratios: readonly Pick<RatioAnswer, 'baseline' | 'label' | 'rows'>[],
+): PairClaim[] {
+  const significant = pair.measured?.verdict.significant ?? false;
+  const art = pair.article;
+  if (art?.kind !== 'ratio')
+    return [{ about: 'verdict', subject: metricLabel, agreement: pair.agreement, text: pair.advice, significant }];
+  // The ratio the article's figure is (answerPair labels it "the article’s <ratio label>").
+  const ratio = ratios.find((r) => r.baseline === pair.baseline && art.label === `the article’s ${r.label}`);
+  const subject = ratio?.label ?? art.label;
+  const theirs = art.values[pair.candidate];
+  const mine = ratio?.rows.find((r) => r.variant === pair.candidate)?.ratio ?? null;
+  const here = mine === null ? 'not measured' : two(mine);
+  return [
+    { about: 'verdict', subject: metricLabel, agreement: verdictAgreement(pair), text: pair.advice, significant },
+    {
+      about: 'ratio',
+      subject,
+      agreement: pair.agreement,
+      text: `${pair.candidate} ${here} here, ${theirs === undefined ? 'not published' : two(theirs)} in the article`,
+      significant: false,
+    },
+  ];
+}
+
+const pct = (x: number) => `${(Math.abs(x) * 100).toFixed(1)}%`;
+
+/** A p-value for people: two significant digits, "< 0.001" below that (never 4.5e-4). */
+export const formatP = (p: number) => (p < 0.001 ? '< 0.001' : `= ${p.toPrecision(2)}`);
+
+/**
+ * "syncfs 37.5% better (95% CI 23.4%–51.6%), p = 0.002": the size and confidence of a
+ * significant verdict, in the metric's direction (better / worse); null for anything else.
+ */
+export function verdictMagnitude(candidate: string, c: PairComparison | null): string | null {
+  if (!c || !c.verdict.significant || c.improvement === null) return null;
+  const ci = c.ci95 && c.ci95.low !== null && c.ci95.high !== null ? { low: c.ci95.low, high: c.ci95.high } : null;
+  const word = c.verdict.kind === 'faster' ? 'better' : 'worse';
+  const interval =
+    ci === null
+      ? ''
+      : c.improvement >= 0
+        ? ` (95% CI ${pct(ci.low)}–${pct(ci.high)})`
+        : ` (95% CI ${pct(ci.high)}–${pct(ci.low)})`;
+  return `${candidate} ${pct(c.improvement)} ${word}${interval}, p ${c.welch ? formatP(c.welch.p) : 'n/a'}`;
+}
+
+/**
+ * The improvement of a candidate's mean over the baseline's in the metric's direction (0.375:
+ * 37.5% less time, or 37.5% more throughput): an article's "% faster" where it printed none and
+ * its runs are too few for a verdict. Null when the baseline's mean is 0 or the metric describes.
+ */
+export function meanImprovement(baselineMean: number, candidateMean: number, direction: UsedDirection): number | null {
+  if (direction === 'descriptive' || baselineMean === 0 || !Number.isFinite(baselineMean)) return null;
+  const change = (candidateMean - baselineMean) / Math.abs(baselineMean);
+  const r = direction === 'lower-is-better' ? -change : change;
+  return Number.isFinite(r) ? r : null;
+}
