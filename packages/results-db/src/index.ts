@@ -10,7 +10,7 @@ import {
   type TokenKind,
 } from './runners.ts';
 import { createFleet, fleetCoverage, type Fleet, type FleetOptions } from './fleet.ts';
-import { getHardware, getRun, listHardware, listRuns, listScenarios } from './queries.ts';
+import { getHardware, getRun, getRuns, listHardware, listRuns, listScenarios } from './queries.ts';
 import { hardwareFingerprint } from './hashing.ts';
 import { compareVariants, findSimilarBySpec, findSimilarHardware, listFindings } from './comparisons.ts';
 import { importPublished, type PublishedImportResult } from './published.ts';
@@ -83,6 +83,8 @@ export type ResultsDb = {
   coverage(scenario?: string): ReturnType<typeof fleetCoverage>;
   listRuns(q: Parameters<typeof listRuns>[1]): ReturnType<typeof listRuns>;
   getRun(id: string): ReturnType<typeof getRun>;
+  /** Several runs' details in one read, in the order asked (the site build reads its runs in batches). */
+  getRuns(ids: readonly string[]): ReturnType<typeof getRuns>;
   listHardware(q: Parameters<typeof listHardware>[1]): ReturnType<typeof listHardware>;
   getHardware(fingerprint: string): ReturnType<typeof getHardware>;
   listScenarios(): ReturnType<typeof listScenarios>;
@@ -137,6 +139,7 @@ export async function openResultsDb(url?: string, options: ResultsDbOptions = {}
     coverage: (scenario) => fleetCoverage(conn.sql, scenario),
     listRuns: (q) => listRuns(prisma, q),
     getRun: (id) => getRun(prisma, id),
+    getRuns: (ids) => getRuns(prisma, ids),
     listHardware: (q) => listHardware(prisma, q),
     getHardware: (fingerprint) => getHardware(prisma, fingerprint),
     listScenarios: () => listScenarios(prisma),

@@ -116,42 +116,40 @@ const storedSubmission = z.object({
   warnings: z.array(z.string()).optional(),
 });
 
-export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
-  const r = await prisma.run.findUnique({
-    where: { id },
+const runDetailSelect = {
+  ...runSummarySelect,
+  params: true,
+  document: true,
+  hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
+  samples: {
+    orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
     select: {
-      ...runSummarySelect,
-      params: true,
-      document: true,
-      hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
-      samples: {
-        orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
-        select: {
-          variant: true,
-          repetition: true,
-          metric: true,
-          unit: true,
-          value: true,
-          pointParam: true,
-          pointValue: true,
-        },
-      },
-      timeSeries: {
-        orderBy: { id: 'asc' },
-        select: {
-          variant: true,
-          repetition: true,
-          metric: true,
-          x: true,
-          value: true,
-          pointParam: true,
-          pointValue: true,
-        },
-      },
+      variant: true,
+      repetition: true,
+      metric: true,
+      unit: true,
+      value: true,
+      pointParam: true,
+      pointValue: true,
     },
-  });
-  if (!r) return null;
+  },
+  timeSeries: {
+    orderBy: { id: 'asc' },
+    select: {
+      variant: true,
+      repetition: true,
+      metric: true,
+      x: true,
+      value: true,
+      pointParam: true,
+      pointValue: true,
+    },
+  },
+} satisfies Prisma.RunSelect;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function toDetail(r: Prisma.RunGetPayload<{ select: typeof runDetailSelect }>): RunDetailRecord {
   const doc = storedSubmission.parse(r.document);
   const env = r.databaseEnvironment;
   return {
@@ -172,6 +170,24 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
     warnings: doc.warnings ?? [],
     order: doc.order ?? null,
   };
+}
+
+export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
+  if (!UUID.test(id)) return null;
+  const r = await prisma.run.findUnique({ where: { id }, select: runDetailSelect });
+  return r ? toDetail(r) : null;
+}
+
+/** Several runs' details in one read (a statement per table, not per run), in the order of `ids`; unknown ids are left out. */
+export async function getRuns(prisma: PrismaClient, ids: readonly string[]): Promise<RunDetailRecord[]> {
+  const wanted = ids.filter((id) => UUID.test(id));
+  if (wanted.length === 0) return [];
+  const rows = await prisma.run.findMany({ where: { id: { in: wanted } }, select: runDetailSelect });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return wanted.flatMap((id) => {
+    const r = byId.get(id);
+    return r ? [toDetail(r)] : [];
+  });
 }
 
 const hardwareSelect = {

@@ -43,7 +43,8 @@ export type SiteSource = {
   scenarios(): Promise<ScenarioList>;
   hardware(): Promise<HardwareSummary[]>;
   runs(): Promise<RunList['items']>;
-  run(id: string): Promise<RunDetail>;
+  /** These runs' details, in the order asked: read in batches (a database read per batch, not per run). */
+  runDetails(ids: readonly string[]): Promise<RunDetail[]>;
   hardwareDetail(fingerprint: string): Promise<HardwareDetail>;
   compare(q: ComparisonQuery): Promise<ComparisonResult>;
   findings(q: FindingsQuery): Promise<FindingList>;
@@ -85,6 +86,22 @@ async function read<T>(what: string, where: string, fn: () => Promise<T>): Promi
 }
 
 const PAGE = 500;
+/** Runs read per database round (samples and series of every run in it come in one statement each). */
+const RUN_BATCH = 250;
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i] as T);
+      }
+    }),
+  );
+  return out;
+}
 
 async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | 'pglite' }>): Promise<SiteSource> {
   if (config.kind === 'pglite' && !existsSync(join(config.dataDir, 'PG_VERSION'))) {
@@ -156,12 +173,20 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         } while (cursor);
         return items;
       }),
-    run: (id) =>
-      read(`run ${id}`, where, async () => {
-        const r = await db.getRun(id);
-        if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
-        return validate(RunDetail, linkRun(r), `run ${id}`, where);
-      }),
+    runDetails: async (ids) => {
+      const out: RunDetail[] = [];
+      for (let i = 0; i < ids.length; i += RUN_BATCH) {
+        const batch = ids.slice(i, i + RUN_BATCH);
+        const rows = await read(`runs ${batch[0]} … ${batch.at(-1)}`, where, () => db.getRuns(batch));
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        for (const id of batch) {
+          const r = byId.get(id);
+          if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
+          out.push(validate(RunDetail, linkRun(r), `run ${id}`, where));
+        }
+      }
+      return out;
+    },
     hardwareDetail: (fp) =>
       read(`hardware profile ${fp}`, where, async () => {
         const h = await db.getHardware(fp);
@@ -229,7 +254,7 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
     scenarios: () => get('/v1/scenarios', ScenarioList, 'the scenario list'),
     hardware: () => pages('/v1/hardware', HardwareList, 'the hardware list'),
     runs: () => pages('/v1/runs?source=all', RunList, 'the run list'),
-    run: (id) => get(`/v1/runs/${encodeURIComponent(id)}`, RunDetail, `run ${id}`),
+    runDetails: (ids) => mapLimit(ids, 8, (id) => get(`/v1/runs/${encodeURIComponent(id)}`, RunDetail, `run ${id}`)),
     hardwareDetail: (fp) => get(`/v1/hardware/${fp}`, HardwareDetail, `hardware profile ${fp}`),
     compare: (q) => get(`/v1/comparisons?${qs(q)}`, ComparisonResult, 'comparisons'),
     findings: (q) => get(`/v1/findings?${qs(q)}`, FindingList, 'findings'),
