@@ -11,7 +11,7 @@
  * runs rendered by the incremental one), as both render the same aggregate pages.
  */
 import { readdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSite } from '../test/build.ts';
@@ -108,7 +108,8 @@ async function timedBuild(out: string, dataDir: string) {
     quiet: true,
   });
   if (r.code !== 0) throw new Error(`site build into ${out} failed (exit ${r.code})`);
-  return { ...r, ms: performance.now() - started };
+  const loadMs = Number(r.notes.map((l) => /\] loaded .* in (\d+) ms/.exec(l)?.[1]).find(Boolean) ?? NaN);
+  return { ...r, ms: performance.now() - started, loadMs };
 }
 
 async function fleetScale() {
@@ -116,13 +117,21 @@ async function fleetScale() {
   const added = BENCH.BENCH_NEW_RUNS;
   const dataDir = join(work, 'db-fleet');
   const out = join(work, 'dist-fleet');
-  console.log(`\nfleet scale: ${runs} runs on ${BENCH.BENCH_FLEET_MACHINES} machines, then ${added} new runs`);
+  const load = () =>
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`;
+  console.log(
+    `\nfleet scale: ${runs} runs on ${BENCH.BENCH_FLEET_MACHINES} machines, then ${added} new runs (${load()})`,
+  );
   let t = performance.now();
   await seedFleet(dataDir, runs, BENCH.BENCH_FLEET_MACHINES);
   console.log(`seeded ${runs} runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const full = await timedBuild(out, dataDir);
   const fullPages = await countPages(out);
-  console.log(`full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s`);
+  console.log(
+    `full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s (data load ${(full.loadMs / 1000).toFixed(1)} s)`,
+  );
   t = performance.now();
   const measured = BENCH.BENCH_FLEET_MACHINES * Math.ceil(runs / BENCH.BENCH_FLEET_MACHINES);
   await ingestFleet(dataDir, measured, measured + added, BENCH.BENCH_FLEET_MACHINES);
@@ -130,8 +139,9 @@ async function fleetScale() {
   const inc = await timedBuild(out, dataDir);
   if (!inc.incremental) throw new Error('the rebuild was not incremental');
   console.log(
-    `incremental build: ${inc.newRuns} new run pages rendered, ${inc.keptRuns} kept, in ${(inc.ms / 1000).toFixed(1)} s`,
+    `incremental build: ${inc.newRuns} new run pages rendered, ${inc.keptRuns} kept, in ${(inc.ms / 1000).toFixed(1)} s (data load ${(inc.loadMs / 1000).toFixed(1)} s)`,
   );
+  console.log(`(${load()})`);
   const marginal = (full.ms - inc.ms) / (full.newRuns - inc.newRuns);
   console.log(`\nfull build marginal ms per run page = ${marginal.toFixed(1)}  (aim ≤ 2)`);
   console.log(

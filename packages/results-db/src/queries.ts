@@ -119,7 +119,6 @@ const storedSubmission = z.object({
 const runDetailSelect = {
   ...runSummarySelect,
   params: true,
-  document: true,
   hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
   samples: {
     orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
@@ -149,8 +148,27 @@ const runDetailSelect = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function toDetail(r: Prisma.RunGetPayload<{ select: typeof runDetailSelect }>): RunDetailRecord {
-  const doc = storedSubmission.parse(r.document);
+/**
+ * The parts of the stored submissions a run's detail shows besides its rows, read as JSON paths:
+ * the whole document (every sample again) is many times their size.
+ */
+async function documentParts(prisma: PrismaClient, ids: string[]): Promise<Map<string, unknown>> {
+  const rows = await prisma.$queryRaw<
+    { id: string; options: unknown; order: unknown; notes: unknown; warnings: unknown }[]
+  >`
+    SELECT id::text, document->'options' AS options, document->'order' AS "order", document->'notes' AS notes,
+           document->'warnings' AS warnings
+    FROM runs WHERE id = ANY(${ids}::uuid[])`;
+  return new Map(
+    rows.map(({ id, ...parts }) => [
+      id,
+      Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== null && v !== undefined)),
+    ]),
+  );
+}
+
+function toDetail(r: Prisma.RunGetPayload<{ select: typeof runDetailSelect }>, document: unknown): RunDetailRecord {
+  const doc = storedSubmission.parse(document);
   const env = r.databaseEnvironment;
   return {
     ...toSummary(r),
@@ -175,7 +193,7 @@ function toDetail(r: Prisma.RunGetPayload<{ select: typeof runDetailSelect }>): 
 export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
   if (!UUID.test(id)) return null;
   const r = await prisma.run.findUnique({ where: { id }, select: runDetailSelect });
-  return r ? toDetail(r) : null;
+  return r ? toDetail(r, (await documentParts(prisma, [r.id])).get(r.id)) : null;
 }
 
 /** Several runs' details in one read (a statement per table, not per run), in the order of `ids`; unknown ids are left out. */
@@ -183,10 +201,14 @@ export async function getRuns(prisma: PrismaClient, ids: readonly string[]): Pro
   const wanted = ids.filter((id) => UUID.test(id));
   if (wanted.length === 0) return [];
   const rows = await prisma.run.findMany({ where: { id: { in: wanted } }, select: runDetailSelect });
+  const docs = await documentParts(
+    prisma,
+    rows.map((r) => r.id),
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return wanted.flatMap((id) => {
     const r = byId.get(id);
-    return r ? [toDetail(r)] : [];
+    return r ? [toDetail(r, docs.get(r.id))] : [];
   });
 }
 
