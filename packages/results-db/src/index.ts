@@ -10,7 +10,8 @@ import {
   type TokenKind,
 } from './runners.ts';
 import { createFleet, fleetCoverage, type Fleet, type FleetOptions } from './fleet.ts';
-import { getHardware, getRun, getRuns, listHardware, listRuns, listScenarios } from './queries.ts';
+import { getHardware, getRun, listHardware, listRuns, listScenarios } from './queries.ts';
+import { getRuns } from './run-details.ts';
 import { hardwareFingerprint } from './hashing.ts';
 import { compareVariants, findSimilarBySpec, findSimilarHardware, listFindings } from './comparisons.ts';
 import { importPublished, type PublishedImportResult } from './published.ts';
@@ -139,7 +140,7 @@ export async function openResultsDb(url?: string, options: ResultsDbOptions = {}
     coverage: (scenario) => fleetCoverage(conn.sql, scenario),
     listRuns: (q) => listRuns(prisma, q),
     getRun: (id) => getRun(prisma, id),
-    getRuns: (ids) => getRuns(prisma, ids),
+    getRuns: (ids) => getRuns(prisma, conn.sql, ids),
     listHardware: (q) => listHardware(prisma, q),
     getHardware: (fingerprint) => getHardware(prisma, fingerprint),
     listScenarios: () => listScenarios(prisma),

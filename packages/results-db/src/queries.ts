@@ -36,7 +36,7 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
   return { at: date, id };
 }
 
-const runSummarySelect = {
+export const runSummarySelect = {
   id: true,
   source: true,
   status: true,
@@ -53,7 +53,7 @@ const runSummarySelect = {
 
 type RunRow = Prisma.RunGetPayload<{ select: typeof runSummarySelect }>;
 
-function toSummary(r: RunRow): RunSummaryRecord {
+export function toSummary(r: RunRow): RunSummaryRecord {
   return {
     id: r.id,
     source: r.source === 'published' ? 'published' : 'measured',
@@ -109,66 +109,50 @@ export async function listRuns(
   };
 }
 
-const storedSubmission = z.object({
+export const storedSubmission = z.object({
   options: RunSubmissionOptions.optional(),
   order: z.array(z.object({ variant: z.string(), repetition: z.number() })).optional(),
   notes: z.array(RunNote).optional(),
   warnings: z.array(z.string()).optional(),
 });
 
-const runDetailSelect = {
-  ...runSummarySelect,
-  params: true,
-  hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
-  samples: {
-    orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
+export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  const r = await prisma.run.findUnique({
+    where: { id },
     select: {
-      variant: true,
-      repetition: true,
-      metric: true,
-      unit: true,
-      value: true,
-      pointParam: true,
-      pointValue: true,
+      ...runSummarySelect,
+      params: true,
+      document: true,
+      hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
+      samples: {
+        orderBy: [{ variant: 'asc' }, { repetition: 'asc' }, { metric: 'asc' }, { pointValue: 'asc' }],
+        select: {
+          variant: true,
+          repetition: true,
+          metric: true,
+          unit: true,
+          value: true,
+          pointParam: true,
+          pointValue: true,
+        },
+      },
+      timeSeries: {
+        orderBy: { id: 'asc' },
+        select: {
+          variant: true,
+          repetition: true,
+          metric: true,
+          x: true,
+          value: true,
+          pointParam: true,
+          pointValue: true,
+        },
+      },
     },
-  },
-  timeSeries: {
-    orderBy: { id: 'asc' },
-    select: {
-      variant: true,
-      repetition: true,
-      metric: true,
-      x: true,
-      value: true,
-      pointParam: true,
-      pointValue: true,
-    },
-  },
-} satisfies Prisma.RunSelect;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The parts of the stored submissions a run's detail shows besides its rows, read as JSON paths:
- * the whole document (every sample again) is many times their size.
- */
-async function documentParts(prisma: PrismaClient, ids: string[]): Promise<Map<string, unknown>> {
-  const rows = await prisma.$queryRaw<
-    { id: string; options: unknown; order: unknown; notes: unknown; warnings: unknown }[]
-  >`
-    SELECT id::text, document->'options' AS options, document->'order' AS "order", document->'notes' AS notes,
-           document->'warnings' AS warnings
-    FROM runs WHERE id = ANY(${ids}::uuid[])`;
-  return new Map(
-    rows.map(({ id, ...parts }) => [
-      id,
-      Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== null && v !== undefined)),
-    ]),
-  );
-}
-
-function toDetail(r: Prisma.RunGetPayload<{ select: typeof runDetailSelect }>, document: unknown): RunDetailRecord {
-  const doc = storedSubmission.parse(document);
+  });
+  if (!r) return null;
+  const doc = storedSubmission.parse(r.document);
   const env = r.databaseEnvironment;
   return {
     ...toSummary(r),
@@ -188,28 +172,6 @@ function toDetail(r: Prisma.RunGetPayload<{ select: typeof runDetailSelect }>, d
     warnings: doc.warnings ?? [],
     order: doc.order ?? null,
   };
-}
-
-export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
-  if (!UUID.test(id)) return null;
-  const r = await prisma.run.findUnique({ where: { id }, select: runDetailSelect });
-  return r ? toDetail(r, (await documentParts(prisma, [r.id])).get(r.id)) : null;
-}
-
-/** Several runs' details in one read (a statement per table, not per run), in the order of `ids`; unknown ids are left out. */
-export async function getRuns(prisma: PrismaClient, ids: readonly string[]): Promise<RunDetailRecord[]> {
-  const wanted = ids.filter((id) => UUID.test(id));
-  if (wanted.length === 0) return [];
-  const rows = await prisma.run.findMany({ where: { id: { in: wanted } }, select: runDetailSelect });
-  const docs = await documentParts(
-    prisma,
-    rows.map((r) => r.id),
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return wanted.flatMap((id) => {
-    const r = byId.get(id);
-    return r ? [toDetail(r, docs.get(r.id))] : [];
-  });
 }
 
 const hardwareSelect = {
@@ -312,7 +274,7 @@ export async function listScenarios(prisma: PrismaClient): Promise<ScenarioList>
 }
 
 /** Adds `point` when the row was measured at a sweep point (both columns set). */
-function withPoint<T extends object>(
+export function withPoint<T extends object>(
   row: T,
   param: string | null,
   value: number | null,
