@@ -42,7 +42,8 @@ const rows: {
   msPerPage: number;
 }[] = [];
 try {
-  for (const size of SIZES) {
+  // BENCH_SIZES=0 leaves the sweep out (only the fleet figures).
+  for (const size of SIZES.filter((n) => n > 0)) {
     const dataDir = join(work, `db-${size}`);
     const seedStart = performance.now();
     const db = await openResultsDb(undefined, { dataDir });
@@ -84,10 +85,12 @@ try {
   }
   // Astro's start-up is a fixed cost; the marginal time per page (between sizes) shows whether
   // rendering a page gets slower as the data grows.
-  console.log(
-    '\nhardware profiles | runs | HTML pages | build (s) | of which data load (s) | ms per page | marginal ms per page',
-  );
-  console.log('---: | ---: | ---: | ---: | ---: | ---: | ---:');
+  if (rows.length > 0) {
+    console.log(
+      '\nhardware profiles | runs | HTML pages | build (s) | of which data load (s) | ms per page | marginal ms per page',
+    );
+    console.log('---: | ---: | ---: | ---: | ---: | ---: | ---:');
+  }
   rows.forEach((r, i) => {
     const prev = rows[i - 1];
     const marginal = prev ? (((r.buildS - prev.buildS) * 1000) / (r.pages - prev.pages)).toFixed(1) : '—';
