@@ -177,7 +177,13 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
       const out: RunDetail[] = [];
       for (let i = 0; i < ids.length; i += RUN_BATCH) {
         const batch = ids.slice(i, i + RUN_BATCH);
-        const rows = await read(`runs ${batch[0]} … ${batch.at(-1)}`, where, () => db.getRuns(batch));
+        const rows = await read(`runs ${batch[0]} … ${batch.at(-1)}`, where, () =>
+          db.getRuns(batch).catch(async (err: unknown) => {
+            // A record that fails validation is named: the batch's runs are read again one by one.
+            for (const id of batch) await read(`run ${id}`, where, () => db.getRun(id));
+            throw err;
+          }),
+        );
         const byId = new Map(rows.map((r) => [r.id, r]));
         for (const id of batch) {
           const r = byId.get(id);
