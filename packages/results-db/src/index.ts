@@ -12,6 +12,7 @@ import {
 import { createFleet, fleetCoverage, type Fleet, type FleetOptions } from './fleet.ts';
 import { getHardware, getRun, listHardware, listRuns, listScenarios } from './queries.ts';
 import { getRuns } from './run-details.ts';
+import { findSimilarHardwareMany } from './similar-hardware.ts';
 import { hardwareFingerprint } from './hashing.ts';
 import { compareVariants, findSimilarBySpec, findSimilarHardware, listFindings } from './comparisons.ts';
 import { importPublished, type PublishedImportResult } from './published.ts';
@@ -95,6 +96,11 @@ export type ResultsDb = {
     fingerprint: string,
     q: Parameters<typeof findSimilarHardware>[2],
   ): ReturnType<typeof findSimilarHardware>;
+  /** findSimilarHardware for several machines at once (one aggregate), by fingerprint; unknown ones left out. */
+  findSimilarHardwareMany(
+    fingerprints: readonly string[],
+    q: Parameters<typeof findSimilarHardware>[2],
+  ): ReturnType<typeof findSimilarHardwareMany>;
   /** "Hardware like mine" for a machine given by its spec (cores, memory, storage kind). */
   findSimilarBySpec(q: Parameters<typeof findSimilarBySpec>[1]): ReturnType<typeof findSimilarBySpec>;
   importPublished(scenariosDir: string): Promise<PublishedImportResult>;
@@ -147,6 +153,7 @@ export async function openResultsDb(url?: string, options: ResultsDbOptions = {}
     compare: (q) => compareVariants(prisma, q, catalog),
     listFindings: (q) => listFindings(prisma, q, catalog),
     findSimilarHardware: (fingerprint, q) => findSimilarHardware(prisma, fingerprint, q),
+    findSimilarHardwareMany: (fingerprints, q) => findSimilarHardwareMany(prisma, fingerprints, q),
     findSimilarBySpec: (q) => findSimilarBySpec(prisma, q),
     importPublished: (scenariosDir) => importPublished({ prisma, sql: conn.sql }, scenariosDir),
     answers: (q) => answerScenarioQuery(prisma, catalog, q),

@@ -244,17 +244,13 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     if (list) list.push(h);
     else hardwareByClass.set(h.class, [h]);
   }
-  // "Hardware like mine" depends on the machine only through its class: one query per class.
+  // "Hardware like mine" depends on the machine only through its class: one machine per class,
+  // all of them ranked from one aggregate.
+  const firstOfClass = [...hardwareByClass.values()].map((list) => (list[0] as HardwareSummary).fingerprint);
+  const byFirst = await source.similarMany(firstOfClass, SimilarHardwareQuery.parse({ limit: 8 }));
   const similar = new Map<string, SimilarHardware>();
-  const byClass = new Map<string, SimilarHardware>();
-  const q = SimilarHardwareQuery.parse({ limit: 8 });
   for (const h of hardware) {
-    const k = h.class;
-    let s = byClass.get(k);
-    if (!s) {
-      s = await source.similar(h.fingerprint, q);
-      byClass.set(k, s);
-    }
+    const s = byFirst.get((hardwareByClass.get(h.class)?.[0] as HardwareSummary).fingerprint) as SimilarHardware;
     similar.set(h.fingerprint, { ...s, machine: { ...s.machine, fingerprint: h.fingerprint, class: h.class } });
   }
   // Findings as the API's listFindings shapes them, from the groups above (which carry the

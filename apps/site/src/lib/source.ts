@@ -49,6 +49,8 @@ export type SiteSource = {
   compare(q: ComparisonQuery): Promise<ComparisonResult>;
   findings(q: FindingsQuery): Promise<FindingList>;
   similar(fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardware>;
+  /** `similar` for several machines (the database aggregates the classes once), by fingerprint. */
+  similarMany(fingerprints: readonly string[], q: SimilarHardwareQuery): Promise<Map<string, SimilarHardware>>;
   /** A scenario's answers, as GET /v1/answers gives them (null: the source has no folder for it). */
   answers(q: AnswersQuery): Promise<ScenarioAnswers | null>;
   /** Runs and open fleet jobs per scenario × hardware class × server major. */
@@ -213,6 +215,17 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         if (!s) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
         return validate(SimilarHardware, linkSimilar(s), `similar hardware for ${fp}`, where);
       }),
+    similarMany: (fps, q) =>
+      read('similar hardware', where, async () => {
+        const found = await db.findSimilarHardwareMany(fps, q);
+        return new Map(
+          fps.map((fp) => {
+            const s = found.get(fp);
+            if (!s) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
+            return [fp, validate(SimilarHardware, linkSimilar(s), `similar hardware for ${fp}`, where)];
+          }),
+        );
+      }),
     answers: (q) =>
       read(`answers for ${q.scenario}`, where, async () => {
         const a = await db.answers(q);
@@ -265,6 +278,18 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
     compare: (q) => get(`/v1/comparisons?${qs(q)}`, ComparisonResult, 'comparisons'),
     findings: (q) => get(`/v1/findings?${qs(q)}`, FindingList, 'findings'),
     similar: (fp, q) => get(`/v1/hardware/${fp}/similar?${qs(q)}`, SimilarHardware, `similar hardware for ${fp}`),
+    similarMany: async (fps, q) =>
+      new Map(
+        await mapLimit(
+          fps,
+          8,
+          async (fp) =>
+            [
+              fp,
+              await get(`/v1/hardware/${fp}/similar?${qs(q)}`, SimilarHardware, `similar hardware for ${fp}`),
+            ] as const,
+        ),
+      ),
     answers: (q) =>
       read(`answers for ${q.scenario}`, where, async () => {
         const path = `/v1/answers?${qs(q)}`;
