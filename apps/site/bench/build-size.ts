@@ -11,21 +11,18 @@
  * runs rendered by the incremental one), as both render the same aggregate pages.
  */
 import { readdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSite } from '../test/build.ts';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
-import { prismaOf } from '@tunelab/results-db/testing';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from '../test/seed.ts';
 import { loadBenchEnv } from './env.ts';
+import { CORES, DISKS, ingestFleet, MEMORY, seedFleet } from './seed-fleet.ts';
 
 const BENCH = loadBenchEnv();
 const SIZES = BENCH.BENCH_SIZES;
-const CORES = [2, 4, 8, 16, 32];
-const MEMORY = [8, 16, 32, 64, 128];
-const DISKS = ['ssd', 'nvme', 'hdd'] as const;
 
 async function countPages(dir: string): Promise<number> {
   let n = 0;
@@ -45,7 +42,8 @@ const rows: {
   msPerPage: number;
 }[] = [];
 try {
-  for (const size of SIZES) {
+  // BENCH_SIZES=0 leaves the sweep out (only the fleet figures).
+  for (const size of SIZES.filter((n) => n > 0)) {
     const dataDir = join(work, `db-${size}`);
     const seedStart = performance.now();
     const db = await openResultsDb(undefined, { dataDir });
@@ -87,10 +85,12 @@ try {
   }
   // Astro's start-up is a fixed cost; the marginal time per page (between sizes) shows whether
   // rendering a page gets slower as the data grows.
-  console.log(
-    '\nhardware profiles | runs | HTML pages | build (s) | of which data load (s) | ms per page | marginal ms per page',
-  );
-  console.log('---: | ---: | ---: | ---: | ---: | ---: | ---:');
+  if (rows.length > 0) {
+    console.log(
+      '\nhardware profiles | runs | HTML pages | build (s) | of which data load (s) | ms per page | marginal ms per page',
+    );
+    console.log('---: | ---: | ---: | ---: | ---: | ---: | ---:');
+  }
   rows.forEach((r, i) => {
     const prev = rows[i - 1];
     const marginal = prev ? (((r.buildS - prev.buildS) * 1000) / (r.pages - prev.pages)).toFixed(1) : '—';
@@ -104,69 +104,6 @@ try {
   await rm(work, { recursive: true, force: true });
 }
 
-function fleetMachine(i: number): MachineSpec {
-  const m = i % BENCH.BENCH_FLEET_MACHINES;
-  return {
-    id: `fleet-${m}`,
-    cores: CORES[m % CORES.length]!,
-    memoryGb: MEMORY[Math.floor(m / CORES.length) % MEMORY.length]!,
-    disk: DISKS[Math.floor(m / (CORES.length * MEMORY.length)) % DISKS.length]!,
-  };
-}
-
-/** Runs `from` … `to - 1` through ingestRun (one per machine in turn). */
-async function ingestFleet(dataDir: string, from: number, to: number) {
-  const db = await openResultsDb(undefined, { dataDir });
-  try {
-    await db.migrate();
-    if (from === 0) await db.importPublished(SCENARIOS_DIR);
-    for (let i = from; i < to; i++) {
-      const submission = sampleRun(fleetMachine(i), i, new Date(Date.UTC(2026, 0, 1) + i * 60_000));
-      await db.ingestRun({ submission, document: submission, idempotencyKey: `fleet-${i}`, runnerId: null });
-    }
-  } finally {
-    await db.close();
-  }
-}
-
-/**
- * `runs` measured runs: one per machine through ingestRun, the rest copies of those made in SQL
- * (ingesting 10,000 runs one by one into the embedded database would take longer than the
- * builds measured). Copies get their own ids, keys and start times, and their runs' rows.
- */
-async function seedFleet(dataDir: string, runs: number) {
-  const seeded = Math.min(runs, BENCH.BENCH_FLEET_MACHINES);
-  await ingestFleet(dataDir, 0, seeded);
-  const copies = Math.ceil(runs / seeded) - 1;
-  if (copies === 0) return;
-  const db = await openResultsDb(undefined, { dataDir });
-  try {
-    const p = prismaOf(db);
-    // A version-4-shaped id derived from the original's and the copy number.
-    const copy = (col: string) =>
-      `overlay(overlay(md5(${col}::text || ':' || g) placing '4' from 13) placing '8' from 17)::uuid`;
-    const originals = `SELECT * FROM runs WHERE source = 'measured'`;
-    await p.$executeRawUnsafe(`
-      INSERT INTO runs (id, idempotency_key, request_hash, source, status, runner_id, scenario_version_id, hardware_profile_id,
-        database_environment_id, params, runner_version, started_at, finished_at, received_at, sample_count, time_series_count, document)
-      SELECT ${copy('r.id')}, r.idempotency_key || ':copy-' || g, r.request_hash, r.source, r.status, r.runner_id,
-        r.scenario_version_id, r.hardware_profile_id, r.database_environment_id, r.params, r.runner_version,
-        r.started_at + g * interval '1 day', r.finished_at + g * interval '1 day', r.received_at + g * interval '1 second',
-        r.sample_count, r.time_series_count, r.document
-      FROM (${originals}) r, generate_series(1, ${copies}) g`);
-    await p.$executeRawUnsafe(`
-      INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value, point_param, point_value)
-      SELECT ${copy('s.run_id')}, s.scenario_version_id, s.hardware_profile_id, s.variant, s.repetition, s.metric, s.unit, s.value, s.point_param, s.point_value
-      FROM samples s JOIN (${originals}) r ON r.id = s.run_id, generate_series(1, ${copies}) g`);
-    await p.$executeRawUnsafe(`
-      INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value, point_param, point_value)
-      SELECT ${copy('t.run_id')}, t.variant, t.repetition, t.metric, t.x, t.value, t.point_param, t.point_value
-      FROM time_series_points t JOIN (${originals}) r ON r.id = t.run_id, generate_series(1, ${copies}) g`);
-  } finally {
-    await db.close();
-  }
-}
-
 async function timedBuild(out: string, dataDir: string) {
   const started = performance.now();
   const r = await buildSiteInto(out, {
@@ -174,7 +111,8 @@ async function timedBuild(out: string, dataDir: string) {
     quiet: true,
   });
   if (r.code !== 0) throw new Error(`site build into ${out} failed (exit ${r.code})`);
-  return { ...r, ms: performance.now() - started };
+  const loadMs = Number(r.notes.map((l) => /\] loaded .* in (\d+) ms/.exec(l)?.[1]).find(Boolean) ?? NaN);
+  return { ...r, ms: performance.now() - started, loadMs };
 }
 
 async function fleetScale() {
@@ -182,22 +120,31 @@ async function fleetScale() {
   const added = BENCH.BENCH_NEW_RUNS;
   const dataDir = join(work, 'db-fleet');
   const out = join(work, 'dist-fleet');
-  console.log(`\nfleet scale: ${runs} runs on ${BENCH.BENCH_FLEET_MACHINES} machines, then ${added} new runs`);
+  const load = () =>
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`;
+  console.log(
+    `\nfleet scale: ${runs} runs on ${BENCH.BENCH_FLEET_MACHINES} machines, then ${added} new runs (${load()})`,
+  );
   let t = performance.now();
-  await seedFleet(dataDir, runs);
+  await seedFleet(dataDir, runs, BENCH.BENCH_FLEET_MACHINES);
   console.log(`seeded ${runs} runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const full = await timedBuild(out, dataDir);
   const fullPages = await countPages(out);
-  console.log(`full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s`);
+  console.log(
+    `full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s (data load ${(full.loadMs / 1000).toFixed(1)} s)`,
+  );
   t = performance.now();
   const measured = BENCH.BENCH_FLEET_MACHINES * Math.ceil(runs / BENCH.BENCH_FLEET_MACHINES);
-  await ingestFleet(dataDir, measured, measured + added);
+  await ingestFleet(dataDir, measured, measured + added, BENCH.BENCH_FLEET_MACHINES);
   console.log(`seeded ${added} new runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const inc = await timedBuild(out, dataDir);
   if (!inc.incremental) throw new Error('the rebuild was not incremental');
   console.log(
-    `incremental build: ${inc.newRuns} new run pages rendered, ${inc.keptRuns} kept, in ${(inc.ms / 1000).toFixed(1)} s`,
+    `incremental build: ${inc.newRuns} new run pages rendered, ${inc.keptRuns} kept, in ${(inc.ms / 1000).toFixed(1)} s (data load ${(inc.loadMs / 1000).toFixed(1)} s)`,
   );
+  console.log(`(${load()})`);
   const marginal = (full.ms - inc.ms) / (full.newRuns - inc.newRuns);
   console.log(`\nfull build marginal ms per run page = ${marginal.toFixed(1)}  (aim ≤ 2)`);
   console.log(

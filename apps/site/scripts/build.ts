@@ -70,15 +70,27 @@ async function siteFingerprint(repoRoot: string, env: NodeJS.ProcessEnv): Promis
   return hash.digest('hex');
 }
 
-function astroBuild(outDir: string, env: NodeJS.ProcessEnv, quiet: boolean): Promise<number> {
+/** Runs `astro build`; quiet, Astro's page log is dropped and only the data layer's `[tunelab]` lines are kept. */
+function astroBuild(
+  outDir: string,
+  env: NodeJS.ProcessEnv,
+  quiet: boolean,
+): Promise<{ code: number; notes: string[] }> {
   return new Promise((resolveCode, reject) => {
     const child = spawn(process.execPath, [ASTRO_BIN, 'build', '--outDir', outDir], {
       cwd: SITE_DIR,
       env,
-      stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
+      stdio: ['ignore', quiet ? 'pipe' : 'inherit', 'inherit'],
+    });
+    const notes: string[] = [];
+    let rest = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      const lines = (rest + d.toString()).split('\n');
+      rest = lines.pop() ?? '';
+      notes.push(...lines.filter((l) => l.startsWith('[tunelab]')));
     });
     child.on('error', reject);
-    child.on('close', (code) => resolveCode(code ?? 1));
+    child.on('close', (code) => resolveCode({ code: code ?? 1, notes }));
   });
 }
 
@@ -108,7 +120,14 @@ async function merge(from: string, to: string): Promise<void> {
   }
 }
 
-export type SiteBuildResult = { code: number; incremental: boolean; newRuns: number; keptRuns: number };
+export type SiteBuildResult = {
+  code: number;
+  incremental: boolean;
+  newRuns: number;
+  keptRuns: number;
+  /** The data layer's `[tunelab]` lines (the data load time among them) of a quiet build. */
+  notes: string[];
+};
 
 /** Builds the site into `out` (see the file comment); `env` is the build's environment. */
 export async function buildSiteInto(
@@ -127,12 +146,12 @@ export async function buildSiteInto(
   await mkdir(dirname(target), { recursive: true });
   const tmp = await mkdtemp(join(dirname(target), `.${basename(target)}-build-`));
   try {
-    const code = await astroBuild(
+    const { code, notes } = await astroBuild(
       tmp,
       incremental ? { ...env, TUNELAB_BUILT_SITE: target } : env,
       options.quiet ?? false,
     );
-    if (code !== 0) return { code, incremental, newRuns: 0, keptRuns: 0 };
+    if (code !== 0) return { code, incremental, newRuns: 0, keptRuns: 0, notes };
     const newRuns = await readdir(join(tmp, 'runs')).catch(() => []);
     // The data lost runs of the earlier build (another or a reset database): load.ts then renders
     // every run, and the output is replaced instead of merged.
@@ -153,7 +172,7 @@ export async function buildSiteInto(
       runs: [...new Set([...(incremental ? (previous?.runs ?? []) : []), ...newRuns])].sort(),
     };
     await writeFile(join(target, MANIFEST_FILE), `${JSON.stringify(manifest)}\n`);
-    return { code: 0, incremental, newRuns: newRuns.length, keptRuns: incremental ? kept.size : 0 };
+    return { code: 0, incremental, newRuns: newRuns.length, keptRuns: incremental ? kept.size : 0, notes };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

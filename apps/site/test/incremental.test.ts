@@ -97,7 +97,8 @@ it('keeps built run pages, renders the new ones and the aggregate pages, and equ
   }
   const manifest = JSON.parse(await readFile(join(site, MANIFEST_FILE), 'utf8')) as { runs: string[] };
   expect(manifest.runs).toEqual((await readdir(join(full, 'runs'))).sort());
-});
+  // Three site builds: on a busy machine that exceeds the site tests' default timeout.
+}, 600_000);
 
 it('over the output of another (or a reset) database, rebuilds every page and keeps no stale run page', async () => {
   const before = join(work, 'db-before');
@@ -114,4 +115,4 @@ it('over the output of another (or a reset) database, rebuilds every page and ke
   const now = await readdir(join(site, 'runs'));
   expect(now).toHaveLength(1);
   expect(now).not.toEqual(old);
-});
+}, 400_000);

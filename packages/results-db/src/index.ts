@@ -4,6 +4,7 @@ import { ingestRun, type IngestInput } from './ingest.ts';
 import { runnerQueries } from './runners.ts';
 import { fleetQueries } from './fleet.ts';
 import { runQueries } from './queries.ts';
+import { runDetailQueries } from './run-details.ts';
 import { hardwareFingerprint } from './hashing.ts';
 import { comparisonQueries } from './comparisons.ts';
 import { similarHardwareQueries } from './similar-hardware.ts';
@@ -53,6 +54,7 @@ const QUERIES = {
   ...runnerQueries,
   ...fleetQueries,
   ...runQueries,
+  ...runDetailQueries,
   ...comparisonQueries,
   ...similarHardwareQueries,
   ...publishedQueries,

@@ -36,7 +36,7 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
   return { at: date, id };
 }
 
-const runSummarySelect = {
+export const runSummarySelect = {
   id: true,
   source: true,
   status: true,
@@ -53,7 +53,7 @@ const runSummarySelect = {
 
 type RunRow = Prisma.RunGetPayload<{ select: typeof runSummarySelect }>;
 
-function toSummary(r: RunRow): RunSummaryRecord {
+export function toSummary(r: RunRow): RunSummaryRecord {
   return {
     id: r.id,
     source: r.source === 'published' ? 'published' : 'measured',
@@ -108,7 +108,7 @@ export async function listRuns(
   };
 }
 
-const storedSubmission = z.object({
+export const storedSubmission = z.object({
   options: RunSubmissionOptions.optional(),
   order: z.array(z.object({ variant: z.string(), repetition: z.number() })).optional(),
   notes: z.array(RunNote).optional(),
@@ -279,7 +279,7 @@ export async function listScenarios(prisma: PrismaClient): Promise<ScenarioList>
 }
 
 /** Adds `point` when the row was measured at a sweep point (both columns set). */
-function withPoint<T extends object>(
+export function withPoint<T extends object>(
   row: T,
   param: string | null,
   value: number | null,

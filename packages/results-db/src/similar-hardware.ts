@@ -27,30 +27,37 @@ export async function findSimilarHardware(
   fingerprint: string,
   q: SimilarHardwareQuery,
 ): Promise<SimilarHardwareRecord | null> {
-  const machine = await prisma.hardwareProfile.findUnique({
-    where: { fingerprint },
+  return (await findSimilarHardwareMany(prisma, [fingerprint], q)).get(fingerprint) ?? null;
+}
+
+/** findSimilarHardware for several machines, the classes aggregated once (the site build asks per class). */
+export async function findSimilarHardwareMany(
+  prisma: PrismaClient,
+  fingerprints: readonly string[],
+  q: SimilarHardwareQuery,
+): Promise<Map<string, SimilarHardwareRecord>> {
+  const out = new Map<string, SimilarHardwareRecord>();
+  if (fingerprints.length === 0) return out;
+  const machines = await prisma.hardwareProfile.findMany({
+    where: { fingerprint: { in: [...fingerprints] } },
     select: { fingerprint: true, hardwareClass: true, storageKind: true, physicalCores: true, memoryBytes: true },
   });
-  if (!machine) return null;
-  const items = await rankSimilar(
-    prisma,
-    {
-      cores: machine.physicalCores,
-      memoryGb: Math.round(Number(machine.memoryBytes) / GIB),
-      storage: machine.storageKind,
-    },
-    q,
-  );
-  return {
-    machine: {
-      fingerprint: machine.fingerprint,
-      class: machine.hardwareClass,
-      storageKind: StorageKind.parse(machine.storageKind),
-      physicalCores: machine.physicalCores,
-      memoryGb: Math.round(Number(machine.memoryBytes) / GIB),
-    },
-    items,
-  };
+  if (machines.length === 0) return out;
+  const rows = await similarRows(prisma, q);
+  for (const machine of machines) {
+    const memoryGb = Math.round(Number(machine.memoryBytes) / GIB);
+    out.set(machine.fingerprint, {
+      machine: {
+        fingerprint: machine.fingerprint,
+        class: machine.hardwareClass,
+        storageKind: StorageKind.parse(machine.storageKind),
+        physicalCores: machine.physicalCores,
+        memoryGb,
+      },
+      items: rankRows(rows, { cores: machine.physicalCores, memoryGb, storage: machine.storageKind }, q),
+    });
+  }
+  return out;
 }
 
 /**
@@ -73,23 +80,28 @@ async function rankSimilar(
   spec: { cores: number; memoryGb: number; storage: string },
   q: Omit<SimilarHardwareQuery, never>,
 ): Promise<SimilarHardwareRecord['items']> {
+  return rankRows(await similarRows(prisma, q), spec, q);
+}
+
+type ClassRow = {
+  hardware_class: string;
+  source: string;
+  storage_kind: string;
+  physical_cores: number;
+  memory_gb: number;
+  profiles: bigint;
+  runs: bigint;
+  scenarios: string[];
+  newest: Date;
+};
+
+/** Runs per hardware class and source (what every machine's ranking is made from). */
+async function similarRows(prisma: PrismaClient, q: Omit<SimilarHardwareQuery, never>): Promise<ClassRow[]> {
   // An article's machine it never described has placeholder cores and memory: never ranked as hardware.
   const conditions: Prisma.Sql[] = [Prisma.sql`NOT (r.source = 'published' AND h.cpu_model LIKE ${UNDESCRIBED})`];
   if (q.scenario !== undefined) conditions.push(Prisma.sql`sc.key = ${q.scenario}`);
   if (q.source !== 'all') conditions.push(Prisma.sql`r.source = ${q.source}`);
-  const rows = await prisma.$queryRaw<
-    {
-      hardware_class: string;
-      source: string;
-      storage_kind: string;
-      physical_cores: number;
-      memory_gb: number;
-      profiles: bigint;
-      runs: bigint;
-      scenarios: string[];
-      newest: Date;
-    }[]
-  >`
+  return prisma.$queryRaw<ClassRow[]>`
     SELECT h.hardware_class, r.source, h.storage_kind, h.physical_cores, round(h.memory_bytes / ${GIB}::float8)::int AS memory_gb,
            count(DISTINCT h.id) AS profiles, count(*) AS runs, array_agg(DISTINCT sc.key) AS scenarios, max(r.received_at) AS newest
     FROM runs r
@@ -98,6 +110,13 @@ async function rankSimilar(
     JOIN scenarios sc ON sc.id = v.scenario_id
     ${conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
     GROUP BY 1, 2, 3, 4, 5`;
+}
+
+function rankRows(
+  rows: readonly ClassRow[],
+  spec: { cores: number; memoryGb: number; storage: string },
+  q: Omit<SimilarHardwareQuery, never>,
+): SimilarHardwareRecord['items'] {
   const cores = spec.cores;
   const memGb = Math.max(1, spec.memoryGb);
   return rows
@@ -146,6 +165,9 @@ async function rankSimilar(
 export const similarHardwareQueries = {
   findSimilarHardware: (db: DbContext, fingerprint: string, q: SimilarHardwareQuery) =>
     findSimilarHardware(db.prisma, fingerprint, q),
+  /** findSimilarHardware for several machines at once (one aggregate), by fingerprint; unknown ones left out. */
+  findSimilarHardwareMany: (db: DbContext, fingerprints: readonly string[], q: SimilarHardwareQuery) =>
+    findSimilarHardwareMany(db.prisma, fingerprints, q),
   /** "Hardware like mine" for a machine given by its spec (cores, memory, storage kind). */
   findSimilarBySpec: (db: DbContext, q: SimilarBySpecQuery) => findSimilarBySpec(db.prisma, q),
 } satisfies Queries;

@@ -1,7 +1,7 @@
 /**
- * Loads everything the site shows, once per build: a handful of list/compare queries plus one
- * detail read per run and per machine (each page's own record), then joins them in memory.
- * No page queries the database; per-page cost stays flat as the data grows.
+ * Loads everything the site shows, once per build: a handful of list/compare queries and the
+ * details of the runs this build renders, read in batches, then joined in memory (hash maps, no
+ * scan per record). No page queries the database.
  */
 import {
   ComparisonQuery,
@@ -12,7 +12,6 @@ import {
   type HardwareDetail,
   type HardwareSummary,
   type MetricDirection,
-  type PairComparison,
   type RunDetail,
   runPath,
   type RunSummary,
@@ -24,7 +23,7 @@ import { metricDirection, primaryMetric as primaryMetricKey } from '@tunelab/ans
 import { readSiteConfig, type SiteConfig } from './env.ts';
 import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
-import { readBuiltRun, readManifest } from './built-runs.ts';
+import { readBuiltRuns, readManifest } from './built-runs.ts';
 import type { DurationFormat } from './format.ts';
 
 export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
@@ -85,24 +84,6 @@ function primaryMetric(folder: ScenarioFolder | null): Metric {
   };
 }
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i] as T);
-      }
-    }),
-  );
-  return out;
-}
-
-const classKey = (h: { storageKind: string; physicalCores: number; memoryGb: number }) =>
-  `${h.storageKind}/${h.physicalCores}/${h.memoryGb}`;
-const memoryGbOf = (bytes: number) => Math.round(bytes / 1024 ** 3);
-
 async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteData> {
   const [folders, scenarioList, hardware, runs] = await Promise.all([
     readScenarioFolders(config.scenariosDir),
@@ -136,30 +117,47 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     );
     builtRuns = new Set();
   }
-  const runDetailList = await mapLimit(runs, 8, (r) =>
-    builtSite && builtRuns.has(r.id) ? readBuiltRun(builtSite, r.id) : source.run(r.id),
-  );
-  const runDetail = new Map(runDetailList.map((r) => [r.id, r]));
+  const kept = builtSite ? runs.filter((r) => builtRuns.has(r.id)) : [];
+  const read = new Map<string, RunDetail>();
+  for (const d of await source.runDetails(runs.filter((r) => !builtRuns.has(r.id)).map((r) => r.id))) read.set(d.id, d);
+  if (builtSite)
+    for (const d of await readBuiltRuns(
+      builtSite,
+      kept.map((r) => r.id),
+    ))
+      read.set(d.id, d);
+  const runDetail = new Map(runs.flatMap((r) => (read.has(r.id) ? [[r.id, read.get(r.id) as RunDetail]] : [])));
+
+  const runsByHardware = new Map<string, RunSummary[]>();
+  for (const r of runs) {
+    const list = runsByHardware.get(r.hardware.fingerprint);
+    if (list) list.push(r);
+    else runsByHardware.set(r.hardware.fingerprint, [r]);
+  }
   // A run's detail already carries its machine's stored spec (getRun reads the profile's), so a
   // machine page needs its own read only when no run lists it.
-  const runsOf = new Map<string, RunSummary[]>();
-  for (const r of runs) runsOf.set(r.hardware.fingerprint, [...(runsOf.get(r.hardware.fingerprint) ?? []), r]);
-  const detailList = await mapLimit(hardware, 8, async (h): Promise<HardwareDetail> => {
-    const mine = runsOf.get(h.fingerprint) ?? [];
+  const detailList: HardwareDetail[] = [];
+  for (const h of hardware) {
+    const mine = runsByHardware.get(h.fingerprint) ?? [];
     const first = mine[0] ? runDetail.get(mine[0].id) : undefined;
-    if (!first || mine.length !== h.runs) return source.hardwareDetail(h.fingerprint);
+    if (!first || mine.length !== h.runs) {
+      detailList.push(await source.hardwareDetail(h.fingerprint));
+      continue;
+    }
     const perScenario = new Map<string, number>();
     for (const r of mine) perScenario.set(r.scenario.key, (perScenario.get(r.scenario.key) ?? 0) + 1);
     const scenarios = [...perScenario.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([key, n]) => ({ key, runs: n }));
-    return validate(
-      HardwareDetailSchema,
-      { ...h, spec: first.hardwareSpec, scenarios },
-      `hardware profile ${h.fingerprint}`,
-      source.description,
+    detailList.push(
+      validate(
+        HardwareDetailSchema,
+        { ...h, spec: first.hardwareSpec, scenarios },
+        `hardware profile ${h.fingerprint}`,
+        source.description,
+      ),
     );
-  });
+  }
   const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
 
   // One comparison per metric × grouping for all scenarios at once.
@@ -183,42 +181,6 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     machineGroupList.push(...byMachine.groups.filter(forKey));
     publishedGroups.push(...published.groups.filter(forKey));
   }
-  // The runner sends the scenario.yaml pairs with every run (assemble.ts: scenario.comparisons),
-  // so those groups come with declared pairs; groups still on 'all-pairs' (runs stored before
-  // submissions carried them) get the scenario.yaml pairs asked for explicitly (baseline/candidate).
-  for (const [groups, groupBy] of [
-    [classGroups, 'class'],
-    [machineGroupList, 'hardware'],
-  ] as const) {
-    for (const key of keys) {
-      const pairs = folderByKey.get(key)?.doc.comparisons ?? [];
-      const mine = groups.filter((g) => g.scenario.key === key && g.pairsFrom === 'all-pairs');
-      if (pairs.length === 0 || mine.length === 0) continue;
-      const m = primaryMetric(folderByKey.get(key) ?? null);
-      const byGroup = new Map<string, PairComparison[]>();
-      for (const p of pairs) {
-        const res = await source.compare(
-          ComparisonQuery.parse({
-            scenario: key,
-            metric: m.key,
-            direction: m.direction,
-            source: 'measured',
-            groupBy,
-            baseline: p.baseline,
-            candidate: p.candidate,
-          }),
-        );
-        for (const g of res.groups) {
-          const c = g.comparisons[0];
-          if (c) byGroup.set(g.key, [...(byGroup.get(g.key) ?? []), c]);
-        }
-      }
-      for (const g of mine) {
-        g.comparisons = byGroup.get(g.key) ?? [];
-        g.pairsFrom = 'query';
-      }
-    }
-  }
   for (const g of [...classGroups, ...machineGroupList, ...publishedGroups]) {
     for (const r of g.runs)
       if (!runDetail.has(r.id))
@@ -237,11 +199,17 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     answersOf.set(key, { answers, articleAnswers });
   }
 
-  const measuredRuns = runs.filter((r) => r.source === 'measured');
+  const measuredOf = new Map<string, RunSummary[]>();
+  for (const r of runs) {
+    if (r.source !== 'measured') continue;
+    const list = measuredOf.get(r.scenario.key);
+    if (list) list.push(r);
+    else measuredOf.set(r.scenario.key, [r]);
+  }
   const scenarios: ScenarioView[] = keys.map((key) => {
     const folder = folderByKey.get(key) ?? null;
     const db = scenarioList.items.find((s) => s.key === key);
-    const mine = measuredRuns.filter((r) => r.scenario.key === key);
+    const mine = measuredOf.get(key) ?? [];
     const variantLabels = labelsOf(folder?.doc.variants ?? []);
     return {
       key,
@@ -261,12 +229,6 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     };
   });
 
-  const runsByHardware = new Map<string, RunSummary[]>();
-  for (const r of runs) {
-    const list = runsByHardware.get(r.hardware.fingerprint) ?? [];
-    list.push(r);
-    runsByHardware.set(r.hardware.fingerprint, list);
-  }
   const machineGroups = new Map<string, ComparisonGroup[]>();
   for (const g of machineGroupList) {
     if (!g.hardware.fingerprint) continue;
@@ -274,28 +236,21 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     list.push(g);
     machineGroups.set(g.hardware.fingerprint, list);
   }
+  // Machines by the hardware class the answers are grouped by (contracts' hardwareClassOf, stored
+  // with each profile; an article's undescribed machine has the placeholder class).
   const hardwareByClass = new Map<string, HardwareSummary[]>();
   for (const h of hardware) {
-    const k = `${classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) })}`;
-    const list = hardwareByClass.get(k) ?? [];
-    list.push(h);
-    hardwareByClass.set(k, list);
+    const list = hardwareByClass.get(h.class);
+    if (list) list.push(h);
+    else hardwareByClass.set(h.class, [h]);
   }
-  // "Hardware like mine" depends on the machine only through its class: one query per class.
+  // "Hardware like mine" depends on the machine only through its class: one machine per class,
+  // all of them ranked from one aggregate.
+  const firstOfClass = [...hardwareByClass.values()].map((list) => (list[0] as HardwareSummary).fingerprint);
+  const byFirst = await source.similarMany(firstOfClass, SimilarHardwareQuery.parse({ limit: 8 }));
   const similar = new Map<string, SimilarHardware>();
-  const byClass = new Map<string, SimilarHardware>();
-  const q = SimilarHardwareQuery.parse({ limit: 8 });
   for (const h of hardware) {
-    const k = classKey({
-      storageKind: h.storageKind,
-      physicalCores: h.physicalCores,
-      memoryGb: memoryGbOf(h.memoryBytes),
-    });
-    let s = byClass.get(k);
-    if (!s) {
-      s = await source.similar(h.fingerprint, q);
-      byClass.set(k, s);
-    }
+    const s = byFirst.get((hardwareByClass.get(h.class)?.[0] as HardwareSummary).fingerprint) as SimilarHardware;
     similar.set(h.fingerprint, { ...s, machine: { ...s.machine, fingerprint: h.fingerprint, class: h.class } });
   }
   // Findings as the API's listFindings shapes them, from the groups above (which carry the
@@ -322,9 +277,12 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   };
 }
 
-export const classKeyOf = (s: { storageKind: string; physicalCores: number; memoryGb: number }) => classKey(s);
-export const classKeyOfHardware = (h: HardwareSummary) =>
-  classKey({ storageKind: h.storageKind, physicalCores: h.physicalCores, memoryGb: memoryGbOf(h.memoryBytes) });
+/**
+ * The key of `hardwareByClass`: the hardware class itself (a similar-hardware item's `class`, a
+ * machine's `class`), the one the answers engine groups by.
+ */
+export const classKeyOf = (s: { class: string }) => s.class;
+export const classKeyOfHardware = (h: { class: string }) => h.class;
 
 export async function loadSiteData(config: SiteConfig = readSiteConfig()): Promise<SiteData> {
   const source = await openSiteSource(config);

@@ -28,7 +28,9 @@ type Acc = Map<string, Map<number, number[]>>; // variant → x → values
 
 function add(acc: Acc, variant: string, x: number, value: number) {
   const perX = acc.get(variant) ?? new Map<number, number[]>();
-  perX.set(x, [...(perX.get(x) ?? []), value]);
+  const list = perX.get(x);
+  if (list) list.push(value);
+  else perX.set(x, [value]);
   acc.set(variant, perX);
 }
 
@@ -80,7 +82,11 @@ export function runsOf(
     const run = data.runDetail.get(r.id);
     if (!run) continue;
     if (r.source === 'published') published.push(run);
-    else measured.set(r.hardware.class, [...(measured.get(r.hardware.class) ?? []), run]);
+    else {
+      const list = measured.get(r.hardware.class);
+      if (list) list.push(run);
+      else measured.set(r.hardware.class, [run]);
+    }
   }
   return { measured, published };
 }

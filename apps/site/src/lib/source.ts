@@ -43,11 +43,14 @@ export type SiteSource = {
   scenarios(): Promise<ScenarioList>;
   hardware(): Promise<HardwareSummary[]>;
   runs(): Promise<RunList['items']>;
-  run(id: string): Promise<RunDetail>;
+  /** These runs' details, in the order asked: read in batches (a database read per batch, not per run). */
+  runDetails(ids: readonly string[]): Promise<RunDetail[]>;
   hardwareDetail(fingerprint: string): Promise<HardwareDetail>;
   compare(q: ComparisonQuery): Promise<ComparisonResult>;
   findings(q: FindingsQuery): Promise<FindingList>;
   similar(fingerprint: string, q: SimilarHardwareQuery): Promise<SimilarHardware>;
+  /** `similar` for several machines (the database aggregates the classes once), by fingerprint. */
+  similarMany(fingerprints: readonly string[], q: SimilarHardwareQuery): Promise<Map<string, SimilarHardware>>;
   /** A scenario's answers, as GET /v1/answers gives them (null: the source has no folder for it). */
   answers(q: AnswersQuery): Promise<ScenarioAnswers | null>;
   /** Runs and open fleet jobs per scenario × hardware class × server major. */
@@ -85,6 +88,22 @@ async function read<T>(what: string, where: string, fn: () => Promise<T>): Promi
 }
 
 const PAGE = 500;
+/** Runs read per database round (samples and series of every run in it come in one statement each). */
+const RUN_BATCH = 250;
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i] as T);
+      }
+    }),
+  );
+  return out;
+}
 
 async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | 'pglite' }>): Promise<SiteSource> {
   if (config.kind === 'pglite' && !existsSync(join(config.dataDir, 'PG_VERSION'))) {
@@ -156,12 +175,26 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         } while (cursor);
         return items;
       }),
-    run: (id) =>
-      read(`run ${id}`, where, async () => {
-        const r = await db.getRun(id);
-        if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
-        return validate(RunDetail, linkRun(r), `run ${id}`, where);
-      }),
+    runDetails: async (ids) => {
+      const out: RunDetail[] = [];
+      for (let i = 0; i < ids.length; i += RUN_BATCH) {
+        const batch = ids.slice(i, i + RUN_BATCH);
+        const rows = await read(`runs ${batch[0]} … ${batch.at(-1)}`, where, () =>
+          db.getRuns(batch).catch(async (err: unknown) => {
+            // A record that fails validation is named: the batch's runs are read again one by one.
+            for (const id of batch) await read(`run ${id}`, where, () => db.getRun(id));
+            throw err;
+          }),
+        );
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        for (const id of batch) {
+          const r = byId.get(id);
+          if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
+          out.push(validate(RunDetail, linkRun(r), `run ${id}`, where));
+        }
+      }
+      return out;
+    },
     hardwareDetail: (fp) =>
       read(`hardware profile ${fp}`, where, async () => {
         const h = await db.getHardware(fp);
@@ -181,6 +214,17 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         const s = await db.findSimilarHardware(fp, q);
         if (!s) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
         return validate(SimilarHardware, linkSimilar(s), `similar hardware for ${fp}`, where);
+      }),
+    similarMany: (fps, q) =>
+      read('similar hardware', where, async () => {
+        const found = await db.findSimilarHardwareMany(fps, q);
+        return new Map(
+          fps.map((fp) => {
+            const s = found.get(fp);
+            if (!s) throw new SiteDataError(`hardware profile ${fp} is listed but missing in ${where}`);
+            return [fp, validate(SimilarHardware, linkSimilar(s), `similar hardware for ${fp}`, where)];
+          }),
+        );
       }),
     answers: (q) =>
       read(`answers for ${q.scenario}`, where, async () => {
@@ -230,11 +274,23 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
     scenarios: () => get('/v1/scenarios', ScenarioList, 'the scenario list'),
     hardware: () => pages('/v1/hardware', HardwareList, 'the hardware list'),
     runs: () => pages('/v1/runs?source=all', RunList, 'the run list'),
-    run: (id) => get(`/v1/runs/${encodeURIComponent(id)}`, RunDetail, `run ${id}`),
+    runDetails: (ids) => mapLimit(ids, 8, (id) => get(`/v1/runs/${encodeURIComponent(id)}`, RunDetail, `run ${id}`)),
     hardwareDetail: (fp) => get(`/v1/hardware/${fp}`, HardwareDetail, `hardware profile ${fp}`),
     compare: (q) => get(`/v1/comparisons?${qs(q)}`, ComparisonResult, 'comparisons'),
     findings: (q) => get(`/v1/findings?${qs(q)}`, FindingList, 'findings'),
     similar: (fp, q) => get(`/v1/hardware/${fp}/similar?${qs(q)}`, SimilarHardware, `similar hardware for ${fp}`),
+    similarMany: async (fps, q) =>
+      new Map(
+        await mapLimit(
+          fps,
+          8,
+          async (fp) =>
+            [
+              fp,
+              await get(`/v1/hardware/${fp}/similar?${qs(q)}`, SimilarHardware, `similar hardware for ${fp}`),
+            ] as const,
+        ),
+      ),
     answers: (q) =>
       read(`answers for ${q.scenario}`, where, async () => {
         const path = `/v1/answers?${qs(q)}`;

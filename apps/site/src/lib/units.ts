@@ -60,8 +60,17 @@ export function decimalsFor(values: number[]): number {
   return Math.min(4, Math.max(0, 2 - Math.floor(Math.log10(mag))));
 }
 
-const grouped = (v: number, decimals: number) =>
-  v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+// One formatter per number of decimals: toLocaleString with options builds a new one per call.
+const formatters = new Map<number, Intl.NumberFormat>();
+function grouped(v: number, decimals: number): string {
+  let f = formatters.get(decimals);
+  if (!f)
+    formatters.set(
+      decimals,
+      (f = new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })),
+    );
+  return f.format(v);
+}
 
 /** The display unit of a metric stored in `unit`, for these stored values. */
 export function unitFor(unit: string, values: number[]): DisplayUnit {

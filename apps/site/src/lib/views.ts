@@ -402,8 +402,11 @@ export function scenarioUnits(
   const values = new Map<string, number[]>();
   for (const g of sc.classGroups) {
     for (const ref of g.runs) {
-      for (const s of data.runDetail.get(ref.id)?.samples ?? [])
-        values.set(s.metric, [...(values.get(s.metric) ?? []), s.value]);
+      for (const s of data.runDetail.get(ref.id)?.samples ?? []) {
+        const list = values.get(s.metric);
+        if (list) list.push(s.value);
+        else values.set(s.metric, [s.value]);
+      }
     }
   }
   const out = new Map<string, { label: string; unit: DisplayUnit; better: string }>();
@@ -440,7 +443,9 @@ export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummary
         // The group's own sweep point only (none for a scenario without a sweep).
         if (s.point?.param !== g.point?.param || s.point?.value !== g.point?.value) continue;
         const byMetric = per.get(s.variant) ?? new Map<string, number[]>();
-        byMetric.set(s.metric, [...(byMetric.get(s.metric) ?? []), s.value]);
+        const list = byMetric.get(s.metric);
+        if (list) list.push(s.value);
+        else byMetric.set(s.metric, [s.value]);
         per.set(s.variant, byMetric);
       }
     }
