@@ -7,7 +7,7 @@
  * No scenario-specific code: a new scenario only declares its charts.
  */
 import type { ReportChart, RunDetail } from '@tunelab/contracts';
-import { findCrossings } from '@tunelab/stats';
+import { declaredCrossings, type SeriesPoint } from '@tunelab/answers';
 import { lineChart, type ChartSvg } from './charts.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor } from './units.ts';
@@ -210,12 +210,21 @@ function series(
 ): DeclaredChart | null {
   const acc: Acc = new Map();
   const values: number[] = [];
+  const shown: SeriesPoint[] = [];
   const at = point ? ` · ${point.param} = ${point.value.toLocaleString('en-US')}` : '';
   for (const run of runs) {
     for (const p of run.timeSeries) {
       if (p.metric !== chart.metric || !samePoint(p.point, point)) continue;
       add(acc, p.variant, p.x, p.value);
       values.push(p.value);
+      shown.push({
+        run: run.id,
+        variant: p.variant,
+        repetition: p.repetition,
+        metric: p.metric,
+        x: p.x,
+        value: p.value,
+      });
     }
   }
   if (acc.size === 0) return null;
@@ -223,19 +232,17 @@ function series(
   const unit = unitFor(chart.unit ?? declared?.unit ?? '', values);
   const lines = toLines(acc, unit.scale);
   const marks: { x: number; y: number; text: string }[] = [];
-  const pairs = sc.folder?.doc.comparisons ?? [];
-  for (const p of pairs) {
-    const a = lines.find((l) => l.variant === p.baseline);
-    const b = lines.find((l) => l.variant === p.candidate);
-    if (!a || !b) continue;
-    // The one crossing algorithm (the runner's report and the answers use it too).
-    const first = findCrossings(a.points, b.points)[0];
-    if (first)
-      marks.push({
-        x: first.x,
-        y: first.y,
-        text: `${p.candidate} and ${p.baseline} cross at ${chart.x_label ?? 'x'} ≈ ${Math.round(first.x).toLocaleString('en-US')}`,
-      });
+  // The crossings of the points drawn, from the answer engine (the runner's report and the API use it too).
+  const crossed = sc.folder ? declaredCrossings(sc.folder.doc, shown) : [];
+  for (const c of crossed) {
+    const first = c.crossings[0];
+    if (c.metric !== chart.metric || !first) continue;
+    if (marks.some((m) => m.text.startsWith(`${c.candidate} and ${c.baseline} `))) continue;
+    marks.push({
+      x: first.x,
+      y: unit.scale(first.y),
+      text: `${c.candidate} and ${c.baseline} cross at ${chart.x_label ?? 'x'} ≈ ${Math.round(first.x).toLocaleString('en-US')}`,
+    });
   }
   const xName = chart.x_label ?? 'x';
   const label = declared?.label ?? chart.metric;
