@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { answerRun } from '@tunelab/answers';
+import { RunSubmission } from '@tunelab/contracts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario, type LoadedScenario } from '@tunelab/scenarios';
 import { postgresDriver } from '../drivers/postgres.ts';
 import { cleanupRun, runScenario } from '../engine/run-scenario.ts';
@@ -63,5 +65,20 @@ describe('the closing report answers the run with @tunelab/answers', async () =>
     const line = agreementLine(pair);
     expect(line).toMatch(/^not comparable — scale: warehouses 1 here vs 500 in the article/);
     expect(table).toContain(`\n  article: ${line}\n`);
+  });
+});
+
+describe('a declared ratio the article published, in the closing report', async () => {
+  // The real default-scale run of fillfactor-hot-updates recorded in tests/fixtures.
+  const file = new URL('../../../../tests/fixtures/real-runs/fillfactor-hot-updates.json', import.meta.url);
+  const run = RunSubmission.parse((JSON.parse(readFileSync(file, 'utf8')) as { submission: unknown }).submission);
+  const scenario = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'fillfactor-hot-updates'));
+
+  it('is named once, as its own sentence', () => {
+    const answers = answerRun({ doc: scenario.doc, published: scenario.published, run, metric: 'nopm' });
+    const pair = answers.groups[0]!.pairs.find((p) => p.baseline === 'ff100' && p.candidate === 'ff80')!;
+    expect(pair.article?.kind).toBe('ratio');
+    expect(agreementLine(pair)).toMatch(/ \(data size ÷ ff100: ff80 1\.21 in the article, [\d.]+ here\)/);
+    expect(renderRunTable(scenario, run)).not.toMatch(/data size ÷ ff100: data size ÷ ff100/);
   });
 });

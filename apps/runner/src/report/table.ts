@@ -241,7 +241,10 @@ function renderPoint(
 
 /** "reproduces the article (…)" / "not comparable — scale: rows 2,000 here vs 200,000,000 in the article" */
 export function agreementLine(pair: Answered['pairs'][number]): string {
-  const figure = pair.article ? ` (${pair.article.label}: ${pair.article.sentence})` : '';
+  // A declared ratio's sentence starts with its own label ("data size ÷ ff100: ff80 1.21 in the article, 1.20 here").
+  const figure = pair.article
+    ? ` (${pair.article.kind === 'ratio' ? pair.article.sentence : `${pair.article.label}: ${pair.article.sentence}`})`
+    : '';
   const reasons = pair.reasons.length ? ` — ${pair.reasons.join('; ')}` : '';
   return `${AGREEMENT_TEXT[pair.agreement]}${figure}${reasons}`;
 }
