@@ -17,8 +17,8 @@
  * supervising parent process, see supervise()).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -28,9 +28,9 @@ import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
-import { readdirSync, readFileSync } from 'node:fs';
 import { prismaOf } from '@tunelab/results-db/testing';
 import { childEnv, loadBenchEnv } from './env.ts';
+import { positiveInt, postgresTicks, processSeconds, startApiProcess, stopProcess, TICKS_PER_SECOND } from './support.ts';
 
 const env = loadBenchEnv();
 
@@ -56,14 +56,6 @@ if (args.help) {
   process.exit(0);
 }
 
-function positiveInt(name: string, v: string, min = 1): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    console.error(`--${name} must be an integer ≥ ${min}, got ${v}`);
-    process.exit(2);
-  }
-  return n;
-}
 const CLIENTS = positiveInt('clients', args.clients);
 const SUBMISSIONS = positiveInt('submissions', args.submissions);
 const WARMUP = positiveInt('warmup', args.warmup, 0);
@@ -210,39 +202,16 @@ class HttpFailure extends Error {}
  * databases' backends are left out: other people's work on the same server must not count.
  */
 type CpuSnapshot = { node: NodeJS.CpuUsage; api: number; pg: Map<number, number> };
-const TICKS_PER_SECOND = 100;
-function postgresTicks(): Map<number, number> {
-  const out = new Map<number, number>();
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return out;
-  }
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dbName)) continue;
-      const f = stat.slice(close + 2).split(' ');
-      out.set(Number(pid), Number(f[11]) + Number(f[12])); // utime + stime (fields 14, 15)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
 const cpuSnapshot = (): CpuSnapshot => ({
   node: process.cpuUsage(),
   api: apiSeconds(),
-  pg: postgresTicks(),
+  pg: postgresTicks(dbName),
 });
 /** CPU since `start`: this process (clients, and the API when in-process), the API process, PostgreSQL. */
 function cpuSince(start: CpuSnapshot): { node: number; api: number; pg: number } {
   const node = process.cpuUsage(start.node);
   let ticks = 0;
-  for (const [pid, t] of postgresTicks()) ticks += t - (start.pg.get(pid) ?? 0);
+  for (const [pid, t] of postgresTicks(dbName)) ticks += t - (start.pg.get(pid) ?? 0);
   return {
     node: (node.user + node.system) / 1e6,
     api: apiSeconds() - start.api,
@@ -276,58 +245,17 @@ function submitter(baseUrls: string[], token: string, latency?: Histogram, ids?:
   };
 }
 
-function stopProcess(child: ChildProcess, within: number): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), within).unref();
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 /** Starts `src/server.ts` on the bench database as its own process; resolves with its URL. */
-async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', server], {
-    env: childEnv({
-      DATABASE_URL: benchUrl.toString(),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      TUNELAB_RATE_LIMIT: '1000000000',
-    }),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the API process exited with ${code} before listening:\n${out}`)));
-  });
-  return { url, child };
-}
+const startBenchApi = () =>
+  startApiProcess(
+    { DATABASE_URL: benchUrl.toString(), TUNELAB_RATE_LIMIT: '1000000000' },
+    args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [],
+  );
 
 /** CPU seconds of all API processes so far. */
 const apiSeconds = () => apiProcesses.reduce((sum, child) => sum + processSeconds(child.pid), 0);
 
-/** CPU seconds (user + system) a process has used so far, from /proc (0 elsewhere). */
-function processSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
-}
 
 const ms = (us: number) => (us / 1000).toFixed(1);
 const fmt = (n: number, digits = 0) =>
@@ -359,7 +287,7 @@ async function main(): Promise<number> {
   } else {
     // One after the other: the first applies the migrations.
     for (let i = 0; i < API_PROCESSES; i++) {
-      const started = await startApiProcess();
+      const started = await startBenchApi();
       apiProcesses.push(started.child);
       baseUrls.push(started.url);
     }
