@@ -30,7 +30,14 @@ import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Wor
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
 import { prismaOf } from '@tunelab/results-db/testing';
 import { childEnv, loadBenchEnv } from './env.ts';
-import { positiveInt, postgresTicks, processSeconds, startApiProcess, stopProcess, TICKS_PER_SECOND } from './support.ts';
+import {
+  positiveInt,
+  postgresTicks,
+  processSeconds,
+  startApiProcess,
+  stopProcess,
+  TICKS_PER_SECOND,
+} from './support.ts';
 
 const env = loadBenchEnv();
 
@@ -245,7 +252,6 @@ function submitter(baseUrls: string[], token: string, latency?: Histogram, ids?:
   };
 }
 
-
 /** Starts `src/server.ts` on the bench database as its own process; resolves with its URL. */
 const startBenchApi = () =>
   startApiProcess(
@@ -255,7 +261,6 @@ const startBenchApi = () =>
 
 /** CPU seconds of all API processes so far. */
 const apiSeconds = () => apiProcesses.reduce((sum, child) => sum + processSeconds(child.pid), 0);
-
 
 const ms = (us: number) => (us / 1000).toFixed(1);
 const fmt = (n: number, digits = 0) =>
