@@ -9,11 +9,9 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '@tunelab/api';
+import { startApi } from '@tunelab/api/testing';
 import type { ScenarioAnswers } from '@tunelab/contracts';
 import { buildSite, ROOT as REPO_ROOT } from './support.ts';
-import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
-import { createTestDatabase } from '@tunelab/results-db/testing';
 
 const SCENARIOS = join(REPO_ROOT, 'scenarios');
 const KEYS = [
@@ -41,39 +39,23 @@ function pageAgreements(html: string): Map<string, Map<string, string>> {
 
 describe('every scenario page gives the same agreement as GET /v1/answers', () => {
   let work: string;
-  let db: ResultsDb;
   let url: string;
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'tl-answers-site-'));
-    const database = await createTestDatabase('tl_answers_site');
-    databaseUrl = database.url;
-    db = await openResultsDb(database.url, { scenariosDir: SCENARIOS });
-    await db.migrate();
-    await db.importPublished(SCENARIOS);
-    const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000 });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const { token } = await db.createRunner('answers-site');
+    const runs = [];
     for (const key of KEYS) {
       const file = JSON.parse(await readFile(join(REPO_ROOT, 'tests/fixtures/real-runs', `${key}.json`), 'utf8')) as {
         submission: unknown;
       };
-      const res = await fetch(`${url}/v1/runs`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': key },
-        body: JSON.stringify(file.submission),
-      });
-      expect(res.status, await res.text()).toBe(201);
+      runs.push({ key, body: file.submission });
     }
-    cleanup = async () => {
-      await app.close();
-      await db.close();
-      await database.drop();
-    };
+    const api = await startApi({}, 'tl_answers_site', { scenariosDir: SCENARIOS, runs });
+    url = api.url;
+    databaseUrl = api.databaseUrl;
+    cleanup = api.close;
   }, 120_000);
   afterAll(async () => {
     await cleanup?.();

@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComparisonResult, ScenarioAnswers, SimilarBySpec } from '@tunelab/contracts';
-import { openResultsDb } from '@tunelab/results-db';
-import { createTestDatabase } from '@tunelab/results-db/testing';
-import { buildApp } from '../src/index.ts';
-import { post } from './helpers.ts';
+import { startApi } from './helpers.ts';
+
+/** GET `path` of the API at `url`: status, content type and the JSON body. */
+async function getJson<T>(url: string, path: string) {
+  const res = await fetch(`${url}${path}`);
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as T };
+}
 
 const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
 /** Real `tunelab run innodb-compression-insert` runs against the local MariaDB at rows = 20,000 and 40,000. */
@@ -21,30 +24,15 @@ const RUNS = [20_000, 40_000].map(
 describe('GET /v1/answers and comparisons in the scenario’s direction, over real runs at two scales', () => {
   let url: string;
   let close: () => Promise<void>;
-  const get = async <T>(path: string) => {
-    const res = await fetch(`${url}${path}`);
-    return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as T };
-  };
+  const get = <T>(path: string) => getJson<T>(url, path);
 
   beforeAll(async () => {
-    const database = await createTestDatabase('tl_answers_api');
-    const db = await openResultsDb(database.url, { scenariosDir: SCENARIOS });
-    await db.migrate();
-    await db.importPublished(SCENARIOS);
-    const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000 });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const { token } = await db.createRunner('answers-test');
-    for (const [i, run] of RUNS.entries()) {
-      const res = await post(url, token, run, { 'idempotency-key': `answers-${i}` });
-      expect(res.status, await res.text()).toBe(201);
-    }
-    close = async () => {
-      await app.close();
-      await db.close();
-      await database.drop();
-    };
+    const api = await startApi({}, 'tl_answers_api', {
+      scenariosDir: SCENARIOS,
+      runs: RUNS.map((body, i) => ({ key: `answers-${i}`, body })),
+    });
+    url = api.url;
+    close = api.close;
   });
   afterAll(async () => close?.());
 
@@ -155,30 +143,15 @@ const VERSION_RUNS = [
 describe('GET /v1/answers across server versions, over real runs on PostgreSQL 14, 15 and 17', () => {
   let url: string;
   let close: () => Promise<void>;
-  const get = async <T>(path: string) => {
-    const res = await fetch(`${url}${path}`);
-    return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as T };
-  };
+  const get = <T>(path: string) => getJson<T>(url, path);
 
   beforeAll(async () => {
-    const database = await createTestDatabase('versions_answers_api');
-    const db = await openResultsDb(database.url, { scenariosDir: SCENARIOS });
-    await db.migrate();
-    await db.importPublished(SCENARIOS);
-    const app = await buildApp({ resultsDb: db, migrate: false, rateLimitPerMinute: 100_000 });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const { token } = await db.createRunner('versions-test');
-    for (const run of VERSION_RUNS) {
-      const res = await post(url, token, run, { 'idempotency-key': `versions-${run.database.major}` });
-      expect(res.status, await res.text()).toBe(201);
-    }
-    close = async () => {
-      await app.close();
-      await db.close();
-      await database.drop();
-    };
+    const api = await startApi({}, 'versions_answers_api', {
+      scenariosDir: SCENARIOS,
+      runs: VERSION_RUNS.map((body) => ({ key: `versions-${body.database.major}`, body })),
+    });
+    url = api.url;
+    close = api.close;
   });
   afterAll(async () => close?.());
 

@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { childEnv } from '@tunelab/env';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App, type BuildAppOptions } from '../src/index.ts';
+import { buildTestApp } from '../src/testing.ts';
+
+export { post, startApi } from '../src/testing.ts';
 import { createTestDatabase, prismaOf } from '@tunelab/results-db/testing';
 import { startTcpProxy } from '@tunelab/test-support';
 
@@ -26,17 +29,6 @@ export function setAt(doc: object, pointer: string, value: unknown): void {
   node[last] = value;
 }
 
-/** The app on `db` (already migrated) with rate limits no test reaches. */
-const buildTestApp = (db: ResultsDb, options: Omit<BuildAppOptions, 'resultsDb'>) =>
-  buildApp({
-    resultsDb: db,
-    migrate: false,
-    rateLimitPerMinute: 100_000,
-    authFailuresPerMinute: 100_000,
-    readRateLimitPerMinute: 100_000,
-    ...options,
-  });
-
 /** `tunelab admin ARGS` (src/cli.ts) as its own process with this environment plus `env`. */
 export function runAdmin(env: Record<string, string>, ...args: string[]) {
   const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -53,29 +45,6 @@ export function runAdmin(env: Record<string, string>, ...args: string[]) {
   });
 }
 
-/** A real API on a real PostgreSQL database of its own (named `<databasePrefix>_<random>`), listening on a free loopback port. */
-export async function startApi(options: Omit<BuildAppOptions, 'resultsDb'> = {}, databasePrefix?: string) {
-  const database = await createTestDatabase(databasePrefix);
-  const db = await openResultsDb(database.url);
-  await db.migrate();
-  const app = await buildTestApp(db, options);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const { token } = await db.createRunner(`test-${Math.random().toString(36).slice(2, 8)}`);
-  return {
-    app,
-    db,
-    url,
-    token,
-    async close() {
-      await app.close();
-      await db.close();
-      await database.drop();
-    },
-  };
-}
-
 /** Row counts of every table a submission writes: "nothing changed" means these are equal. */
 export async function snapshot(db: ResultsDb) {
   const p = prismaOf(db);
@@ -89,18 +58,6 @@ export async function snapshot(db: ResultsDb) {
     p.databaseEnvironment.count(),
   ]);
   return { runs, samples, points, hardware, scenarios, versions, envs };
-}
-
-export function post(url: string, token: string | null, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${url}/v1/runs`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
-  });
 }
 
 export type Backend = 'postgresql' | 'pglite';
