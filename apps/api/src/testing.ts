@@ -3,6 +3,9 @@
  * listening on a free loopback port, with rate limits no test reaches. Used by the API's own tests
  * and by the cross-workspace tests in `tests/`.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { envWithoutTuneLab } from '@tunelab/env';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { buildApp, type BuildAppOptions } from './index.ts';
@@ -69,5 +72,33 @@ export function post(url: string, token: string | null, body: unknown, headers: 
       ...headers,
     },
     body: typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body) : JSON.stringify(body),
+  });
+}
+
+/** `npm run api:quickstart`: the API as a real process. */
+export type ApiProcess = { child: ChildProcess; pid: number; url: string; token: string; out: () => string };
+
+/**
+ * `npm run api:quickstart` as a real process on the embedded results database in `dataDir`
+ * (the caller's TuneLab settings left out): resolves once it listens and printed a runner token,
+ * rejects with what it printed if it exits first.
+ */
+export function startQuickstartApi(dataDir: string): Promise<ApiProcess> {
+  const server = fileURLToPath(new URL('./server.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', server, '--quickstart'], {
+      env: envWithoutTuneLab({ TUNELAB_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
+      const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
+      if (url && token) resolve({ child, pid: child.pid!, url, token, out: () => out });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`API exited ${code} before listening:\n${out}`)));
   });
 }

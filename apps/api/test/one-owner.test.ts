@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openResultsDb, readOwner } from '@tunelab/results-db';
 import { prismaOf } from '@tunelab/results-db/testing';
 import { FIXTURE, clone, post } from './helpers.ts';
+import { startQuickstartApi, type ApiProcess as Api } from '../src/testing.ts';
 import { envWithoutTuneLab } from '@tunelab/env';
 import { TEST_PG_URL } from '@tunelab/env/testing';
 
@@ -20,28 +21,6 @@ const DEMO = fileURLToPath(new URL('../../../scripts/demo.ts', import.meta.url))
 
 /** The caller's environment without its results database, API or TuneLab settings. */
 const cleanEnv = (extra: Record<string, string>) => envWithoutTuneLab(extra);
-
-type Api = { child: ChildProcess; pid: number; url: string; token: string; out: () => string };
-
-/** `npm run api:quickstart` as a real process on `dataDir`: resolves once it listens and printed a token. */
-function startApiProcess(dataDir: string): Promise<Api> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SERVER, '--quickstart'], {
-      env: cleanEnv({ TUNELAB_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
-      if (url && token) resolve({ child, pid: child.pid!, url, token, out: () => out });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`API exited ${code} before listening:\n${out}`)));
-  });
-}
 
 /** Runs a command to its end: exit code and everything it printed. */
 function run(args: string[], env: Record<string, string>) {
@@ -115,7 +94,7 @@ describe('one owner per embedded results database, with real processes', () => {
   afterEach(async () => rm(dir, { recursive: true, force: true }));
 
   it('a second API on the directory stops with exit 4 naming the first; all 25 acknowledged runs survive', async () => {
-    const first = await startApiProcess(dataDir);
+    const first = await startQuickstartApi(dataDir);
     try {
       expect(await readOwner(dataDir)).toMatchObject({ pid: first.pid, url: first.url });
       const second = await run([SERVER], { TUNELAB_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' });
@@ -134,7 +113,7 @@ describe('one owner per embedded results database, with real processes', () => {
   });
 
   it('the published import and the admin CLI beside a running API stop with exit 4 and change nothing', async () => {
-    const api = await startApiProcess(dataDir);
+    const api = await startQuickstartApi(dataDir);
     const ids: string[] = [];
     try {
       ids.push(...(await submit(api, 'import-beside', 5)));
@@ -162,7 +141,7 @@ describe('one owner per embedded results database, with real processes', () => {
     const imported = await run([IMPORT], { TUNELAB_DATA_DIR: dataDir });
     expect(imported.code, imported.out).toBe(0);
     expect(imported.out).toMatch(/[1-9]\d* run\(s\) imported/);
-    const again = await startApiProcess(dataDir);
+    const again = await startQuickstartApi(dataDir);
     try {
       const res = await fetch(`${again.url}/v1/runs?source=published&limit=100`);
       expect(((await res.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
@@ -173,7 +152,7 @@ describe('one owner per embedded results database, with real processes', () => {
   });
 
   it('an API killed with SIGKILL mid-load: the next one recovers the lock at once and has every acknowledged run', async () => {
-    const first = await startApiProcess(dataDir);
+    const first = await startQuickstartApi(dataDir);
     const acknowledged: string[] = [];
     let stopLoad = false;
     // Four clients submit until the kill; a run counts once the API answered 201.
@@ -195,7 +174,7 @@ describe('one owner per embedded results database, with real processes', () => {
     stopLoad = true;
     await Promise.all(clients);
     const started = Date.now();
-    const second = await startApiProcess(dataDir);
+    const second = await startQuickstartApi(dataDir);
     try {
       expect(Date.now() - started).toBeLessThan(30_000);
       expect(await readOwner(dataDir)).toMatchObject({ pid: second.pid });
@@ -208,7 +187,7 @@ describe('one owner per embedded results database, with real processes', () => {
   });
 
   it('npm start beside a running API: without a token it stops with exit 4; with one it measures through that API', async () => {
-    const api = await startApiProcess(dataDir);
+    const api = await startQuickstartApi(dataDir);
     try {
       // Without a token the demo stops before it touches anything: no server installed, nothing measured.
       const refused = await run([DEMO, '--no-site'], { TUNELAB_DATA_DIR: dataDir, PORT: '0' });

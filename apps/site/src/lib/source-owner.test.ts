@@ -1,5 +1,5 @@
 // Issue 17 §1: the site build beside the process that owns the embedded results database.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { openSiteSource } from './source.ts';
 import type { SiteConfig } from './env.ts';
-import { envWithoutTuneLab } from '@tunelab/env';
+import { post, startQuickstartApi } from '@tunelab/api/testing';
 
-const SERVER = fileURLToPath(new URL('../../../api/src/server.ts', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../../tests/fixtures/sample-submission.json', import.meta.url));
 
 const configFor = (dataDir: string): SiteConfig => ({
@@ -35,27 +34,9 @@ describe('the site source beside the owner of the embedded database', () => {
   it('reads through the running API that owns it, and sees what the API stored', async () => {
     let api: ChildProcess | undefined;
     try {
-      const started = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-        api = spawn(process.execPath, ['--import', 'tsx', SERVER, '--quickstart'], {
-          env: envWithoutTuneLab({ TUNELAB_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let out = '';
-        const onData = (d: Buffer) => {
-          out += d.toString();
-          const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
-          const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
-          if (url && token) resolve({ url, token });
-        };
-        api.stdout!.on('data', onData);
-        api.stderr!.on('data', onData);
-        api.once('exit', (code) => reject(new Error(`API exited ${code}: ${out}`)));
-      });
-      const res = await fetch(`${started.url}/v1/runs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${started.token}`, 'content-type': 'application/json' },
-        body: await readFile(FIXTURE, 'utf8'),
-      });
+      const started = await startQuickstartApi(dataDir);
+      api = started.child;
+      const res = await post(started.url, started.token, await readFile(FIXTURE, 'utf8'));
       expect(res.status).toBe(201);
       const { id } = (await res.json()) as { id: string };
       const source = await openSiteSource(configFor(dataDir));
