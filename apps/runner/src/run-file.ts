@@ -1,8 +1,8 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { sha256Hex } from '@tunelab/scenarios';
 import { canonicalJson, formatIssuePath, RunSubmission } from '@tunelab/contracts';
 import { CliError, EXIT } from './exit-codes.ts';
+import { writeJsonAtomic } from './json-file.ts';
 
 /**
  * What `tunelab run` writes before it submits anything, and what `submit` and the spool read:
@@ -19,15 +19,7 @@ export function makeRunFile(runId: string, idempotencyKey: string, submission: R
  * write fails (a full disk) the partial temp file is removed before the error is thrown.
  */
 export async function writeRunFile(file: string, run: RunFile): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(tmp, `${JSON.stringify(run, null, 2)}\n`);
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true }).catch(() => {});
-    throw e;
-  }
+  await writeJsonAtomic(file, run);
 }
 
 /** Reads a run file; a bare RunSubmission is accepted too (its key then derives from its content). */

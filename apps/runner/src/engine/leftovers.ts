@@ -13,11 +13,12 @@
  * (`managed-*.json`, drivers/managed-cluster/orphans.ts): a killed runner's server is stopped and
  * its directory removed by the next managed run, the next `--target` run or `tunelab cleanup`.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Driver } from '../drivers/driver.ts';
 import { ownerAlive, processStart } from '../drivers/managed-cluster/orphans.ts';
+import { readJsonRecord, writeJsonAtomic } from '../json-file.ts';
 import { cleanUpRun, type CleanupReport } from './cleanup.ts';
 import { redactTarget } from './connect.ts';
 import { runPrefix } from './plan.ts';
@@ -75,26 +76,8 @@ export type Ledger = {
 
 export function createLedger(dir: string): Ledger {
   const fileOf = (runId: string) => path.join(dir, `${runId}.json`);
-  const read = async (file: string): Promise<RunRecord | null> => {
-    try {
-      const r = JSON.parse(await readFile(file, 'utf8')) as RunRecord;
-      return r.format === 'tunelab-inflight/1' ? r : null;
-    } catch {
-      return null;
-    }
-  };
-  const write = async (record: RunRecord) => {
-    await mkdir(dir, { recursive: true });
-    const file = fileOf(record.runId);
-    const tmp = `${file}.${process.pid}.tmp`;
-    try {
-      await writeFile(tmp, JSON.stringify(record, null, 2));
-      await rename(tmp, file);
-    } catch (e) {
-      await rm(tmp, { force: true });
-      throw e;
-    }
-  };
+  const read = (file: string) => readJsonRecord<RunRecord>(file, 'tunelab-inflight/1');
+  const write = (record: RunRecord) => writeJsonAtomic(fileOf(record.runId), record);
   return {
     dir,
     async begin(runId, target, warn) {

@@ -12,10 +12,11 @@
  * directories and then the record. Records of another host, or of a live process, are left alone.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readJsonRecord, writeJsonAtomic } from '../../json-file.ts';
 import { runServerBinary } from './process.ts';
 
 export const CLUSTER_RECORD_FORMAT = 'tunelab-managed-cluster/1';
@@ -93,27 +94,12 @@ export async function recordCluster(
     hostname: os.hostname(),
     startedAt: new Date().toISOString(),
   };
-  await mkdir(ledgerDir, { recursive: true });
   const file = recordFile(ledgerDir, c.root);
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(tmp, JSON.stringify(record, null, 2));
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
+  await writeJsonAtomic(file, record);
   return file;
 }
 
-async function readRecord(file: string): Promise<ClusterRecord | null> {
-  try {
-    const r = JSON.parse(await readFile(file, 'utf8')) as ClusterRecord;
-    return r.format === CLUSTER_RECORD_FORMAT ? r : null;
-  } catch {
-    return null;
-  }
-}
+const readRecord = (file: string) => readJsonRecord<ClusterRecord>(file, CLUSTER_RECORD_FORMAT);
 
 /** The postmaster pid in `<data>/postmaster.pid` when that process is alive and is this cluster's. */
 async function runningPostmaster(dataDirectory: string): Promise<number | null> {
