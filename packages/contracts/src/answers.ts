@@ -11,14 +11,13 @@ import {
   DirectionSource,
   PairComparison,
   UsedDirection,
+  checkRanges,
+  serverAndHardwareFilters,
 } from './comparisons.ts';
 import { SweepPoint } from './run.ts';
-import { StorageKind } from './hardware.ts';
-import { identifier, sha256Hex } from './primitives.ts';
+import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 
-const cores = z.coerce.number().int().min(1).max(4096);
-const memoryGb = z.coerce.number().int().min(0).max(1_048_576);
 const MAX_MAJORS = 20;
 /** "17" or "14,17": distinct whole majors, at most 20. */
 const majors = z
@@ -50,27 +49,14 @@ export const AnswersQuery = z
     scenario: identifier,
     /** Default: the scenario's primary metric (report.primary_metric, else duration, else its first goal). */
     metric: identifier.optional(),
-    engine: Engine.optional(),
-    engineMajor: z.coerce.number().int().min(0).max(1000).optional(),
+    ...serverAndHardwareFilters,
     /** One engine major or several ("14,17"): the groups, and the versions put side by side, are those majors'. */
     major: majors.optional(),
-    storage: StorageKind.optional(),
-    minCores: cores.optional(),
-    maxCores: cores.optional(),
-    minMemoryGb: memoryGb.optional(),
-    maxMemoryGb: memoryGb.optional(),
-    hardware: sha256Hex.optional(),
-    point: z.coerce.number().finite().optional(),
     /** measured (default): measured groups answered against the article; published: the article's own groups. */
     source: z.enum(['measured', 'published']).default('measured'),
     direction: z.enum(['lower-is-better', 'higher-is-better']).optional(),
   })
-  .superRefine((q, ctx) => {
-    if (q.minCores !== undefined && q.maxCores !== undefined && q.minCores > q.maxCores)
-      ctx.addIssue({ code: 'custom', path: ['maxCores'], message: 'must be at least minCores' });
-    if (q.minMemoryGb !== undefined && q.maxMemoryGb !== undefined && q.minMemoryGb > q.maxMemoryGb)
-      ctx.addIssue({ code: 'custom', path: ['maxMemoryGb'], message: 'must be at least minMemoryGb' });
-  });
+  .superRefine(checkRanges);
 export type AnswersQuery = z.infer<typeof AnswersQuery>;
 
 export const Agreement = z.enum([

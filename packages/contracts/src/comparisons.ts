@@ -23,10 +23,8 @@ export type DirectionSource = z.infer<typeof DirectionSource>;
 const cores = z.coerce.number().int().min(1).max(4096);
 const memoryGb = z.coerce.number().int().min(0).max(1_048_576);
 
-/** Filters shared by comparisons and findings: which samples take part. */
-const filterShape = {
-  scenario: identifier.optional(),
-  metric: identifier.default('duration'),
+/** Which server and hardware the samples come from: filters shared by comparisons, findings and answers. */
+export const serverAndHardwareFilters = {
   engine: Engine.optional(),
   engineMajor: z.coerce.number().int().min(0).max(1000).optional(),
   storage: StorageKind.optional(),
@@ -37,6 +35,13 @@ const filterShape = {
   hardware: sha256Hex.optional(),
   /** Only samples measured at this sweep point value (e.g. `point=4` for 4 virtual users). */
   point: z.coerce.number().finite().optional(),
+};
+
+/** Filters shared by comparisons and findings: which samples take part. */
+const filterShape = {
+  scenario: identifier.optional(),
+  metric: identifier.default('duration'),
+  ...serverAndHardwareFilters,
   /** measured (default), published (figures imported from articles), or all (side by side, never pooled). */
   source: ComparisonSource.default('measured'),
   groupBy: GroupBy.default('hardware'),
@@ -44,7 +49,8 @@ const filterShape = {
   direction: MetricDirection.optional(),
 };
 
-function checkRanges(
+/** min ≤ max for the cores and memory filters, else an issue naming the max. */
+export function checkRanges(
   q: { minCores?: number; maxCores?: number; minMemoryGb?: number; maxMemoryGb?: number },
   ctx: z.RefinementCtx,
 ) {
