@@ -79,6 +79,24 @@ describe('a declared ratio the article published, in the closing report', async 
     const pair = answers.groups[0]!.pairs.find((p) => p.baseline === 'ff100' && p.candidate === 'ff80')!;
     expect(pair.article?.kind).toBe('ratio');
     expect(agreementLine(pair)).toMatch(/ \(data size ÷ ff100: ff80 1\.21 in the article, [\d.]+ here\)/);
-    expect(renderRunTable(scenario, run)).not.toMatch(/data size ÷ ff100: data size ÷ ff100/);
+    const table = renderRunTable(scenario, run);
+    expect(table).not.toMatch(/data size ÷ ff100: data size ÷ ff100/);
+  });
+
+  it('puts the NOPM verdict’s agreement and the size ratio’s on lines of their own', () => {
+    const table = renderRunTable(scenario, run);
+    const answers = answerRun({ doc: scenario.doc, published: scenario.published, run, metric: 'nopm' });
+    const pair = answers.groups[0]!.pairs.find((p) => p.baseline === 'ff100' && p.candidate === 'ff80')!;
+    // Too few runs for a NOPM verdict, and one warehouse for five seconds is not the article's
+    // conditions: each claim on its line, the differences once below them.
+    expect(pair.reasons.length).toBeGreaterThan(0);
+    expect(table).toContain(
+      [
+        '  article, nopm: not enough data',
+        '  article, data size ÷ ff100: not comparable (ff80 1.20 here, 1.21 in the article)',
+        `  differences from the article: ${pair.reasons.join('; ')}`,
+      ].join('\n'),
+    );
+    expect(table).not.toMatch(/\n {2}article: [^\n]*data size ÷ ff100/);
   });
 });

@@ -8,7 +8,7 @@ import type {
   ScenarioDocument,
   SweepPoint,
 } from '@tunelab/contracts';
-import { AGREEMENT_TEXT, answerRun, type GroupAnswerOf } from '@tunelab/answers';
+import { AGREEMENT_TEXT, answerRun, pairClaims, type GroupAnswerOf } from '@tunelab/answers';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import { cvOf, formatCv } from '../engine/stopping.ts';
 
@@ -207,7 +207,8 @@ function renderPoint(
       ]);
     }
     out.push(...pad(rows));
-    for (const pair of answered(m.key)?.pairs ?? []) {
+    const group = answered(m.key);
+    for (const pair of group?.pairs ?? []) {
       const c = pair.measured;
       if (!c) continue;
       const b = values(pair.baseline, m.key).map((s) => s.value);
@@ -215,7 +216,7 @@ function renderPoint(
       if (!b.length || !k.length) continue;
       out.push(
         `${c.verdict.sentence}  (mean ${formatValue(mean(k), m.unit)} vs ${formatValue(mean(b), m.unit)} ${displayUnit(m.unit)})`,
-        `  article: ${agreementLine(pair)}`,
+        ...agreementLines(pair, m.key, group?.ratios ?? []),
       );
     }
   }
@@ -247,4 +248,21 @@ export function agreementLine(pair: Answered['pairs'][number]): string {
     : '';
   const reasons = pair.reasons.length ? ` — ${pair.reasons.join('; ')}` : '';
   return `${AGREEMENT_TEXT[pair.agreement]}${figure}${reasons}`;
+}
+
+/**
+ * The article's side of a pair, one line per claim (`pairClaims` of @tunelab/answers), each with
+ * its own agreement: a pair held against a declared ratio the article published (fillfactor's
+ * size table) gets a line for the verdict on the metric, which has no article figure of its own,
+ * and one for the ratio beside the article's.
+ */
+export function agreementLines(pair: Answered['pairs'][number], metricLabel: string, ratios: readonly RatioAnswer[]) {
+  const claims = pairClaims(pair, metricLabel, ratios);
+  if (claims.length === 1) return [`  article: ${agreementLine(pair)}`];
+  return [
+    ...claims.map(
+      (c) => `  article, ${c.subject}: ${AGREEMENT_TEXT[c.agreement]}${c.about === 'ratio' ? ` (${c.text})` : ''}`,
+    ),
+    ...(pair.reasons.length ? [`  differences from the article: ${pair.reasons.join('; ')}`] : []),
+  ];
 }
