@@ -65,7 +65,10 @@ Environment:
   npm_config_cafile                as npm's cafile: the CA certificates that sign the registry's
                                    certificate, replacing Node's (else \`npm config get cafile\`); a file
                                    that cannot be read or holds no PEM certificate: exit 2; a registry
-                                   certificate it does not sign: exit 1`;
+                                   certificate it does not sign: exit 1
+  npm_config_https_proxy, npm_config_proxy, npm_config_noproxy, HTTPS_PROXY, HTTP_PROXY, NO_PROXY
+                                   the proxy for registry downloads, as npm chooses it (else \`npm config
+                                   get https-proxy proxy noproxy\`); not an http(s) URL: exit 2`;
 
 /** Download progress: a bar on a TTY, else a line at every quarter. */
 function downloadProgress(io: { err: (s: string) => void; isTTY: boolean }): {

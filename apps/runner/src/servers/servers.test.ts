@@ -1,14 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runTunelab } from '../test-support/cli.ts';
 import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
 import { asServerUser } from '../drivers/managed-cluster/process.ts';
-import { newestOfMajor } from './registry.ts';
+import { newestOfMajor, platformPackage } from './registry.ts';
 
 const temps: string[] = [];
 const tempDir = async () => {
@@ -106,7 +107,7 @@ describe('tunelab servers', () => {
   }, 180_000);
 });
 
-describe("the registry's certificate: npm's cafile", () => {
+describe("the registry's certificate and proxy: npm's cafile and proxy settings", () => {
   /** A self-signed certificate for 127.0.0.1 (key and cert PEM files in `dir`). */
   const selfSigned = async (dir: string, name: string) => {
     const key = path.join(dir, `${name}.key`);
@@ -186,6 +187,122 @@ describe("the registry's certificate: npm's cafile", () => {
       reg.close();
     }
   }, 120_000);
+
+  /**
+   * A forward proxy on 127.0.0.1, as npm users run them: CONNECT tunnels for https URLs, absolute
+   * request URIs for http ones. It records what it was asked for.
+   */
+  const forwardProxy = async () => {
+    const asked: string[] = [];
+    const server = createHttpServer((req, res) => {
+      asked.push(`GET ${req.url}`);
+      const upstream = httpRequest(req.url!, { method: req.method, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+    });
+    server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+      asked.push(`CONNECT ${req.url}`);
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host ?? '', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const a = server.address();
+    return {
+      url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`,
+      asked,
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  };
+
+  it('goes through the proxy npm would use (https-proxy, proxy, HTTPS_PROXY), not for a noproxy host; names it when it fails', async () => {
+    const dir = await tempDir();
+    const store = path.join(dir, 's');
+    const own = await selfSigned(dir, 'registry');
+    const reg = await registry(own);
+    const proxy = await forwardProxy();
+    const regHost = new URL(reg.url).host;
+    try {
+      const install = (env: Record<string, string>) =>
+        runTunelab(['servers', 'install', '16'], {
+          TUNELAB_SERVERS_DIR: store,
+          TUNELAB_REGISTRY: reg.url,
+          npm_config_cafile: own.cert,
+          NODE_EXTRA_CA_CERTS: '',
+          ...env,
+        });
+      // https-proxy: a CONNECT tunnel to the registry, the registry's certificate still checked against the cafile.
+      const through = await install({ npm_config_https_proxy: proxy.url });
+      expect(through.stderr).toContain('the registry has no build of PostgreSQL 16');
+      expect(through.code).toBe(1);
+      expect(proxy.asked).toEqual([`CONNECT ${regHost}`]);
+      // Through the tunnel the registry's certificate is still checked: a CA that does not sign it is refused.
+      const other = await selfSigned(dir, 'other-ca');
+      const untrusted = await install({ npm_config_https_proxy: proxy.url, npm_config_cafile: other.cert });
+      expect(untrusted.code).toBe(1);
+      expect(untrusted.stderr).toMatch(
+        /through the proxy \S+ \(from npm_config_https_proxy\): its certificate is not trusted/,
+      );
+      proxy.asked.length = 1;
+      // HTTPS_PROXY as npm reads it, but the registry's host is in NO_PROXY: straight to the registry.
+      const bypassed = await install({ HTTPS_PROXY: proxy.url, NO_PROXY: 'example.org, 127.0.0.1' });
+      expect(bypassed.stderr).toContain('the registry has no build of PostgreSQL 16');
+      expect(proxy.asked).toHaveLength(1);
+      // A proxy nothing listens on: named, with the setting it came from (exit 1).
+      const dead = `http://127.0.0.1:${await closedPort()}`;
+      const down = await install({ npm_config_https_proxy: dead });
+      expect(down.code).toBe(1);
+      expect(down.stderr).toContain(`cannot reach the npm registry`);
+      expect(down.stderr).toContain(`through the proxy ${dead} (from npm_config_https_proxy)`);
+      // A setting that is not a proxy URL: exit 2, naming it.
+      const bad = await install({ npm_config_https_proxy: 'proxy.example:8080' });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(
+        'npm_config_https_proxy is "proxy.example:8080", not an http:// or https:// proxy URL',
+      );
+      await expect(readdir(store)).rejects.toThrow();
+    } finally {
+      proxy.close();
+      reg.close();
+    }
+  }, 120_000);
+
+  it("an http registry goes through npm's proxy setting as an absolute request URI", async () => {
+    const dir = await tempDir();
+    const server = createHttpServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ versions: {} }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const a = server.address();
+    const reg = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/`;
+    const proxy = await forwardProxy();
+    try {
+      const r = await runTunelab(['servers', 'install', '16'], {
+        TUNELAB_SERVERS_DIR: path.join(dir, 's'),
+        TUNELAB_REGISTRY: reg,
+        npm_config_proxy: proxy.url,
+      });
+      expect(r.stderr).toContain('the registry has no build of PostgreSQL 16');
+      expect(r.code).toBe(1);
+      expect(proxy.asked).toEqual([`GET ${reg}${platformPackage().replace('/', '%2f')}`]);
+    } finally {
+      proxy.close();
+      server.close();
+    }
+  }, 60_000);
 
   it('a registry setting that is not an http(s) URL is exit 2', async () => {
     const dir = await tempDir();

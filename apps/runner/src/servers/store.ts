@@ -96,9 +96,10 @@ async function download(
     res = await httpGet(build.tarball, {
       timeoutMs: 60_000,
       ...(settings.cafile ? { ca: settings.cafile.pem } : {}),
+      ...(settings.proxy ? { proxy: settings.proxy } : {}),
     });
   } catch (e) {
-    throw new RunFailed(`cannot download ${build.tarball}: ${describeRequestError(e, settings)}`);
+    throw new RunFailed(`cannot download ${build.tarball}: ${describeRequestError(e, settings, build.tarball)}`);
   }
   const total = Number(res.headers['content-length']) || null;
   const [algorithm, expected] = build.integrity?.split('-', 2) ?? ['sha512', undefined];
