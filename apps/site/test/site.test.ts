@@ -362,6 +362,18 @@ describe('site built from a results database with measured and published runs', 
         if (key === 'vacuum-index-cleanup' && width === 390)
           await p.screenshot({ path: join(SCREENSHOTS, '5-scenario-phone.png'), fullPage: false });
         problems.push(...(await tableLayoutProblems(p)).map((x) => `${key} @${width}: ${x}`));
+        // Every column of the every-metric table holds a figure: a variant with none of the declared
+        // metrics (the fixture's own timings) is left out, not shown as a column of dashes.
+        const emptyColumns = await p.locator('table.metric-summary').evaluateAll((tables) =>
+          tables.flatMap((t) => {
+            const rows = Array.from(t.querySelectorAll('tbody tr'));
+            return Array.from(t.querySelectorAll('thead th'))
+              .slice(1)
+              .filter((_, i) => rows.every((r) => r.querySelectorAll('td')[i]?.textContent?.trim() === '—'))
+              .map((h) => h.textContent?.trim());
+          }),
+        );
+        expect(emptyColumns, `${key} @${width}`).toEqual([]);
       }
       for (const path of others) {
         await p.goto(`${server.url}${path}`);

@@ -449,7 +449,8 @@ export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummary
         per.set(s.variant, byMetric);
       }
     }
-    const variants = [...per.keys()].sort();
+    // A variant with none of the declared metrics (the fixture's own timings) would be a column of dashes.
+    const variants = [...per.keys()].filter((v) => metrics.some(([key]) => per.get(v)?.has(key))).sort();
     return {
       id: `metrics-${groupAnchor(g)}`,
       heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
