@@ -274,6 +274,20 @@ async function readTablespaces(conn: Conn, table: string, flavour: Engine): Prom
   };
 }
 
+/** A session's `close` (ends the connection politely) and `destroy` (drops it); both stop tracking it first. */
+function endings(conn: { end(): Promise<void>; destroy(): void }, untrack: () => void) {
+  return {
+    close: async () => {
+      untrack();
+      await conn.end().catch(() => {});
+    },
+    destroy: () => {
+      untrack();
+      conn.destroy();
+    },
+  };
+}
+
 export const mysqlDriver: Driver = {
   engines: ['mysql', 'mariadb'],
   protocols: ['mysql:', 'mariadb:'],
@@ -378,14 +392,7 @@ export const mysqlDriver: Driver = {
           await setGlobal(conn, name, value);
         }
       },
-      close: async () => {
-        untrack();
-        await conn.end().catch(() => {});
-      },
-      destroy: () => {
-        untrack();
-        conn.destroy();
-      },
+      ...endings(conn, untrack),
     };
   },
 
@@ -486,14 +493,7 @@ export const mysqlDriver: Driver = {
         messages = [];
         return out;
       },
-      close: async () => {
-        untrack();
-        await conn.end().catch(() => {});
-      },
-      destroy: () => {
-        untrack();
-        conn.destroy();
-      },
+      ...endings(conn, untrack),
     };
   },
 };

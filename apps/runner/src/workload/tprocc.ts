@@ -87,14 +87,7 @@ export type TproccResult = {
   /** Seconds from the window's start until the last user stopped. */
   elapsedSeconds: number;
   perType: Record<TxType, TypeResult>;
-  totals: {
-    transactions: number;
-    rollbacks: number;
-    errors: number;
-    deadlocks: number;
-    serializationFailures: number;
-    retries: number;
-  };
+  totals: Omit<TypeResult, 'latency'>;
   /**
    * Every transaction of the users that ended during the window (commit or rollback, incl. the
    * retried attempts and each user's final statistics flush): what Δ xact_commit + xact_rollback
