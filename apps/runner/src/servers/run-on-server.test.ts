@@ -8,7 +8,7 @@ import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ClusterRecord } from '../drivers/managed-cluster/orphans.ts';
+import { pidAlive, type ClusterRecord } from '../drivers/managed-cluster/orphans.ts';
 import type { RunFile } from '../run-file.ts';
 import { runTunelab } from '../test-support/cli.ts';
 import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
@@ -127,14 +127,6 @@ describe('tunelab run --server: what it refuses (exit 2, nothing created)', () =
 });
 
 describe('tunelab run --server killed with SIGKILL (no exit hook runs)', () => {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   /** Starts a run, kills it once its fixture is being built; returns the orphan its record names. */
   async function killMidRun(dir: string, ledger: string) {
     let killed = false;
@@ -155,15 +147,15 @@ describe('tunelab run --server killed with SIGKILL (no exit hook runs)', () => {
     const record = JSON.parse(await readFile(path.join(ledger, files[0]!), 'utf8')) as ClusterRecord;
     const pid = Number(readFileSync(path.join(record.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
     // Left behind: the server still runs and its directory is there.
-    expect(alive(pid)).toBe(true);
+    expect(pidAlive(pid)).toBe(true);
     expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain(record.dataDirectory);
     expect(record.root.startsWith(dir)).toBe(true);
     expect(existsSync(record.root)).toBe(true);
     return { record, pid };
   }
   const waitGone = async (pid: number) => {
-    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-    return !alive(pid);
+    for (let i = 0; i < 50 && pidAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    return !pidAlive(pid);
   };
 
   it('`tunelab cleanup` stops the orphaned server and removes its directory, and says so', async () => {

@@ -17,6 +17,7 @@ import {
   isRoot,
   type ServerBinaries,
 } from './index.ts';
+import { pidAlive } from './orphans.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TSX = path.resolve(here, '../../../../../node_modules/.bin/tsx');
@@ -31,15 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(parent, { recursive: true, force: true });
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function query(cluster: { clientConfig(): pg.ClientConfig }, sql: string): Promise<pg.QueryResult> {
   const client = new pg.Client(cluster.clientConfig());
@@ -128,7 +120,7 @@ describe('managed cluster lifecycle (real PostgreSQL binaries)', () => {
       await cluster.destroy();
     }
     expect(existsSync(cluster.root)).toBe(false);
-    expect(alive(pid!)).toBe(false);
+    expect(pidAlive(pid!)).toBe(false);
   });
 
   // Only root can hand the directory to another OS user; as a normal user the runner keeps it itself.
@@ -184,14 +176,14 @@ describe('cleanup when the runner is interrupted', () => {
   it('SIGINT mid-fixture: the server is stopped and the directory removed', async () => {
     const r = await runChild('--sigint');
     expect(r.code).toBe(130);
-    expect(alive(r.pid)).toBe(false);
+    expect(pidAlive(r.pid)).toBe(false);
     expect(existsSync(r.root)).toBe(false);
   });
 
   it('process.exit mid-fixture: the exit hook stops the server and removes the directory', async () => {
     const r = await runChild('--exit');
     expect(r.code).toBe(7);
-    expect(alive(r.pid)).toBe(false);
+    expect(pidAlive(r.pid)).toBe(false);
     expect(existsSync(r.root)).toBe(false);
   });
 });
