@@ -276,7 +276,7 @@ for (const key of scenarios) {
       groupBy: 'class',
       direction: 'lower-is-better',
       limit: 50,
-      ...(major === undefined ? {} : { engineMajor: major }),
+      ...(major === undefined ? {} : { major: [major] }),
     } as const;
     const items: Pick<Finding, 'source' | 'hardwareClass' | 'sentence'>[] = db
       ? (await db.listFindings(query)).items
@@ -357,7 +357,7 @@ function parseServers(list: string | undefined): number[] {
   return [...new Set(majors.map(Number))];
 }
 
-async function findingsThroughApi(url: string, query: Record<string, string | number>) {
+async function findingsThroughApi(url: string, query: Record<string, string | number | readonly number[]>) {
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   const res = await fetch(`${url}/v1/findings?${qs.toString()}`);
   if (!res.ok) fail(1, `GET /v1/findings on ${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);

@@ -47,7 +47,7 @@ const SAMPLES_PER_RUN = 40;
 const RUNS_PER_PROFILE = 4;
 const SCENARIOS = ['bench-vacuum', 'bench-fillfactor', 'bench-recovery', 'bench-compression'];
 const QUERY =
-  '/v1/comparisons?scenario=bench-vacuum&metric=duration&storage=nvme&minCores=16&maxCores=16&minMemoryGb=64&maxMemoryGb=64&engine=postgresql&engineMajor=16&groupBy=class';
+  '/v1/comparisons?scenario=bench-vacuum&metric=duration&storage=nvme&minCores=16&maxCores=16&minMemoryGb=64&maxMemoryGb=64&engine=postgresql&major=16&groupBy=class';
 
 const GIB = 1024 ** 3;
 const CLASS_SQL = (cores: string, mem: string, storage: string) =>

@@ -228,6 +228,29 @@ describe('GET /v1/answers across server versions, over real runs on PostgreSQL 1
     });
   });
 
+  it('filters comparisons and findings by the same `major`; the old `engineMajor` is refused by name', async () => {
+    const path = '/v1/comparisons?scenario=vacuum-index-cleanup&groupBy=class';
+    const all = await get<ComparisonResult>(path);
+    expect(all.body.groups.map((g) => g.engine.major).sort()).toEqual([14, 15, 17]);
+    const some = await get<ComparisonResult>(`${path}&major=17,14`);
+    expect(some.status).toBe(200);
+    expect(some.body.groups.map((g) => g.engine.major).sort()).toEqual([14, 17]);
+    const findings = await get<{ items: { links: { comparison: string } }[] }>(
+      '/v1/findings?scenario=vacuum-index-cleanup&groupBy=class&major=15',
+    );
+    expect(findings.status).toBe(200);
+    expect(findings.body.items.length).toBeGreaterThan(0);
+    for (const f of findings.body.items) {
+      // The link names the server too, so it compares exactly the finding's group.
+      expect(f.links.comparison).toContain('&engine=postgresql&major=15&');
+      const linked = await get<ComparisonResult>(f.links.comparison);
+      expect(linked.body.groups.map((g) => g.engine.major)).toEqual([15]);
+    }
+    const old = await get<{ errors: { path: string }[] }>(`${path}&engineMajor=17`);
+    expect(old.status).toBe(400);
+    expect(JSON.stringify(old.body)).toContain('engineMajor');
+  });
+
   it.each(['abc', '14,x', '14.5', '99999', '-1', ''])(
     'refuses major=%s with problem+json naming the field',
     async (value) => {

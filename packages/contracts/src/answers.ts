@@ -18,40 +18,12 @@ import { SweepPoint } from './run.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 
-const MAX_MAJORS = 20;
-/** "17" or "14,17": distinct whole majors, at most 20. */
-const majors = z
-  .string()
-  .max(200)
-  .transform((text, ctx) => {
-    const parts = text.split(',').map((p) => p.trim());
-    const out: number[] = [];
-    for (const p of parts) {
-      const n = /^\d{1,4}$/.test(p) ? Number(p) : NaN;
-      if (!Number.isInteger(n) || n > 1000) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be engine major versions separated by commas (e.g. 14,17); "${p}" is not one`,
-        });
-        return z.NEVER;
-      }
-      if (!out.includes(n)) out.push(n);
-    }
-    if (out.length > MAX_MAJORS) {
-      ctx.addIssue({ code: 'custom', message: `at most ${MAX_MAJORS} majors` });
-      return z.NEVER;
-    }
-    return out.sort((a, b) => a - b);
-  });
-
 export const AnswersQuery = z
   .strictObject({
     scenario: identifier,
     /** Default: the scenario's primary metric (report.primary_metric, else duration, else its first goal). */
     metric: identifier.optional(),
     ...serverAndHardwareFilters,
-    /** One engine major or several ("14,17"): the groups, and the versions put side by side, are those majors'. */
-    major: majors.optional(),
     /** measured (default): measured groups answered against the article; published: the article's own groups. */
     source: z.enum(['measured', 'published']).default('measured'),
     direction: z.enum(['lower-is-better', 'higher-is-better']).optional(),

@@ -22,11 +22,37 @@ export type DirectionSource = z.infer<typeof DirectionSource>;
 
 const cores = z.coerce.number().int().min(1).max(4096);
 const memoryGb = z.coerce.number().int().min(0).max(1_048_576);
+const MAX_MAJORS = 20;
+/** "17" or "14,17": distinct whole majors, at most 20. */
+const majors = z
+  .string()
+  .max(200)
+  .transform((text, ctx) => {
+    const parts = text.split(',').map((p) => p.trim());
+    const out: number[] = [];
+    for (const p of parts) {
+      const n = /^\d{1,4}$/.test(p) ? Number(p) : NaN;
+      if (!Number.isInteger(n) || n > 1000) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be engine major versions separated by commas (e.g. 14,17); "${p}" is not one`,
+        });
+        return z.NEVER;
+      }
+      if (!out.includes(n)) out.push(n);
+    }
+    if (out.length > MAX_MAJORS) {
+      ctx.addIssue({ code: 'custom', message: `at most ${MAX_MAJORS} majors` });
+      return z.NEVER;
+    }
+    return out.sort((a, b) => a - b);
+  });
 
 /** Which server and hardware the samples come from: filters shared by comparisons, findings and answers. */
 export const serverAndHardwareFilters = {
   engine: Engine.optional(),
-  engineMajor: z.coerce.number().int().min(0).max(1000).optional(),
+  /** One engine major or several ("14,17"): only those majors' samples (and so groups, and versions put side by side). */
+  major: majors.optional(),
   storage: StorageKind.optional(),
   minCores: cores.optional(),
   maxCores: cores.optional(),

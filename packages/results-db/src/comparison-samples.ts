@@ -101,7 +101,7 @@ export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<Sam
   const runWhere: Prisma.Sql[] = [Prisma.sql`r.id = ANY(${[...new Set(samples.map((x) => x.run_id))]}::uuid[])`];
   if (q.source !== 'all') runWhere.push(Prisma.sql`r.source = ${q.source}`);
   if (q.engine !== undefined) runWhere.push(Prisma.sql`de.engine = ${q.engine}`);
-  if (q.engineMajor !== undefined) runWhere.push(Prisma.sql`de.major = ${q.engineMajor}::int`);
+  if (q.major !== undefined) runWhere.push(Prisma.sql`de.major = ANY(${q.major}::int[])`);
   const runs = await prisma.$queryRaw<RunRow[]>`
     SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor,
            r.params, r.document->'warnings' AS warnings, de.settings

@@ -134,7 +134,7 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       expect(v1.comparisons.map((c) => `${c.baseline}>${c.candidate}`)).toEqual(['a>b', 'a>c', 'b>c']);
       expect(v1.comparisons[0]!.verdict.kind).toBe('faster');
       const only16 = await db.compare(
-        ComparisonQuery.parse({ scenario: 'cmp', engineMajor: '16', storage: 'ssd', maxCores: 2 }),
+        ComparisonQuery.parse({ scenario: 'cmp', major: '16', storage: 'ssd', maxCores: 2 }),
       );
       expect(only16.groups).toHaveLength(1);
       // The group carries its runs' own warnings (the fixture's runner warned about its storage).

@@ -27,13 +27,15 @@ export async function compareVariants(
   return groupSamples(await loadSamples(prisma, q), q, catalog ? await catalog.docs() : new Map());
 }
 
-/** The query that compares exactly one group: its scenario, metric, source, point and hardware. */
+/** The query that compares exactly one group: its scenario, metric, source, server, point and hardware. */
 function comparisonParams(g: ComparisonGroupRecord, q: FindingsQuery): ComparisonParams {
   const hw = g.hardware;
   return {
     scenario: g.scenario.key,
     metric: g.metric,
     source: g.source,
+    // A published group's server is what its article stated (or nothing): no filter to narrow by.
+    ...(g.source === 'measured' ? { engine: g.engine.engine, major: String(g.engine.major) } : {}),
     groupBy: q.groupBy,
     ...(q.direction !== undefined ? { direction: q.direction } : {}),
     ...(g.point ? { point: String(g.point.value) } : {}),
