@@ -17,25 +17,15 @@
  * counts sequential scans of `samples` during the timed queries, which must be 0.
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App } from '../src/index.ts';
 import { createTestDatabase } from '@tunelab/results-db/testing';
-import { loadBenchEnv } from './env.ts';
+import { parseBenchArgs } from './support.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    iterations: { type: 'string', default: '200' },
-    'database-url': { type: 'string', default: loadBenchEnv().BENCH_ADMIN_DATABASE_URL },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-  strict: true,
+const { args } = parseBenchArgs('npm run bench:compare -- [--iterations 200] [--database-url URL]', {
+  iterations: { type: 'string', default: '200' },
 });
-if (args.help) {
-  console.log('usage: npm run bench:compare -- [--iterations 200] [--database-url URL]');
-  process.exit(0);
-}
 const ITERATIONS = Number(args.iterations);
 if (!Number.isInteger(ITERATIONS) || ITERATIONS < 10) {
   console.error(`--iterations must be an integer ≥ 10, got ${args.iterations}`);

@@ -13,12 +13,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import * as hdr from 'hdr-histogram-js';
 import { openResultsDb } from '@tunelab/results-db';
-import { loadBenchEnv } from './env.ts';
 import {
+  databaseUrl,
+  parseBenchArgs,
   positiveInt,
   postgresTicks,
   processSeconds,
@@ -27,21 +27,14 @@ import {
   TICKS_PER_SECOND,
 } from './support.ts';
 
-const env = loadBenchEnv();
-const { values: args } = parseArgs({
-  options: {
+const { args, adminUrl } = parseBenchArgs(
+  'npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--database-url URL]',
+  {
     agents: { type: 'string', default: '1000' },
     jobs: { type: 'string', default: '10000' },
     tokens: { type: 'string', default: '50' },
-    'database-url': { type: 'string', default: env.BENCH_ADMIN_DATABASE_URL },
-    help: { type: 'boolean', short: 'h', default: false },
   },
-  strict: true,
-});
-if (args.help) {
-  console.log('usage: npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--database-url URL]');
-  process.exit(0);
-}
+);
 const AGENTS = positiveInt('agents', args.agents);
 const JOBS = positiveInt('jobs', args.jobs);
 const TOKENS = Math.min(AGENTS, positiveInt('tokens', args.tokens));
@@ -62,12 +55,7 @@ const HARDWARE = {
 };
 
 const dbName = `tl_fleet_bench_${randomBytes(5).toString('hex')}`;
-const adminUrl = args['database-url'];
-const dbUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const dbUrl = databaseUrl(adminUrl, dbName);
 
 /** CPU seconds so far of the PostgreSQL backends serving the bench database (pg-boss's pool included). */
 const pgSeconds = () => [...postgresTicks(dbName).values()].reduce((a, b) => a + b, 0) / TICKS_PER_SECOND;

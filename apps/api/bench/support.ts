@@ -5,7 +5,41 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { childEnv } from './env.ts';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { childEnv, loadBenchEnv } from './env.ts';
+
+/**
+ * A benchmark's command line and environment, each parsed once: its own `options` plus
+ * `--database-url` (the server its throwaway database goes on; default `BENCH_ADMIN_DATABASE_URL`)
+ * and `--help`, which prints `usage: <usage>` and exits 0. Strict: an unknown option is an error.
+ */
+export function parseBenchArgs<const O extends ParseArgsOptionsConfig>(usage: string, options: O) {
+  const env = loadBenchEnv();
+  const common = {
+    'database-url': { type: 'string', default: env.BENCH_ADMIN_DATABASE_URL },
+    help: { type: 'boolean', short: 'h', default: false },
+  } as const;
+  const { values: args } = parseArgs<{ options: O & typeof common; strict: true }>({
+    options: { ...options, ...common },
+    strict: true,
+  });
+  // The common options read again on their own: the values of a generic options type cannot be
+  // indexed here (the strict parse above has already refused anything unknown or malformed).
+  const { values } = parseArgs({ options: common, strict: false, allowPositionals: true });
+  if (values.help) {
+    console.log(`usage: ${usage}`);
+    process.exit(0);
+  }
+  // A string here: strict parsing refused `--database-url` without a value.
+  return { args, env, adminUrl: String(values['database-url']) };
+}
+
+/** The URL of database `name` on the server of `adminUrl` (same credentials and options). */
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 /** `--name`'s value as an integer ≥ min, or a sentence and exit 2. */
 export function positiveInt(name: string, v: string, min = 1): number {

@@ -45,6 +45,8 @@ export type SqlRunner = {
   query<T>(sql: string, params: unknown[], name?: string): Promise<T[]>;
   /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
   transaction<T>(fn: (q: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
+  /** A Buffer parameter goes in PostgreSQL's binary format (pg), not as bytea (PGlite): see child-columns.ts. */
+  binaryParameters: boolean;
 };
 
 export type Connection = {

@@ -10,6 +10,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { IdempotencyConflictError, isUniqueViolation, RunnerRevokedError } from './errors.ts';
 import { documentTextHash, hardwareFingerprint, settingsHash } from './hashing.ts';
+import { childColumns } from './child-columns.ts';
 
 export type IngestInput = {
   submission: RunSubmission;
@@ -65,7 +66,7 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const hardwareClass = hardwareClassOf(s.hardware);
   const envHash = settingsHash(s.database.settings);
 
-  const parentKeys = { s, fingerprint, envHash };
+  const parentKeys = { s, fingerprint, envHash, binary: sql.binaryParameters };
   let stored: { id: string; received_at: Date } | undefined;
   try {
     const first = await storeRun(sql, input, text, storedKey, hash, source, parentKeys);
@@ -225,7 +226,8 @@ async function createParents(
   );
 }
 
-type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string };
+/** The parent rows' natural keys, and how the driver takes the children's arrays (child-columns.ts). */
+type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string; binary: boolean };
 
 /**
  * The whole run in one statement: it finds the three parent rows by their natural keys, checks
@@ -236,9 +238,9 @@ type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string };
  * parent row does not exist yet (nothing was written); raises RunnerRevokedError for a revoked
  * or removed runner.
  *
- * Samples and points travel as one array per column and are expanded with `unnest`: PostgreSQL
- * parses a flat array far cheaper than it reads records out of the 36 kB JSON document (which it
- * re-parsed once per `->`), see apps/api/bench/README.md. The statement is prepared once per
+ * Samples and points travel as one array per column (child-columns.ts: binary through pg) and are
+ * expanded with `unnest`: PostgreSQL reads a flat array far cheaper than it reads records out of
+ * the 36 kB JSON document (which it re-parsed once per `->`), see apps/api/bench/README.md. The statement is prepared once per
  * connection (`INGEST_STATEMENT`): parsing and planning this statement cost as much as the
  * foreign-key checks that migration 20261123230000 removed. The children's run integrity is
  * checked by that migration's statement-level triggers, which see the run row this statement
@@ -284,54 +286,6 @@ const INGEST_SQL = `WITH parent AS (
             parent.runner_active
      FROM parent LEFT JOIN run ON true`;
 
-/**
- * An element of a PostgreSQL array literal: quoted (so that a value spelled NULL stays text), with
- * backslash and double quote escaped. Built here rather than by pg from JavaScript arrays: its
- * per-element conversion was ~8 % of the API process's CPU per submission.
- */
-const ESCAPE = /["\\]/;
-const quoted = (x: string) => `"${ESCAPE.test(x) ? x.replace(/["\\]/g, '\\$&') : x}"`;
-
-/**
- * One array literal per column of the samples (7) and time-series points (7), in the statement's
- * order. Numbers are written as JavaScript prints them (the shortest text that reads back as the
- * same double; float8in rounds correctly, so the stored double is the one JavaScript had). The
- * few distinct names are quoted once each.
- */
-function childColumns(s: RunSubmission): string[] {
-  const names = new Map<string, string>();
-  const name = (x: string) => {
-    let q = names.get(x);
-    if (q === undefined) names.set(x, (q = quoted(x)));
-    return q;
-  };
-  const n = s.samples.length;
-  const cols: unknown[][] = Array.from({ length: 7 }, () => new Array<unknown>(n));
-  for (let i = 0; i < n; i++) {
-    const x = s.samples[i]!;
-    cols[0]![i] = name(x.variant);
-    cols[1]![i] = x.repetition;
-    cols[2]![i] = name(x.metric);
-    cols[3]![i] = name(x.unit);
-    cols[4]![i] = x.value;
-    cols[5]![i] = x.point ? name(x.point.param) : 'NULL';
-    cols[6]![i] = x.point ? x.point.value : 'NULL';
-  }
-  const m = s.timeSeries.length;
-  const points: unknown[][] = Array.from({ length: 7 }, () => new Array<unknown>(m));
-  for (let i = 0; i < m; i++) {
-    const x = s.timeSeries[i]!;
-    points[0]![i] = name(x.variant);
-    points[1]![i] = x.repetition;
-    points[2]![i] = name(x.metric);
-    points[3]![i] = x.x;
-    points[4]![i] = x.value;
-    points[5]![i] = x.point ? name(x.point.param) : 'NULL';
-    points[6]![i] = x.point ? x.point.value : 'NULL';
-  }
-  return [...cols, ...points].map((c) => `{${c.join(',')}}`);
-}
-
 async function storeRun(
   db: Query,
   input: IngestInput,
@@ -368,7 +322,7 @@ async function storeRun(
       s.database.engine,
       s.database.version,
       k.envHash,
-      ...childColumns(s),
+      ...childColumns(s, k.binary),
     ],
     INGEST_STATEMENT,
   );

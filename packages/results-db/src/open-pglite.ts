@@ -36,6 +36,7 @@ export async function openPglite(options: OpenOptions = {}): Promise<Connection>
     queryRows: async <T>(sql: string) => (await client.query<T>(sql)).rows,
   };
   const sql: SqlRunner = {
+    binaryParameters: false,
     query: async <T>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
     transaction: (fn) =>
       client.transaction((tx) =>

@@ -55,6 +55,7 @@ export async function openPostgresql(url: string, options: OpenOptions = {}): Pr
     queryRows: async <T>(sql: string) => (await driver.query(sql)).rows as T[],
   };
   const sql: SqlRunner = {
+    binaryParameters: true,
     query: async <T>(text: string, params: unknown[], name?: string) =>
       (await driver.query({ name, text, values: params })).rows as T[],
     transaction: (fn) =>
