@@ -1,7 +1,8 @@
 /**
  * Incremental builds (scripts/build.ts): after new runs arrive, a rebuild over the earlier
- * output keeps the pages of the runs it already holds and gives the same site as a full build
- * of the same data — every new run page and every aggregate page alike.
+ * output keeps the pages of the runs it already holds, reads only the new runs' samples (the kept
+ * runs' comparison inputs are in the earlier output) and gives the same site as a full build of
+ * the same data — every new run page, every aggregate page and the kept inputs alike.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,8 @@ it('keeps built run pages, renders the new ones and the aggregate pages, and equ
   ]);
   const second = await buildSiteInto(site, { env, quiet: true });
   expect(second).toMatchObject({ code: 0, incremental: true, newRuns: 2, keptRuns: keptRuns.length });
+  // The comparisons and answers came from the kept runs' inputs and the new runs' samples only.
+  expect(second.notes.join('\n')).toMatch(/samples \(new runs\) \d+ ms/);
   // Kept pages were not rendered again: byte for byte what the first build wrote.
   for (const [id, html] of keptPages) expect(await readFile(join(site, 'runs', id, 'index.html'), 'utf8')).toBe(html);
 

@@ -71,7 +71,8 @@ const MAX_RUN_LINKS = 100;
 type Acc = {
   first: SampleRow;
   settings: Map<string, Set<string>>;
-  warnings: Set<string>;
+  /** Each run's warnings, in the run's order. */
+  warnings: Map<string, string[]>;
   byVariant: Map<string, { value: number; runId: string; repetition: number }[]>;
   runs: Map<string, Date>;
   databases: Map<string, { engine: string; version: string; major: number; minor: number; runs: Set<string> }>;
@@ -167,9 +168,13 @@ function buildGroup(key: string, acc: Acc, q: Filters, doc: ScenarioDocument | u
   }
   if (f.source === 'published')
     warnings.push('published figures, as the article reported them; not measured by TuneLab');
-  warnings.push(...[...acc.warnings].slice(0, MAX_RUN_WARNINGS));
-  if (acc.warnings.size > MAX_RUN_WARNINGS)
-    warnings.push(`and ${acc.warnings.size - MAX_RUN_WARNINGS} more warnings of its runs (see the runs)`);
+  // Run by run in id order, each run's in its own order: the same list whatever order the rows came in.
+  const runWarnings = new Set(
+    [...acc.warnings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, list]) => list),
+  );
+  warnings.push(...[...runWarnings].slice(0, MAX_RUN_WARNINGS));
+  if (runWarnings.size > MAX_RUN_WARNINGS)
+    warnings.push(`and ${runWarnings.size - MAX_RUN_WARNINGS} more warnings of its runs (see the runs)`);
   const runs = [...acc.runs.entries()].sort((x, y) => y[1].getTime() - x[1].getTime() || (x[0] < y[0] ? -1 : 1));
   const byHardware = q.groupBy === 'hardware';
   return {
@@ -229,14 +234,14 @@ export function groupSamples(
         databases: new Map(),
         profiles: new Set(),
         settings: new Map(),
-        warnings: new Set(),
+        warnings: new Map(),
       };
       groups.set(key, acc);
     }
     const runInGroup = `${key}\u0000${r.run_id}`;
     if (!seenRuns.has(runInGroup)) {
       seenRuns.add(runInGroup);
-      for (const w of r.run_warnings) acc.warnings.add(w);
+      if (r.run_warnings.length > 0) acc.warnings.set(r.run_id, r.run_warnings);
       for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
         const fallback = engineDefault(r.engine, name);
         const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');
