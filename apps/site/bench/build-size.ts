@@ -111,8 +111,8 @@ async function timedBuild(out: string, dataDir: string) {
     quiet: true,
   });
   if (r.code !== 0) throw new Error(`site build into ${out} failed (exit ${r.code})`);
-  const loadMs = Number(r.notes.map((l) => /\] loaded .* in (\d+) ms/.exec(l)?.[1]).find(Boolean) ?? NaN);
-  return { ...r, ms: performance.now() - started, loadMs };
+  const loaded = r.notes.map((l) => /\] loaded .* in (\d+) ms \((.*)\)$/.exec(l)).find(Boolean);
+  return { ...r, ms: performance.now() - started, loadMs: Number(loaded?.[1] ?? NaN), phases: loaded?.[2] ?? '' };
 }
 
 async function fleetScale() {
@@ -133,7 +133,7 @@ async function fleetScale() {
   const full = await timedBuild(out, dataDir);
   const fullPages = await countPages(out);
   console.log(
-    `full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s (data load ${(full.loadMs / 1000).toFixed(1)} s)`,
+    `full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s (data load ${(full.loadMs / 1000).toFixed(1)} s: ${full.phases})`,
   );
   t = performance.now();
   const measured = BENCH.BENCH_FLEET_MACHINES * Math.ceil(runs / BENCH.BENCH_FLEET_MACHINES);
@@ -142,7 +142,7 @@ async function fleetScale() {
   const inc = await timedBuild(out, dataDir);
   if (!inc.incremental) throw new Error('the rebuild was not incremental');
   console.log(
-    `incremental build: ${inc.newRuns} new run pages rendered, ${inc.keptRuns} kept, in ${(inc.ms / 1000).toFixed(1)} s (data load ${(inc.loadMs / 1000).toFixed(1)} s)`,
+    `incremental build: ${inc.newRuns} new run pages rendered, ${inc.keptRuns} kept, in ${(inc.ms / 1000).toFixed(1)} s (data load ${(inc.loadMs / 1000).toFixed(1)} s: ${inc.phases})`,
   );
   console.log(`(${load()})`);
   const marginal = (full.ms - inc.ms) / (full.newRuns - inc.newRuns);

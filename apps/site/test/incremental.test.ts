@@ -11,7 +11,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
-import { MANIFEST_FILE } from '../src/lib/built-runs.ts';
+import { INPUTS_FILE, MANIFEST_FILE } from '../src/lib/built-runs.ts';
+import { buildSite } from './build.ts';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from './seed.ts';
 
 let work: string;
@@ -98,9 +99,19 @@ it('keeps built run pages, renders the new ones and the aggregate pages, and equ
     const [a, b] = await Promise.all([readFile(join(site, f), 'utf8'), readFile(join(full, f), 'utf8')]);
     expect(withoutBuildTime(a), f).toBe(withoutBuildTime(b));
   }
+  // A plain `astro build` (no build script: every run's run.json and samples.csv rendered by
+  // their routes, nothing kept) gives the same files.
+  const plain = join(work, 'plain');
+  const built = await buildSite(plain, env);
+  expect(built.code, built.output.slice(-2000)).toBe(0);
+  expect(await files(plain)).toEqual(got.filter((f) => f !== MANIFEST_FILE && f !== INPUTS_FILE));
+  for (const f of await files(plain)) {
+    const [a, b] = await Promise.all([readFile(join(site, f), 'utf8'), readFile(join(plain, f), 'utf8')]);
+    expect(withoutBuildTime(a), f).toBe(withoutBuildTime(b));
+  }
   const manifest = JSON.parse(await readFile(join(site, MANIFEST_FILE), 'utf8')) as { runs: string[] };
   expect(manifest.runs).toEqual((await readdir(join(full, 'runs'))).sort());
-  // Three site builds: on a busy machine that exceeds the site tests' default timeout.
+  // Four site builds: on a busy machine that exceeds the site tests' default timeout.
 }, 600_000);
 
 it('over the output of another (or a reset) database, rebuilds every page and keeps no stale run page', async () => {

@@ -25,6 +25,7 @@ import { readSiteConfig, type SiteConfig } from './env.ts';
 import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
 import { readBuiltRuns, readKeptInputs, readManifest, writeInputs } from './built-runs.ts';
+import { writeRunFiles } from './run-files.ts';
 import type { DurationFormat } from './format.ts';
 
 export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
@@ -61,6 +62,8 @@ export type SiteData = {
   runDetail: Map<string, RunDetail>;
   /** Runs whose pages an earlier build wrote and this build keeps (empty for a full build). */
   builtRuns: ReadonlySet<string>;
+  /** This build's runs' run.json and samples.csv are written already (run-files.ts); their routes render none. */
+  runFilesWritten: boolean;
   runsByHardware: Map<string, RunSummary[]>;
   /** Measured groups per machine (groupBy hardware), by fingerprint. */
   machineGroups: Map<string, ComparisonGroup[]>;
@@ -132,6 +135,14 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     ))
       read.set(d.id, d);
   phases.mark('run details');
+  // A scripts/build.ts build writes the new runs' run.json and samples.csv here (run-files.ts).
+  const runFilesWritten = config.buildOut !== undefined;
+  if (config.buildOut)
+    await writeRunFiles(
+      config.buildOut,
+      runs.flatMap((r) => (builtRuns.has(r.id) ? [] : [read.get(r.id) as RunDetail])),
+    );
+  if (runFilesWritten) phases.mark('run files');
   const runDetail = new Map(runs.flatMap((r) => (read.has(r.id) ? [[r.id, read.get(r.id) as RunDetail]] : [])));
 
   const runsByHardware = new Map<string, RunSummary[]>();
@@ -306,6 +317,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     runs,
     runDetail,
     builtRuns,
+    runFilesWritten,
     runsByHardware,
     machineGroups,
     similar,
