@@ -96,6 +96,28 @@ function declaredPairs(raw: unknown): { baseline: string; candidate: string }[] 
 
 /** The parameters that define a group: every value except the swept one (its point is in the key). */
 function groupParams(r: SampleRow): Record<string, string | number | boolean> {
+  return { ...paramsOf(r).params };
+}
+
+// A run's rows share its params object: its group parameters and their text are made once per run
+// (and swept parameter), not once per sample.
+type GroupParams = { params: Record<string, string | number | boolean>; text: string };
+const paramsMemo = new WeakMap<object, Map<string | null, GroupParams>>();
+function paramsOf(r: SampleRow): GroupParams {
+  let bySweep = paramsMemo.get(r.params);
+  if (!bySweep) paramsMemo.set(r.params, (bySweep = new Map<string | null, GroupParams>()));
+  let found = bySweep.get(r.point_param);
+  if (!found) {
+    const params = computeGroupParams(r);
+    const text = Object.entries(params)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',');
+    bySweep.set(r.point_param, (found = { params, text }));
+  }
+  return found;
+}
+
+function computeGroupParams(r: SampleRow): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const k of Object.keys(r.params).sort()) {
     const v = r.params[k];
@@ -221,9 +243,7 @@ export function groupSamples(
   for (const r of rows) {
     const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
     const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
-    const params = Object.entries(groupParams(r))
-      .map(([k, v]) => `${k}=${String(v)}`)
-      .join(',');
+    const params = paramsOf(r).text;
     const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${r.major}/{${params}}/${q.metric}[${r.unit}]${at}`;
     let acc = groups.get(key);
     if (!acc) {

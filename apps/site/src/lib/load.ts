@@ -9,6 +9,7 @@ import {
   HardwareDetail as HardwareDetailSchema,
   SimilarHardwareQuery,
   type ComparisonGroup,
+  type Coverage,
   type Finding,
   type HardwareDetail,
   type HardwareSummary,
@@ -70,6 +71,8 @@ export type SiteData = {
   similar: Map<string, SimilarHardware>;
   hardwareByClass: Map<string, HardwareSummary[]>;
   findings: Finding[];
+  /** Runs and open fleet jobs per scenario × hardware class × server major (the coverage page). */
+  coverage: Coverage;
   /** How long each phase of the load took (wall time), e.g. `lists 812 ms, run details 4 s, …`. */
   loadPhases: string;
 };
@@ -303,6 +306,9 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   // Findings as the API's listFindings shapes them, from the groups above (which carry the
   // scenario's declared pairs), newest data first.
   phases.mark('similar hardware');
+  // Read with the rest (an embedded database is opened once per build).
+  const coverage = await source.coverage();
+  phases.mark('coverage');
   const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`)
     .slice(0, 200)
     .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
@@ -323,6 +329,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     similar,
     hardwareByClass,
     findings,
+    coverage,
     loadPhases: phases.toString(),
   };
 }
