@@ -148,7 +148,7 @@ export async function buildSiteInto(
   try {
     const { code, notes } = await astroBuild(
       tmp,
-      incremental ? { ...env, TUNELAB_BUILT_SITE: target } : env,
+      { ...env, TUNELAB_BUILD_OUT: tmp, ...(incremental ? { TUNELAB_BUILT_SITE: target } : {}) },
       options.quiet ?? false,
     );
     if (code !== 0) return { code, incremental, newRuns: 0, keptRuns: 0, notes };

@@ -1,7 +1,8 @@
 /**
  * Incremental builds (scripts/build.ts): after new runs arrive, a rebuild over the earlier
- * output keeps the pages of the runs it already holds and gives the same site as a full build
- * of the same data — every new run page and every aggregate page alike.
+ * output keeps the pages of the runs it already holds, reads only the new runs' samples (the kept
+ * runs' comparison inputs are in the earlier output) and gives the same site as a full build of
+ * the same data — every new run page, every aggregate page and the kept inputs alike.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
-import { MANIFEST_FILE } from '../src/lib/built-runs.ts';
+import { INPUTS_FILE, MANIFEST_FILE } from '../src/lib/built-runs.ts';
+import { buildSite } from './build.ts';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from './seed.ts';
 
 let work: string;
@@ -83,6 +85,8 @@ it('keeps built run pages, renders the new ones and the aggregate pages, and equ
   ]);
   const second = await buildSiteInto(site, { env, quiet: true });
   expect(second).toMatchObject({ code: 0, incremental: true, newRuns: 2, keptRuns: keptRuns.length });
+  // The comparisons and answers came from the kept runs' inputs and the new runs' samples only.
+  expect(second.notes.join('\n')).toMatch(/samples \(new runs\) \d+ ms/);
   // Kept pages were not rendered again: byte for byte what the first build wrote.
   for (const [id, html] of keptPages) expect(await readFile(join(site, 'runs', id, 'index.html'), 'utf8')).toBe(html);
 
@@ -95,9 +99,19 @@ it('keeps built run pages, renders the new ones and the aggregate pages, and equ
     const [a, b] = await Promise.all([readFile(join(site, f), 'utf8'), readFile(join(full, f), 'utf8')]);
     expect(withoutBuildTime(a), f).toBe(withoutBuildTime(b));
   }
+  // A plain `astro build` (no build script: every run's run.json and samples.csv rendered by
+  // their routes, nothing kept) gives the same files.
+  const plain = join(work, 'plain');
+  const built = await buildSite(plain, env);
+  expect(built.code, built.output.slice(-2000)).toBe(0);
+  expect(await files(plain)).toEqual(got.filter((f) => f !== MANIFEST_FILE && f !== INPUTS_FILE));
+  for (const f of await files(plain)) {
+    const [a, b] = await Promise.all([readFile(join(site, f), 'utf8'), readFile(join(plain, f), 'utf8')]);
+    expect(withoutBuildTime(a), f).toBe(withoutBuildTime(b));
+  }
   const manifest = JSON.parse(await readFile(join(site, MANIFEST_FILE), 'utf8')) as { runs: string[] };
   expect(manifest.runs).toEqual((await readdir(join(full, 'runs'))).sort());
-  // Three site builds: on a busy machine that exceeds the site tests' default timeout.
+  // Four site builds: on a busy machine that exceeds the site tests' default timeout.
 }, 600_000);
 
 it('over the output of another (or a reset) database, rebuilds every page and keeps no stale run page', async () => {

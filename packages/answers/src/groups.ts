@@ -71,7 +71,8 @@ const MAX_RUN_LINKS = 100;
 type Acc = {
   first: SampleRow;
   settings: Map<string, Set<string>>;
-  warnings: Set<string>;
+  /** Each run's warnings, in the run's order. */
+  warnings: Map<string, string[]>;
   byVariant: Map<string, { value: number; runId: string; repetition: number }[]>;
   runs: Map<string, Date>;
   databases: Map<string, { engine: string; version: string; major: number; minor: number; runs: Set<string> }>;
@@ -95,6 +96,28 @@ function declaredPairs(raw: unknown): { baseline: string; candidate: string }[] 
 
 /** The parameters that define a group: every value except the swept one (its point is in the key). */
 function groupParams(r: SampleRow): Record<string, string | number | boolean> {
+  return { ...paramsOf(r).params };
+}
+
+// A run's rows share its params object: its group parameters and their text are made once per run
+// (and swept parameter), not once per sample.
+type GroupParams = { params: Record<string, string | number | boolean>; text: string };
+const paramsMemo = new WeakMap<object, Map<string | null, GroupParams>>();
+function paramsOf(r: SampleRow): GroupParams {
+  let bySweep = paramsMemo.get(r.params);
+  if (!bySweep) paramsMemo.set(r.params, (bySweep = new Map<string | null, GroupParams>()));
+  let found = bySweep.get(r.point_param);
+  if (!found) {
+    const params = computeGroupParams(r);
+    const text = Object.entries(params)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',');
+    bySweep.set(r.point_param, (found = { params, text }));
+  }
+  return found;
+}
+
+function computeGroupParams(r: SampleRow): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const k of Object.keys(r.params).sort()) {
     const v = r.params[k];
@@ -167,9 +190,13 @@ function buildGroup(key: string, acc: Acc, q: Filters, doc: ScenarioDocument | u
   }
   if (f.source === 'published')
     warnings.push('published figures, as the article reported them; not measured by TuneLab');
-  warnings.push(...[...acc.warnings].slice(0, MAX_RUN_WARNINGS));
-  if (acc.warnings.size > MAX_RUN_WARNINGS)
-    warnings.push(`and ${acc.warnings.size - MAX_RUN_WARNINGS} more warnings of its runs (see the runs)`);
+  // Run by run in id order, each run's in its own order: the same list whatever order the rows came in.
+  const runWarnings = new Set(
+    [...acc.warnings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, list]) => list),
+  );
+  warnings.push(...[...runWarnings].slice(0, MAX_RUN_WARNINGS));
+  if (runWarnings.size > MAX_RUN_WARNINGS)
+    warnings.push(`and ${runWarnings.size - MAX_RUN_WARNINGS} more warnings of its runs (see the runs)`);
   const runs = [...acc.runs.entries()].sort((x, y) => y[1].getTime() - x[1].getTime() || (x[0] < y[0] ? -1 : 1));
   const byHardware = q.groupBy === 'hardware';
   return {
@@ -216,9 +243,7 @@ export function groupSamples(
   for (const r of rows) {
     const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
     const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
-    const params = Object.entries(groupParams(r))
-      .map(([k, v]) => `${k}=${String(v)}`)
-      .join(',');
+    const params = paramsOf(r).text;
     const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${r.major}/{${params}}/${q.metric}[${r.unit}]${at}`;
     let acc = groups.get(key);
     if (!acc) {
@@ -229,14 +254,14 @@ export function groupSamples(
         databases: new Map(),
         profiles: new Set(),
         settings: new Map(),
-        warnings: new Set(),
+        warnings: new Map(),
       };
       groups.set(key, acc);
     }
     const runInGroup = `${key}\u0000${r.run_id}`;
     if (!seenRuns.has(runInGroup)) {
       seenRuns.add(runInGroup);
-      for (const w of r.run_warnings) acc.warnings.add(w);
+      if (r.run_warnings.length > 0) acc.warnings.set(r.run_id, r.run_warnings);
       for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
         const fallback = engineDefault(r.engine, name);
         const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');

@@ -14,14 +14,18 @@ import {
   type SeriesPoint,
   type UnitSample,
 } from '@tunelab/answers';
-import { publishedFigures } from '@tunelab/scenarios';
+import { publishedFigures, type LoadedScenario } from '@tunelab/scenarios';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
-import { groupSamples, type Filters } from '@tunelab/answers';
+import { groupSamples, type Filters, type SampleRow } from '@tunelab/answers';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
 import type { DbContext, Queries } from './context.ts';
 
-async function unitSamples(prisma: PrismaClient, runIds: string[], metrics: string[]): Promise<UnitSample[]> {
+export async function unitSamples(
+  prisma: PrismaClient,
+  runIds: readonly string[],
+  metrics: readonly string[],
+): Promise<UnitSample[]> {
   if (runIds.length === 0 || metrics.length === 0) return [];
   const rows = await prisma.$queryRaw<
     {
@@ -34,7 +38,7 @@ async function unitSamples(prisma: PrismaClient, runIds: string[], metrics: stri
       point_value: number | null;
     }[]
   >`SELECT run_id::text, variant, repetition, metric, value, point_param, point_value FROM samples
-    WHERE run_id = ANY(${runIds}::uuid[]) AND metric = ANY(${metrics}::text[])`;
+    WHERE run_id = ANY(${[...runIds]}::uuid[]) AND metric = ANY(${[...metrics]}::text[])`;
   return rows.map((r) => ({
     run: r.run_id,
     variant: r.variant,
@@ -45,12 +49,16 @@ async function unitSamples(prisma: PrismaClient, runIds: string[], metrics: stri
   }));
 }
 
-async function seriesPoints(prisma: PrismaClient, runIds: string[], metrics: string[]): Promise<SeriesPoint[]> {
+export async function seriesPoints(
+  prisma: PrismaClient,
+  runIds: readonly string[],
+  metrics: readonly string[],
+): Promise<SeriesPoint[]> {
   if (runIds.length === 0 || metrics.length === 0) return [];
   const rows = await prisma.$queryRaw<
     { run_id: string; variant: string; repetition: number; metric: string; x: number; value: number }[]
   >`SELECT run_id::text, variant, repetition, metric, x, value FROM time_series_points
-    WHERE run_id = ANY(${runIds}::uuid[]) AND metric = ANY(${metrics}::text[])`;
+    WHERE run_id = ANY(${[...runIds]}::uuid[]) AND metric = ANY(${[...metrics]}::text[])`;
   return rows.map((r) => ({
     run: r.run_id,
     variant: r.variant,
@@ -61,21 +69,61 @@ async function seriesPoints(prisma: PrismaClient, runIds: string[], metrics: str
   }));
 }
 
-/** Null when the scenario has no folder in the catalog. */
-export async function answerScenarioQuery(
-  prisma: PrismaClient,
+/** The metrics a scenario's answers read besides its primary one: ratios, fits and conditions (samples), series charts. */
+export function answerMetrics(loaded: LoadedScenario): { sampleMetrics: string[]; seriesMetrics: string[] } {
+  const doc = loaded.doc;
+  return {
+    sampleMetrics: [
+      ...new Set([
+        ...(doc.report.ratios ?? []).map((r) => r.metric),
+        ...(doc.report.fits ?? []).flatMap((f) => [f.metric, f.per]),
+        ...conditionMetrics(loaded.published?.file ?? null),
+      ]),
+    ],
+    seriesMetrics: doc.report.charts.flatMap((c) => (c.kind === 'series' ? [c.metric] : [])),
+  };
+}
+
+/** What a scenario's answers are computed from, however it was read (the database, or a site build's kept inputs). */
+export type AnswerReads = {
+  /** Sample rows of the query's filters (scenario, metric, source, …). */
+  rows(filters: Filters): Promise<SampleRow[]> | SampleRow[];
+  /** These runs' samples of these metrics, and their time-series points. */
+  samples(runIds: string[], metrics: string[]): Promise<UnitSample[]> | UnitSample[];
+  series(runIds: string[], metrics: string[]): Promise<SeriesPoint[]> | SeriesPoint[];
+};
+
+/** The same order whatever order they were read in (sums over them do not depend on how a database returned them). */
+function byRunThenPlace<T extends { run: string; metric: string; variant: string; repetition: number }>(
+  key: (x: T) => number,
+) {
+  return (a: T, b: T) =>
+    (a.run < b.run ? -1 : a.run > b.run ? 1 : 0) ||
+    (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : 0) ||
+    (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0) ||
+    a.repetition - b.repetition ||
+    key(a) - key(b);
+}
+const sampleOrder = byRunThenPlace<UnitSample>((x) => x.point?.value ?? 0);
+const seriesOrder = byRunThenPlace<SeriesPoint>((x) => x.x);
+
+/** A scenario's answers (GET /v1/answers) from its reads; null when the scenario has no folder in the catalog. */
+export async function answerFromReads(
   catalog: ScenarioCatalog,
   q: AnswersQuery,
+  reads: AnswerReads,
 ): Promise<ScenarioAnswersRecord | null> {
   const loaded = await catalog.get(q.scenario);
   if (!loaded) return null;
   const doc = loaded.doc;
   const metric = q.metric ?? primaryMetric(doc);
   const docs = new Map([[doc.key, doc]]);
-  const { source, ...filters } = q;
-  // `major` (one or several engine majors) keeps those majors' samples; grouping never pools two majors.
+  const { source, major, ...filters } = q;
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
-  const groups = groupSamples(await loadSamples(prisma, base), base, docs).groups;
+  // `major` (one or several engine majors) keeps those majors' groups; grouping never pools two majors.
+  const groups = groupSamples(await reads.rows(base), base, docs).groups.filter(
+    (g) => major === undefined || major.includes(g.engine.major),
+  );
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,
@@ -84,19 +132,12 @@ export async function answerScenarioQuery(
     direction: q.direction,
   };
   const articleGroups =
-    source === 'published' ? groups : groupSamples(await loadSamples(prisma, articleQuery), articleQuery, docs).groups;
+    source === 'published' ? groups : groupSamples(await reads.rows(articleQuery), articleQuery, docs).groups;
 
-  const sampleMetrics = [
-    ...new Set([
-      ...(doc.report.ratios ?? []).map((r) => r.metric),
-      ...(doc.report.fits ?? []).flatMap((f) => [f.metric, f.per]),
-      ...conditionMetrics(loaded.published?.file ?? null),
-    ]),
-  ];
-  const seriesMetrics = doc.report.charts.flatMap((c) => (c.kind === 'series' ? [c.metric] : []));
+  const { sampleMetrics, seriesMetrics } = answerMetrics(loaded);
   const runIds = [...new Set(groups.flatMap((g) => g.runs.map((r) => r.id)))];
-  const samples = await unitSamples(prisma, runIds, sampleMetrics);
-  const series = await seriesPoints(prisma, runIds, seriesMetrics);
+  const samples = [...(await reads.samples(runIds, sampleMetrics))].sort(sampleOrder);
+  const series = [...(await reads.series(runIds, seriesMetrics))].sort(seriesOrder);
   const of =
     <T extends { run: string }>(xs: T[]) =>
     (g: ComparisonGroupRecord) => {
@@ -116,6 +157,19 @@ export async function answerScenarioQuery(
   });
   // The same pairs side by side per engine major, read from the per-group answers.
   return { ...answered, versions: answerVersions(answered.groups) };
+}
+
+/** Null when the scenario has no folder in the catalog. */
+export function answerScenarioQuery(
+  prisma: PrismaClient,
+  catalog: ScenarioCatalog,
+  q: AnswersQuery,
+): Promise<ScenarioAnswersRecord | null> {
+  return answerFromReads(catalog, q, {
+    rows: (filters) => loadSamples(prisma, filters),
+    samples: (runIds, metrics) => unitSamples(prisma, runIds, metrics),
+    series: (runIds, metrics) => seriesPoints(prisma, runIds, metrics),
+  });
 }
 
 /** A scenario's answers as a `ResultsDb` method (see context.ts). */

@@ -48,7 +48,13 @@ const PROFILE_COLUMNS = Prisma.sql`id::text, fingerprint, hardware_class, cpu_mo
  * runs those samples belong to by primary key. Separate statements keep the planner from
  * trading the primary-key lookups for a hash join over every run when its row estimate is high.
  */
-export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<SampleRow[]> {
+export async function loadSamples(
+  prisma: PrismaClient,
+  q: Filters,
+  /** Only these runs' samples (read by the run's index), e.g. the runs new since a site build. */
+  runIds?: readonly string[],
+): Promise<SampleRow[]> {
+  if (runIds?.length === 0) return [];
   const versions = await prisma.$queryRaw<VersionRow[]>`
     SELECT v.id::text, s.key AS scenario_key, v.version_hash, v.comparisons
     FROM scenario_versions v JOIN scenarios s ON s.id = v.scenario_id
@@ -78,6 +84,7 @@ export async function loadSamples(prisma: PrismaClient, q: Filters): Promise<Sam
     Prisma.sql`metric = ${q.metric}`,
   ];
   if (profiles) where.push(Prisma.sql`hardware_profile_id = ANY(${profiles.map((p) => p.id)}::uuid[])`);
+  if (runIds) where.push(Prisma.sql`run_id = ANY(${[...runIds]}::uuid[])`);
   if (q.baseline !== undefined && q.candidate !== undefined)
     where.push(Prisma.sql`variant IN (${q.baseline}, ${q.candidate})`);
   if (q.point !== undefined) where.push(Prisma.sql`point_value = ${q.point}::float8`);

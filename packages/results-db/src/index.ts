@@ -11,6 +11,7 @@ import { similarHardwareQueries } from './similar-hardware.ts';
 import { publishedQueries } from './published.ts';
 import { registerInternals } from './internals.ts';
 import { answerQueries } from './answers.ts';
+import { comparisonInputQueries } from './comparison-inputs.ts';
 import { scenarioCatalog } from './scenario-catalog.ts';
 import { schemaQueries, type MigrationResult } from './migrate.ts';
 import { bindQueries, type DbContext, type Methods, type Queries } from './context.ts';
@@ -34,6 +35,7 @@ export { hardwareFingerprint, settingsHash, requestHash } from './hashing.ts';
 export { sha256Hex } from '@tunelab/scenarios';
 export type { IngestInput, IngestResult } from './ingest.ts';
 export { compareVariants, findingsOf, listFindings, findSimilarHardware } from './comparisons.ts';
+export { mergeInputs, packInputs, unpackInputs, type ComparisonInputs } from './comparison-inputs.ts';
 export {
   importPublished,
   publishedSubmissions,
@@ -59,6 +61,7 @@ const QUERIES = {
   ...similarHardwareQueries,
   ...publishedQueries,
   ...answerQueries,
+  ...comparisonInputQueries,
 };
 
 /**

@@ -5,12 +5,19 @@
  * and the fingerprint of everything that renders them (scripts/build.ts); a run's `run.json` is
  * its RunDetail, which aggregate pages read back instead of querying the data source again.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { RunDetail } from '@tunelab/contracts';
+import { packInputs, unpackInputs, type ComparisonInputs } from '@tunelab/results-db';
 
 export const MANIFEST_FILE = '.tunelab-build.json';
+/**
+ * The comparison inputs (samples) of the runs a build covered (results-db's comparison-inputs.ts):
+ * the next build reads only new runs' from the database and computes every comparison and answer
+ * from these and those, as a full build computes them from the database's.
+ */
+export const INPUTS_FILE = '.tunelab-inputs.json';
 
 export const BuildManifest = z.strictObject({
   /** sha256 over the site's code, its dependencies, the scenario folders and the settings that shape a page. */
@@ -50,4 +57,38 @@ export async function readBuiltRuns(dir: string, ids: readonly string[]): Promis
     }),
   );
   return out;
+}
+
+/**
+ * The comparison inputs an earlier build in `dir` kept, when they cover exactly `runs` (the runs
+ * it built) and hold `metrics`; null otherwise (none kept, another set, a file this code did not
+ * write): the caller then reads every run's from the database.
+ */
+export async function readKeptInputs(
+  dir: string,
+  runs: ReadonlySet<string>,
+  metrics: readonly string[],
+): Promise<ComparisonInputs | null> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, INPUTS_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  let kept;
+  try {
+    kept = unpackInputs(text);
+  } catch {
+    return null;
+  }
+  const held = [...kept.inputs.rows.keys()].sort();
+  const wanted = [...new Set(metrics)].sort();
+  if (held.length !== wanted.length || held.some((m, i) => m !== wanted[i])) return null;
+  if (kept.covers.length !== runs.size || kept.covers.some((id) => !runs.has(id))) return null;
+  return kept.inputs;
+}
+
+/** Leaves this build's comparison inputs in its output `dir`, covering `runs`. */
+export async function writeInputs(dir: string, inputs: ComparisonInputs, runs: readonly string[]): Promise<void> {
+  await writeFile(join(dir, INPUTS_FILE), packInputs(inputs, runs));
 }

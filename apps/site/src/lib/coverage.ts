@@ -4,9 +4,7 @@
  * Every scenario folder gets a row even when nothing was measured: the empty cells are the gaps.
  */
 import type { Coverage, CoverageCell } from '@tunelab/contracts';
-import { readSiteConfig } from './env.ts';
 import { siteData } from './load.ts';
-import { openSiteSource } from './source.ts';
 
 export type CoverageRow = { scenario: string; title: string; server: string; cells: (CoverageCell | null)[] };
 export type CoverageMatrix = {
@@ -55,19 +53,13 @@ export function coverageMatrix(coverage: Coverage, scenarios: { key: string; tit
 }
 
 let loaded: Promise<CoverageMatrix> | undefined;
-/** Read once per build, after the main snapshot (an embedded database has one owner at a time). */
+/** The coverage page's matrix, from the build's one data load. */
 export function coverageData(): Promise<CoverageMatrix> {
-  loaded ??= (async () => {
-    const data = await siteData();
-    const source = await openSiteSource(readSiteConfig());
-    try {
-      return coverageMatrix(
-        await source.coverage(),
-        data.scenarios.map((s) => ({ key: s.key, title: s.title })),
-      );
-    } finally {
-      await source.close();
-    }
-  })();
+  loaded ??= siteData().then((data) =>
+    coverageMatrix(
+      data.coverage,
+      data.scenarios.map((s) => ({ key: s.key, title: s.title })),
+    ),
+  );
   return loaded;
 }

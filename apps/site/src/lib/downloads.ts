@@ -1,4 +1,7 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunSummary } from '@tunelab/contracts';
 import type { SiteData } from './load.ts';
 import {
   differenceRows,
@@ -15,6 +18,47 @@ export type DownloadFile = { path: string; title: string; body: string; type: st
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8';
+
+const SAMPLE_HEADER = ['run', 'source', 'scenario', 'hardware', 'variant', 'repetition', 'metric', 'unit', 'value'];
+const sampleRows = (data: SiteData, runs: readonly RunSummary[]) =>
+  runs.flatMap((r) =>
+    (data.runDetail.get(r.id)?.samples ?? []).map((s) => [
+      r.id,
+      r.source,
+      r.scenario.key,
+      r.hardware.fingerprint,
+      s.variant,
+      s.repetition,
+      s.metric,
+      s.unit,
+      s.value,
+    ]),
+  );
+
+/**
+ * Every sample of every run, newest run first. Runs are immutable: when an incremental build's new
+ * runs are the newest (as they are unless a run arrived late), their rows go before the rows of the
+ * earlier build's file, which are not made again; otherwise the whole file is made.
+ */
+function samplesCsv(data: SiteData): string {
+  const fresh = data.runs.length - data.builtRuns.size;
+  const head = toCsv(SAMPLE_HEADER, []);
+  if (
+    data.config.builtSite &&
+    data.builtRuns.size > 0 &&
+    data.runs.slice(fresh).every((r) => data.builtRuns.has(r.id))
+  ) {
+    let earlier: string | null = null;
+    try {
+      earlier = readFileSync(join(data.config.builtSite, 'downloads', 'samples.csv'), 'utf8');
+    } catch {
+      // None kept: made whole below.
+    }
+    if (earlier?.startsWith(head))
+      return toCsv(SAMPLE_HEADER, sampleRows(data, data.runs.slice(0, fresh))) + earlier.slice(head.length);
+  }
+  return toCsv(SAMPLE_HEADER, sampleRows(data, data.runs));
+}
 
 function build(data: SiteData): DownloadFile[] {
   const files: DownloadFile[] = [];
@@ -210,27 +254,7 @@ function build(data: SiteData): DownloadFile[] {
     ),
     CSV_TYPE,
   );
-  add(
-    'samples.csv',
-    'Every sample of every run',
-    toCsv(
-      ['run', 'source', 'scenario', 'hardware', 'variant', 'repetition', 'metric', 'unit', 'value'],
-      data.runs.flatMap((r) =>
-        (data.runDetail.get(r.id)?.samples ?? []).map((s) => [
-          r.id,
-          r.source,
-          r.scenario.key,
-          r.hardware.fingerprint,
-          s.variant,
-          s.repetition,
-          s.metric,
-          s.unit,
-          s.value,
-        ]),
-      ),
-    ),
-    CSV_TYPE,
-  );
+  add('samples.csv', 'Every sample of every run', samplesCsv(data), CSV_TYPE);
 
   for (const sc of data.scenarios) {
     const base = `scenarios/${sc.key}`;

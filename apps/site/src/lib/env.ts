@@ -19,6 +19,8 @@ const SiteEnv = z.object({
   TUNELAB_SCENARIOS_DIR: z.string().min(1).optional(),
   /** Set by scripts/build.ts for an incremental build: the earlier build whose run pages are kept. */
   TUNELAB_BUILT_SITE: z.string().min(1).optional(),
+  /** Set by scripts/build.ts: this build's output, where the data layer leaves what the next incremental build reuses. */
+  TUNELAB_BUILD_OUT: z.string().min(1).optional(),
 });
 
 /** Where links in the feed and sitemap point when TUNELAB_SITE_URL is not set (a build warns). */
@@ -31,6 +33,8 @@ type CommonConfig = {
   siteUrlSet: boolean;
   /** An earlier build's output: the runs its manifest lists are not rendered again (see built-runs.ts). */
   builtSite: string | undefined;
+  /** This build's output directory when scripts/build.ts runs it (the kept comparison inputs go there). */
+  buildOut: string | undefined;
 };
 export type SiteConfig =
   | ({ kind: 'api'; url: string } & CommonConfig)
@@ -77,6 +81,7 @@ export function readSiteConfig(env: NodeJS.ProcessEnv = process.env): SiteConfig
     siteUrl: e.TUNELAB_SITE_URL ?? LOCAL_SITE_URL,
     siteUrlSet: e.TUNELAB_SITE_URL !== undefined,
     builtSite: e.TUNELAB_BUILT_SITE === undefined ? undefined : fromRoot(e.TUNELAB_BUILT_SITE),
+    buildOut: e.TUNELAB_BUILD_OUT === undefined ? undefined : fromRoot(e.TUNELAB_BUILD_OUT),
   };
   if (e.TUNELAB_API_URL) return { kind: 'api', url: e.TUNELAB_API_URL.replace(/\/+$/, ''), ...common };
   if (e.DATABASE_URL) return { kind: 'postgresql', url: e.DATABASE_URL, ...common };

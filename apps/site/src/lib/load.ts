@@ -4,10 +4,12 @@
  * scan per record). No page queries the database.
  */
 import {
+  type AnswersQuery,
   ComparisonQuery,
   HardwareDetail as HardwareDetailSchema,
   SimilarHardwareQuery,
   type ComparisonGroup,
+  type Coverage,
   type Finding,
   type HardwareDetail,
   type HardwareSummary,
@@ -18,12 +20,13 @@ import {
   type ScenarioAnswers,
   type SimilarHardware,
 } from '@tunelab/contracts';
-import { findingsOf } from '@tunelab/results-db';
+import { findingsOf, mergeInputs } from '@tunelab/results-db';
 import { metricDirection, primaryMetric as primaryMetricKey } from '@tunelab/answers';
 import { readSiteConfig, type SiteConfig } from './env.ts';
 import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
-import { readBuiltRuns, readManifest } from './built-runs.ts';
+import { readBuiltRuns, readKeptInputs, readManifest, writeInputs } from './built-runs.ts';
+import { writeRunFiles } from './run-files.ts';
 import type { DurationFormat } from './format.ts';
 
 export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
@@ -60,12 +63,18 @@ export type SiteData = {
   runDetail: Map<string, RunDetail>;
   /** Runs whose pages an earlier build wrote and this build keeps (empty for a full build). */
   builtRuns: ReadonlySet<string>;
+  /** This build's runs' run.json and samples.csv are written already (run-files.ts); their routes render none. */
+  runFilesWritten: boolean;
   runsByHardware: Map<string, RunSummary[]>;
   /** Measured groups per machine (groupBy hardware), by fingerprint. */
   machineGroups: Map<string, ComparisonGroup[]>;
   similar: Map<string, SimilarHardware>;
   hardwareByClass: Map<string, HardwareSummary[]>;
   findings: Finding[];
+  /** Runs and open fleet jobs per scenario × hardware class × server major (the coverage page). */
+  coverage: Coverage;
+  /** How long each phase of the load took (wall time), e.g. `lists 812 ms, run details 4 s, …`. */
+  loadPhases: string;
 };
 
 const DEFAULT_METRIC: Metric = { key: 'duration', unit: 's', direction: 'lower-is-better', label: 'duration' };
@@ -85,12 +94,14 @@ function primaryMetric(folder: ScenarioFolder | null): Metric {
 }
 
 async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteData> {
+  const phases = new Phases();
   const [folders, scenarioList, hardware, runs] = await Promise.all([
     readScenarioFolders(config.scenariosDir),
     source.scenarios(),
     source.hardware(),
     source.runs(),
   ]);
+  phases.mark('lists');
   const folderByKey = new Map(folders.map((f) => [f.key, f]));
   const keys = [...new Set([...folders.map((f) => f.key), ...scenarioList.items.map((s) => s.key)])].sort();
 
@@ -126,6 +137,15 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       kept.map((r) => r.id),
     ))
       read.set(d.id, d);
+  phases.mark('run details');
+  // A scripts/build.ts build writes the new runs' run.json and samples.csv here (run-files.ts).
+  const runFilesWritten = config.buildOut !== undefined;
+  if (config.buildOut)
+    await writeRunFiles(
+      config.buildOut,
+      runs.flatMap((r) => (builtRuns.has(r.id) ? [] : [read.get(r.id) as RunDetail])),
+    );
+  if (runFilesWritten) phases.mark('run files');
   const runDetail = new Map(runs.flatMap((r) => (read.has(r.id) ? [[r.id, read.get(r.id) as RunDetail]] : [])));
 
   const runsByHardware = new Map<string, RunSummary[]>();
@@ -158,6 +178,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       ),
     );
   }
+  phases.mark('hardware');
   const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
 
   // One comparison per metric × grouping for all scenarios at once.
@@ -169,12 +190,39 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   const classGroups: ComparisonGroup[] = [];
   const machineGroupList: ComparisonGroup[] = [];
   const publishedGroups: ComparisonGroup[] = [];
+  // From a database, every comparison and answer is computed from one read of the samples, of
+  // which an incremental build reads only the new runs' (the kept runs' are in the earlier build).
+  let compare = (q: ComparisonQuery) => source.compare(q);
+  let answers = (q: AnswersQuery) => source.answers(q);
+  if (source.inputs) {
+    const api = source.inputs;
+    const metricKeys = [...new Set([...metrics.values()].map((m) => m.key))];
+    const kept = builtSite && builtRuns.size > 0 ? await readKeptInputs(builtSite, builtRuns, metricKeys) : null;
+    const inputs = kept
+      ? mergeInputs(
+          kept,
+          await api.load(
+            metricKeys,
+            runs.filter((r) => !builtRuns.has(r.id)).map((r) => r.id),
+          ),
+        )
+      : await api.load(metricKeys);
+    phases.mark(kept ? 'samples (new runs)' : 'samples');
+    if (config.buildOut)
+      await writeInputs(
+        config.buildOut,
+        inputs,
+        runs.map((r) => r.id),
+      );
+    compare = (q) => api.compare(inputs, q);
+    answers = (q) => api.answers(inputs, q);
+  }
   for (const m of metrics.values()) {
     const base = { metric: m.key, direction: m.direction };
     const [byClass, byMachine, published] = await Promise.all([
-      source.compare(ComparisonQuery.parse({ ...base, source: 'measured', groupBy: 'class' })),
-      source.compare(ComparisonQuery.parse({ ...base, source: 'measured', groupBy: 'hardware' })),
-      source.compare(ComparisonQuery.parse({ ...base, source: 'published', groupBy: 'hardware' })),
+      compare(ComparisonQuery.parse({ ...base, source: 'measured', groupBy: 'class' })),
+      compare(ComparisonQuery.parse({ ...base, source: 'measured', groupBy: 'hardware' })),
+      compare(ComparisonQuery.parse({ ...base, source: 'published', groupBy: 'hardware' })),
     ]);
     const forKey = (g: ComparisonGroup) => primaryMetric(folderByKey.get(g.scenario.key) ?? null).key === m.key;
     classGroups.push(...byClass.groups.filter(forKey));
@@ -189,16 +237,18 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
         );
   }
 
+  phases.mark('comparisons');
   const answersOf = new Map<string, { answers: ScenarioAnswers | null; articleAnswers: ScenarioAnswers | null }>();
   for (const key of keys) {
     if (!folderByKey.has(key)) continue;
-    const [answers, articleAnswers] = await Promise.all([
-      source.answers({ scenario: key, source: 'measured' }),
-      source.answers({ scenario: key, source: 'published' }),
+    const [measured, article] = await Promise.all([
+      answers({ scenario: key, source: 'measured' }),
+      answers({ scenario: key, source: 'published' }),
     ]);
-    answersOf.set(key, { answers, articleAnswers });
+    answersOf.set(key, { answers: measured, articleAnswers: article });
   }
 
+  phases.mark('answers');
   const measuredOf = new Map<string, RunSummary[]>();
   for (const r of runs) {
     if (r.source !== 'measured') continue;
@@ -255,6 +305,10 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   }
   // Findings as the API's listFindings shapes them, from the groups above (which carry the
   // scenario's declared pairs), newest data first.
+  phases.mark('similar hardware');
+  // Read with the rest (an embedded database is opened once per build).
+  const coverage = await source.coverage();
+  phases.mark('coverage');
   const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`)
     .slice(0, 200)
     .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
@@ -269,12 +323,29 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     runs,
     runDetail,
     builtRuns,
+    runFilesWritten,
     runsByHardware,
     machineGroups,
     similar,
     hardwareByClass,
     findings,
+    coverage,
+    loadPhases: phases.toString(),
   };
+}
+
+/** Wall time per phase of the load, for the `[tunelab] loaded …` line (the benchmark reads it). */
+class Phases {
+  #last = performance.now();
+  #parts: string[] = [];
+  mark(name: string) {
+    const now = performance.now();
+    this.#parts.push(`${name} ${Math.round(now - this.#last)} ms`);
+    this.#last = now;
+  }
+  toString() {
+    return this.#parts.join(', ');
+  }
 }
 
 /**
@@ -306,7 +377,7 @@ export function siteData(): Promise<SiteData> {
         );
       }
       console.log(
-        `[tunelab] loaded ${data.runs.length} runs on ${data.hardware.length} machines, ${data.scenarios.length} scenarios from ${data.sourceDescription} in ${Math.round(performance.now() - started)} ms`,
+        `[tunelab] loaded ${data.runs.length} runs on ${data.hardware.length} machines, ${data.scenarios.length} scenarios from ${data.sourceDescription} in ${Math.round(performance.now() - started)} ms (${data.loadPhases})`,
       );
       return data;
     })

@@ -20,6 +20,7 @@ const configFor = (dataDir: string): SiteConfig => ({
   siteUrl: 'http://localhost:4321',
   siteUrlSet: false,
   builtSite: undefined,
+  buildOut: undefined,
 });
 
 describe('the site source beside the owner of the embedded database', () => {

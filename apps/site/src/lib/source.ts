@@ -31,7 +31,7 @@ import {
   SimilarHardware,
   type SimilarHardwareQuery,
 } from '@tunelab/contracts';
-import { DatabaseOwnedError, openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { DatabaseOwnedError, openResultsDb, type ComparisonInputs, type ResultsDb } from '@tunelab/results-db';
 import type { SiteConfig } from './env.ts';
 
 export class SiteDataError extends Error {
@@ -55,6 +55,17 @@ export type SiteSource = {
   answers(q: AnswersQuery): Promise<ScenarioAnswers | null>;
   /** Runs and open fleet jobs per scenario × hardware class × server major. */
   coverage(): Promise<Coverage>;
+  /**
+   * A database's comparisons and answers computed from inputs read once (results-db's
+   * comparison-inputs.ts), so that a build can keep the inputs of the runs it built and read only
+   * new runs'. Absent when reading through the API (each comparison is then a GET).
+   */
+  inputs?: {
+    /** The inputs of these metrics, of every run or of `runIds` only. */
+    load(metrics: readonly string[], runIds?: readonly string[]): Promise<ComparisonInputs>;
+    compare(inputs: ComparisonInputs, q: ComparisonQuery): Promise<ComparisonResult>;
+    answers(inputs: ComparisonInputs, q: AnswersQuery): Promise<ScenarioAnswers | null>;
+  };
   close(): Promise<void>;
 };
 
@@ -232,6 +243,21 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         return a ? validate(ScenarioAnswers, linkAnswers(a), `answers for ${q.scenario}`, where) : null;
       }),
     coverage: () => read('coverage', where, async () => validate(Coverage, await db.coverage(), 'coverage', where)),
+    inputs: {
+      load: (metrics, runIds) =>
+        read(`the samples of ${runIds ? `${runIds.length} runs` : 'every run'}`, where, () =>
+          db.loadInputs(metrics, runIds),
+        ),
+      compare: (inputs, q) =>
+        read('comparisons', where, async () =>
+          validate(ComparisonResult, linkComparisons(await db.compareInputs(inputs, q)), 'comparisons', where),
+        ),
+      answers: (inputs, q) =>
+        read(`answers for ${q.scenario}`, where, async () => {
+          const a = await db.answerInputs(inputs, q);
+          return a ? validate(ScenarioAnswers, linkAnswers(a), `answers for ${q.scenario}`, where) : null;
+        }),
+    },
     close: () => db.close(),
   };
 }

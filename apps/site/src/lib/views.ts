@@ -394,11 +394,18 @@ function shellQuote(s: string): string {
 /** CSV with OWASP formula neutralisation: the one writer in contracts. */
 export { toCsv } from '@tunelab/contracts';
 
+type ScenarioUnits = Map<string, { label: string; unit: DisplayUnit; better: string }>;
+// The scenario page and two downloads ask for the same scenario's units (a pass over its samples).
+const unitsOf = new WeakMap<ScenarioView, ScenarioUnits>();
+
 /** One display unit per declared metric of a scenario, from all its measured values (units.ts). */
-export function scenarioUnits(
-  sc: ScenarioView,
-  data: SiteData,
-): Map<string, { label: string; unit: DisplayUnit; better: string }> {
+export function scenarioUnits(sc: ScenarioView, data: SiteData): ScenarioUnits {
+  let out = unitsOf.get(sc);
+  if (!out) unitsOf.set(sc, (out = computeUnits(sc, data)));
+  return out;
+}
+
+function computeUnits(sc: ScenarioView, data: SiteData): ScenarioUnits {
   const values = new Map<string, number[]>();
   for (const g of sc.classGroups) {
     for (const ref of g.runs) {
@@ -409,7 +416,7 @@ export function scenarioUnits(
       }
     }
   }
-  const out = new Map<string, { label: string; unit: DisplayUnit; better: string }>();
+  const out: ScenarioUnits = new Map();
   for (const m of sc.folder?.doc.metrics ?? []) {
     // A declared metric nobody measured yet has no column.
     if (!values.has(m.key)) continue;
