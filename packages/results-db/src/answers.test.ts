@@ -2,49 +2,24 @@
  * The answers over real runs: the default-scale `tunelab run` of each scenario on the development
  * machine (tests/fixtures/real-runs) beside the published figures, answered by @tunelab/answers.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswersQuery, ComparisonQuery, RunSubmission } from '@tunelab/contracts';
 import { answerRun } from '@tunelab/answers';
 import { loadScenario } from '@tunelab/scenarios';
-import { openResultsDb, type ResultsDb } from './index.ts';
-import { createTestDatabase } from './testing.ts';
+import type { ResultsDb } from './index.ts';
+import { databaseWithRealRuns, realRun, REAL_RUN_KEYS, SCENARIOS } from './real-runs.ts';
 
-const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
-const KEYS = ['fillfactor-hot-updates', 'recovery-init-sync', 'vacuum-full-rewrite', 'vacuum-index-cleanup'];
-const realRun = (key: string) =>
-  (
-    JSON.parse(readFileSync(new URL(`../../../tests/fixtures/real-runs/${key}.json`, import.meta.url), 'utf8')) as {
-      submission: unknown;
-    }
-  ).submission;
+const KEYS = REAL_RUN_KEYS;
 
 describe('answers over real runs and the published figures', () => {
   let db: ResultsDb;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   const answers = async (q: Record<string, string>) => (await db.answers(AnswersQuery.parse(q)))!;
 
   beforeAll(async () => {
-    const pg = await createTestDatabase('tl_answers_db');
-    drop = pg.drop;
-    db = await openResultsDb(pg.url, { scenariosDir: SCENARIOS });
-    await db.migrate();
-    await db.importPublished(SCENARIOS);
-    for (const [i, key] of KEYS.entries()) {
-      const doc = realRun(key);
-      await db.ingestRun({
-        submission: RunSubmission.parse(doc),
-        document: doc,
-        idempotencyKey: `real-${i}`,
-        runnerId: null,
-      });
-    }
+    ({ db, close } = await databaseWithRealRuns('tl_answers_db'));
   }, 60_000);
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  afterAll(async () => close?.());
 
   it.each(KEYS)('%s: the runner’s answerRun on the run alone answers what GET /v1/answers does', async (key) => {
     const scenario = await loadScenario(`${SCENARIOS}${key}`);

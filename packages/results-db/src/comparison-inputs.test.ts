@@ -3,52 +3,27 @@
  * figures: computed from inputs read once, kept (packed and read back) and merged with a later
  * read of other runs, the comparisons and answers are those GET /v1/comparisons and /v1/answers give.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnswersQuery, ComparisonQuery, RunSubmission } from '@tunelab/contracts';
+import { AnswersQuery, ComparisonQuery } from '@tunelab/contracts';
 import { primaryMetric } from '@tunelab/answers';
 import { loadScenario } from '@tunelab/scenarios';
-import { mergeInputs, openResultsDb, packInputs, unpackInputs, type ResultsDb } from './index.ts';
-import { createTestDatabase } from './testing.ts';
+import { mergeInputs, packInputs, unpackInputs, type ResultsDb } from './index.ts';
+import { databaseWithRealRuns, REAL_RUN_KEYS, SCENARIOS } from './real-runs.ts';
 
-const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
-const KEYS = ['fillfactor-hot-updates', 'recovery-init-sync', 'vacuum-full-rewrite', 'vacuum-index-cleanup'];
-const realRun = (key: string) =>
-  (
-    JSON.parse(readFileSync(new URL(`../../../tests/fixtures/real-runs/${key}.json`, import.meta.url), 'utf8')) as {
-      submission: unknown;
-    }
-  ).submission;
+const KEYS = REAL_RUN_KEYS;
 
 describe('comparison inputs', () => {
   let db: ResultsDb;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   let metrics: string[];
 
   beforeAll(async () => {
-    const pg = await createTestDatabase('tl_inputs_db');
-    drop = pg.drop;
-    db = await openResultsDb(pg.url, { scenariosDir: SCENARIOS });
-    await db.migrate();
-    await db.importPublished(SCENARIOS);
-    for (const [i, key] of KEYS.entries()) {
-      const doc = realRun(key);
-      await db.ingestRun({
-        submission: RunSubmission.parse(doc),
-        document: doc,
-        idempotencyKey: `in-${i}`,
-        runnerId: null,
-      });
-    }
+    ({ db, close } = await databaseWithRealRuns('tl_inputs_db'));
     metrics = [
       ...new Set(await Promise.all(KEYS.map(async (k) => primaryMetric((await loadScenario(`${SCENARIOS}${k}`)).doc)))),
     ];
   }, 60_000);
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  afterAll(async () => close?.());
 
   const queries = () =>
     metrics.flatMap((metric) =>
