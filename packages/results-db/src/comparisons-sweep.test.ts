@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ComparisonQuery, FindingsQuery, RunSubmission } from '@tunelab/contracts';
+import { ComparisonQuery, FindingsQuery } from '@tunelab/contracts';
 import { openResultsDb, type ResultsDb } from './index.ts';
-import { createTestDatabase } from './testing.ts';
+import { createTestDatabase, ingestDocument } from './testing.ts';
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
@@ -45,14 +45,7 @@ for (const backend of ['postgresql', 'pglite'] as const) {
         1: { ff100: [100, 101, 99], ff40: [150, 151, 149] },
         4: { ff100: [400, 402, 398], ff40: [401, 399, 400] },
       });
-      runId = (
-        await db.ingestRun({
-          submission: RunSubmission.parse(doc),
-          document: doc,
-          idempotencyKey: `sweep-${backend}`,
-          runnerId: null,
-        })
-      ).run.id;
+      runId = (await ingestDocument(db, doc, `sweep-${backend}`)).run.id;
     });
     afterAll(async () => {
       await db.close();

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ComparisonQuery, FindingsQuery, RunSubmission, SimilarHardwareQuery } from '@tunelab/contracts';
+import { ComparisonQuery, FindingsQuery, SimilarHardwareQuery } from '@tunelab/contracts';
 import { openResultsDb, type ResultsDb } from './index.ts';
-import { createTestDatabase, prismaOf } from './testing.ts';
+import { createTestDatabase, prismaOf, ingestDocument } from './testing.ts';
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
@@ -42,15 +42,7 @@ for (const backend of ['postgresql', 'pglite'] as const) {
     let db: ResultsDb;
     let pgdb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
     let n = 0;
-    const ingest = async (doc: unknown) =>
-      (
-        await db.ingestRun({
-          submission: RunSubmission.parse(doc),
-          document: doc,
-          idempotencyKey: `cmp-${n++}`,
-          runnerId: null,
-        })
-      ).run;
+    const ingest = async (doc: unknown) => (await ingestDocument(db, doc, `cmp-${n++}`)).run;
 
     beforeAll(async () => {
       if (backend === 'postgresql') pgdb = await createTestDatabase();

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
 import { hardwareFingerprint, IdempotencyConflictError, requestHash, type ResultsDb } from './index.ts';
 import { BACKENDS, useResultsDb } from './test-backends.ts';
-import { prismaOf } from './testing.ts';
+import { prismaOf, ingestDocument } from './testing.ts';
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
@@ -25,12 +25,7 @@ for (const backend of BACKENDS) {
 
     it('stores a whole submission and reads back the same samples, series and notes', async () => {
       const runner = await db.createRunner('rt');
-      const res = await db.ingestRun({
-        submission: RunSubmission.parse(fixture),
-        document: fixture,
-        idempotencyKey: 'rt-1',
-        runnerId: runner.id,
-      });
+      const res = await ingestDocument(db, fixture, 'rt-1', runner.id);
       expect(res.outcome).toBe('created');
       const run = await db.getRun(res.run.id);
       expect(run).not.toBeNull();
@@ -70,12 +65,7 @@ for (const backend of BACKENDS) {
           },
         ];
       });
-      const res = await db.ingestRun({
-        submission: RunSubmission.parse(swept),
-        document: swept,
-        idempotencyKey: 'sweep-1',
-        runnerId: null,
-      });
+      const res = await ingestDocument(db, swept, 'sweep-1');
       const run = await db.getRun(res.run.id);
       expect(run!.samples).toHaveLength(swept.samples.length);
       const key = (x: S & { point?: { value: number } }) => `${x.variant}|${x.metric}|${x.point?.value}`;
@@ -84,16 +74,7 @@ for (const backend of BACKENDS) {
       );
       expect(run!.samples.every((x) => x.point?.param === 'vus')).toBe(true);
       expect(run!.timeSeries).toEqual(swept.timeSeries);
-      const withoutPoint = await db.getRun(
-        (
-          await db.ingestRun({
-            submission: RunSubmission.parse(fixture),
-            document: fixture,
-            idempotencyKey: 'sweep-none',
-            runnerId: null,
-          })
-        ).run.id,
-      );
+      const withoutPoint = await db.getRun((await ingestDocument(db, fixture, 'sweep-none')).run.id);
       expect(withoutPoint!.samples.some((x) => 'point' in x)).toBe(false);
     });
 
@@ -103,23 +84,13 @@ for (const backend of BACKENDS) {
         d.startedAt = '2026-11-22T04:00:00.000Z';
         d.finishedAt = '2026-11-22T04:01:00.000Z';
       });
-      const a = await db.ingestRun({
-        submission: RunSubmission.parse(second),
-        document: second,
-        idempotencyKey: 'reuse-2',
-        runnerId: null,
-      });
+      const a = await ingestDocument(db, second, 'reuse-2');
       expect(a.run.hardware.fingerprint).toBe(hardwareFingerprint(RunSubmission.parse(fixture).hardware));
       expect(await prismaOf(db).hardwareProfile.count({ where: { fingerprint: a.run.hardware.fingerprint } })).toBe(1);
       const other = variantOf(fixture, (d) => {
         d.hardware.storage = { kind: 'hdd', model: 'WDC WD40EFRX' };
       });
-      const b = await db.ingestRun({
-        submission: RunSubmission.parse(other),
-        document: other,
-        idempotencyKey: 'reuse-3',
-        runnerId: null,
-      });
+      const b = await ingestDocument(db, other, 'reuse-3');
       expect(b.run.hardware.fingerprint).not.toBe(a.run.hardware.fingerprint);
       expect(b.run.hardware.class).toBe('2 cores / 24 GB / HDD');
       const envs = await prismaOf(db).databaseEnvironment.count();
@@ -127,31 +98,14 @@ for (const backend of BACKENDS) {
     });
 
     it('replays the same key and body, refuses the same key with another body, and stores nothing new', async () => {
-      await db.ingestRun({
-        submission: RunSubmission.parse(fixture),
-        document: fixture,
-        idempotencyKey: 'replay-1',
-        runnerId: null,
-      });
+      await ingestDocument(db, fixture, 'replay-1');
       const before = await prismaOf(db).sample.count();
-      const replay = await db.ingestRun({
-        submission: RunSubmission.parse(fixture),
-        document: fixture,
-        idempotencyKey: 'replay-1',
-        runnerId: null,
-      });
+      const replay = await ingestDocument(db, fixture, 'replay-1');
       expect(replay.outcome).toBe('replayed');
       const changed = variantOf(fixture, (d) => {
         d.samples[0].value = 99;
       });
-      await expect(
-        db.ingestRun({
-          submission: RunSubmission.parse(changed),
-          document: changed,
-          idempotencyKey: 'replay-1',
-          runnerId: null,
-        }),
-      ).rejects.toBeInstanceOf(IdempotencyConflictError);
+      await expect(ingestDocument(db, changed, 'replay-1')).rejects.toBeInstanceOf(IdempotencyConflictError);
       expect(await prismaOf(db).sample.count()).toBe(before);
     });
 
@@ -200,12 +154,7 @@ for (const backend of BACKENDS) {
       const doc = variantOf(fixture, (d) => {
         d.scenario.key = 'orphans';
       });
-      const res = await db.ingestRun({
-        submission: RunSubmission.parse(doc),
-        document: doc,
-        idempotencyKey: 'orphans-1',
-        runnerId: null,
-      });
+      const res = await ingestDocument(db, doc, 'orphans-1');
       const run = await prisma.run.findUniqueOrThrow({ where: { id: res.run.id } });
       const sample = {
         scenarioVersionId: run.scenarioVersionId,
@@ -286,12 +235,7 @@ for (const backend of BACKENDS) {
           { variant: 'NULL', repetition: 2, metric: 'null', x: 0, value: 1, point: { param: 'NULL', value: 3 } },
         ];
       });
-      const res = await db.ingestRun({
-        submission: RunSubmission.parse(doc),
-        document: doc,
-        idempotencyKey: 'quoting-1',
-        runnerId: null,
-      });
+      const res = await ingestDocument(db, doc, 'quoting-1');
       const run = await db.getRun(res.run.id);
       expect(run!.samples.map((x) => [x.variant, x.metric, x.unit])).toEqual(
         units.map((unit, i) => ['NULL', `m${i}`, unit]),
@@ -307,12 +251,7 @@ for (const backend of BACKENDS) {
           { baseline: '2-1', candidate: '2-2' },
         ];
       });
-      await db.ingestRun({
-        submission: RunSubmission.parse(declared),
-        document: declared,
-        idempotencyKey: 'declared-1',
-        runnerId: null,
-      });
+      await ingestDocument(db, declared, 'declared-1');
       const v = await prismaOf(db).scenarioVersion.findFirstOrThrow({ where: { versionHash: 'b'.repeat(64) } });
       expect(v.comparisons).toEqual(declared.scenario.comparisons);
       const cmp = await db.compare({
@@ -336,16 +275,7 @@ for (const backend of BACKENDS) {
           d.startedAt = `2026-11-23T${hour}:00:00.000Z`;
           d.finishedAt = `2026-11-23T${hour}:01:00.000Z`;
         });
-        ids.push(
-          (
-            await db.ingestRun({
-              submission: RunSubmission.parse(doc),
-              document: doc,
-              idempotencyKey: `paging-${hour}`,
-              runnerId: null,
-            })
-          ).run.id,
-        );
+        ids.push((await ingestDocument(db, doc, `paging-${hour}`)).run.id);
       }
       const seen: string[] = [];
       let cursor: string | undefined;

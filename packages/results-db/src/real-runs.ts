@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { RunSubmission } from '@tunelab/contracts';
 import { openResultsDb, type ResultsDb } from './index.ts';
 import { createTestDatabase } from './test-database.ts';
+import { ingestDocument } from './testing.ts';
 
 export const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
 /** The scenarios with a real run on PostgreSQL in tests/fixtures/real-runs. */
@@ -33,12 +33,7 @@ export async function databaseWithRealRuns(prefix: string): Promise<{ db: Result
   await db.importPublished(SCENARIOS);
   for (const [i, key] of REAL_RUN_KEYS.entries()) {
     const doc = realRun(key);
-    await db.ingestRun({
-      submission: RunSubmission.parse(doc),
-      document: doc,
-      idempotencyKey: `${prefix}-${i}`,
-      runnerId: null,
-    });
+    await ingestDocument(db, doc, `${prefix}-${i}`);
   }
   return {
     db,

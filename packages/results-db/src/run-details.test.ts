@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunSubmission } from '@tunelab/contracts';
 import type { ResultsDb } from './index.ts';
+import { ingestDocument } from './testing.ts';
 import { BACKENDS, useResultsDb } from './test-backends.ts';
 
 const fixture = JSON.parse(
@@ -23,12 +23,7 @@ for (const backend of BACKENDS) {
           notes: [{ kind: 'explain', text: `plan ${i}` }],
           warnings: i === 1 ? ['a warning of run 1'] : [],
         };
-        const res = await db.ingestRun({
-          submission: RunSubmission.parse(doc),
-          document: doc,
-          idempotencyKey: `get-runs-${i}`,
-          runnerId: null,
-        });
+        const res = await ingestDocument(db, doc, `get-runs-${i}`);
         ids.push(res.run.id);
       }
     });
