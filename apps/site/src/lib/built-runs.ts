@@ -7,11 +7,15 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { RunDetail } from '@tunelab/contracts';
 import { packInputs, unpackInputs, type ComparisonInputs } from '@tunelab/results-db';
 
 export const MANIFEST_FILE = '.tunelab-build.json';
+
+/** A few files at a time: enough to keep the disk busy, few enough not to run out of descriptors. */
+export const FILES_AT_ONCE = () => pLimit(16);
 /**
  * The comparison inputs (samples) of the runs a build covered (results-db's comparison-inputs.ts):
  * the next build reads only new runs' from the database and computes every comparison and answer
@@ -44,21 +48,12 @@ export async function readManifest(dir: string): Promise<BuildManifest | null> {
 }
 
 /** Built runs' details, as their `run.json` pages hold them (written from the validated records), in the order asked. */
-export async function readBuiltRuns(dir: string, ids: readonly string[]): Promise<RunDetail[]> {
-  const out = new Array<RunDetail>(ids.length);
-  let next = 0;
-  // A few files at a time: enough to keep the disk busy, few enough not to run out of descriptors.
-  await Promise.all(
-    Array.from({ length: Math.min(16, ids.length) }, async () => {
-      while (next < ids.length) {
-        const i = next++;
-        out[i] = JSON.parse(await readFile(join(dir, 'runs', ids[i] as string, 'run.json'), 'utf8')) as RunDetail;
-      }
-    }),
+export function readBuiltRuns(dir: string, ids: readonly string[]): Promise<RunDetail[]> {
+  return FILES_AT_ONCE().map(
+    ids,
+    async (id) => JSON.parse(await readFile(join(dir, 'runs', id, 'run.json'), 'utf8')) as RunDetail,
   );
-  return out;
 }
-
 /**
  * The comparison inputs an earlier build in `dir` kept, when they cover exactly `runs` (the runs
  * it built) and hold `metrics`; null otherwise (none kept, another set, a file this code did not

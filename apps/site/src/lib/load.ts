@@ -140,12 +140,13 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   phases.mark('run details');
   // A scripts/build.ts build writes the new runs' run.json and samples.csv here (run-files.ts).
   const runFilesWritten = config.buildOut !== undefined;
-  if (config.buildOut)
+  if (config.buildOut) {
     await writeRunFiles(
       config.buildOut,
       runs.flatMap((r) => (builtRuns.has(r.id) ? [] : [read.get(r.id) as RunDetail])),
     );
-  if (runFilesWritten) phases.mark('run files');
+    phases.mark('run files');
+  }
   const runDetail = new Map(runs.flatMap((r) => (read.has(r.id) ? [[r.id, read.get(r.id) as RunDetail]] : [])));
 
   const runsByHardware = new Map<string, RunSummary[]>();
@@ -303,12 +304,12 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     const s = byFirst.get((hardwareByClass.get(h.class)?.[0] as HardwareSummary).fingerprint) as SimilarHardware;
     similar.set(h.fingerprint, { ...s, machine: { ...s.machine, fingerprint: h.fingerprint, class: h.class } });
   }
-  // Findings as the API's listFindings shapes them, from the groups above (which carry the
-  // scenario's declared pairs), newest data first.
   phases.mark('similar hardware');
   // Read with the rest (an embedded database is opened once per build).
   const coverage = await source.coverage();
   phases.mark('coverage');
+  // Findings as the API's listFindings shapes them, from the groups above (which carry the
+  // scenario's declared pairs), newest data first.
   const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`)
     .slice(0, 200)
     .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
@@ -400,4 +401,14 @@ export function labelsOf(variants: readonly { key: string; label: string }[]): R
   const labels = Object.create(null) as Record<string, string>;
   for (const v of variants) labels[v.key] = v.label;
   return labels;
+}
+
+/**
+ * The route params of this build's `run.json` and `samples.csv`: none when the data layer wrote
+ * them already (run-files.ts), else every run whose pages no earlier build wrote (scripts/build.ts).
+ */
+export async function runFilePaths() {
+  const data = await siteData();
+  if (data.runFilesWritten) return [];
+  return data.runs.filter((r) => !data.builtRuns.has(r.id)).map((r) => ({ params: { id: r.id } }));
 }

@@ -7,6 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toCsv, type RunDetail } from '@tunelab/contracts';
+import { FILES_AT_ONCE } from './built-runs.ts';
 
 export const runJson = (run: RunDetail | undefined) => `${JSON.stringify(run, null, 2)}\n`;
 
@@ -18,18 +19,12 @@ export const runSamplesCsv = (run: RunDetail | undefined) =>
 
 /** Writes each run's `runs/<id>/run.json` and `samples.csv` under `dir`, a few runs at a time. */
 export async function writeRunFiles(dir: string, runs: readonly RunDetail[]): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(16, runs.length) }, async () => {
-      while (next < runs.length) {
-        const run = runs[next++] as RunDetail;
-        const at = join(dir, 'runs', run.id);
-        await mkdir(at, { recursive: true });
-        await Promise.all([
-          writeFile(join(at, 'run.json'), runJson(run)),
-          writeFile(join(at, 'samples.csv'), runSamplesCsv(run)),
-        ]);
-      }
-    }),
-  );
+  await FILES_AT_ONCE().map(runs, async (run) => {
+    const at = join(dir, 'runs', run.id);
+    await mkdir(at, { recursive: true });
+    await Promise.all([
+      writeFile(join(at, 'run.json'), runJson(run)),
+      writeFile(join(at, 'samples.csv'), runSamplesCsv(run)),
+    ]);
+  });
 }

@@ -1,14 +1,8 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { siteData } from '../../../lib/load.ts';
+import { runFilePaths, siteData } from '../../../lib/load.ts';
 import { runJson } from '../../../lib/run-files.ts';
 
-export const getStaticPaths: GetStaticPaths = async () => {
-  const data = await siteData();
-  // Pages of runs an earlier build wrote are kept as they are (scripts/build.ts); the data layer
-  // has written this build's when it knows the output directory (run-files.ts).
-  if (data.runFilesWritten) return [];
-  return data.runs.filter((r) => !data.builtRuns.has(r.id)).map((r) => ({ params: { id: r.id } }));
-};
+export const getStaticPaths: GetStaticPaths = runFilePaths;
 
 export const GET: APIRoute = async ({ params }) =>
   new Response(runJson((await siteData()).runDetail.get(String(params.id))), {
