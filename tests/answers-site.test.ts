@@ -89,6 +89,15 @@ describe('every scenario page gives the same agreement as GET /v1/answers', () =
         }
       }
       expect(compared).toBeGreaterThan(10);
+      // The ratio line atop the fillfactor page says what the ratio claims' badges say: the sizes
+      // fall inside the article's intervals, but one warehouse for five seconds is not comparable.
+      const ff = (await (await fetch(`${url}/v1/answers?scenario=fillfactor-hot-updates`)).json()) as ScenarioAnswers;
+      const ratioPairs = ff.groups[0]!.pairs.filter((p) => p.article?.kind === 'ratio');
+      expect(ratioPairs.map((p) => p.agreement)).toEqual(['not-comparable', 'not-comparable', 'not-comparable']);
+      const page = await readFile(join(out, 'scenarios', 'fillfactor-hot-updates', 'index.html'), 'utf8');
+      const line = /<p class="answer-ratio"[^>]*>([\s\S]*?)<\/p>/.exec(page)?.[1]?.replace(/<[^>]+>/g, '') ?? '';
+      expect(line).toContain('— not comparable for 3 of 3');
+      expect(line).not.toContain('reproduces');
     },
   );
 });

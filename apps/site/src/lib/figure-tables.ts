@@ -3,7 +3,7 @@
  * rounded for people, one table per class and conditions (the points of a sweep share their runs,
  * so their ratios and fits are the same). Nothing is computed here but the formatting.
  */
-import type { FitAnswer, RatioAnswer, ScenarioAnswers } from '@tunelab/contracts';
+import type { Agreement, FitAnswer, RatioAnswer, ScenarioAnswers } from '@tunelab/contracts';
 import type { ScenarioView } from './load.ts';
 import { unitFor } from './units.ts';
 
@@ -15,6 +15,8 @@ export type RatioRow = {
   interval: string;
   article: string;
   agrees: boolean | null;
+  /** The answer's agreement on this ratio (its pair's, @tunelab/answers): comparability weighed, not only the interval. */
+  agreement: Agreement | null;
   reproduced: string;
   units: number;
 };
@@ -92,6 +94,9 @@ export function ratioTables(sc: ScenarioView): RatioTable[] {
                     : `${two(x.interval.low)} to ${two(x.interval.high)}`,
           article: x.variant === r.baseline ? two(1) : x.article === null ? 'not published' : two(x.article),
           agrees: x.agrees,
+          agreement:
+            a.pairs.find((p) => p.baseline === r.baseline && p.candidate === x.variant && p.article?.kind === 'ratio')
+              ?.agreement ?? null,
           reproduced:
             x.agrees === true
               ? 'yes'
@@ -104,7 +109,7 @@ export function ratioTables(sc: ScenarioView): RatioTable[] {
                     : 'needs an interval',
           units: x.units,
         })),
-        caption: `${metric?.label ?? r.metric}, mean over every measured unit of the group (${units} in all), ÷ the mean of ${r.baseline}; 95% Fieller interval of the ratio.${hasArticle ? ` “Article”: the ratio of the figures it published; reproduced = inside the interval${tolerance > 0 ? ` widened by ${Math.round(tolerance * 100)}% for the rounding of the article’s figures` : ''}.` : ''}`,
+        caption: `${metric?.label ?? r.metric}, mean over every measured unit of the group (${units} in all), ÷ the mean of ${r.baseline}; 95% Fieller interval of the ratio.${hasArticle ? ` “Article”: the ratio of the figures it published; “inside” = the article’s ratio lies inside the interval${tolerance > 0 ? ` widened by ${Math.round(tolerance * 100)}% for the rounding of the article’s figures` : ''}.` : ''}`,
       };
     }),
   );
