@@ -351,6 +351,12 @@ describe('site built from a results database with measured and published runs', 
         if ((await answer.count()) > 0) {
           const first = await answer.first().boundingBox();
           expect(first!.y, `${key} @${width}`).toBeLessThan(height);
+          // On a phone the "hardware like mine" form follows the first card instead of pushing it down.
+          const picker = p.locator('form.picker');
+          if (width < 600 && (await picker.count()) > 0)
+            expect((await picker.boundingBox())!.y, `${key} @${width}`).toBeGreaterThan(
+              (await p.locator('.answer-card').first().boundingBox())!.y,
+            );
           await expectBadgesFollowTheirSentences(p);
         } else await expect(p.locator('section.answer .empty').count()).resolves.toBe(1);
         // The reference material is folded: the method, every metric, the settings, the versions.
