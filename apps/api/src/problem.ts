@@ -21,9 +21,16 @@ export const ERROR_CODES = {
   'rate-limited': { status: 429, title: 'Too many requests' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
-  'database-unavailable': { status: 503, title: 'Results database unavailable' },
-  'timed-out': { status: 503, title: 'The request did not finish in time' },
-} as const;
+  // A 5xx detail is shown only where it says what a client may do (retry later) or which contract
+  // field of a stored record is wrong (no values); the others say only "unexpected error".
+  'stored-record-invalid': {
+    status: 500,
+    title: 'A stored record does not satisfy the response contract',
+    showDetail: true,
+  },
+  'database-unavailable': { status: 503, title: 'Results database unavailable', showDetail: true },
+  'timed-out': { status: 503, title: 'The request did not finish in time', showDetail: true },
+} as const satisfies Record<string, { status: number; title: string; showDetail?: true }>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export type FieldError = { path: string; message: string };
@@ -50,9 +57,9 @@ export function problemOf(err: ApiError, request: FastifyRequest): Problem {
     type: PROBLEM_BASE + err.code,
     title,
     status,
-    // 5xx details never leak: the log has them, keyed by request id.
+    // 5xx details never leak (the log has them, keyed by request id) unless the code shows them.
     detail:
-      status >= 500 && err.code !== 'database-unavailable' && err.code !== 'timed-out'
+      status >= 500 && !('showDetail' in ERROR_CODES[err.code])
         ? 'An unexpected error occurred; quote the request id when reporting it.'
         : err.message,
     instance: request.url.split('?')[0],

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { z } from 'zod';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { IdempotencyConflictError, isDatabaseUnavailable, CursorError } from '@tunelab/results-db';
@@ -38,18 +39,27 @@ function toApiError(error: FastifyError, route: string | undefined): ApiError {
       }
       return [{ path: at(v.instancePath || '/'), message: v.message ?? 'invalid' }];
     });
-    const summary = errors
-      .slice(0, 3)
-      .map((e) => `${e.path} ${e.message}`)
-      .join('; ');
     return new ApiError(
       'validation-failed',
-      `${where} is invalid: ${summary}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`,
+      `${where} is invalid: ${firstThree(
+        errors.map((e) => `${e.path} ${e.message}`),
+        '; ',
+      )}`,
       errors,
     );
   }
-  if (isResponseSerializationError(error))
-    return new ApiError('internal', `response for ${route} did not match its schema`);
+  if (isResponseSerializationError(error)) {
+    // A response the contract refuses, almost always a stored record written around the API (or
+    // by an older version): the data, not the request, is wrong. The paths (contract fields, no
+    // values) tell an operator which record and field to look at; the log has the rest.
+    // The serializer's cause is zod core's $ZodError (not the `zod` package's ZodError class).
+    const issues = error.cause instanceof z.core.$ZodError ? error.cause.issues : [];
+    const at = [...new Set(issues.map((i) => pointer(i.path)))];
+    return new ApiError(
+      'stored-record-invalid',
+      `the response for ${route ?? 'this route'} does not satisfy its contract${at.length > 0 ? ` at ${firstThree(at, ', ')}` : ''} (usually a stored record written around the API); the request is fine, retrying will not help: quote the request id when reporting it`,
+    );
+  }
   if (error instanceof IdempotencyConflictError) return new ApiError('idempotency-conflict', error.message);
   if (error instanceof CursorError)
     return new ApiError('validation-failed', error.message, [{ path: 'querystring:/cursor', message: error.message }]);
@@ -87,4 +97,9 @@ function toApiError(error: FastifyError, route: string | undefined): ApiError {
     return new ApiError('bad-request', error.message, [{ path: pointer([]), message: error.message }]);
   }
   return new ApiError('internal');
+}
+
+/** The first three of `items` joined, and how many more there are. */
+function firstThree(items: readonly string[], separator: string): string {
+  return `${items.slice(0, 3).join(separator)}${items.length > 3 ? ` (and ${items.length - 3} more)` : ''}`;
 }
