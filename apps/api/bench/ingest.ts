@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import * as hdr from 'hdr-histogram-js';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import { median } from '@tunelab/stats';
 import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
@@ -412,8 +413,7 @@ async function main(): Promise<number> {
   const plainRows = plainSubs * rowsPer;
   // Per round the two sides stored the same submissions: rows/s ÷ rows/s is time ÷ time.
   const roundRatios = rounds.map((r) => r.plainMs / r.apiMs).sort((a, b) => a - b);
-  const mid = roundRatios.length >> 1;
-  const ratio = roundRatios.length % 2 === 1 ? roundRatios[mid]! : (roundRatios[mid - 1]! + roundRatios[mid]!) / 2;
+  const ratio = median(roundRatios);
 
   const table = [
     ['', 'submissions', 'wall s', 'submissions/s', 'rows/s', 'p50 ms', 'p99 ms', 'max ms'],

@@ -23,9 +23,8 @@ export function parseBenchArgs<const O extends ParseArgsOptionsConfig>(usage: st
     options: { ...options, ...common },
     strict: true,
   });
-  // The common options read again on their own: the values of a generic options type cannot be
-  // indexed here (the strict parse above has already refused anything unknown or malformed).
-  const { values } = parseArgs({ options: common, strict: false, allowPositionals: true });
+  // The common options' values (the values of a generic options type cannot be indexed as such).
+  const values = args as { help?: boolean; 'database-url'?: string };
   if (values.help) {
     console.log(`usage: ${usage}`);
     process.exit(0);
