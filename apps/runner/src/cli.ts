@@ -67,8 +67,10 @@ Environment:
                                    that cannot be read or holds no PEM certificate: exit 2; a registry
                                    certificate it does not sign: exit 1
   npm_config_https_proxy, npm_config_proxy, npm_config_noproxy, HTTPS_PROXY, HTTP_PROXY, NO_PROXY
-                                   the proxy for registry downloads, as npm chooses it (else \`npm config
-                                   get https-proxy proxy noproxy\`); not an http(s) URL: exit 2`;
+                                   (and lowercase https_proxy, http_proxy, no_proxy) the proxy for
+                                   registry downloads, as npm chooses it (else \`npm config get
+                                   https-proxy proxy noproxy\`); not an http(s) URL: exit 2; a proxy
+                                   that does not answer: exit 1 (a password in its URL is never shown)`;
 
 /** Download progress: a bar on a TTY, else a line at every quarter. */
 function downloadProgress(io: { err: (s: string) => void; isTTY: boolean }): {

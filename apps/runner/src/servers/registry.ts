@@ -102,7 +102,7 @@ export type RegistrySettings = {
 
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
 
-/** `npm config get registry cafile`, once per process; {} without npm. */
+/** `npm config get registry cafile https-proxy proxy noproxy`, once per process; {} without npm. */
 let npmConfig: Promise<Record<string, string>> | null = null;
 function askNpm(): Promise<Record<string, string>> {
   npmConfig ??= run('npm', ['config', 'get', 'registry', 'cafile', 'https-proxy', 'proxy', 'noproxy'], {
@@ -149,9 +149,15 @@ export async function registrySettings(env: NodeJS.ProcessEnv = process.env): Pr
     : e.npm_config_registry
       ? { url: e.npm_config_registry, from: 'npm_config_registry' }
       : null;
-  const proxyFromEnv =
-    e.npm_config_https_proxy ?? e.npm_config_proxy ?? e.HTTPS_PROXY ?? e.https_proxy ?? e.HTTP_PROXY ?? e.http_proxy;
-  const npm = fromEnv && e.npm_config_cafile && proxyFromEnv ? {} : await askNpm();
+  // npm's own answers outrank everything but npm_config_*: it is asked unless those set every key it
+  // would answer (HTTPS_PROXY and the like rank below npm's https-proxy, proxy and noproxy).
+  const npmSaysNothingNew =
+    fromEnv &&
+    e.npm_config_cafile &&
+    e.npm_config_https_proxy &&
+    e.npm_config_proxy &&
+    e.npm_config_noproxy !== undefined;
+  const npm = npmSaysNothingNew ? {} : await askNpm();
   const chosen =
     fromEnv ??
     (npm.registry && /^https?:\/\//.test(npm.registry)
@@ -170,6 +176,11 @@ export async function registrySettings(env: NodeJS.ProcessEnv = process.env): Pr
   };
 }
 
+/** A proxy URL as messages show it: a user name and password in it are replaced by `***`. */
+function shownUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, '$1***@');
+}
+
 /** The first setting that is set, checked to be an http(s) URL (else a usage error naming it). */
 function firstProxy(candidates: [string | undefined, string][]): ProxySetting | undefined {
   const found = candidates.find(([url]) => url !== undefined);
@@ -179,10 +190,10 @@ function firstProxy(candidates: [string | undefined, string][]): ProxySetting | 
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`${from} is "${url}", not a proxy URL (http://host:port)`);
+    throw new UsageError(`${from} is "${shownUrl(url)}", not a proxy URL (http://host:port)`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new UsageError(`${from} is "${url}", not an http:// or https:// proxy URL`);
+    throw new UsageError(`${from} is "${shownUrl(url)}", not an http:// or https:// proxy URL`);
   return { url, from };
 }
 
@@ -235,7 +246,7 @@ export function describeRequestError(
   const message = err.cause instanceof Error ? err.cause.message : (err.message ?? String(e));
   const proxy = url ? proxyFor(new URL(url), settings) : undefined;
   if (proxy)
-    return `through the proxy ${proxy.url} (from ${proxy.from}): ${describeRequestError(e, { ...settings, proxy: undefined })}`;
+    return `through the proxy ${shownUrl(proxy.url)} (from ${proxy.from}): ${describeRequestError(e, { ...settings, proxy: undefined })}`;
   const code = String(err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code ?? '');
   const tls = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code) || /certificate/i.test(message);
   if (!tls) return message;
@@ -276,7 +287,11 @@ export function httpGet(
         // Through a tunnel the agent drops the host before TLS, so a registry at an IP address would
         // be checked against "localhost": check the certificate against the URL's host here.
         ...(agent
-          ? { agent, checkServerIdentity: (_: string, cert: PeerCertificate) => checkServerIdentity(u.hostname, cert) }
+          ? {
+              agent,
+              checkServerIdentity: (_: string, cert: PeerCertificate) =>
+                checkServerIdentity(u.hostname.replace(/^\[|\]$/g, ''), cert),
+            }
           : {}),
         ...(u.protocol === 'https:' && opts.ca ? { ca: opts.ca } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),

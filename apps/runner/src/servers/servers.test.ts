@@ -266,6 +266,21 @@ describe("the registry's certificate and proxy: npm's cafile and proxy settings"
       expect(down.code).toBe(1);
       expect(down.stderr).toContain(`cannot reach the npm registry`);
       expect(down.stderr).toContain(`through the proxy ${dead} (from npm_config_https_proxy)`);
+      // A password in the proxy's URL is never printed.
+      const secret = `http://tunelab:s3cret@127.0.0.1:${await closedPort()}`;
+      const secretDown = await install({ npm_config_https_proxy: secret });
+      expect(secretDown.code).toBe(1);
+      expect(secretDown.stderr).toContain('through the proxy http://***@127.0.0.1:');
+      expect(secretDown.stderr).not.toContain('s3cret');
+      // npm's own https-proxy (here from a user .npmrc) outranks HTTPS_PROXY, as in npm.
+      const npmrc = path.join(dir, 'npmrc');
+      await writeFile(npmrc, `https-proxy=${proxy.url}\n`);
+      proxy.asked.length = 0;
+      const fromNpmrc = await install({ npm_config_userconfig: npmrc, HTTPS_PROXY: dead });
+      expect(fromNpmrc.stderr).toContain('the registry has no build of PostgreSQL 16');
+      // Through npm's proxy (a retried request may open a second tunnel), never straight to the registry.
+      expect(proxy.asked.length).toBeGreaterThan(0);
+      expect(new Set(proxy.asked)).toEqual(new Set([`CONNECT ${regHost}`]));
       // A setting that is not a proxy URL: exit 2, naming it.
       const bad = await install({ npm_config_https_proxy: 'proxy.example:8080' });
       expect(bad.code).toBe(2);
