@@ -120,7 +120,11 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
     // Two repetitions: the verdict of @tunelab/stats declines to call it.
     expect(table).toContain('Not enough data to compare 1-2 with 1-1 (n = 2 + 2; at least 3 runs of each are needed)');
     expect(table).toContain('Not enough data to compare 2-2 with 2-1 (n = 2 + 2');
-    expect(table).toContain('restore is');
+    // Which way the ratio goes depends on this machine's load (a tiny fixture restores in about
+    // the time it takes to build); the line must be there and say one of the three things.
+    expect(table).toMatch(
+      /fixture: built once in [\d.]+ s; restored from the template 8× in [\d.]+ s on average — restore (is [\d.]+× faster than|takes about as long as|takes [\d.]+× as long as) a rebuild/,
+    );
     // Without --until-stable: no CV column, no stopping rule.
     expect(table).not.toMatch(/CV|stopped:/);
     expect(run.notes.some((n) => n.kind === 'stopping-rule')).toBe(false);
