@@ -96,28 +96,6 @@ function declaredPairs(raw: unknown): { baseline: string; candidate: string }[] 
 
 /** The parameters that define a group: every value except the swept one (its point is in the key). */
 function groupParams(r: SampleRow): Record<string, string | number | boolean> {
-  return { ...paramsOf(r).params };
-}
-
-// A run's rows share its params object: its group parameters and their text are made once per run
-// (and swept parameter), not once per sample.
-type GroupParams = { params: Record<string, string | number | boolean>; text: string };
-const paramsMemo = new WeakMap<object, Map<string | null, GroupParams>>();
-function paramsOf(r: SampleRow): GroupParams {
-  let bySweep = paramsMemo.get(r.params);
-  if (!bySweep) paramsMemo.set(r.params, (bySweep = new Map<string | null, GroupParams>()));
-  let found = bySweep.get(r.point_param);
-  if (!found) {
-    const params = computeGroupParams(r);
-    const text = Object.entries(params)
-      .map(([k, v]) => `${k}=${String(v)}`)
-      .join(',');
-    bySweep.set(r.point_param, (found = { params, text }));
-  }
-  return found;
-}
-
-function computeGroupParams(r: SampleRow): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const k of Object.keys(r.params).sort()) {
     const v = r.params[k];
@@ -239,50 +217,61 @@ export function groupSamples(
   docs: ScenarioDocs = new Map(),
 ): ComparisonResultRecord {
   const groups = new Map<string, Acc>();
-  const seenRuns = new Set<string>();
+  // A run's rows share all of a group's key but the unit and the sweep point: per run, the group of
+  // each (unit, point) it has rows for, so the key is made and the run's own facts (warnings,
+  // settings, hardware, server) are added once per run and group, not once per sample.
+  const groupOfRun = new Map<string, Map<string, Acc>>();
   for (const r of rows) {
-    const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
-    const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
-    const params = paramsOf(r).text;
-    const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${r.major}/{${params}}/${q.metric}[${r.unit}]${at}`;
-    let acc = groups.get(key);
+    let mine = groupOfRun.get(r.run_id);
+    if (!mine) groupOfRun.set(r.run_id, (mine = new Map<string, Acc>()));
+    const rest = `${r.unit}\u0000${r.point_param ?? '\u0001'}\u0000${r.point_value ?? '\u0001'}`;
+    let acc = mine.get(rest);
     if (!acc) {
-      acc = {
-        first: r,
-        byVariant: new Map(),
-        runs: new Map(),
-        databases: new Map(),
-        profiles: new Set(),
-        settings: new Map(),
-        warnings: new Map(),
-      };
-      groups.set(key, acc);
-    }
-    const runInGroup = `${key}\u0000${r.run_id}`;
-    if (!seenRuns.has(runInGroup)) {
-      seenRuns.add(runInGroup);
-      if (r.run_warnings.length > 0) acc.warnings.set(r.run_id, r.run_warnings);
-      for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
-        const fallback = engineDefault(r.engine, name);
-        const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');
-        let set = acc.settings.get(name);
-        if (!set) acc.settings.set(name, (set = new Set()));
-        set.add(value);
+      const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
+      const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
+      const params = Object.entries(groupParams(r))
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(',');
+      const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${r.major}/{${params}}/${q.metric}[${r.unit}]${at}`;
+      acc = groups.get(key);
+      if (!acc) {
+        acc = {
+          first: r,
+          byVariant: new Map(),
+          runs: new Map(),
+          databases: new Map(),
+          profiles: new Set(),
+          settings: new Map(),
+          warnings: new Map(),
+        };
+        groups.set(key, acc);
+      }
+      mine.set(rest, acc);
+      // The run's first row in this group.
+      if (!acc.runs.has(r.run_id)) {
+        if (r.run_warnings.length > 0) acc.warnings.set(r.run_id, r.run_warnings);
+        for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
+          const fallback = engineDefault(r.engine, name);
+          const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');
+          let set = acc.settings.get(name);
+          if (!set) acc.settings.set(name, (set = new Set()));
+          set.add(value);
+        }
+        acc.runs.set(r.run_id, r.received_at);
+        acc.profiles.add(r.fingerprint);
+        const dbKey = `${r.engine}\u0000${r.db_version}`;
+        let db = acc.databases.get(dbKey);
+        if (!db)
+          acc.databases.set(
+            dbKey,
+            (db = { engine: r.engine, version: r.db_version, major: r.major, minor: r.minor, runs: new Set() }),
+          );
+        db.runs.add(r.run_id);
       }
     }
     let list = acc.byVariant.get(r.variant);
     if (!list) acc.byVariant.set(r.variant, (list = []));
     list.push({ value: r.value, runId: r.run_id, repetition: r.repetition });
-    acc.runs.set(r.run_id, r.received_at);
-    acc.profiles.add(r.fingerprint);
-    const dbKey = `${r.engine}\u0000${r.db_version}`;
-    let db = acc.databases.get(dbKey);
-    if (!db)
-      acc.databases.set(
-        dbKey,
-        (db = { engine: r.engine, version: r.db_version, major: r.major, minor: r.minor, runs: new Set() }),
-      );
-    db.runs.add(r.run_id);
   }
   for (const acc of groups.values()) {
     // Stable input order (by run, then repetition) so outlier indices and tests are deterministic.
