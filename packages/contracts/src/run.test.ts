@@ -6,6 +6,7 @@ import {
   parseServerVersion,
   RunSubmission,
   stableHardwareFields,
+  csvCell,
   toCsv,
 } from './index.ts';
 
@@ -121,5 +122,14 @@ describe('toCsv', () => {
       ',,true',
       '',
     ]);
+  });
+});
+
+describe('csvCell', () => {
+  it('writes an integer as itself and any other number to 12 significant digits', () => {
+    for (const v of [0, -0, 1, -5, 42, 999_999_999_999, -999_999_999_999, 1e12, 123_456_789_012_345, 2 ** 53])
+      expect(csvCell(v), String(v)).toBe(String(Number(v.toPrecision(12))));
+    expect(csvCell(45.663906000000004)).toBe('45.663906');
+    expect(csvCell(1e21)).toBe('1e+21');
   });
 });
