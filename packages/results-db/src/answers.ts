@@ -118,12 +118,10 @@ export async function answerFromReads(
   const doc = loaded.doc;
   const metric = q.metric ?? primaryMetric(doc);
   const docs = new Map([[doc.key, doc]]);
-  const { source, major, ...filters } = q;
+  const { source, ...filters } = q;
+  // `major` (one or several engine majors) is applied where the samples are read.
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
-  // `major` (one or several engine majors) keeps those majors' groups; grouping never pools two majors.
-  const groups = groupSamples(await reads.rows(base), base, docs).groups.filter(
-    (g) => major === undefined || major.includes(g.engine.major),
-  );
+  const groups = groupSamples(await reads.rows(base), base, docs).groups;
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,

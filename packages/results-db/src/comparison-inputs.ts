@@ -78,23 +78,17 @@ export function mergeInputs(a: ComparisonInputs, b: ComparisonInputs): Compariso
   };
 }
 
+/** The filters `rowsOf` applies (the ones the site asks with) and the query fields that are no filter. */
+const ROWS_FILTERED_BY = new Set(['scenario', 'metric', 'source', 'engine', 'major', 'groupBy', 'direction']);
+
 /** `rows` of the metric, filtered as loadSamples filters the database for the filters a site asks with. */
 function rowsOf(inputs: ComparisonInputs, q: Filters): SampleRow[] {
   const rows = inputs.rows.get(q.metric);
   if (!rows) throw new Error(`the comparison inputs hold no samples of ${q.metric}`);
-  const unsupported = (
-    [
-      'storage',
-      'minCores',
-      'maxCores',
-      'minMemoryGb',
-      'maxMemoryGb',
-      'hardware',
-      'baseline',
-      'candidate',
-      'point',
-    ] as const
-  ).filter((k) => q[k] !== undefined);
+  // Any other filter set would be ignored here and answer differently from loadSamples: refused.
+  const unsupported = Object.entries(q)
+    .filter(([k, v]) => v !== undefined && !ROWS_FILTERED_BY.has(k))
+    .map(([k]) => k);
   if (unsupported.length > 0) throw new Error(`comparison inputs are not filtered by ${unsupported.join(', ')}`);
   return rows.filter(
     (r) =>

@@ -66,7 +66,8 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const hardwareClass = hardwareClassOf(s.hardware);
   const envHash = settingsHash(s.database.settings);
 
-  const parentKeys = { s, fingerprint, envHash, binary: sql.binaryParameters };
+  // The children's arrays are made once, for the retry after new parent rows too.
+  const parentKeys = { s, fingerprint, envHash, children: childColumns(s, sql.binaryParameters) };
   let stored: { id: string; received_at: Date } | undefined;
   try {
     const first = await storeRun(sql, input, text, storedKey, hash, source, parentKeys);
@@ -226,8 +227,8 @@ async function createParents(
   );
 }
 
-/** The parent rows' natural keys, and how the driver takes the children's arrays (child-columns.ts). */
-type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string; binary: boolean };
+/** The parent rows' natural keys, and the children's arrays as the driver takes them (child-columns.ts). */
+type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string; children: (Buffer | string)[] };
 
 /**
  * The whole run in one statement: it finds the three parent rows by their natural keys, checks
@@ -322,7 +323,7 @@ async function storeRun(
       s.database.engine,
       s.database.version,
       k.envHash,
-      ...childColumns(s, k.binary),
+      ...k.children,
     ],
     INGEST_STATEMENT,
   );
