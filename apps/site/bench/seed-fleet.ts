@@ -3,7 +3,8 @@
  * machines in an embedded (PGlite) results database, plus the published articles. One run per
  * machine goes through `ingestRun`; the others are copies of those made in SQL with their own
  * ids, keys and dates (ingesting 10,000 runs one by one into the embedded database takes longer
- * than the builds measured).
+ * than the builds measured). The copies were received before their originals, as a fleet's earlier
+ * runs were: a run received later than the benchmark's new ones would be one that arrived late.
  */
 import { openResultsDb } from '@tunelab/results-db';
 import { prismaOf } from '@tunelab/results-db/testing';
@@ -56,7 +57,7 @@ export async function seedFleet(dataDir: string, runs: number, machines: number)
         database_environment_id, params, runner_version, started_at, finished_at, received_at, sample_count, time_series_count, document)
       SELECT ${copy('r.id')}, r.idempotency_key || ':copy-' || g, r.request_hash, r.source, r.status, r.runner_id,
         r.scenario_version_id, r.hardware_profile_id, r.database_environment_id, r.params, r.runner_version,
-        r.started_at + g * interval '1 day', r.finished_at + g * interval '1 day', r.received_at + g * interval '1 second',
+        r.started_at + g * interval '1 day', r.finished_at + g * interval '1 day', r.received_at - g * interval '1 second',
         r.sample_count, r.time_series_count, r.document
       FROM (${originals}) r, generate_series(1, ${copies}) g`);
     await p.$executeRawUnsafe(`
