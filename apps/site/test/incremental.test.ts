@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
+import { prismaOf } from '@tunelab/results-db/testing';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
 import { INPUTS_FILE, MANIFEST_FILE } from '../src/lib/built-runs.ts';
@@ -129,4 +130,37 @@ it('over the output of another (or a reset) database, rebuilds every page and ke
   const now = await readdir(join(site, 'runs'));
   expect(now).toHaveLength(1);
   expect(now).not.toEqual(old);
+}, 400_000);
+
+it('a run that arrives late (received before runs the earlier build holds) still gives the full build’s files', async () => {
+  const dataDir = join(work, 'db-late');
+  const env = { ...envWithoutDataSource(), TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' };
+  await ingest(dataDir, [
+    [MACHINES[0]!, 20],
+    [MACHINES[1]!, 20],
+  ]);
+  const site = join(work, 'site-late');
+  expect(await buildSiteInto(site, { env, quiet: true })).toMatchObject({ code: 0, incremental: false });
+  await ingest(dataDir, [[MACHINES[2]!, 20]]);
+  // Received before every run of the first build: its rows belong after theirs in samples.csv.
+  const db = await openResultsDb(undefined, { dataDir });
+  try {
+    await prismaOf(db).$executeRawUnsafe(
+      `UPDATE runs SET received_at = (SELECT min(received_at) FROM runs) - interval '1 hour' WHERE idempotency_key = 'inc-c-20'`,
+    );
+  } finally {
+    await db.close();
+  }
+  expect(await buildSiteInto(site, { env, quiet: true })).toMatchObject({ code: 0, incremental: true, newRuns: 1 });
+  const full = join(work, 'full-late');
+  expect(await buildSiteInto(full, { env, full: true, quiet: true })).toMatchObject({ code: 0, incremental: false });
+  const got = await files(site);
+  expect(got).toEqual(await files(full));
+  for (const f of got) {
+    const [a, b] = await Promise.all([readFile(join(site, f), 'utf8'), readFile(join(full, f), 'utf8')]);
+    expect(withoutBuildTime(a), f).toBe(withoutBuildTime(b));
+  }
+  const csv = (await readFile(join(site, 'downloads', 'samples.csv'), 'utf8')).trimEnd().split('\r\n');
+  const late = (await readdir(join(site, 'runs'))).find((id) => csv.at(-1)?.startsWith(`${id},`));
+  expect(late, 'the late run’s rows come last').toBeDefined();
 }, 400_000);

@@ -240,6 +240,9 @@ describe('site built from a results database with measured and published runs', 
       '% faster',
     ]);
     expect(await ssd.locator('table.measured-table tbody tr').count()).toBe(4);
+    await expect(ssd.locator('table.measured-table caption').textContent()).resolves.toMatch(
+      /^duration of the timed block in \S+, 2 cores \/ 24 GB \/ SSD/,
+    );
     // The class's verdict is its answer card's, one link away.
     await ssd.locator('a', { hasText: 'its answer' }).click();
     await expect(

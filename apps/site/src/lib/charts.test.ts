@@ -100,3 +100,31 @@ describe('axes for people', () => {
     expect(ticks(near.wide)).not.toContain('0');
   });
 });
+
+describe('a distribution of a fleet-sized group', () => {
+  // A dot is a circle path ("A4 4 0 1 1"); one element per dot, or one shape holding them all.
+  // The legend's "repetitions" key is one more circle.
+  const dotElements = (svg: string) => [...svg.matchAll(/<path d="[^"]*A[\d.]+ [\d.]+ 0 1 1[^"]*"/g)].length - 1;
+  const dotsIn = (svg: string) => [...svg.matchAll(/A[\d.]+ [\d.]+ 0 1 1/g)].length - 1;
+  const variants = (n: number) =>
+    ['a', 'b'].map((label, v) => ({
+      label,
+      values: Array.from({ length: n }, (_, i) => 1 + v * 0.1 + ((i * 7919) % 1000) / 5000),
+    }));
+
+  it.each([10, 100])('%d values per variant: every dot is its own element (overlaps darken)', (n) => {
+    const svg = distributionChart({ title: 't', axisName: 's', formatValue: format, variants: variants(n) });
+    expect(dotElements(svg.wide)).toBe(2 * n);
+    expect(dotElements(svg.narrow)).toBe(2 * n);
+  });
+
+  it('600 values per variant: every dot is drawn, in one shape, at a fraction of the size', () => {
+    const many = variants(600);
+    const svg = distributionChart({ title: 't', axisName: 's', formatValue: format, variants: many });
+    expect(dotElements(svg.wide)).toBe(1);
+    expect(dotsIn(svg.wide)).toBe(1200);
+    expect(dotsIn(svg.narrow)).toBe(1200);
+    // One element per dot would be ~220 bytes a dot; the shape holds each in ~50.
+    expect(svg.wide.length).toBeLessThan(1200 * 80);
+  });
+});

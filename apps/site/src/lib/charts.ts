@@ -46,16 +46,15 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
   }
 }
 
-function both(
-  build: (width: number) => { option: echarts.EChartsCoreOption; height: number },
-  title: string,
-  desc: string,
-): ChartSvg {
-  const out = (w: number) => {
-    const { option, height } = build(w);
-    return render(option, w, height, title, desc);
-  };
-  return { wide: out(WIDE), narrow: out(NARROW) };
+type Build = (width: number) => { option: echarts.EChartsCoreOption; height: number };
+
+function one(build: Build, width: number, title: string, desc: string): string {
+  const { option, height } = build(width);
+  return render(option, width, height, title, desc);
+}
+
+function both(build: Build, title: string, desc: string): ChartSvg {
+  return { wide: one(build, WIDE, title, desc), narrow: one(build, NARROW, title, desc) };
 }
 
 /**
@@ -151,51 +150,73 @@ export type DistributionInput = {
   fromZero?: boolean;
 };
 
-/** Per-variant box plot with every repetition as a point on top (a strip chart). */
-export function distributionChart(input: DistributionInput): ChartSvg {
-  const labels = input.variants.map((v) => v.label);
-  const desc = input.variants
+/**
+ * Above this many repetitions in one chart the dots are drawn as one shape per chart (ECharts'
+ * large scatter): a fleet's class group of 100 runs × 12 values drew 1,200 elements per width,
+ * ~270 KB of SVG and ~20 ms each, and a scenario page of 75 such groups was 42 MB. Drawn as one
+ * shape, dots that overlap no longer darken each other; the box still shows where they gather.
+ */
+export const MANY_DOTS = 200;
+export const drawsDotsAsOneShape = (variants: readonly { values: readonly number[] }[]) =>
+  variants.reduce((n, v) => n + v.values.length, 0) > MANY_DOTS;
+
+/** The text alternative of a distribution chart: per variant its count, range and median. */
+export const distributionDesc = (input: DistributionInput) =>
+  input.variants
     .map((v) => {
       const s = [...v.values].sort((a, b) => a - b);
       const [, , med] = quartiles(s);
       return `${v.label}: ${v.values.length} values from ${input.formatValue(s[0] ?? 0)} to ${input.formatValue(s.at(-1) ?? 0)}, median ${input.formatValue(med)}`;
     })
     .join('; ');
+
+function distributionBuild(input: DistributionInput): Build {
+  const large = drawsDotsAsOneShape(input.variants);
+  const labels = input.variants.map((v) => v.label);
   const k = axisUnit(input.variants.flatMap((v) => v.values));
   const format = input.formatAxis ?? input.formatValue;
-  return both(
-    (w) => {
-      const top = 14 + 18 * titleLines(input.title, w);
-      return {
-        height: top + 70 + 40 * Math.max(2, labels.length),
-        option: {
-          title: chartTitle(input.title, w),
-          legend: legend(['repetitions', 'spread (quartiles, range)'], w),
-          grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-          xAxis: valueAxis(input.axisName, (v) => format(v * k), { scale: !input.fromZero }),
-          yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
-          series: [
-            {
-              type: 'boxplot',
-              name: 'spread (quartiles, range)',
-              data: input.variants.map((v) => quartiles(v.values.map((x) => x / k).sort((a, b) => a - b))),
-              itemStyle: { color: '#eef2f7', borderColor: '#64748b' },
-              boxWidth: [10, 24],
-            },
-            {
-              type: 'scatter',
-              name: 'repetitions',
-              data: input.variants.flatMap((v) => v.values.map((x) => [x / k, v.label])),
-              symbolSize: 8,
-              itemStyle: { color: PALETTE[0], opacity: 0.75 },
-            },
-          ],
-        },
-      };
-    },
-    input.title,
-    desc,
-  );
+  return (w) => {
+    const top = 14 + 18 * titleLines(input.title, w);
+    return {
+      height: top + 70 + 40 * Math.max(2, labels.length),
+      option: {
+        title: chartTitle(input.title, w),
+        legend: legend(['repetitions', 'spread (quartiles, range)'], w),
+        grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
+        xAxis: valueAxis(input.axisName, (v) => format(v * k), { scale: !input.fromZero }),
+        yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
+        series: [
+          {
+            type: 'boxplot',
+            name: 'spread (quartiles, range)',
+            data: input.variants.map((v) => quartiles(v.values.map((x) => x / k).sort((a, b) => a - b))),
+            itemStyle: { color: '#eef2f7', borderColor: '#64748b' },
+            boxWidth: [10, 24],
+          },
+          {
+            type: 'scatter',
+            name: 'repetitions',
+            data: input.variants.flatMap((v) => v.values.map((x) => [x / k, v.label])),
+            symbolSize: 8,
+            itemStyle: { color: PALETTE[0], opacity: 0.75 },
+            // Above the boxes (one large shape would otherwise be drawn beneath them).
+            z: 3,
+            ...(large ? { large: true, largeThreshold: MANY_DOTS } : {}),
+          },
+        ],
+      },
+    };
+  };
+}
+
+/** Per-variant box plot with every repetition as a point on top (a strip chart). */
+export function distributionChart(input: DistributionInput): ChartSvg {
+  return both(distributionBuild(input), input.title, distributionDesc(input));
+}
+
+/** One width of `distributionChart` (a chart served as its own file, chart-files.ts). */
+export function distributionChartAt(input: DistributionInput, width: 'wide' | 'narrow'): string {
+  return one(distributionBuild(input), width === 'wide' ? WIDE : NARROW, input.title, distributionDesc(input));
 }
 
 export type DifferenceInput = {

@@ -1,8 +1,6 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { RunSummary } from '@tunelab/contracts';
 import type { SiteData } from './load.ts';
+import { samplesCsv } from './run-files.ts';
 import {
   differenceRows,
   measuredTables,
@@ -13,56 +11,17 @@ import {
   toCsv,
 } from './views.ts';
 
-export type DownloadFile = { path: string; title: string; body: string; type: string };
+/** `body` is null for a file the data layer wrote already (run-files.ts): its route renders none. */
+export type DownloadFile = { path: string; title: string; body: string | null; bytes: number; type: string };
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 
-const SAMPLE_HEADER = ['run', 'source', 'scenario', 'hardware', 'variant', 'repetition', 'metric', 'unit', 'value'];
-const sampleRows = (data: SiteData, runs: readonly RunSummary[]) =>
-  runs.flatMap((r) =>
-    (data.runDetail.get(r.id)?.samples ?? []).map((s) => [
-      r.id,
-      r.source,
-      r.scenario.key,
-      r.hardware.fingerprint,
-      s.variant,
-      s.repetition,
-      s.metric,
-      s.unit,
-      s.value,
-    ]),
-  );
-
-/**
- * Every sample of every run, newest run first. Runs are immutable: when an incremental build's new
- * runs are the newest (as they are unless a run arrived late), their rows go before the rows of the
- * earlier build's file, which are not made again; otherwise the whole file is made.
- */
-function samplesCsv(data: SiteData): string {
-  const fresh = data.runs.length - data.builtRuns.size;
-  const head = toCsv(SAMPLE_HEADER, []);
-  if (
-    data.config.builtSite &&
-    data.builtRuns.size > 0 &&
-    data.runs.slice(fresh).every((r) => data.builtRuns.has(r.id))
-  ) {
-    let earlier: string | null = null;
-    try {
-      earlier = readFileSync(join(data.config.builtSite, 'downloads', 'samples.csv'), 'utf8');
-    } catch {
-      // None kept: made whole below.
-    }
-    if (earlier?.startsWith(head))
-      return toCsv(SAMPLE_HEADER, sampleRows(data, data.runs.slice(0, fresh))) + earlier.slice(head.length);
-  }
-  return toCsv(SAMPLE_HEADER, sampleRows(data, data.runs));
-}
-
 function build(data: SiteData): DownloadFile[] {
   const files: DownloadFile[] = [];
-  const add = (path: string, title: string, body: string, type: string) => files.push({ path, title, body, type });
+  const add = (path: string, title: string, body: string, type: string) =>
+    files.push({ path, title, body, bytes: Buffer.byteLength(body), type });
 
   const scenarioRows = data.scenarios.map((s) => ({
     key: s.key,
@@ -254,7 +213,15 @@ function build(data: SiteData): DownloadFile[] {
     ),
     CSV_TYPE,
   );
-  add('samples.csv', 'Every sample of every run', samplesCsv(data), CSV_TYPE);
+  if (data.samplesCsvBytes === null) add('samples.csv', 'Every sample of every run', samplesCsv(data), CSV_TYPE);
+  else
+    files.push({
+      path: 'samples.csv',
+      title: 'Every sample of every run',
+      body: null,
+      bytes: data.samplesCsvBytes,
+      type: CSV_TYPE,
+    });
 
   for (const sc of data.scenarios) {
     const base = `scenarios/${sc.key}`;

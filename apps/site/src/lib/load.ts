@@ -26,7 +26,7 @@ import { readSiteConfig, type SiteConfig } from './env.ts';
 import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
 import { readBuiltRuns, readKeptInputs, readManifest, writeInputs } from './built-runs.ts';
-import { writeRunFiles } from './run-files.ts';
+import { writeRunFiles, writeSamplesCsv } from './run-files.ts';
 import type { DurationFormat } from './format.ts';
 
 export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
@@ -65,6 +65,8 @@ export type SiteData = {
   builtRuns: ReadonlySet<string>;
   /** This build's runs' run.json and samples.csv are written already (run-files.ts); their routes render none. */
   runFilesWritten: boolean;
+  /** The size of `downloads/samples.csv` when the data layer wrote it (run-files.ts), else null: its route makes it. */
+  samplesCsvBytes: number | null;
   runsByHardware: Map<string, RunSummary[]>;
   /** Measured groups per machine (groupBy hardware), by fingerprint. */
   machineGroups: Map<string, ComparisonGroup[]>;
@@ -132,7 +134,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   const read = new Map<string, RunDetail>();
   for (const d of await source.runDetails(runs.filter((r) => !builtRuns.has(r.id)).map((r) => r.id))) read.set(d.id, d);
   if (builtSite)
-    for (const d of await readBuiltRuns(
+    for (const d of readBuiltRuns(
       builtSite,
       kept.map((r) => r.id),
     ))
@@ -148,6 +150,12 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     phases.mark('run files');
   }
   const runDetail = new Map(runs.flatMap((r) => (read.has(r.id) ? [[r.id, read.get(r.id) as RunDetail]] : [])));
+  // Every sample of every run, streamed to its file (the earlier build's rows copied after the new runs').
+  const samplesCsvWritten = config.buildOut
+    ? writeSamplesCsv(config.buildOut, { runs, runDetail, builtRuns, config })
+    : Promise.resolve(null);
+  // Awaited below; a failure must not go unhandled in between.
+  samplesCsvWritten.catch(() => undefined);
 
   const runsByHardware = new Map<string, RunSummary[]>();
   for (const r of runs) {
@@ -314,6 +322,10 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     .slice(0, 200)
     .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
 
+  // Written while the rest loads (disk time, mostly); no page reads it.
+  const samplesCsvBytes = await samplesCsvWritten;
+  phases.mark('samples.csv (rest)');
+
   return {
     config,
     sourceDescription: source.description,
@@ -325,6 +337,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     runDetail,
     builtRuns,
     runFilesWritten,
+    samplesCsvBytes,
     runsByHardware,
     machineGroups,
     similar,

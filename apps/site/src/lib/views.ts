@@ -207,11 +207,18 @@ function serverSuffix(groups: readonly ComparisonGroup[]): (g: ComparisonGroup) 
   return (g) => (several ? ` · ${serverName(g.engine.engine, g.engine.major)}` : '');
 }
 
-export function measuredTables(
-  sc: ScenarioView,
-  data: SiteData,
-  groups: ComparisonGroup[] = sc.classGroups,
-): MeasuredTable[] {
+// The scenario page, its chart files (chart-files.ts) and its downloads show the same tables.
+const tablesOf = new WeakMap<ScenarioView, MeasuredTable[]>();
+
+/** One measured table per hardware class of a scenario, made once per build. */
+export function measuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
+  let out = tablesOf.get(sc);
+  if (!out) tablesOf.set(sc, (out = makeMeasuredTables(sc, data)));
+  return out;
+}
+
+function makeMeasuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
+  const groups = sc.classGroups;
   const multipleVersions = new Set(groups.map((g) => g.scenario.version)).size > 1;
   const server = serverSuffix(groups);
   return groups.map((g) => {

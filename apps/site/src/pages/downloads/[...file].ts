@@ -4,7 +4,9 @@ import { downloadFiles } from '../../lib/downloads.ts';
 
 export const getStaticPaths: GetStaticPaths = async () => {
   const data = await siteData();
-  return downloadFiles(data).map((f) => ({ params: { file: f.path }, props: { path: f.path } }));
+  return downloadFiles(data)
+    .filter((f) => f.body !== null)
+    .map((f) => ({ params: { file: f.path }, props: { path: f.path } }));
 };
 
 export const GET: APIRoute = async ({ props }) => {

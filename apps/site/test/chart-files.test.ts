@@ -1,0 +1,112 @@
+/**
+ * A class group of more than 200 repetitions (a fleet's) has its distribution chart as two files
+ * beside the scenario page, one per width, shown by a <picture> in its fold and fetched only when
+ * the fold opens; a smaller group's chart stays inline. Built with `astro build` over 20 runs on
+ * one machine (240 repetitions) and one run on another.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from '@tunelab/browser';
+import { openResultsDb } from '@tunelab/results-db';
+import { ingestDocument } from '@tunelab/results-db/testing';
+import { buildSite } from './build.ts';
+import { sampleRun, type MachineSpec } from './seed.ts';
+import { serveStatic } from './static-server.ts';
+
+const FLEET: MachineSpec = { id: 'fleet', cores: 8, memoryGb: 32, disk: 'nvme' };
+const SINGLE: MachineSpec = { id: 'single', cores: 2, memoryGb: 8, disk: 'hdd' };
+const PAGE = 'scenarios/vacuum-index-cleanup/index.html';
+
+let work: string;
+let out: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'tunelab-site-chart-files-'));
+  const dataDir = join(work, 'db');
+  const db = await openResultsDb(undefined, { dataDir });
+  try {
+    await db.migrate();
+    for (let n = 0; n < 20; n++) await ingestDocument(db, sampleRun(FLEET, n), `fleet-${n}`);
+    await ingestDocument(db, sampleRun(SINGLE, 0), 'single-0');
+  } finally {
+    await db.close();
+  }
+  out = join(work, 'site');
+  const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' });
+  expect(build.code, build.output.slice(-3000)).toBe(0);
+}, 300_000);
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+/** The measured group's section of the scenario page whose heading names `cores`. */
+const section = (html: string, cores: number) =>
+  [...html.matchAll(/<section id="(g-[^"]+)" class="measured-group"[^>]*>([\s\S]*?)<\/section>/g)].find((m) =>
+    new RegExp(`<h3[^>]*>${cores} cores`).test(m[2] ?? ''),
+  );
+
+it('the large group’s chart is two SVG files in a <picture>; the small group’s is inline', async () => {
+  const html = await readFile(join(out, PAGE), 'utf8');
+  const large = section(html, FLEET.cores);
+  const small = section(html, SINGLE.cores);
+  expect(large, 'the fleet machine’s group').toBeDefined();
+  expect(small, 'the single run’s group').toBeDefined();
+  const [, id, body] = large as RegExpMatchArray;
+  expect(body).not.toContain('<svg');
+  expect(body).toContain(
+    `<source media="(max-width: 600px)" srcset="/scenarios/vacuum-index-cleanup/charts/${id}-narrow.svg">`,
+  );
+  const img = /<img src="([^"]+)" alt="([^"]+)" loading="lazy"/.exec(body ?? '');
+  expect(img?.[1]).toBe(`/scenarios/vacuum-index-cleanup/charts/${id}-wide.svg`);
+  // The text alternative carries what the inline chart's <desc> did: per variant count, range, median.
+  expect(img?.[2]).toMatch(/^Box and strip plot of .* per variant on 8 cores .*\. 1-1: 60 values from .* median .*\.$/);
+  for (const width of ['wide', 'narrow']) {
+    const svg = await readFile(join(out, 'scenarios/vacuum-index-cleanup/charts', `${id}-${width}.svg`), 'utf8');
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg.match(/viewBox=/g)).toHaveLength(1);
+    expect(svg).toMatch(/<title>[^<]*8 cores[^<]*<\/title><desc>1-1: 60 values/);
+    expect(svg).toContain(`viewBox="0 0 ${width === 'wide' ? 640 : 360} `);
+  }
+  expect(small?.[2]).toMatch(/<div role="img" aria-label="Box and strip plot[^"]*" class="chart-wide"><svg/);
+});
+
+it('in a browser the chart file is fetched when its fold opens, at the width of the screen', async () => {
+  const server = await serveStatic(out);
+  const browser = await launchChromium();
+  try {
+    // One page for both widths (the Chromium inside @sparticuz/chromium runs a single process).
+    // Browsers load lazily only with scripting on (without it every image loads at once, and the page still works).
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 }, javaScriptEnabled: true });
+    const fetched: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/charts/')) fetched.push(r.url());
+    });
+    for (const [width, file] of [
+      [1366, 'wide'],
+      [390, 'narrow'],
+    ] as const) {
+      // Off the page first: resizing a page whose fold is open would fetch the other width there.
+      await page.goto('about:blank');
+      await page.setViewportSize({ width, height: 900 });
+      fetched.length = 0;
+      await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`, { waitUntil: 'load' });
+      expect(fetched, 'nothing fetched while the fold is closed').toEqual([]);
+      const group = page.locator('section.measured-group', { has: page.locator('h3', { hasText: '8 cores' }) });
+      await group.locator('details.more > summary').click();
+      const img = group.locator('figure.chart img');
+      await img.scrollIntoViewIfNeeded();
+      await expect
+        .poll(() => img.evaluate((i: HTMLImageElement) => (i.complete ? i.naturalWidth : 0)), { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      expect(await img.evaluate((i: HTMLImageElement) => i.currentSrc)).toMatch(new RegExp(`-${file}\\.svg$`));
+      const box = await img.boundingBox();
+      expect(box?.width).toBeGreaterThan(width === 390 ? 300 : 500);
+      expect(fetched.every((u) => u.endsWith(`-${file}.svg`))).toBe(true);
+      await page.screenshot({ path: join(process.env.CHART_SHOTS ?? work, `chart-file-${width}.png`) });
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}, 120_000);
