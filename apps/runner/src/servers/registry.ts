@@ -107,6 +107,9 @@ let npmConfig: Promise<Record<string, string>> | null = null;
 function askNpm(): Promise<Record<string, string>> {
   npmConfig ??= run('npm', ['config', 'get', 'registry', 'cafile', 'https-proxy', 'proxy', 'noproxy'], {
     timeoutMs: 15_000,
+    // npm's weekly check for a newer npm would go to registry.npmjs.org (through the proxy it is
+    // configured with): reading the settings must reach nothing.
+    env: { ...process.env, npm_config_update_notifier: 'false' },
   }).then(
     (r) =>
       Object.fromEntries(
