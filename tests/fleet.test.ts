@@ -122,6 +122,7 @@ function startAgent(
         TUNELAB_SPOOL_DIR: path.join(home, 'spool'),
         TUNELAB_SUBMIT_BACKOFF_MS: '200',
         TUNELAB_SUBMIT_RETRIES: '2',
+        TUNELAB_LEDGER_DIR: path.join(home, 'in-flight'),
         ...env,
       }),
     },
@@ -182,7 +183,7 @@ describe.each(['postgresql', 'pglite'] as const)('the fleet on %s', (backend) =>
     const prefix = `tunelab_${victimRun!.replaceAll('-', '').slice(0, 8)}_`;
     const restarted = startAgent(api, 'victim', ['nothing-here'], victim.home);
     await until('the restarted agent cleaning up', async () =>
-      restarted.log().includes(`run ${victimRun} of a killed agent left`),
+      restarted.log().includes(`agent: earlier run ${victimRun} (`),
     );
     const c = new pg.Client({ connectionString: TARGET });
     await c.connect();

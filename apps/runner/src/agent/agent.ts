@@ -14,7 +14,6 @@
  * running scenario cleans up, the job is released (queued again at once) and the agent exits.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   ClaimedJob,
@@ -27,7 +26,9 @@ import {
 import { listScenarioDirs, loadScenario } from '@tunelab/scenarios';
 import type { RunnerConfig } from '../config.ts';
 import { driverFor } from '../drivers/index.ts';
-import { cleanupRun, runScenario } from '../engine/run-scenario.ts';
+import { runScenario } from '../engine/run-scenario.ts';
+import { createLedger } from '../engine/leftovers.ts';
+import { sweepLeftovers, sweepManagedLeftovers } from '../cleanup-command.ts';
 import { EngineError } from '../errors.ts';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
 import { probeHardware } from '../probe/hardware.ts';
@@ -122,44 +123,6 @@ function refusal(r: { status: number; json: unknown; text: string }): string {
   return p.success ? describeProblem(p.data) : `HTTP ${r.status}: ${r.text.slice(0, 300)}`;
 }
 
-/**
- * A marker per running job (`<runs dir>/agent-running/<run id>.json`, with the agent's pid): an
- * agent killed mid-run (SIGKILL, power loss) cannot drop its run's databases, so the next agent
- * started on this machine drops those of every marker whose process is gone.
- */
-const markerDir = (config: RunnerConfig) => path.join(config.runsDir, 'agent-running');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function cleanupKilledRuns(config: RunnerConfig, log: (line: string) => void) {
-  const dir = markerDir(config);
-  for (const name of await readdir(dir).catch(() => [] as string[])) {
-    if (!name.endsWith('.json')) continue;
-    try {
-      const m = JSON.parse(await readFile(path.join(dir, name), 'utf8')) as {
-        runId: string;
-        pid: number;
-        target: string;
-      };
-      if (alive(m.pid)) continue;
-      const dropped = await cleanupRun(driverFor(m.target), m.target, m.runId);
-      log(
-        `agent: run ${m.runId} of a killed agent left ${dropped.length} database(s); dropped: ${dropped.join(', ') || '(none)'}`,
-      );
-      await rm(path.join(dir, name), { force: true });
-    } catch (e) {
-      log(`agent: could not clean up after ${name}: ${(e as Error).message}`);
-    }
-  }
-}
-
 /** Runs the agent until SIGTERM (or after one job with `once`). Resolves to the exit code. */
 export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promise<ExitCode> {
   const call = apiClient(opts);
@@ -175,7 +138,13 @@ export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promis
     );
   }
   for (const w of me.warnings) log(`warning: ${w}`);
-  await cleanupKilledRuns(config, log);
+  // What earlier runs of this machine left (a killed agent cannot clean up after its run): managed
+  // servers, and on the target its databases dropped and global settings put back, from the ledger
+  // records every run writes before it creates anything (engine/leftovers.ts), as `tunelab run` does.
+  const say = (line: string) => log(`agent: ${line}`);
+  await (
+    opts.target !== undefined ? sweepLeftovers(config, opts.target, say) : sweepManagedLeftovers(config, say)
+  ).catch((e: unknown) => say(`could not clean up after earlier runs: ${(e as Error).message}`));
   log(
     `agent: ${me.engine} ${me.server} ${opts.server !== undefined ? 'on a throwaway server per job' : 'at the target'}; ${me.hardware.physicalCores} cores, ${Math.round(me.hardware.memoryBytes / 2 ** 30)} GB, ${me.hardware.storage.kind}; labels ${me.labels.join(',') || '(none)'}`,
   );
@@ -253,7 +222,6 @@ async function runJob(
     run.abort();
   };
   opts.signal.addEventListener('abort', onSignal, { once: true });
-  let marker: string | null = null;
   const beat = setInterval(() => {
     call('POST', `v1/jobs/${job.id}/heartbeat`, { attempt: job.attempt }).then(
       (r) => {
@@ -273,12 +241,6 @@ async function runJob(
     if (!dir) throw new CliError(`this runner has no scenario "${job.scenario}" in ${config.scenariosDir}`, EXIT.USAGE);
     const scenario = await loadScenario(dir);
     const runId = randomUUID();
-    // A throwaway server's databases go with it: a marker only for a --target server.
-    if (opts.target !== undefined) {
-      await mkdir(markerDir(config), { recursive: true });
-      marker = path.join(markerDir(config), `${runId}.json`);
-      await writeFile(marker, JSON.stringify({ runId, pid: process.pid, target: opts.target, job: job.id }));
-    }
     log(`job ${job.id}: run ${runId}`);
     const result = await runScenario({
       runId,
@@ -287,6 +249,10 @@ async function runJob(
       ...(opts.server !== undefined
         ? { server: opts.server, managed: { serversDir: config.serversDir, ledgerDir: config.ledgerDir } }
         : {}),
+      // Recorded before anything is created, so whatever a killed agent leaves is found again.
+      ledger: createLedger(config.ledgerDir),
+      stallTimeoutMs: config.stallTimeoutSeconds * 1000,
+      cleanupRetryMs: config.cleanupRetrySeconds * 1000,
       // Installing the server on first use and warnings: worth a line in the agent's log.
       onEvent: (e) => {
         if (e.type === 'warning' || (e.type === 'phase' && e.phase === 'probe')) log(`job ${job.id}: ${e.message}`);
@@ -337,6 +303,5 @@ async function runJob(
     clearInterval(beat);
     opts.signal.removeEventListener('abort', onSignal);
     // runScenario dropped the run's databases (success, failure or interrupt): no clean-up owed.
-    if (marker) await rm(marker, { force: true });
   }
 }
