@@ -1,8 +1,9 @@
 /**
  * A class group of more than 200 repetitions (a fleet's) has its distribution chart as two files
  * beside the scenario page, one per width, shown by a <picture> in its fold and fetched only when
- * the fold opens; a smaller group's chart stays inline. Built with `astro build` over 20 runs on
- * one machine (240 repetitions) and one run on another.
+ * the fold opens; a smaller group's chart stays inline while its page has at most four classes,
+ * and is a file too beyond. Built with `astro build` over 20 runs on one machine (240 repetitions)
+ * and one run on another; then with four more classes.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,23 +19,34 @@ import { serveStatic } from './static-server.ts';
 const FLEET: MachineSpec = { id: 'fleet', cores: 8, memoryGb: 32, disk: 'nvme' };
 const SINGLE: MachineSpec = { id: 'single', cores: 2, memoryGb: 8, disk: 'hdd' };
 const PAGE = 'scenarios/vacuum-index-cleanup/index.html';
+/** Four more classes, each with one run: six on the page, more than INLINE_CHART_GROUPS. */
+const MORE: MachineSpec[] = [4, 16, 32, 64].map((cores) => ({ id: `more-${cores}`, cores, memoryGb: 64, disk: 'ssd' }));
 
 let work: string;
+let dataDir: string;
 let out: string;
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'tunelab-site-chart-files-'));
-  const dataDir = join(work, 'db');
+
+async function ingest(runs: [MachineSpec, number][]) {
   const db = await openResultsDb(undefined, { dataDir });
   try {
     await db.migrate();
-    for (let n = 0; n < 20; n++) await ingestDocument(db, sampleRun(FLEET, n), `fleet-${n}`);
-    await ingestDocument(db, sampleRun(SINGLE, 0), 'single-0');
+    for (const [machine, n] of runs) await ingestDocument(db, sampleRun(machine, n), `${machine.id}-${n}`);
   } finally {
     await db.close();
   }
+}
+
+async function build(dir: string) {
+  const built = await buildSite(dir, { TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' });
+  expect(built.code, built.output.slice(-3000)).toBe(0);
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'tunelab-site-chart-files-'));
+  dataDir = join(work, 'db');
+  await ingest([...Array.from({ length: 20 }, (_, n) => [FLEET, n] as [MachineSpec, number]), [SINGLE, 0]]);
   out = join(work, 'site');
-  const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' });
-  expect(build.code, build.output.slice(-3000)).toBe(0);
+  await build(out);
 }, 300_000);
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
@@ -110,3 +122,23 @@ it('in a browser the chart file is fetched when its fold opens, at the width of 
     await server.close();
   }
 }, 120_000);
+
+it('with more than four classes on the page every class’s chart is a file, a small one still drawn dot by dot', async () => {
+  await ingest(MORE.map((m) => [m, 0]));
+  const more = join(work, 'site-more');
+  await build(more);
+  const html = await readFile(join(more, PAGE), 'utf8');
+  const groups = [...html.matchAll(/<section id="(g-[^"]+)" class="measured-group"[^>]*>([\s\S]*?)<\/section>/g)];
+  expect(groups).toHaveLength(6);
+  for (const [, id, body] of groups) {
+    expect(body, id).not.toContain('<svg');
+    expect(body, id).toContain(`<img src="/scenarios/vacuum-index-cleanup/charts/${id}-wide.svg"`);
+    for (const width of ['wide', 'narrow'])
+      await expect(
+        readFile(join(more, 'scenarios/vacuum-index-cleanup/charts', `${id}-${width}.svg`), 'utf8'),
+      ).resolves.toMatch(/^<svg xmlns/);
+  }
+  // Only the fleet machine's group draws its overlapping dots as one shape.
+  const oneShape = groups.filter(([, , body]) => body?.includes('overlapping dots drawn as one'));
+  expect(oneShape.map(([, , body]) => /<h3[^>]*>(\d+) cores/.exec(body ?? '')?.[1])).toEqual([String(FLEET.cores)]);
+}, 300_000);

@@ -1,6 +1,7 @@
 /**
  * A hardware class's distribution chart (MeasuredGroup.astro) is drawn inline, except when it
- * holds more than MANY_DOTS repetitions: then it is its own file beside the scenario page
+ * holds more than MANY_DOTS repetitions or its page has more than INLINE_CHART_GROUPS classes:
+ * then it is its own file beside the scenario page
  * (`/scenarios/<key>/charts/<group>-wide.svg` and `-narrow.svg`, src/pages/scenarios/[key]/charts),
  * which the page shows in a <picture> inside its fold, fetched when the fold is opened. A fleet's
  * scenario page of 75 such classes carried 150 inline charts, 12 of its 13 MB.
@@ -23,8 +24,19 @@ export function distributionInput(t: MeasuredTable, metric: Metric): Distributio
   };
 }
 
-/** Whether this group's chart is a file of its own rather than inline. */
-export const chartIsFile = (t: MeasuredTable) => drawsDotsAsOneShape(t.rows);
+/**
+ * A scenario page draws at most this many class groups' charts inline. With more classes every
+ * group's chart is a file, so the page does not grow with the fleet: at 1,000 runs on 75 classes
+ * (a dozen runs each, under MANY_DOTS) the 75 inline charts were 4.0 of the page's 4.9 MB.
+ */
+export const INLINE_CHART_GROUPS = 4;
+
+/** Whether a group's chart is a file of its own rather than inline, on a page of `groupsOnPage` class groups. */
+export const chartIsFileAmong = (rows: MeasuredTable['rows'], groupsOnPage: number) =>
+  groupsOnPage > INLINE_CHART_GROUPS || drawsDotsAsOneShape(rows);
+
+/** Whether this group's chart is a file of its own rather than inline (decided with its page's tables). */
+export const chartIsFile = (t: MeasuredTable) => t.chartIsFile;
 
 /** The file name of a group's chart at one width, under `/scenarios/<key>/charts/`. */
 export const chartFileName = (t: MeasuredTable, width: ChartWidth) => `${t.id}-${width}.svg`;
