@@ -12,6 +12,7 @@ describe('tunelab agent (command line)', () => {
     expect(r.stdout).toMatch(/with no job within --wait seconds \(default 60\), exit 0/);
     expect(r.stdout).toMatch(/--server <major>\s+run each job on a throwaway PostgreSQL server/);
     expect(r.stdout).toMatch(/--server MAJOR: every job runs on a throwaway PostgreSQL server of that major/);
+    expect(r.stdout).toMatch(/Every run is recorded in TUNELAB_LEDGER_DIR before it/);
   });
 
   it.each([

@@ -11,7 +11,9 @@ scenario's engine and the job's server major match the target; the job's class, 
 match this machine), heartbeats while it runs, and submits the run with the job id (through the
 spool when the API is away; the job completes when the run arrives). A failed run is reported with
 the runner's sentence. SIGTERM/SIGINT: the running scenario drops its databases, the job is
-released to the queue, and the agent exits.
+released to the queue, and the agent exits. Every run is recorded in TUNELAB_LEDGER_DIR before it
+creates anything; when it starts, the agent removes what killed runs of this machine left (their
+databases on the target, global settings put back, managed servers), as \`tunelab cleanup\` does.
 
 --once: take one job, run it and exit (0 when its run was stored, 1 when the run failed, 4 when it
 waits in the spool or was refused); with no job within --wait seconds (default 60), exit 0; with
