@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ingestDocument } from '@tunelab/results-db/testing';
 import { openResultsDb } from '@tunelab/results-db';
 import { coverageMatrix } from '../src/lib/coverage.ts';
 import { buildSite } from './build.ts';
@@ -63,18 +64,8 @@ describe('coverage page', () => {
     try {
       await db.migrate();
       for (let i = 0; i < 2; i++)
-        await db.ingestRun({
-          submission: sampleRun({ cores: 4, memoryGb: 16, disk: 'ssd' }, i),
-          document: sampleRun({ cores: 4, memoryGb: 16, disk: 'ssd' }, i),
-          idempotencyKey: `cov-${i}`,
-          runnerId: null,
-        });
-      await db.ingestRun({
-        submission: sampleRun({ cores: 8, memoryGb: 32, disk: 'nvme' }, 9),
-        document: sampleRun({ cores: 8, memoryGb: 32, disk: 'nvme' }, 9),
-        idempotencyKey: 'cov-9',
-        runnerId: null,
-      });
+        await ingestDocument(db, sampleRun({ cores: 4, memoryGb: 16, disk: 'ssd' }, i), `cov-${i}`);
+      await ingestDocument(db, sampleRun({ cores: 8, memoryGb: 32, disk: 'nvme' }, 9), 'cov-9');
       const fleet = db.openFleet();
       await fleet.start();
       await fleet.requestJob(

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
-import { prismaOf } from '@tunelab/results-db/testing';
+import { ingestDocument, prismaOf } from '@tunelab/results-db/testing';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
 import { INPUTS_FILE, MANIFEST_FILE } from '../src/lib/built-runs.ts';
@@ -36,12 +36,7 @@ async function ingest(dataDir: string, runs: [MachineSpec, number][]) {
     await db.migrate();
     for (const [machine, n] of runs) {
       const submission = sampleRun(machine, n);
-      await db.ingestRun({
-        submission,
-        document: submission,
-        idempotencyKey: `inc-${machine.id}-${n}`,
-        runnerId: null,
-      });
+      await ingestDocument(db, submission, `inc-${machine.id}-${n}`);
     }
   } finally {
     await db.close();

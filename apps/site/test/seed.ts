@@ -1,6 +1,6 @@
 /**
  * Test and bench data: runs shaped like tests/fixtures/sample-submission.json, ingested through
- * results-db's own ingestRun, plus the articles' published figures through importPublished.
+ * results-db's own ingestRun (ingestDocument: as a submission would be), plus the articles' published figures through importPublished.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { RunSubmission, type RunSubmissionInput } from '@tunelab/contracts';
 import { sha256Hex } from '@tunelab/scenarios';
 import { seededRandom } from '@tunelab/stats';
 import type { ResultsDb } from '@tunelab/results-db';
+import { ingestDocument } from '@tunelab/results-db/testing';
 import { findRepoRoot } from '../src/lib/env.ts';
 
 export const REPO_ROOT = findRepoRoot();
@@ -197,12 +198,7 @@ export async function seedDemo(db: ResultsDb): Promise<{ runIds: string[] }> {
   for (const [i, m] of machines.entries()) {
     for (let run = 0; run < 2; run++) {
       const submission = i === 0 && run === 0 ? RunSubmission.parse(SAMPLE) : sampleRun(m, run);
-      const res = await db.ingestRun({
-        submission,
-        document: submission,
-        idempotencyKey: `site-seed-${i}-${run}`,
-        runnerId: null,
-      });
+      const res = await ingestDocument(db, submission, `site-seed-${i}-${run}`);
       runIds.push(res.run.id);
     }
   }
@@ -233,23 +229,13 @@ export async function seedDemo(db: ResultsDb): Promise<{ runIds: string[] }> {
     disk: 'ssd',
     cpuModel: 'AMD EPYC 7B13',
   }).entries()) {
-    const res = await db.ingestRun({
-      submission,
-      document: submission,
-      idempotencyKey: `site-seed-sweep-${i}`,
-      runnerId: null,
-    });
+    const res = await ingestDocument(db, submission, `site-seed-sweep-${i}`);
     runIds.push(res.run.id);
   }
   for (const [i, [m, tweaks]] of atScale.entries()) {
     for (let run = 0; run < 2; run++) {
       const submission = sampleRun(m, run, undefined, tweaks);
-      const res = await db.ingestRun({
-        submission,
-        document: submission,
-        idempotencyKey: `site-seed-scale-${i}-${run}`,
-        runnerId: null,
-      });
+      const res = await ingestDocument(db, submission, `site-seed-scale-${i}-${run}`);
       runIds.push(res.run.id);
     }
   }

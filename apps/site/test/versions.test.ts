@@ -24,6 +24,7 @@ declare global {
 }
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission } from '@tunelab/contracts';
+import { ingestDocument } from '@tunelab/results-db/testing';
 import { openResultsDb } from '@tunelab/results-db';
 import { buildSite } from './build.ts';
 import { REPO_ROOT, SCENARIOS_DIR } from './seed.ts';
@@ -52,8 +53,7 @@ beforeAll(async () => {
   try {
     await db.migrate();
     await db.importPublished(SCENARIOS_DIR);
-    for (const [i, submission] of RUNS.entries())
-      await db.ingestRun({ submission, document: submission, idempotencyKey: `versions-${i}`, runnerId: null });
+    for (const [i, submission] of RUNS.entries()) await ingestDocument(db, submission, `versions-${i}`);
   } finally {
     await db.close();
   }
