@@ -1,6 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +25,16 @@ const tempDir = async () => {
 afterAll(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
+
+/** Listens on 127.0.0.1 at a port the system picks; resolves to that port. */
+async function listenLocal(server: {
+  listen(port: number, host: string, cb: () => void): unknown;
+  address(): unknown;
+}) {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const a = server.address();
+  return typeof a === 'object' && a !== null && 'port' in a ? Number(a.port) : 0;
+}
 
 /** A TCP port nothing listens on. */
 const closedPort = () =>
@@ -135,15 +150,17 @@ describe("the registry's certificate and proxy: npm's cafile and proxy settings"
     );
     return { key, cert };
   };
-  /** An HTTPS "registry" on 127.0.0.1 whose package has no build of any major. */
-  const registry = async (tls: { key: string; cert: string }) => {
-    const server = createHttpsServer({ key: await readFile(tls.key), cert: await readFile(tls.cert) }, (_req, res) => {
+  /** A "registry" on 127.0.0.1 whose package has no build of any major: HTTPS with `tls`, else plain HTTP. */
+  const registry = async (tls?: { key: string; cert: string }) => {
+    const answer = (_req: IncomingMessage, res: ServerResponse) => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ versions: { '7.1.0': { dist: { tarball: 'https://127.0.0.1/none.tgz' } } } }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const a = server.address();
-    return { url: `https://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/`, close: () => server.close() };
+    };
+    const server = tls
+      ? createHttpsServer({ key: await readFile(tls.key), cert: await readFile(tls.cert) }, answer)
+      : createHttpServer(answer);
+    const port = await listenLocal(server);
+    return { url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/`, close: () => server.close() };
   };
 
   it('a cafile that signs the registry is used; one that does not is named (exit 1); a missing or non-PEM one is exit 2', async () => {
@@ -215,10 +232,9 @@ describe("the registry's certificate and proxy: npm's cafile and proxy settings"
       upstream.on('error', () => client.destroy());
       client.on('error', () => upstream.destroy());
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const a = server.address();
+    const port = await listenLocal(server);
     return {
-      url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`,
+      url: `http://127.0.0.1:${port}`,
       asked,
       close: () => {
         server.closeAllConnections();
@@ -296,13 +312,8 @@ describe("the registry's certificate and proxy: npm's cafile and proxy settings"
 
   it("an http registry goes through npm's proxy setting as an absolute request URI", async () => {
     const dir = await tempDir();
-    const server = createHttpServer((_req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ versions: {} }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const a = server.address();
-    const reg = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/`;
+    const plain = await registry();
+    const reg = plain.url;
     const proxy = await forwardProxy();
     try {
       const r = await runTunelab(['servers', 'install', '16'], {
@@ -315,7 +326,7 @@ describe("the registry's certificate and proxy: npm's cafile and proxy settings"
       expect(proxy.asked).toEqual([`GET ${reg}${platformPackage().replace('/', '%2f')}`]);
     } finally {
       proxy.close();
-      server.close();
+      plain.close();
     }
   }, 60_000);
 
