@@ -16,6 +16,9 @@ import { EXIT } from './exit-codes.ts';
 
 type Io = { out: (s: string) => void; err: (s: string) => void };
 
+/** How long `tunelab run`, and `tunelab agent` before each job, spend removing what earlier runs left. */
+export const SWEEP_BEFORE_RUN_MS = 10_000;
+
 const restoredText = (globals: Record<string, string> | undefined) =>
   globals && Object.keys(globals).length
     ? `; restored ${Object.entries(globals)

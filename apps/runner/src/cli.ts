@@ -12,7 +12,7 @@ import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS
 import { EngineError, Interrupted, LeftBehind, RunFailed, TargetUnreachable, UsageError } from './errors.ts';
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts';
 import { createProgress } from './progress.ts';
-import { registerCleanupCommand, sweepLeftovers } from './cleanup-command.ts';
+import { registerCleanupCommand, SWEEP_BEFORE_RUN_MS, sweepLeftovers } from './cleanup-command.ts';
 import { createLedger } from './engine/leftovers.ts';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 import { renderRunTable } from './report/table.ts';
@@ -28,8 +28,6 @@ import { installServer, listServers, removeServer, type InstallProgress } from '
 
 /** After the first Ctrl-C the process ends within this long, whatever state the run is in. */
 const STOP_WATCHDOG_MS = 9_500;
-/** How long `tunelab run` spends removing what earlier runs left before it starts. */
-const SWEEP_BEFORE_RUN_MS = 10_000;
 import { addAgentCommand } from './agent/command.ts';
 
 const EXIT_CODES_HELP = `

@@ -28,7 +28,7 @@ import type { RunnerConfig } from '../config.ts';
 import { driverFor } from '../drivers/index.ts';
 import { runScenario } from '../engine/run-scenario.ts';
 import { createLedger } from '../engine/leftovers.ts';
-import { sweepLeftovers, sweepManagedLeftovers } from '../cleanup-command.ts';
+import { SWEEP_BEFORE_RUN_MS, sweepLeftovers, sweepManagedLeftovers } from '../cleanup-command.ts';
 import { EngineError } from '../errors.ts';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
 import { probeHardware } from '../probe/hardware.ts';
@@ -240,6 +240,12 @@ async function runJob(
     const dir = dirs.find((d) => path.basename(d) === job.scenario);
     if (!dir) throw new CliError(`this runner has no scenario "${job.scenario}" in ${config.scenariosDir}`, EXIT.USAGE);
     const scenario = await loadScenario(dir);
+    // A run of this agent whose clean-up gave up (the server was away) is removed before the next
+    // one, as `tunelab run` does (an agent may run for months without a restart).
+    if (opts.target !== undefined)
+      await sweepLeftovers(config, opts.target, (line) => log(`job ${job.id}: ${line}`), SWEEP_BEFORE_RUN_MS).catch(
+        () => {}, // an unreachable target is the run's own error, said by runScenario
+      );
     const runId = randomUUID();
     log(`job ${job.id}: run ${runId}`);
     const result = await runScenario({

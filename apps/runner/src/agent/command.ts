@@ -12,8 +12,10 @@ match this machine), heartbeats while it runs, and submits the run with the job 
 spool when the API is away; the job completes when the run arrives). A failed run is reported with
 the runner's sentence. SIGTERM/SIGINT: the running scenario drops its databases, the job is
 released to the queue, and the agent exits. Every run is recorded in TUNELAB_LEDGER_DIR before it
-creates anything; when it starts, the agent removes what killed runs of this machine left (their
-databases on the target, global settings put back, managed servers), as \`tunelab cleanup\` does.
+creates anything; when it starts and before each job, the agent removes what earlier runs of this
+machine left (killed runs, and its own whose clean-up gave up while the server was away: their
+databases on the target dropped, global settings put back, managed servers), as \`tunelab cleanup\`
+does.
 
 --once: take one job, run it and exit (0 when its run was stored, 1 when the run failed, 4 when it
 waits in the spool or was refused); with no job within --wait seconds (default 60), exit 0; with

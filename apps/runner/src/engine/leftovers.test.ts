@@ -70,4 +70,25 @@ describe('the ledger of runs in flight', () => {
     // The clean run's record is gone; the live and other-server ones stay.
     expect((await readdir(dir)).sort()).toEqual([`${ids.live}.json`, `${ids.otherServer}.json`].sort());
   });
+
+  it("a run of this very process whose clean-up gave up is cleaned up by the next sweep (a long-lived agent's); one in flight is not", async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), 'tunelab-ledger-own-'));
+    const finished = randomUUID();
+    const running = randomUUID();
+    try {
+      for (const id of [finished, running]) await createDb(`${runPrefix(id)}tpl`);
+      const ledger = createLedger(own);
+      for (const id of [finished, running]) await ledger.begin(id, TEST_PG_URL, () => {});
+      // The finished run's clean-up could not reach the server: its record stays, naming what is left.
+      await ledger.finish(finished, { dropped: [], left: [`${runPrefix(finished)}tpl`], globalsLeft: null });
+      const swept = await sweepAbandoned(ledger, postgresDriver, TEST_PG_URL, 10_000, 10_000);
+      expect(swept.map((s) => s.record.runId)).toEqual([finished]);
+      expect(await databasesWithPrefix(runPrefix(finished))).toEqual([]);
+      expect(await databasesWithPrefix(runPrefix(running))).toEqual([`${runPrefix(running)}tpl`]);
+      expect(await readdir(own)).toEqual([`${running}.json`]);
+    } finally {
+      for (const id of [finished, running]) await cleanupRun(postgresDriver, TEST_PG_URL, id);
+      await rm(own, { recursive: true, force: true });
+    }
+  });
 });

@@ -70,9 +70,23 @@ export type Ledger = {
   saveGlobals(runId: string, previous: Record<string, string>): Promise<void>;
   /** Clean-up complete: the record goes; otherwise it stays with what is left. */
   finish(runId: string, report: CleanupReport): Promise<void>;
-  /** Records of finished processes for this server (runs of this machine that left something). */
+  /** Records of finished processes, or of this process's finished runs, for this server (runs of this machine that left something). */
   abandoned(target: string): Promise<RunRecord[]>;
 };
+
+/**
+ * The runs this process has begun and not yet finished. A record of this very process is a run
+ * in flight while its id is here; once its clean-up has given up (the record stays, with what is
+ * left) it is abandoned like a dead process's, so a long-lived `tunelab agent` removes it before its
+ * next job instead of after its own restart.
+ */
+const inFlightHere = new Set<string>();
+
+/** Whether the run of `r` may be cleaned up now: its process is gone, or it is this process's and finished. */
+function isAbandoned(r: RunRecord): boolean {
+  const mine = r.hostname === os.hostname() && r.pid === process.pid && r.pidStart === processStart(process.pid);
+  return mine ? !inFlightHere.has(r.runId) : !ownerAlive(r);
+}
 
 export function createLedger(dir: string): Ledger {
   const fileOf = (runId: string) => path.join(dir, `${runId}.json`);
@@ -81,6 +95,7 @@ export function createLedger(dir: string): Ledger {
   return {
     dir,
     async begin(runId, target, warn) {
+      inFlightHere.add(runId);
       try {
         await write({
           format: 'tunelab-inflight/1',
@@ -103,6 +118,7 @@ export function createLedger(dir: string): Ledger {
       if (record) await write({ ...record, globals: previous }).catch(() => {});
     },
     async finish(runId, report) {
+      inFlightHere.delete(runId);
       if (report.left.length === 0 && !report.globalsLeft) {
         await rm(fileOf(runId), { force: true }).catch(() => {});
         return;
@@ -116,7 +132,7 @@ export function createLedger(dir: string): Ledger {
       const out: RunRecord[] = [];
       for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
         const record = await read(path.join(dir, name));
-        if (record && record.server === key && !ownerAlive(record)) out.push(record);
+        if (record && record.server === key && isAbandoned(record)) out.push(record);
       }
       return out;
     },
