@@ -3,8 +3,9 @@
  * a 10 s lease) and `tunelab agent` processes running tiny jobs against the local PostgreSQL.
  * N agents × M jobs complete every job exactly once; a SIGKILLed agent's job is re-leased and
  * completed once by another; an API killed and restarted mid-job still gets the job's run; an
- * active job cancelled stops its agent. An agent with `--server 17` takes a job naming `server: 17`
- * and runs it on a throwaway PostgreSQL 17 from the npm registry.
+ * active job cancelled stops its agent. An agent whose run lost its server (a TCP proxy cut) removes
+ * what that run left before its next job once the server is back. An agent with `--server 17` takes
+ * a job naming `server: 17` and runs it on a throwaway PostgreSQL 17 from the npm registry.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { childEnv } from '@tunelab/env';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { Job, JobList, RunList } from '@tunelab/contracts';
+import { startTcpProxy } from '@tunelab/test-support';
 import { apiProcess, ROOT, scratch, TARGET, TEST_SERVERS_DIR } from './support.ts';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
@@ -225,6 +227,60 @@ describe.each(['postgresql', 'pglite'] as const)('the fleet on %s', (backend) =>
     const completed = all.filter((j) => j.state === 'completed');
     expect(completed).toHaveLength(8);
     expect((await api.runs()).map((r) => r.id).sort()).toEqual(completed.map((j) => j.runId).sort());
+    await api.kill();
+  });
+});
+
+/** The databases on the test PostgreSQL whose names start with `prefix` (read directly, not through a proxy). */
+async function databasesWith(prefix: string): Promise<string[]> {
+  const c = new pg.Client({ connectionString: TARGET });
+  await c.connect();
+  try {
+    const r = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [
+      prefix,
+    ]);
+    return r.rows.map((row) => row.datname);
+  } finally {
+    await c.end();
+  }
+}
+
+describe('an agent whose run lost its server', () => {
+  it('reports the job failed naming what was left, and removes it before its next job once the server is back', async () => {
+    const u = new URL(TARGET);
+    const proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port || 5432) });
+    cleanups.push(() => proxy.close());
+    const api = await fleetOn('postgresql', ['blip'], 'tl_agentblip_e2e');
+    const job = await api.request({ ...tiny, params: { rows: 200_000 }, for: { labels: ['blip'] } });
+    const agent = startAgent(api, 'blip', ['blip'], undefined, ['--target', proxy.url(TARGET)], {
+      TUNELAB_CLEANUP_RETRY_S: '2',
+    });
+    const started = await until('the run starting', async () =>
+      new RegExp(`job ${job.id}: run ([0-9a-f-]{36})`).exec(agent.log()),
+    );
+    const runId = started[1]!;
+    const prefix = `tunelab_${runId.replaceAll('-', '').slice(0, 8)}_`;
+    await until('the run’s databases created', async () => (await databasesWith(prefix)).length > 0);
+    await proxy.cut();
+    await until('the job reported failed', async () => agent.log().includes(`job ${job.id}: failed: `), 60_000);
+    expect(agent.log()).toMatch(/the server could not be reached to clean up/);
+    const left = await databasesWith(prefix);
+    expect(left.length, agent.log()).toBeGreaterThan(0);
+    await proxy.restore();
+    // The failed job is retried after its backoff; the agent that takes it first removes what its
+    // own earlier run left, without waiting for a restart.
+    await until(
+      'the leftovers removed before the next job',
+      async () => new RegExp(`job ${job.id}: earlier run ${runId} \\(`).test(agent.log()),
+      60_000,
+    );
+    expect(await databasesWith(prefix)).toEqual([]);
+    const done = await until('the retried job completed', async () => {
+      const j = await api.job(job.id);
+      return j.state === 'completed' && j;
+    });
+    expect(done.attempts).toBe(2);
+    expect(await stopAgent(agent), agent.log()).toBe(0);
     await api.kill();
   });
 });
