@@ -308,6 +308,7 @@ async function runJob(
   } finally {
     clearInterval(beat);
     opts.signal.removeEventListener('abort', onSignal);
-    // runScenario dropped the run's databases (success, failure or interrupt): no clean-up owed.
+    // runScenario cleaned up (success, failure or interrupt); what it could not remove is in the
+    // ledger, for the sweep before the next job.
   }
 }

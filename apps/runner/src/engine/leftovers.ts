@@ -3,9 +3,10 @@
  *
  * The ledger: before a `--target` run creates anything it writes a record
  * (`<ledger dir>/<run id>.json`: run id, server, this process's id, the global settings it saved),
- * and removes the record once its clean-up is complete. A record whose process is gone belongs to
- * a run of this machine that could not finish its clean-up (server away, process killed): the next
- * `tunelab run` against that server, or `tunelab cleanup --target URL`, drops the run's databases
+ * and removes the record once its clean-up is complete. A record whose process is gone, or of this
+ * process's run that has finished, belongs to a run of this machine that could not finish its
+ * clean-up (server away, process killed): the next `tunelab run` against that server, a
+ * `tunelab agent`'s next job, or `tunelab cleanup --target URL`, drops the run's databases
  * (by its own prefix, `tunelab_<id8>_`) and restores the settings. Records are the proof of
  * ownership: nothing without a record of this machine is ever dropped.
  *
