@@ -123,8 +123,12 @@ it('in a browser the chart file is fetched when its fold opens, at the width of 
   }
 }, 120_000);
 
-it('with more than four classes on the page every class’s chart is a file, a small one still drawn dot by dot', async () => {
-  await ingest(MORE.map((m) => [m, 0]));
+it('with more than four classes on the page every class’s chart is a file, a small one still drawn dot by dot; a group of more runs than it lists says so', async () => {
+  // And 81 more runs on the fleet machine: 101, more than a group lists.
+  await ingest([
+    ...MORE.map((m): [MachineSpec, number] => [m, 0]),
+    ...Array.from({ length: 81 }, (_, k): [MachineSpec, number] => [FLEET, 20 + k]),
+  ]);
   const more = join(work, 'site-more');
   await build(more);
   const html = await readFile(join(more, PAGE), 'utf8');
@@ -138,6 +142,15 @@ it('with more than four classes on the page every class’s chart is a file, a s
         readFile(join(more, 'scenarios/vacuum-index-cleanup/charts', `${id}-${width}.svg`), 'utf8'),
       ).resolves.toMatch(/^<svg xmlns/);
   }
+  // A group of more runs than it lists says so, and where every run is.
+  const fleetGroup = groups.find(([, , body]) => new RegExp(`<h3[^>]*>${FLEET.cores} cores`).test(body ?? ''));
+  const runsLine = /<p class="meta runs"[^>]*>([\s\S]*?)<\/p>/.exec(fleetGroup?.[2] ?? '')?.[1] ?? '';
+  expect(runsLine.replace(/\s+/g, ' ')).toMatch(
+    /^ ?The newest 100 of its 101 runs \(every run: <a href="\/downloads\/runs\.csv">runs\.csv<\/a>\): <a href="\/runs\//,
+  );
+  expect(runsLine.match(/href="\/runs\//g)).toHaveLength(100);
+  const smallGroup = groups.find(([, , body]) => /<h3[^>]*>4 cores/.test(body ?? ''));
+  expect(/<p class="meta runs"[^>]*>\s*Runs: <a/.test(smallGroup?.[2] ?? '')).toBe(true);
   // Only the fleet machine's group draws its overlapping dots as one shape.
   const oneShape = groups.filter(([, , body]) => body?.includes('overlapping dots drawn as one'));
   expect(oneShape.map(([, , body]) => /<h3[^>]*>(\d+) cores/.exec(body ?? '')?.[1])).toEqual([String(FLEET.cores)]);
