@@ -149,6 +149,9 @@ it('with more than four classes on the page every class’s chart is a file, a s
     /^ ?The newest 100 of its 101 runs \(every run: <a href="\/downloads\/runs\.csv">runs\.csv<\/a>\): <a href="\/runs\//,
   );
   expect(runsLine.match(/href="\/runs\//g)).toHaveLength(100);
+  expect(/<summary>([\s\S]*?)<\/summary>/.exec(fleetGroup?.[2] ?? '')?.[1]?.replace(/\s+/g, ' ')).toMatch(
+    /^ ?Every repetition as a chart, the newest 100 of the 101 runs behind this table/,
+  );
   const smallGroup = groups.find(([, , body]) => /<h3[^>]*>4 cores/.test(body ?? ''));
   expect(/<p class="meta runs"[^>]*>\s*Runs: <a/.test(smallGroup?.[2] ?? '')).toBe(true);
   // Only the fleet machine's group draws its overlapping dots as one shape.
