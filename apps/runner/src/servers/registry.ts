@@ -181,7 +181,8 @@ export async function registrySettings(env: NodeJS.ProcessEnv = process.env): Pr
 
 /** A proxy URL as messages show it: a user name and password in it are replaced by `***`. */
 function shownUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, '$1***@');
+  // Up to the last @ before the path: a password may itself hold an @ (http://u:p@ss@host).
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i, '$1***@');
 }
 
 /** The first setting that is set, checked to be an http(s) URL (else a usage error naming it). */

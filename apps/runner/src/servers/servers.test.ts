@@ -283,11 +283,12 @@ describe("the registry's certificate and proxy: npm's cafile and proxy settings"
       expect(down.stderr).toContain(`cannot reach the npm registry`);
       expect(down.stderr).toContain(`through the proxy ${dead} (from npm_config_https_proxy)`);
       // A password in the proxy's URL is never printed.
-      const secret = `http://tunelab:s3cret@127.0.0.1:${await closedPort()}`;
+      // (with an @ in it, which the URL parser takes as part of the password)
+      const secret = `http://tunelab:s3c@ret@127.0.0.1:${await closedPort()}`;
       const secretDown = await install({ npm_config_https_proxy: secret });
       expect(secretDown.code).toBe(1);
       expect(secretDown.stderr).toContain('through the proxy http://***@127.0.0.1:');
-      expect(secretDown.stderr).not.toContain('s3cret');
+      expect(secretDown.stderr).not.toMatch(/s3c|ret@/);
       // npm's own https-proxy (here from a user .npmrc) outranks HTTPS_PROXY, as in npm.
       const npmrc = path.join(dir, 'npmrc');
       await writeFile(npmrc, `https-proxy=${proxy.url}\n`);
