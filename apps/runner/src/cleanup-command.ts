@@ -52,8 +52,8 @@ export async function sweepLeftovers(
   const managed = await sweepManagedLeftovers(config, say);
   const driver = driverFor(target);
   const ledger = createLedger(config.ledgerDir);
-  const swept = await sweepAbandoned(ledger, driver, target, budgetMs, config.stallTimeoutSeconds * 1000);
-  let stillLeft = managed.stillLeft;
+  const { swept, notTried } = await sweepAbandoned(ledger, driver, target, budgetMs, config.stallTimeoutSeconds * 1000);
+  let stillLeft = managed.stillLeft + notTried;
   for (const { record, report } of swept) {
     if (report.left.length === 0 && !report.globalsLeft) {
       const what = report.dropped.length ? `dropped ${report.dropped.join(', ')}` : 'nothing was left on the server';
@@ -65,7 +65,11 @@ export async function sweepLeftovers(
       );
     }
   }
-  return { runs: managed.runs + swept.length, stillLeft };
+  if (notTried > 0)
+    say(
+      `${notTried} more earlier ${notTried === 1 ? 'run' : 'runs'} not tried: the server did not answer; their records stay for the next sweep`,
+    );
+  return { runs: managed.runs + swept.length + notTried, stillLeft };
 }
 
 export function registerCleanupCommand(

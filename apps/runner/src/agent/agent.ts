@@ -244,7 +244,7 @@ async function runJob(
     // one, as `tunelab run` does (an agent may run for months without a restart).
     if (opts.target !== undefined)
       await sweepLeftovers(config, opts.target, (line) => log(`job ${job.id}: ${line}`), SWEEP_BEFORE_RUN_MS).catch(
-        () => {}, // an unreachable target is the run's own error, said by runScenario
+        (e: unknown) => log(`job ${job.id}: could not clean up after earlier runs: ${(e as Error).message}`),
       );
     const runId = randomUUID();
     log(`job ${job.id}: run ${runId}`);

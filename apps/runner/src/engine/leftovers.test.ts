@@ -3,6 +3,7 @@
  * server, are cleaned up — never a live run's databases, never another run's.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -61,7 +62,7 @@ describe('the ledger of runs in flight', () => {
 
   it("cleans up only the recorded runs of finished processes on this server; never a live run's or an unrecorded one", async () => {
     const ledger = createLedger(dir);
-    const swept = await sweepAbandoned(ledger, postgresDriver, TEST_PG_URL, 10_000, 10_000);
+    const { swept } = await sweepAbandoned(ledger, postgresDriver, TEST_PG_URL, 10_000, 10_000);
     expect(swept.map((s) => s.record.runId)).toEqual([ids.dead]);
     expect(swept[0]!.report.dropped).toEqual([`${runPrefix(ids.dead)}tpl`]);
     expect(await databasesWithPrefix(runPrefix(ids.dead))).toEqual([]);
@@ -71,7 +72,7 @@ describe('the ledger of runs in flight', () => {
     expect((await readdir(dir)).sort()).toEqual([`${ids.live}.json`, `${ids.otherServer}.json`].sort());
   });
 
-  it("a run of this very process whose clean-up gave up is cleaned up by the next sweep (a long-lived agent's); one in flight is not", async () => {
+  it("a run whose clean-up gave up is cleaned up by the next sweep though its process (a long-lived agent's) still lives; one in flight is not", async () => {
     const own = await mkdtemp(path.join(os.tmpdir(), 'tunelab-ledger-own-'));
     const finished = randomUUID();
     const running = randomUUID();
@@ -81,13 +82,38 @@ describe('the ledger of runs in flight', () => {
       for (const id of [finished, running]) await ledger.begin(id, TEST_PG_URL, () => {});
       // The finished run's clean-up could not reach the server: its record stays, naming what is left.
       await ledger.finish(finished, { dropped: [], left: [`${runPrefix(finished)}tpl`], globalsLeft: null });
-      const swept = await sweepAbandoned(ledger, postgresDriver, TEST_PG_URL, 10_000, 10_000);
+      const { swept } = await sweepAbandoned(ledger, postgresDriver, TEST_PG_URL, 10_000, 10_000);
       expect(swept.map((s) => s.record.runId)).toEqual([finished]);
       expect(await databasesWithPrefix(runPrefix(finished))).toEqual([]);
       expect(await databasesWithPrefix(runPrefix(running))).toEqual([`${runPrefix(running)}tpl`]);
       expect(await readdir(own)).toEqual([`${running}.json`]);
     } finally {
       for (const id of [finished, running]) await cleanupRun(postgresDriver, TEST_PG_URL, id);
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+  it('stops at the first run it cannot clean up (the server away): the others are not tried and keep their records', async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), 'tunelab-ledger-away-'));
+    // A port nothing listens on: the server is away.
+    const away = `postgres://postgres@127.0.0.1:${await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const a = srv.address();
+        srv.close(() => resolve(typeof a === 'object' && a ? a.port : 1));
+      });
+    })}/postgres`;
+    try {
+      const ledger = createLedger(own);
+      const runs = [randomUUID(), randomUUID(), randomUUID()];
+      for (const id of runs) {
+        await ledger.begin(id, away, () => {});
+        await ledger.finish(id, { dropped: [], left: [`${runPrefix(id)}tpl`], globalsLeft: null });
+      }
+      const { swept, notTried } = await sweepAbandoned(ledger, postgresDriver, away, 500, 2_000);
+      expect(swept).toHaveLength(1);
+      expect(swept[0]!.report.left.length).toBeGreaterThan(0);
+      expect(notTried).toBe(2);
+      expect((await readdir(own)).sort()).toEqual(runs.map((id) => `${id}.json`).sort());
+    } finally {
       await rm(own, { recursive: true, force: true });
     }
   });

@@ -3,8 +3,8 @@
  *
  * The ledger: before a `--target` run creates anything it writes a record
  * (`<ledger dir>/<run id>.json`: run id, server, this process's id, the global settings it saved),
- * and removes the record once its clean-up is complete. A record whose process is gone, or of this
- * process's run that has finished, belongs to a run of this machine that could not finish its
+ * and removes the record once its clean-up is complete. A record whose clean-up gave up (it names
+ * what is left) or whose process is gone belongs to a run of this machine that could not finish its
  * clean-up (server away, process killed): the next `tunelab run` against that server, a
  * `tunelab agent`'s next job, or `tunelab cleanup --target URL`, drops the run's databases
  * (by its own prefix, `tunelab_<id8>_`) and restores the settings. Records are the proof of
@@ -71,23 +71,16 @@ export type Ledger = {
   saveGlobals(runId: string, previous: Record<string, string>): Promise<void>;
   /** Clean-up complete: the record goes; otherwise it stays with what is left. */
   finish(runId: string, report: CleanupReport): Promise<void>;
-  /** Records of finished processes, or of this process's finished runs, for this server (runs of this machine that left something). */
+  /** Records of runs of this machine on this server that left something: clean-up gave up, or the process is gone. */
   abandoned(target: string): Promise<RunRecord[]>;
 };
 
 /**
- * The runs this process has begun and not yet finished. A record of this very process is a run
- * in flight while its id is here; once its clean-up has given up (the record stays, with what is
- * left) it is abandoned like a dead process's, so a long-lived `tunelab agent` removes it before its
- * next job instead of after its own restart.
+ * Whether the run of `r` may be cleaned up now: its clean-up gave up (`finish` wrote what is left,
+ * so the run is over, whichever process ran it: a long-lived `tunelab agent`'s own run is removed
+ * before its next job), or its process is gone (killed before it could finish).
  */
-const inFlightHere = new Set<string>();
-
-/** Whether the run of `r` may be cleaned up now: its process is gone, or it is this process's and finished. */
-function isAbandoned(r: RunRecord): boolean {
-  const mine = r.hostname === os.hostname() && r.pid === process.pid && r.pidStart === processStart(process.pid);
-  return mine ? !inFlightHere.has(r.runId) : !ownerAlive(r);
-}
+const isAbandoned = (r: RunRecord) => r.left !== undefined || !ownerAlive(r);
 
 export function createLedger(dir: string): Ledger {
   const fileOf = (runId: string) => path.join(dir, `${runId}.json`);
@@ -96,7 +89,6 @@ export function createLedger(dir: string): Ledger {
   return {
     dir,
     async begin(runId, target, warn) {
-      inFlightHere.add(runId);
       try {
         await write({
           format: 'tunelab-inflight/1',
@@ -119,7 +111,6 @@ export function createLedger(dir: string): Ledger {
       if (record) await write({ ...record, globals: previous }).catch(() => {});
     },
     async finish(runId, report) {
-      inFlightHere.delete(runId);
       if (report.left.length === 0 && !report.globalsLeft) {
         await rm(fileOf(runId), { force: true }).catch(() => {});
         return;
@@ -142,7 +133,9 @@ export function createLedger(dir: string): Ledger {
 
 /**
  * Cleans up after every abandoned run of this machine on the server of `target` (reached with
- * `target`'s own credentials); removes the records of those now clean.
+ * `target`'s own credentials), each within `budgetMs`; removes the records of those now clean.
+ * When one cannot reach the server the rest are not tried (`notTried`; their records stay): an
+ * agent sweeping before each job during an outage waits one budget, not one per record.
  */
 export async function sweepAbandoned(
   ledger: Ledger,
@@ -150,9 +143,10 @@ export async function sweepAbandoned(
   target: string,
   budgetMs: number,
   stallMs: number,
-): Promise<{ record: RunRecord; report: CleanupReport }[]> {
+): Promise<{ swept: { record: RunRecord; report: CleanupReport }[]; notTried: number }> {
   const out: { record: RunRecord; report: CleanupReport }[] = [];
-  for (const record of await ledger.abandoned(target)) {
+  const records = await ledger.abandoned(target);
+  for (const [i, record] of records.entries()) {
     const until = Date.now() + budgetMs;
     const report = await cleanUpRun({
       driver,
@@ -164,8 +158,10 @@ export async function sweepAbandoned(
     });
     await ledger.finish(record.runId, report);
     out.push({ record, report });
+    // Something is still left: the clean-up gave up at its deadline (the server away or stuck).
+    if (report.left.length > 0 || report.globalsLeft !== null) return { swept: out, notTried: records.length - i - 1 };
   }
-  return out;
+  return { swept: out, notTried: 0 };
 }
 
 const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
