@@ -9,7 +9,7 @@ import { ApiError, pointer, sendProblem, type FieldError } from '../../problem.t
 export default fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      const err = toApiError(error, request.routeOptions.url);
+      const err = toApiError(error, request.routeOptions.url, request.method);
       if (err.status >= 500) request.log.error({ err: error }, 'request failed');
       else request.log.info({ code: err.code, detail: err.message }, 'request refused');
       return sendProblem(reply, request, err);
@@ -25,7 +25,7 @@ export default fp(
   { name: 'errors' },
 );
 
-function toApiError(error: FastifyError, route: string | undefined): ApiError {
+function toApiError(error: FastifyError, route: string | undefined, method: string): ApiError {
   if (error instanceof ApiError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
@@ -48,9 +48,13 @@ function toApiError(error: FastifyError, route: string | undefined): ApiError {
       errors,
     );
   }
+  // A write's response the contract refuses is this code's fault (and the write may have happened):
+  // the generic 500, its detail only in the log.
+  if (isResponseSerializationError(error) && method !== 'GET' && method !== 'HEAD')
+    return new ApiError('internal', `response for ${method} ${route} did not match its schema`);
   if (isResponseSerializationError(error)) {
-    // A response the contract refuses, almost always a stored record written around the API (or
-    // by an older version): the data, not the request, is wrong. The paths (contract fields, no
+    // A read's response the contract refuses, almost always a stored record written around the
+    // API (or by an older version): the data, not the request, is wrong. The paths (contract fields, no
     // values) tell an operator which record and field to look at; the log has the rest.
     // The serializer's cause is zod core's $ZodError (not the `zod` package's ZodError class).
     const issues = error.cause instanceof z.core.$ZodError ? error.cause.issues : [];
