@@ -5,7 +5,6 @@
 import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
-import { chartIsFileAmong } from './chart-files.ts';
 import { engineDefault, isNoiseSetting, meanImprovement, normalizeSetting, serverName } from '@tunelab/answers';
 import {
   formatDuration,
@@ -52,8 +51,6 @@ export type MeasuredTable = {
   /** How this table writes durations: the article's, or seconds when h:mm:ss would read 0:00:01.23. */
   format: DurationFormat;
   rows: TableRow[];
-  /** Its distribution chart is a file beside the page, not inline (chart-files.ts). */
-  chartIsFile: boolean;
   verdicts: {
     baseline: string;
     candidate: string;
@@ -226,14 +223,12 @@ function makeMeasuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
   const server = serverSuffix(groups);
   return groups.map((g) => {
     const format = measuredFormat(sc, g);
-    const rows = tableRows(g, groupValues(g, data.runDetail), sc, format);
     return {
       id: groupAnchor(g),
       heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — ${versionLabel(sc, g.scenario.version)}` : ''}`,
       group: g,
       format,
-      rows,
-      chartIsFile: chartIsFileAmong(rows, groups.length),
+      rows: tableRows(g, groupValues(g, data.runDetail), sc, format),
       verdicts: g.comparisons.map((c) => ({
         baseline: c.baseline,
         candidate: c.candidate,

@@ -9,16 +9,17 @@ import { chartFileName, chartIsFile, distributionInput, type ChartWidth } from '
 // The distribution charts too large to draw inline (src/lib/chart-files.ts), one file per width.
 export const getStaticPaths: GetStaticPaths = async () => {
   const data = await siteData();
-  return data.scenarios.flatMap((sc) =>
-    measuredTables(sc, data)
-      .filter(chartIsFile)
+  return data.scenarios.flatMap((sc) => {
+    const tables = measuredTables(sc, data);
+    return tables
+      .filter((t) => chartIsFile(t, tables.length))
       .flatMap((t) =>
         (['wide', 'narrow'] as const).map((width) => ({
           params: { key: sc.key, file: chartFileName(t, width) },
           props: { table: t, metric: sc.metric, width },
         })),
-      ),
-  );
+      );
+  });
 };
 
 type Props = { table: MeasuredTable; metric: Metric; width: ChartWidth };
