@@ -15,6 +15,7 @@ import { readdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openResultsDb } from '@tunelab/results-db';
+import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSite } from '../test/build.ts';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
@@ -59,7 +60,7 @@ try {
           disk: DISKS[Math.floor(i / (CORES.length * MEMORY.length)) % DISKS.length]!,
         };
         const submission = sampleRun(machine, 0);
-        await db.ingestRun({ submission, document: submission, idempotencyKey: `bench-${size}-${i}`, runnerId: null });
+        await ingestDocument(db, submission, `bench-${size}-${i}`);
         if ((i + 1) % 250 === 0) process.stdout.write(`  seeded ${i + 1}/${size} runs\r`);
       }
     } finally {

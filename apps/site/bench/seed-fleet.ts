@@ -7,7 +7,7 @@
  * runs were: a run received later than the benchmark's new ones would be one that arrived late.
  */
 import { openResultsDb } from '@tunelab/results-db';
-import { prismaOf } from '@tunelab/results-db/testing';
+import { ingestDocument, prismaOf } from '@tunelab/results-db/testing';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from '../test/seed.ts';
 
 export const CORES = [2, 4, 8, 16, 32];
@@ -32,7 +32,7 @@ export async function ingestFleet(dataDir: string, from: number, to: number, mac
     if (from === 0) await db.importPublished(SCENARIOS_DIR);
     for (let i = from; i < to; i++) {
       const submission = sampleRun(fleetMachine(i, machines), i, new Date(Date.UTC(2026, 0, 1) + i * 60_000));
-      await db.ingestRun({ submission, document: submission, idempotencyKey: `fleet-${i}`, runnerId: null });
+      await ingestDocument(db, submission, `fleet-${i}`);
     }
   } finally {
     await db.close();
