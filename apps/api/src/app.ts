@@ -50,6 +50,8 @@ export const DEFAULT_CONNECTION_TIMEOUT_MS = 65_000;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 60_000;
 /** Public GET routes whose answers are computed over many runs: cached, ETagged and rate-limited per client. */
 export const EXPENSIVE_READS = ['/v1/comparisons', '/v1/findings', '/v1/answers', '/v1/hardware'] as const;
+/** Public reads limited per address like EXPENSIVE_READS but not cached: jobs and coverage change without an ingest. */
+const LIMITED_READS = ['/v1/coverage', '/v1/jobs'] as const;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -132,6 +134,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   });
   await app.register(readCachePlugin, {
     prefixes: EXPENSIVE_READS,
+    limitedPrefixes: LIMITED_READS,
     readsPerMinute: opts.readRateLimitPerMinute ?? 600,
     ...(opts.readCacheMaxAgeMs !== undefined ? { maxAgeMs: opts.readCacheMaxAgeMs } : {}),
   });

@@ -118,8 +118,11 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const b = request.body;
+      // The agent went away (stopped, cut): stop waiting, so no job is claimed for nobody. The
+      // response's 'close' is the one that comes when the socket closes: the request's comes once
+      // its body is read.
       const aborted = new AbortController();
-      request.raw.on('close', () => aborted.abort());
+      reply.raw.once('close', () => aborted.abort());
       const job = await app.fleet.claim(
         {
           runnerName: request.runner?.name ?? '',

@@ -45,6 +45,8 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
       // The token is identified from memory when seen before; ingestRun refuses a revoked runner.
       onRequest: [app.identifyRunner],
       config: {
+        // An ingest goes before new answer computations (read-cache.ts).
+        holdsReads: true,
         rateLimit: {
           max: opts.rateLimitPerMinute,
           timeWindow: '1 minute',

@@ -9,14 +9,34 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Call after the stored data changed (a run ingested): cached reads are answered afresh. */
     markDataChanged: () => void;
+    /** Ingests (routes with `config.holdsReads`) holding new answer computations back now. */
+    writesHoldingReads: () => number;
+  }
+  interface FastifyContextConfig {
+    /**
+     * This route stores results (a run's ingest): while one runs, no new cached answer starts
+     * computing. Only such routes hold reads back — a long poll, a heartbeat or a job request does not.
+     */
+    holdsReads?: boolean;
   }
 }
 
 export type ReadCacheOptions = {
-  /** Path prefixes of the expensive GET routes (`/v1/comparisons` covers `/v1/comparisons?…` and `/v1/comparisons/…`). */
+  /**
+   * Path prefixes of the expensive GET routes, cached and limited (`/v1/comparisons` covers
+   * `/v1/comparisons` and `/v1/comparisons/…`). Matched against the route a request was routed to,
+   * so an absolute-form target (`GET http://host/v1/…`) or a percent-encoded path is the same read.
+   */
   prefixes: readonly string[];
-  /** GETs per client address per minute on those routes; beyond it 429 + Retry-After. */
+  /** Path prefixes of reads that are limited like the expensive ones but not cached (their data changes without an ingest). */
+  limitedPrefixes?: readonly string[];
+  /** GETs and HEADs per client address per minute on those routes; beyond it 429 + Retry-After. */
   readsPerMinute: number;
+  /**
+   * A read that would compute waits for running ingests at most this long (default 5 s), then
+   * computes anyway: a slow or stuck write can delay answers, never stop them.
+   */
+  maxWriteWaitMs?: number;
   /** Cache entries kept (least recently used go first); default 1000. */
   maxEntries?: number;
   /** Bytes of cached bodies kept; default 64 MiB. */
@@ -42,6 +62,8 @@ const FILL = Symbol('read-cache fill');
 const WRITE = Symbol('read-cache write');
 type WithFill = FastifyRequest & { [FILL]?: Fill; [WRITE]?: boolean };
 
+const isWrite = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+
 /** `If-None-Match: "a", W/"b"` matches `"a"` (weak comparison, RFC 9110 §13.1.2). */
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
@@ -59,9 +81,12 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * key wait for the first one's answer instead of all computing it. Every cached answer carries
  * an ETag; a client sending it back in If-None-Match gets 304 with no body.
  *
- * Writes go first: while an accepted write (POST, PUT, PATCH, DELETE past validation) runs no new answer
- * starts computing, and only `maxConcurrentComputations` compute at once, so a runner's ingest
- * waits for at most the queries already running, never for a queue of readers.
+ * Ingests go first: while an accepted write of a route marked `config.holdsReads` (a run's
+ * ingest, past validation) runs, no new answer starts computing — for at most `maxWriteWaitMs` —
+ * and only `maxConcurrentComputations` compute at once, so a runner's ingest waits for at most the
+ * queries already running, never for a queue of readers. A write is counted off when its response
+ * closes, whether it finished or its client went away (an aborted long poll or upload never leaves
+ * the count raised). HEAD is a read like GET: limited, and answered from the same cache.
  */
 export default fp<ReadCacheOptions>(
   async (app, opts) => {
@@ -78,14 +103,32 @@ export default fp<ReadCacheOptions>(
     });
     const inflight = new Map<string, Promise<Entry | null>>();
     let writes = 0;
+    app.decorate('writesHoldingReads', () => writes);
     let writesDone: Promise<void> | undefined;
     let signalWritesDone = () => {};
+    const maxWriteWaitMs = opts.maxWriteWaitMs ?? 5000;
     const noWrites = async () => {
+      const deadline = Date.now() + maxWriteWaitMs;
       while (writes > 0) {
+        const left = deadline - Date.now();
+        if (left <= 0) return;
         writesDone ??= new Promise<void>((resolve) => {
           signalWritesDone = resolve;
         });
-        await writesDone;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          writesDone,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, left);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+    };
+    const writeEnded = () => {
+      if (--writes === 0) {
+        writesDone = undefined;
+        signalWritesDone();
       }
     };
     const computing = new Sema(opts.maxConcurrentComputations ?? (app.resultsDb.kind === 'postgresql' ? 4 : 1));
@@ -94,38 +137,47 @@ export default fp<ReadCacheOptions>(
       timeWindow: 60_000,
       keyGenerator: (req) => req.ip,
     });
-    const expensive = (url: string) => {
-      const path = url.split('?')[0] ?? url;
-      return opts.prefixes.some((p) => path === p || path.startsWith(`${p}/`));
+    // A request that never reached onSend (client gone) must not leave others waiting.
+    const abandon = async (request: WithFill) => {
+      request[FILL]?.settle(null);
+      delete request[FILL];
     };
+    const under = (prefixes: readonly string[] | undefined, route: string | undefined) =>
+      route !== undefined && (prefixes ?? []).some((p) => route === p || route.startsWith(`${p}/`));
 
-    // A write counts from when its body is in and it passed authentication and validation: a
-    // client trickling a body, or one without a token, holds back no reads.
-    app.addHook('preHandler', async (request: WithFill) => {
-      if (
-        request.method === 'POST' ||
-        request.method === 'PUT' ||
-        request.method === 'PATCH' ||
-        request.method === 'DELETE'
-      ) {
-        writes++;
-        request[WRITE] = true;
-      }
+    // A write counts from when its body is in and it passed authentication and validation (a
+    // client trickling a body, or one without a token, holds back no reads) until its response
+    // closes: 'close' is emitted once for every response, finished or cut.
+    app.addHook('preHandler', async (request: WithFill, reply) => {
+      if (!isWrite(request.method) || request.routeOptions.config.holdsReads !== true || request[WRITE]) return;
+      writes++;
+      request[WRITE] = true;
+      reply.raw.once('close', () => {
+        if (!request[WRITE]) return;
+        delete request[WRITE];
+        writeEnded();
+      });
     });
 
     app.addHook('onRequest', async (request: WithFill, reply) => {
-      if (request.method !== 'GET' || !expensive(request.url)) return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') return;
+      const route = request.routeOptions.url;
+      const cached = under(opts.prefixes, route);
+      if (!cached && !under(opts.limitedPrefixes, route)) return;
       const limit = await limitReads(request);
       if (!limit.isAllowed && limit.isExceeded) {
         const seconds = Math.max(1, limit.ttlInSeconds);
         throw new ApiError(
           'rate-limited',
-          `more than ${limit.max} reads of comparisons, findings, answers and hardware per minute from this address; retry after ${seconds} s`,
+          `more than ${limit.max} reads of comparisons, findings, answers, hardware, coverage and jobs per minute from this address; retry after ${seconds} s`,
           undefined,
           { 'retry-after': String(seconds) },
         );
       }
-      const key = `GET ${request.url}`;
+      if (!cached) return;
+      // The routed path (decoded, without scheme and host) and the query as sent.
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      const key = `GET ${route} ${JSON.stringify(request.params)}${query}`;
       let entry = cache.get(key);
       if (entry?.version !== version) {
         const flightKey = `${version} ${key}`;
@@ -152,6 +204,8 @@ export default fp<ReadCacheOptions>(
               settle(e);
             },
           };
+          // 'close' comes for every response, finished or cut, even where onResponse does not.
+          reply.raw.once('close', () => void abandon(request));
           await noWrites();
           await computing.acquire();
           // Given up while waiting for a slot (the client went away): hand the slot on.
@@ -193,18 +247,6 @@ export default fp<ReadCacheOptions>(
       return payload;
     });
 
-    // A request that never reached onSend (client gone) must not leave others waiting.
-    const abandon = async (request: WithFill) => {
-      request[FILL]?.settle(null);
-      delete request[FILL];
-      if (request[WRITE]) {
-        delete request[WRITE];
-        if (--writes === 0) {
-          writesDone = undefined;
-          signalWritesDone();
-        }
-      }
-    };
     app.addHook('onResponse', abandon);
     app.addHook('onRequestAbort', abandon);
   },
