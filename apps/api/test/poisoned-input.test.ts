@@ -85,6 +85,22 @@ const REFUSALS: Refusal[] = [
     path: '/params/\ud800',
     raw: (j) => j.replace('"params":{', '"params":{"\\ud800":1,'),
   },
+  // JSON.parse keeps a repeated key's last copy: the first must never reach storage unchecked.
+  {
+    name: 'a repeated key whose first copy holds a lone surrogate',
+    path: '/hardware/os',
+    raw: (j) => j.replace('"os":', '"os":"Debian \\ud800","os":'),
+  },
+  {
+    name: 'a repeated key whose first copy holds a NUL',
+    path: '/hardware/cpuModel',
+    raw: (j) => j.replace('"cpuModel":', '"cpuModel":"AMD\\u0000","cpuModel":'),
+  },
+  {
+    name: 'a repeated key spelled with an escape',
+    path: '/scenario',
+    raw: (j) => j.replace('"scenario":', '"\\u0073cenario":{"key":"x"},"scenario":'),
+  },
 ];
 
 for (const backend of BACKENDS) {

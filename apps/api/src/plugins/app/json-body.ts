@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import sjson from 'secure-json-parse';
+import { visit } from 'jsonc-parser';
 import { ApiError } from '../../problem.ts';
 
 declare module 'fastify' {
@@ -13,10 +14,39 @@ declare module 'fastify' {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** JSON Pointer (RFC 6901) of a key inside the object at `path`. */
+const pointer = (path: readonly (string | number)[]) =>
+  path.map((k) => `/${String(k).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+
+/**
+ * The pointer of the first key that an object of `text` (valid JSON) repeats, compared decoded
+ * (`"a"` and `"\u0061"` are one key), or undefined. JSON.parse keeps a repeated key's last copy, so
+ * the text and the value checked would otherwise be two documents.
+ */
+function repeatedKey(text: string): string | undefined {
+  const open: Set<string>[] = [];
+  let found: string | undefined;
+  visit(text, {
+    onObjectBegin: () => {
+      open.push(new Set());
+      return found === undefined;
+    },
+    onObjectEnd: () => void open.pop(),
+    onObjectProperty: (key, _offset, _length, _line, _char, path) => {
+      const keys = open.at(-1);
+      if (found !== undefined || !keys) return;
+      if (keys.has(key)) found = pointer([...path(), key]);
+      keys.add(key);
+    },
+  });
+  return found;
+}
+
 /**
  * JSON bodies are decoded strictly: invalid UTF-8 is refused instead of silently turned into
  * U+FFFD (which would store something other than what the runner measured), and `__proto__`
- * keys are refused (prototype poisoning).
+ * keys are refused (prototype poisoning), and so is a key repeated in one object (the text stored
+ * must be the document validated).
  */
 export default fp(
   async (app) => {
@@ -69,6 +99,16 @@ export default fp(
         }
         try {
           const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+          const repeated = repeatedKey(text);
+          if (repeated !== undefined) {
+            done(
+              new ApiError('bad-request', `the body repeats the key ${repeated.slice(0, 200)}; send each key once`, [
+                { path: repeated, message: 'repeated key' },
+              ]),
+              undefined,
+            );
+            return;
+          }
           request.document = value;
           request.documentText = text;
           done(null, value);
