@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   'request-timeout': { status: 408, title: 'Request not received in time' },
   'idempotency-conflict': { status: 409, title: 'Idempotency-Key reused with a different body' },
   'job-conflict': { status: 409, title: 'The job is not this agent’s, or already has its run' },
+  'job-mismatch': { status: 422, title: 'The run is not what the job asked for' },
   'payload-too-large': { status: 413, title: 'Request body too large' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },

@@ -62,7 +62,7 @@ describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
   });
 
   it('queues, claims, heartbeats, completes with the run; lists by state; a second run for it is refused', async () => {
-    const created = await request({ scenario: 'vacuum-index-cleanup', params: { rows: 1000 }, repetitions: 1 });
+    const created = await request({ scenario: 'vacuum-index-cleanup', params: { rows: 200000 }, repetitions: 3 });
     expect(created.statusCode).toBe(201);
     const job = created.json();
     expect(job).toMatchObject({ state: 'queued', attempts: 0, runner: null, runId: null, error: null });
@@ -75,7 +75,7 @@ describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
       payload: claimBody,
     });
     expect(claim.statusCode).toBe(200);
-    expect(claim.json()).toMatchObject({ id: job.id, scenario: 'vacuum-index-cleanup', params: { rows: 1000 } });
+    expect(claim.json()).toMatchObject({ id: job.id, scenario: 'vacuum-index-cleanup', params: { rows: 200000 } });
     const attempt = claim.json().attempt;
     const again = await app.inject({
       method: 'POST',
@@ -137,6 +137,80 @@ describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
     expect((await app.inject(`/v1/jobs?state=completed`)).json().items.map((j: { id: string }) => j.id)).toContain(
       job.id,
     );
+  });
+
+  it('a job is answered only by the agent holding it, with a run of what it asked for; nothing else is stored', async () => {
+    const other = (await db.createRunner(`agent-2-${backend}`)).token;
+    const runsNow = async () => (await app.inject('/v1/runs?limit=100')).json().items.length as number;
+    const submit = (token: string, body: object, key: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/runs',
+        headers: { ...auth(token), 'idempotency-key': key },
+        payload: body,
+      });
+    const runsBefore = await runsNow();
+
+    // Queued, never claimed: no run answers it.
+    const never = (await request({ scenario: 'vacuum-index-cleanup', for: { runner: 'nobody' } })).json();
+    const unclaimed = await submit(runner, { ...clone(FIXTURE), job: never.id }, `never-${backend}`);
+    expect(unclaimed.statusCode).toBe(409);
+    expect(unclaimed.json().detail).toMatch(/never claimed/);
+
+    const job = (
+      await request({ scenario: 'vacuum-index-cleanup', params: { rows: 200000 }, repetitions: 3, server: 15 })
+    ).json();
+    const claim = (
+      await app.inject({ method: 'POST', url: '/v1/agent/claim', headers: auth(runner), payload: claimBody })
+    ).json();
+    expect(claim.id).toBe(job.id);
+
+    // Another runner, even with the holder's Idempotency-Key: 409, nothing stored, the job still active.
+    const stranger = await submit(other, { ...clone(FIXTURE), job: job.id }, `holder-key-${backend}`);
+    expect(stranger.statusCode).toBe(409);
+    expect(stranger.json().detail).toMatch(/held by another agent/);
+    expect(stranger.json().detail).not.toMatch(/agent-1/);
+
+    // The holder with a run of something else: 422 naming the field.
+    const wrong: [string, (d: typeof FIXTURE) => void][] = [
+      ['/scenario/key', (d) => (d.scenario.key = 'vacuum-full-rewrite')],
+      ['/params/rows', (d) => (d.params.rows = 5)],
+      ['/options/repetitions', (d) => (d.options.repetitions = 2)],
+      ['/database/major', (d) => (d.database.major = 16)],
+    ];
+    for (const [field, change] of wrong) {
+      const d = { ...clone(FIXTURE), job: job.id };
+      change(d);
+      const res = await submit(runner, d, `wrong-${field.replaceAll('/', '.')}-${backend}`);
+      expect(res.statusCode, field).toBe(422);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual([field]);
+    }
+    expect(await runsNow()).toBe(runsBefore);
+    expect((await app.inject(`/v1/jobs/${job.id}`)).json()).toMatchObject({ state: 'active', runId: null });
+
+    // The holder's run of what was asked: stored, and the job completes with it.
+    const right = await submit(runner, { ...clone(FIXTURE), job: job.id }, `holder-key-${backend}`);
+    expect(right.statusCode).toBe(201);
+    expect((await app.inject(`/v1/jobs/${job.id}`)).json()).toMatchObject({
+      state: 'completed',
+      runId: right.json().id,
+    });
+    expect(await runsNow()).toBe(runsBefore + 1);
+
+    // A cancelled job stays cancelled: its agent's run is refused.
+    const cancelled = (await request({ scenario: 'vacuum-index-cleanup', params: { rows: 200000 } })).json();
+    const c2 = (
+      await app.inject({ method: 'POST', url: '/v1/agent/claim', headers: auth(runner), payload: claimBody })
+    ).json();
+    expect(c2.id).toBe(cancelled.id);
+    await app.inject({ method: 'DELETE', url: `/v1/jobs/${cancelled.id}`, headers: auth(operator) });
+    const afterCancel = await submit(runner, { ...clone(FIXTURE), job: cancelled.id }, `cancelled-${backend}`);
+    expect(afterCancel.statusCode).toBe(409);
+    expect(afterCancel.json().detail).toMatch(/is cancelled/);
+    expect((await app.inject(`/v1/jobs/${cancelled.id}`)).json().state).toBe('cancelled');
+    expect(await runsNow()).toBe(runsBefore + 1);
+    await app.inject({ method: 'DELETE', url: `/v1/jobs/${never.id}`, headers: auth(operator) });
   });
 
   it('cancels a queued and an active job; the agent is told to stop; an agent failure keeps its sentence', async () => {

@@ -570,7 +570,7 @@ export function buildCli(
       for (const r of results) {
         const o = r.outcome;
         io.out(
-          `${r.runId}  ${o.status === 'stored' ? (o.replay ? 'stored (replay)' : 'stored') : `${o.status}: ${o.message}`}\n`,
+          `${r.runId}  ${o.status === 'stored' ? (o.replay ? 'stored (replay)' : 'stored') : `${o.status}: ${o.message}`}${r.movedTo ? `; refused for good, moved to ${r.movedTo}` : ''}\n`,
         );
       }
       if (!results.length) io.out('nothing to flush\n');

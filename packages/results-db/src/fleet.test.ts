@@ -42,13 +42,28 @@ describe.each(BACKENDS)('fleet queue on pg-boss (%s)', (backend) => {
     expect(await fleet.claim({ ...agent, runnerName: 'r2' }, 0)).toBeNull();
     expect((await fleet.getJob(job.id))?.state).toBe('active');
     expect(await fleet.heartbeat(job.id, claimed!.attempt, 'r1')).toEqual({ state: 'active', stop: false });
-    expect(await fleet.reserveRunSlot(job.id, 'key-a')).toEqual({ status: 'ours' });
-    expect(await fleet.reserveRunSlot(job.id, 'key-b')).toEqual({ status: 'taken', runId: null });
+    const run = {
+      scenario: 'vacuum-index-cleanup',
+      params: { rows: 1000 },
+      repetitions: 3,
+      engine: 'postgresql',
+      major: 15,
+    };
+    expect(await fleet.reserveRunSlot(job.id, 'key-a', 'r2', run)).toEqual({
+      status: 'not-yours',
+      reason: `job ${job.id} is held by another agent`,
+    });
+    expect(await fleet.reserveRunSlot(job.id, 'key-a', 'r1', { ...run, params: { rows: 999 } })).toMatchObject({
+      status: 'mismatch',
+      field: '/params/rows',
+    });
+    expect(await fleet.reserveRunSlot(job.id, 'key-a', 'r1', run)).toEqual({ status: 'ours' });
+    expect(await fleet.reserveRunSlot(job.id, 'key-b', 'r1', run)).toEqual({ status: 'taken', runId: null });
     const runId = '00000000-0000-4000-8000-000000000001';
     await fleet.completeWithRun(job.id, 'key-a', runId);
     const done = await fleet.getJob(job.id);
     expect(done).toMatchObject({ state: 'completed', runId, runner: 'r1', attempts: 1 });
-    expect(await fleet.reserveRunSlot(job.id, 'key-b')).toEqual({ status: 'taken', runId });
+    expect(await fleet.reserveRunSlot(job.id, 'key-b', 'r1', run)).toEqual({ status: 'taken', runId });
     expect(await fleet.heartbeat(job.id, claimed!.attempt, 'r1')).toEqual({ state: 'completed', stop: true });
   });
 

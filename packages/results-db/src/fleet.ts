@@ -74,7 +74,53 @@ export type AgentIdentity = {
   server?: number | undefined;
 };
 
-export type RunSlot = { status: 'ours' } | { status: 'taken'; runId: string | null } | { status: 'unknown-job' };
+export type RunSlot =
+  | { status: 'ours' }
+  | { status: 'taken'; runId: string | null }
+  | { status: 'unknown-job' }
+  /** The job is not this runner's to answer: never claimed, held by another agent, or finished. */
+  | { status: 'not-yours'; reason: string }
+  /** The run is not what the job asked for: `field` is a JSON Pointer into the run. */
+  | { status: 'mismatch'; field: string; reason: string };
+
+/** What a run is, as far as a job can ask for it. */
+export type RunForJob = {
+  scenario: string;
+  params: Record<string, string | number | boolean | null>;
+  repetitions: number | undefined;
+  engine: string;
+  major: number;
+};
+
+/** The first way `run` is not what the job of `row` requested, or null. */
+function mismatchOf(row: JobRow, run: RunForJob): { field: string; reason: string } | null {
+  if (run.scenario !== row.scenario_key)
+    return { field: '/scenario/key', reason: `the job asks for ${row.scenario_key}, the run is of ${run.scenario}` };
+  for (const [name, value] of Object.entries(row.params)) {
+    if (!(name in run.params) || String(run.params[name]) !== String(value))
+      return {
+        field: `/params/${name}`,
+        reason: `the job asks for ${name} = ${String(value)}, the run has ${name in run.params ? String(run.params[name]) : 'none'}`,
+      };
+  }
+  if (row.repetitions !== null && run.repetitions !== row.repetitions)
+    return {
+      field: '/options/repetitions',
+      reason: `the job asks for ${row.repetitions} repetitions, the run made ${run.repetitions ?? 'an unstated number'}`,
+    };
+  const engines = row.engine.split(',');
+  if (!engines.includes(run.engine))
+    return {
+      field: '/database/engine',
+      reason: `the job asks for ${engines.join(' or ')}, the run is on ${run.engine}`,
+    };
+  if (row.server_major !== null && run.major !== row.server_major)
+    return {
+      field: '/database/major',
+      reason: `the job asks for server ${row.server_major}, the run is on ${run.major}`,
+    };
+  return null;
+}
 
 type JobRow = {
   id: string;
@@ -89,6 +135,7 @@ type JobRow = {
   priority: number;
   claimed_by: string | null;
   run_id: string | null;
+  run_key: string | null;
   created_at: Date;
   state: string | null;
   retry_count: number | null;
@@ -106,7 +153,7 @@ type QueueCriteria = {
 };
 
 const JOB_COLUMNS = `f.id, f.queue, f.scenario_key, f.params, f.repetitions, f.engine, f.server_major, f.for_kind,
-  f.for_value, f.priority, f.claimed_by, f.run_id, f.created_at,
+  f.for_value, f.priority, f.claimed_by, f.run_id, f.run_key, f.created_at,
   j.state::text AS state, j.retry_count, j.started_on, j.completed_on, j.output`;
 const JOB_FROM = `fleet_jobs f LEFT JOIN ${FLEET_SCHEMA}.job j ON j.id = f.id AND j.name = f.queue`;
 
@@ -480,17 +527,37 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
     },
 
     /**
-     * Reserves the job's one run slot for the run with this idempotency key, before its ingest:
-     * `taken` when another run answered (or is answering) the job.
+     * Reserves the job's one run slot for the run with this idempotency key, before its ingest.
+     * Only the agent that holds the job's lease (its last claimant, while the job is not finished
+     * or re-leased) may answer it, with a run of exactly what was requested; `taken` when another
+     * run answered (or is answering) the job.
      */
-    async reserveRunSlot(jobId: string, runKey: string): Promise<RunSlot> {
+    async reserveRunSlot(jobId: string, runKey: string, runnerName: string, run: RunForJob): Promise<RunSlot> {
+      const row = await rowById(jobId);
+      if (!row) return { status: 'unknown-job' };
+      // The run that answered it, sent again (a retry whose answer was lost): the ingest replays it.
+      if (row.run_id) return row.run_key === runKey ? { status: 'ours' } : { status: 'taken', runId: row.run_id };
+      const state = stateOf(row);
+      if (state === 'cancelled' || state === 'failed' || state === 'completed')
+        return { status: 'not-yours', reason: `job ${jobId} is ${state}` };
+      if (row.claimed_by === null) return { status: 'not-yours', reason: `job ${jobId} was never claimed by an agent` };
+      if (row.claimed_by !== runnerName)
+        return { status: 'not-yours', reason: `job ${jobId} is held by another agent` };
+      const mismatch = mismatchOf(row, run);
+      if (mismatch) return { status: 'mismatch', ...mismatch };
       const mine = await sql.query<{ id: string }>(
-        'UPDATE fleet_jobs SET run_key = $2 WHERE id = $1 AND (run_key IS NULL OR run_key = $2) RETURNING id',
-        [jobId, runKey],
+        `UPDATE fleet_jobs SET run_key = $2
+          WHERE id = $1 AND claimed_by = $3 AND run_id IS NULL AND (run_key IS NULL OR run_key = $2) RETURNING id`,
+        [jobId, runKey, runnerName],
       );
       if (mine.length > 0) return { status: 'ours' };
-      const [row] = await sql.query<{ run_id: string | null }>('SELECT run_id FROM fleet_jobs WHERE id = $1', [jobId]);
-      return row ? { status: 'taken', runId: row.run_id } : { status: 'unknown-job' };
+      const [now] = await sql.query<{ run_id: string | null; claimed_by: string | null }>(
+        'SELECT run_id, claimed_by FROM fleet_jobs WHERE id = $1',
+        [jobId],
+      );
+      if (now && now.claimed_by !== runnerName)
+        return { status: 'not-yours', reason: `job ${jobId} is held by another agent` };
+      return { status: 'taken', runId: now?.run_id ?? null };
     },
 
     /** The ingest failed: the slot is free again. */

@@ -33,7 +33,7 @@ export {
 export { CursorError } from './queries.ts';
 export { hardwareFingerprint, settingsHash, requestHash } from './hashing.ts';
 export { sha256Hex } from '@tunelab/scenarios';
-export type { IngestInput, IngestResult } from './ingest.ts';
+export { storedIdempotencyKey, type IngestInput, type IngestResult } from './ingest.ts';
 export { compareVariants, findingsOf, listFindings, findSimilarHardware } from './comparisons.ts';
 export { mergeInputs, packInputs, unpackInputs, type ComparisonInputs } from './comparison-inputs.ts';
 export {

@@ -79,7 +79,7 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
       const started = performance.now();
       let result;
       try {
-        result = await ingestForJob(app, request.body.job, idempotencyKey, () =>
+        result = await ingestForJob(app, request.body, request.runner, idempotencyKey, () =>
           app.resultsDb.ingestRun({
             submission: request.body,
             document,

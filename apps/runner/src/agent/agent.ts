@@ -158,7 +158,7 @@ export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promis
       ({ results }) => {
         for (const r of results)
           log(
-            `spool: ${r.runId} ${r.outcome.status === 'stored' ? 'stored' : `${r.outcome.status}: ${r.outcome.message}`}`,
+            `spool: ${r.runId} ${r.outcome.status === 'stored' ? 'stored' : `${r.outcome.status}: ${r.outcome.message}`}${r.movedTo ? `; refused for good, moved to ${r.movedTo}` : ''}`,
           );
       },
       () => undefined,

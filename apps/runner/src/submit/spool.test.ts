@@ -32,7 +32,7 @@ const tunelab = (args: string[], spool: string) =>
     TUNELAB_SUBMIT_RETRIES: '0',
   });
 
-type Mode = 'accepted' | 'text-200' | 'other-key' | 'other-count';
+type Mode = 'accepted' | 'text-200' | 'other-key' | 'other-count' | 'job-conflict' | 'unauthorized';
 let mode: Mode = 'accepted';
 let delayMs = 0;
 const received: { key: string }[] = [];
@@ -63,6 +63,18 @@ beforeAll(async () => {
       const replay = received.some((r) => r.key === key);
       received.push({ key });
       setTimeout(() => {
+        if (mode === 'job-conflict' || mode === 'unauthorized') {
+          const status = mode === 'job-conflict' ? 409 : 401;
+          res.writeHead(status, { 'content-type': 'application/problem+json' }).end(
+            JSON.stringify({
+              type: 'about:blank',
+              title: mode,
+              status,
+              detail: mode === 'job-conflict' ? 'job x is held by another agent' : 'unknown runner token',
+            }),
+          );
+          return;
+        }
         if (mode === 'text-200') {
           res.writeHead(200, { 'content-type': 'text/plain' }).end('OK');
           return;
@@ -144,6 +156,26 @@ describe('spool against a fake API', () => {
     expect(flush.code).toBe(EXIT.NOT_STORED);
     expect(flush.stdout).toMatch(message);
     expect(await runFilesIn(dir)).toEqual([`${ids[0]}.json`]);
+  });
+
+  it('a run refused for good (409) leaves the spool for refused/, kept; one refused for a token (401) stays', async () => {
+    mode = 'job-conflict';
+    const { dir, ids } = await spoolWith(1);
+    const flush = await tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir);
+    expect(flush.code).toBe(EXIT.NOT_STORED);
+    expect(flush.stdout).toMatch(/held by another agent.*refused for good, moved to .*refused/);
+    expect(await runFilesIn(dir)).toEqual([]);
+    expect(await readdir(path.join(dir, 'refused'))).toEqual([`${ids[0]}.json`]);
+    // Not sent again: the next flush has nothing to send.
+    received.length = 0;
+    const again = await tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir);
+    expect(again.stdout).toMatch(/nothing to flush/);
+    expect(received).toEqual([]);
+
+    mode = 'unauthorized';
+    const other = await spoolWith(1);
+    expect((await tunelab(['spool', 'flush', '--api', api, '--token', 't'], other.dir)).code).toBe(EXIT.NOT_STORED);
+    expect(await runFilesIn(other.dir)).toEqual([`${other.ids[0]}.json`]);
   });
 
   it('two flushes at once: no stack trace, every run sent, the spool ends empty', async () => {

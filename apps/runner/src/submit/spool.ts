@@ -12,6 +12,14 @@ import { submitRun, type SubmitOptions, type SubmitOutcome } from './client.ts';
  * idempotency key).
  */
 export const QUARANTINE_DIR = 'quarantine';
+/**
+ * Runs the API refused for good (400, 409, 413, 422: the run itself, or the job it answers, is
+ * refused; sending it again changes nothing) leave the spool for `refused/`, kept, so a flush does
+ * not send them before every claim for ever. A refusal that can change (401, 403, 426: a token or
+ * a runner version to fix) keeps the run in the spool.
+ */
+export const REFUSED_DIR = 'refused';
+const FINAL_REFUSALS = new Set([400, 409, 413, 422]);
 
 export async function spoolRun(dir: string, run: RunFile): Promise<string> {
   const file = path.join(dir, `${run.runId}.json`);
@@ -59,24 +67,40 @@ export async function listSpool(dir: string): Promise<{ runs: SpoolEntry[]; corr
   return { runs, corrupt };
 }
 
-export type FlushResult = { file: string; runId: string; outcome: SubmitOutcome };
+export type FlushResult = {
+  file: string;
+  runId: string;
+  outcome: SubmitOutcome;
+  /** Where a run refused for good was moved (REFUSED_DIR). */
+  movedTo?: string;
+};
 export type Quarantined = CorruptEntry & { movedTo: string };
 
-/** Moves a corrupt file out of the way (keeping it for inspection), unless another flush already did. */
-async function quarantine(dir: string, entry: CorruptEntry): Promise<Quarantined | null> {
-  const target = path.join(dir, QUARANTINE_DIR);
+/** Moves a spool file into the subfolder `sub` (kept for inspection); null when another flush already moved it. */
+async function moveAside(dir: string, file: string, sub: string): Promise<string | null> {
+  const target = path.join(dir, sub);
   await mkdir(target, { recursive: true });
-  const movedTo = path.join(target, path.basename(entry.file));
+  const movedTo = path.join(target, path.basename(file));
   try {
-    await rename(entry.file, movedTo);
+    await rename(file, movedTo);
   } catch (e) {
     if (isMissing(e)) return null;
     throw e;
   }
-  return { ...entry, movedTo };
+  return movedTo;
 }
 
-/** Sends every spooled run; stored ones leave the spool, refused and unreachable ones stay, corrupt ones go to quarantine/. */
+/** Moves a corrupt file out of the way (keeping it for inspection), unless another flush already did. */
+async function quarantine(dir: string, entry: CorruptEntry): Promise<Quarantined | null> {
+  const movedTo = await moveAside(dir, entry.file, QUARANTINE_DIR);
+  return movedTo ? { ...entry, movedTo } : null;
+}
+
+/**
+ * Sends every spooled run; stored ones leave the spool, runs refused for good go to refused/,
+ * unreachable ones and those refused for a reason that can change stay, corrupt ones go to
+ * quarantine/.
+ */
 export async function flushSpool(
   dir: string,
   opts: SubmitOptions,
@@ -97,6 +121,11 @@ export async function flushSpool(
       await unlink(file).catch((e: unknown) => {
         if (!isMissing(e)) throw e;
       });
+    }
+    if (outcome.status === 'refused' && FINAL_REFUSALS.has(outcome.httpStatus)) {
+      const movedTo = await moveAside(dir, file, REFUSED_DIR);
+      results.push({ file, runId: entry.run.runId, outcome, ...(movedTo ? { movedTo } : {}) });
+      continue;
     }
     results.push({ file, runId: entry.run.runId, outcome });
   }

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import type { Fleet, FleetOptions } from '@tunelab/results-db';
+import type { RunSubmission } from '@tunelab/contracts';
+import { storedIdempotencyKey, type Fleet, type FleetOptions } from '@tunelab/results-db';
 import { ApiError } from '../../problem.ts';
 
 declare module 'fastify' {
@@ -25,21 +26,41 @@ export default fp<FleetOptions>(
 );
 
 /**
- * Stores a run that answers a fleet job: the job's one run slot is reserved for this run's
- * idempotency key before the ingest (a second run for the job, e.g. a killed agent's spool
- * delivering late, gets 409 and is not stored), and the job completes once the run is stored.
+ * Stores a run that answers a fleet job. Only the agent holding the job's lease may answer it,
+ * with a run of exactly what was requested (scenario, parameters, repetitions, engine and server
+ * major): anything else is a 409 or 422 naming the mismatch and nothing is stored. The job's one
+ * run slot is reserved for this run's idempotency key (scoped to the runner, as runs are) before
+ * the ingest (a second run for the job, e.g. a killed agent's spool delivering late, gets 409 and
+ * is not stored), and the job completes once the run is stored.
  */
 export async function ingestForJob<T extends { run: { id: string } }>(
   app: FastifyInstance,
-  jobId: string | undefined,
+  run: RunSubmission,
+  runner: { id: string; name: string } | undefined,
   idempotencyKey: string,
   ingest: () => Promise<T>,
 ): Promise<T> {
+  const jobId = run.job;
   if (!jobId || !app.hasDecorator('fleet')) return ingest();
-  const slot = await app.fleet.reserveRunSlot(jobId, idempotencyKey);
+  if (!runner)
+    throw new ApiError('job-conflict', `job ${jobId} can be answered only by the runner token of the agent holding it`);
+  const slotKey = storedIdempotencyKey(idempotencyKey, runner.id);
+  const slot = await app.fleet.reserveRunSlot(jobId, slotKey, runner.name, {
+    scenario: run.scenario.key,
+    params: run.params,
+    repetitions: run.options?.repetitions,
+    engine: run.database.engine,
+    major: run.database.major,
+  });
   if (slot.status === 'unknown-job')
     throw new ApiError('validation-failed', `no fleet job with id ${jobId}`, [
       { path: '/job', message: 'unknown job' },
+    ]);
+  if (slot.status === 'not-yours')
+    throw new ApiError('job-conflict', `${slot.reason}: this run is not stored (it stays with the runner)`);
+  if (slot.status === 'mismatch')
+    throw new ApiError('job-mismatch', `the run does not answer job ${jobId}: ${slot.reason}; nothing is stored`, [
+      { path: slot.field, message: slot.reason },
     ]);
   if (slot.status === 'taken')
     throw new ApiError(
@@ -50,9 +71,9 @@ export async function ingestForJob<T extends { run: { id: string } }>(
   try {
     result = await ingest();
   } catch (err) {
-    await app.fleet.freeRunSlot(jobId, idempotencyKey).catch(() => undefined);
+    await app.fleet.freeRunSlot(jobId, slotKey).catch(() => undefined);
     throw err;
   }
-  await app.fleet.completeWithRun(jobId, idempotencyKey, result.run.id);
+  await app.fleet.completeWithRun(jobId, slotKey, result.run.id);
   return result;
 }
