@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { buildApp, type App } from '../src/index.ts';
-import { BACKENDS, clone, FIXTURE } from './helpers.ts';
+import { BACKENDS, clone, FIXTURE, startApi } from './helpers.ts';
 
 describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
   let app: App;
@@ -84,7 +84,9 @@ describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
       payload: claimBody,
     });
     expect(again.statusCode).toBe(204);
-    expect((await app.inject(`/v1/jobs/${job.id}`)).json()).toMatchObject({
+    // The runner's name is for an operator; the public view shows its public label (none here).
+    expect((await app.inject(`/v1/jobs/${job.id}`)).json()).toMatchObject({ state: 'active', runner: null });
+    expect((await app.inject({ url: `/v1/jobs/${job.id}`, headers: auth(operator) })).json()).toMatchObject({
       state: 'active',
       runner: 'agent-1',
       attempts: 1,
@@ -267,5 +269,76 @@ describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
     expect(body.cells.some((c: { runs: number }) => c.runs >= 1)).toBe(true);
     const one = (await app.inject('/v1/coverage?scenario=vacuum-full-rewrite')).json();
     expect(one.scenarios).toEqual(['vacuum-full-rewrite']);
+  });
+});
+
+describe('what the fleet shows to anyone, and operator tokens throttled', () => {
+  let api: Awaited<ReturnType<typeof startApi>>;
+  let operator = '';
+  beforeAll(async () => {
+    api = await startApi({ authFailuresPerMinute: 5, fleet: { pollMs: 100 } }, 'tl_fleet_public');
+    operator = (await api.db.createRunner('ops-public', { kind: 'operator' })).token;
+  });
+  afterAll(async () => api?.close());
+  const call = (method: string, path: string, token?: string, body?: unknown) =>
+    fetch(`${api.url}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+
+  it('shows public labels and a failure sentence with its URL, host and password masked; the operator sees them as sent', async () => {
+    const named = await api.db.createRunner('agent-internal-7', { publicLabel: 'Lab box A' });
+    const job = (await (await call('POST', '/v1/jobs', operator, { scenario: 'vacuum-index-cleanup' })).json()) as {
+      id: string;
+    };
+    const claim = (await (
+      await call('POST', '/v1/agent/claim', named.token, {
+        hardware: FIXTURE.hardware,
+        engine: 'postgresql',
+        server: 15,
+        waitSeconds: 0,
+      })
+    ).json()) as { id: string; attempt: number };
+    expect(claim.id).toBe(job.id);
+    const sentence =
+      'cannot connect to postgres://bench:hunter2@db7.corp.internal:5432/tl (connect ECONNREFUSED 10.1.2.3:5432)';
+    expect(
+      (await call('POST', `/v1/jobs/${job.id}/fail`, named.token, { attempt: claim.attempt, error: sentence })).status,
+    ).toBe(200);
+
+    for (const path of [`/v1/jobs/${job.id}`, '/v1/jobs?limit=10']) {
+      const text = await (await call('GET', path)).text();
+      expect(text, path).not.toMatch(/agent-internal-7|hunter2|db7|10\.1\.2\.3/);
+    }
+    const shown = (await (await call('GET', `/v1/jobs/${job.id}`)).json()) as { runner: string; error: string };
+    expect(shown.runner).toBe('Lab box A');
+    expect(shown.error).toBe('cannot connect to postgres://*** (connect ECONNREFUSED ***)');
+    const asOperator = (await (await call('GET', `/v1/jobs/${job.id}`, operator)).json()) as {
+      runner: string;
+      error: string;
+    };
+    expect(asOperator).toMatchObject({ runner: 'agent-internal-7', error: sentence });
+    // A runner token does not open the private view.
+    expect((await call('GET', `/v1/jobs/${job.id}`, named.token)).status).toBe(403);
+    await call('DELETE', `/v1/jobs/${job.id}`, operator);
+  });
+
+  it('counts wrong operator tokens: past the limit the address gets 429, the right token too', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const r = await call('POST', '/v1/jobs', `tlo_${'x'.repeat(40)}${i}`, { scenario: 'vacuum-index-cleanup' });
+      statuses.push(r.status);
+      await r.arrayBuffer();
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    const right = await call('POST', '/v1/jobs', operator, { scenario: 'vacuum-index-cleanup' });
+    expect(right.status).toBe(429);
+    expect(((await right.json()) as { detail: string }).detail).toMatch(/failed authentications/);
+    const jobs = (await (await call('GET', '/v1/jobs?limit=100')).json()) as { items: unknown[] };
+    expect(jobs.items).toHaveLength(1);
   });
 });

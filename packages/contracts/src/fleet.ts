@@ -42,6 +42,16 @@ export const JobRequest = z.strictObject({
 });
 export type JobRequest = z.infer<typeof JobRequest>;
 
+/**
+ * Which machines may run a job, as shown: a runner target's name only to an operator; to anyone
+ * else `{ runner: <public label> }`, or `{ runner: null }` when that runner has none.
+ */
+const JobTargetShown = z.union([
+  z.strictObject({ class: z.string().min(1).max(100) }),
+  z.strictObject({ runner: z.string().nullable() }),
+  z.strictObject({ labels: z.array(fleetLabel).min(1).max(8) }),
+]);
+
 export const Job = z.object({
   id: z.uuid(),
   state: JobState,
@@ -50,14 +60,20 @@ export const Job = z.object({
   repetitions: z.number().int().nullable(),
   engine: Engine,
   server: z.number().int().nullable(),
-  for: JobTarget.nullable(),
+  for: JobTargetShown.nullable(),
   priority: z.number().int(),
   /** Attempts started so far (a re-lease after a lost agent counts). */
   attempts: z.number().int(),
-  /** The runner that claimed it last. */
+  /**
+   * The runner that claimed it last: its name to an operator (operator token); to anyone else its
+   * public label, or null (unclaimed, or a runner without a public label).
+   */
   runner: z.string().nullable(),
   runId: z.uuid().nullable(),
-  /** The runner's own sentence when an attempt failed. */
+  /**
+   * The runner's own sentence when an attempt failed: as sent to an operator; to anyone else with
+   * URLs, hosts, addresses and credentials masked (`redactForPublic`).
+   */
   error: z.string().nullable(),
   createdAt: isoDateTime,
   startedAt: isoDateTime.nullable(),

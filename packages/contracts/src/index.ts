@@ -14,3 +14,4 @@ export * from './metrics/index.ts';
 export * from './csv.ts';
 export * from './links.ts';
 export * from './fleet.ts';
+export * from './redact.ts';

@@ -6,6 +6,7 @@
 // storable text) anyway. The contract stays the judge: `expectedStatusOf` asks `RunSubmission`
 // itself whether a body must be stored or refused, so an arbitrary that drifts from the
 // contract makes a test fail loudly instead of quietly testing less.
+import { parseTree, type Node as JsonNode } from 'jsonc-parser';
 import fc from 'fast-check';
 import { DATE_RANGE, isStorableText, LIMITS } from '../src/primitives.ts';
 import { RunSubmission, type RunSubmissionInput } from '../src/run.ts';
@@ -606,6 +607,47 @@ function hasPoisonKey(v: unknown): boolean {
  * `RunSubmission`, with the contract's first failing path) or `too-large` (413: over
  * LIMITS.bodyBytes).
  */
+/**
+ * The pointer of a key an object of `json` repeats (the API refuses such a body: JSON.parse keeps
+ * the last copy, and the text would not be the document checked). Read from jsonc-parser's syntax
+ * tree, not the visitor the API uses; a tree too deep to build is left to the contract.
+ */
+function repeatedKeyOf(json: string): string | undefined {
+  let tree: JsonNode | undefined;
+  try {
+    tree = parseTree(json);
+  } catch (e) {
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
+  const walk = (node: JsonNode, at: string): string | undefined => {
+    if (node.type === 'object') {
+      const seen = new Set<string>();
+      for (const prop of node.children ?? []) {
+        const [keyNode, value] = prop.children ?? [];
+        const key = String(keyNode?.value);
+        const here = `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        if (seen.has(key)) return here;
+        seen.add(key);
+        const inner = value ? walk(value, here) : undefined;
+        if (inner) return inner;
+      }
+    }
+    if (node.type === 'array')
+      for (const [i, child] of (node.children ?? []).entries()) {
+        const inner = walk(child, `${at}/${i}`);
+        if (inner) return inner;
+      }
+    return undefined;
+  };
+  try {
+    return tree ? walk(tree, '') : undefined;
+  } catch (e) {
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
+}
+
 export function expectedStatusOf(
   json: string,
 ): { kind: 'stored' } | { kind: 'refused'; path?: string } | { kind: 'too-large' } {
@@ -618,6 +660,8 @@ export function expectedStatusOf(
     return { kind: 'refused' };
   }
   if (hasPoisonKey(parsed)) return { kind: 'refused' };
+  const repeated = repeatedKeyOf(json.replace(/^\ufeff/, ''));
+  if (repeated !== undefined) return { kind: 'refused', path: repeated };
   const r = RunSubmission.safeParse(parsed);
   if (r.success) return { kind: 'stored' };
   const first = r.error.issues[0];

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { PgBoss, fromPglite } from 'pg-boss';
 import {
   hardwareClassOf,
+  redactForPublic,
   resolveParams,
   type ClaimedJob,
   type Coverage,
@@ -24,7 +25,6 @@ import {
   type Job,
   type JobRequest,
   type JobState,
-  type JobTarget,
 } from '@tunelab/contracts';
 import {
   DEFAULT_SCENARIOS_DIR,
@@ -142,7 +142,12 @@ type JobRow = {
   started_on: Date | null;
   completed_on: Date | null;
   output: unknown;
+  claimed_label: string | null;
+  for_label: string | null;
 };
+
+/** Who reads a job: an operator sees runner names and failure sentences as sent; anyone else public labels and masked sentences. */
+export type JobViewer = 'operator' | 'public';
 
 type QueueCriteria = {
   queue: string;
@@ -154,7 +159,9 @@ type QueueCriteria = {
 
 const JOB_COLUMNS = `f.id, f.queue, f.scenario_key, f.params, f.repetitions, f.engine, f.server_major, f.for_kind,
   f.for_value, f.priority, f.claimed_by, f.run_id, f.run_key, f.created_at,
-  j.state::text AS state, j.retry_count, j.started_on, j.completed_on, j.output`;
+  j.state::text AS state, j.retry_count, j.started_on, j.completed_on, j.output,
+  (SELECT public_label FROM runners WHERE name = f.claimed_by) AS claimed_label,
+  (SELECT public_label FROM runners WHERE f.for_kind = 'runner' AND name = f.for_value) AS for_label`;
 const JOB_FROM = `fleet_jobs f LEFT JOIN ${FLEET_SCHEMA}.job j ON j.id = f.id AND j.name = f.queue`;
 
 /** pg-boss states → the API's; a job answered by a run is completed whatever pg-boss says. */
@@ -185,16 +192,17 @@ function errorOf(output: unknown): string | null {
   return null;
 }
 
-function targetOf(kind: string, value: string | null): JobTarget | null {
+function targetOf(kind: string, value: string | null, label: string | null, viewer: JobViewer): Job['for'] {
   if (kind === 'class' && value) return { class: value };
-  if (kind === 'runner' && value) return { runner: value };
+  if (kind === 'runner' && value) return { runner: viewer === 'operator' ? value : label };
   if (kind === 'labels' && value) return { labels: value.split(',') };
   return null;
 }
 
-function toJob(row: JobRow): Job {
+function toJob(row: JobRow, viewer: JobViewer = 'operator'): Job {
   const state = stateOf(row);
   const finished = state === 'completed' || state === 'failed' || state === 'cancelled';
+  const error = state === 'completed' ? null : errorOf(row.output);
   return {
     id: row.id,
     state,
@@ -203,12 +211,12 @@ function toJob(row: JobRow): Job {
     repetitions: row.repetitions,
     engine: (row.engine.split(',')[0] ?? 'postgresql') as Job['engine'],
     server: row.server_major,
-    for: targetOf(row.for_kind, row.for_value),
+    for: targetOf(row.for_kind, row.for_value, row.for_label, viewer),
     priority: row.priority,
     attempts: row.started_on ? (row.retry_count ?? 0) + 1 : 0,
-    runner: row.claimed_by,
+    runner: viewer === 'operator' ? row.claimed_by : row.claimed_label,
     runId: row.run_id,
-    error: state === 'completed' ? null : errorOf(row.output),
+    error: error !== null && viewer === 'public' ? redactForPublic(error) : error,
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_on ? row.started_on.toISOString() : null,
     finishedAt: finished && row.completed_on ? row.completed_on.toISOString() : null,
@@ -430,12 +438,15 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
       return toJob(row);
     },
 
-    async getJob(id: string): Promise<Job | null> {
+    async getJob(id: string, viewer: JobViewer = 'operator'): Promise<Job | null> {
       const row = await rowById(id);
-      return row ? toJob(row) : null;
+      return row ? toJob(row, viewer) : null;
     },
 
-    async listJobs(q: { state?: JobState | undefined; scenario?: string | undefined; limit: number }): Promise<Job[]> {
+    async listJobs(
+      q: { state?: JobState | undefined; scenario?: string | undefined; limit: number },
+      viewer: JobViewer = 'operator',
+    ): Promise<Job[]> {
       const where: string[] = [];
       const params: unknown[] = [];
       if (q.scenario) {
@@ -456,7 +467,7 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
          ORDER BY f.created_at DESC, f.id DESC LIMIT $${params.length}`,
         params,
       );
-      return rows.map(toJob);
+      return rows.map((r) => toJob(r, viewer));
     },
 
     /** Cancels a queued or active job (its agent stops at its next heartbeat). Null: no such job. */

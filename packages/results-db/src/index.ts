@@ -28,6 +28,7 @@ export {
   type AgentIdentity,
   type Fleet,
   type FleetOptions,
+  type JobViewer,
   type RunSlot,
 } from './fleet.ts';
 export { CursorError } from './queries.ts';

@@ -12,7 +12,8 @@ import {
   JobRequest,
   Problem,
 } from '@tunelab/contracts';
-import { JobConflictError, JobRequestError } from '@tunelab/results-db';
+import type { FastifyRequest } from 'fastify';
+import { JobConflictError, JobRequestError, type JobViewer } from '@tunelab/results-db';
 import { ApiError } from '../problem.ts';
 
 const JobId = z.object({ id: z.uuid() });
@@ -31,6 +32,16 @@ function asApiError(err: unknown): never {
  * run is stored (POST /v1/runs with `job`).
  */
 const jobs: FastifyPluginAsyncZod = async (app) => {
+  /**
+   * Anyone may list jobs; runner names and failure sentences as sent are for an operator only. A
+   * request with an Authorization header must carry a valid operator token (a wrong one is a
+   * counted authentication failure, as on the write routes).
+   */
+  const viewerOf = async (request: FastifyRequest): Promise<JobViewer> => {
+    if (request.headers.authorization === undefined) return 'public';
+    await app.requireOperator(request);
+    return 'operator';
+  };
   app.post(
     '/jobs',
     {
@@ -62,7 +73,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
         response: { 200: JobList, 400: Problem, 503: Problem },
       },
     },
-    async (request) => ({ items: await app.fleet.listJobs(request.query) }),
+    async (request) => ({ items: await app.fleet.listJobs(request.query, await viewerOf(request)) }),
   );
 
   app.get(
@@ -76,7 +87,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const job = await app.fleet.getJob(request.params.id);
+      const job = await app.fleet.getJob(request.params.id, await viewerOf(request));
       if (!job) throw new ApiError('not-found', `no job with id ${request.params.id}`);
       return job;
     },

@@ -138,7 +138,9 @@ export default fp<AuthOptions>(
       const bearer = header ? BEARER.exec(header) : null;
       if (bearer?.[1]) remembered.delete(sha256Hex(bearer[1]));
     });
-    app.decorate('requireOperator', async (request: FastifyRequest) => {
+    // Operator tokens are throttled like runner tokens: a wrong one counts as a failed
+    // authentication, and an address over the limit gets 429 whatever it sends.
+    const operatorOf = async (request: FastifyRequest) => {
       const header = request.headers.authorization;
       const bearer = header ? BEARER.exec(header) : null;
       if (!bearer?.[1])
@@ -146,18 +148,23 @@ export default fp<AuthOptions>(
           'www-authenticate': 'Bearer',
         });
       const operator = await app.resultsDb.authenticateRunner(bearer[1], 'operator');
-      if (operator) {
-        request.operator = operator;
-        return;
-      }
+      if (operator) return operator;
       if (await app.resultsDb.authenticateRunner(bearer[1], 'runner'))
         throw new ApiError(
           'forbidden',
-          'a runner token cannot request or cancel jobs; use an operator token (npm run admin -- create-operator NAME)',
+          'a runner token cannot request, cancel or see the private fields of jobs; use an operator token (npm run admin -- create-operator NAME)',
         );
       throw new ApiError('unauthorized', 'the operator token is unknown or revoked', [], {
         'www-authenticate': 'Bearer error="invalid_token"',
       });
+    };
+    app.decorate('requireOperator', async (request: FastifyRequest) => {
+      await checkFailures(request);
+      try {
+        request.operator = await operatorOf(request);
+      } catch (e) {
+        await refuse(request, e);
+      }
     });
   },
   { name: 'auth', dependencies: ['results-db', '@fastify/rate-limit'] },

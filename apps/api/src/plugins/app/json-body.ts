@@ -99,7 +99,16 @@ export default fp(
         }
         try {
           const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-          const repeated = repeatedKey(text);
+          let repeated: string | undefined;
+          let checkedText: string | undefined = text;
+          try {
+            repeated = repeatedKey(text);
+          } catch (e) {
+            if (!(e instanceof RangeError)) throw e;
+            // Too deep for the check (and for the contract, which allows no such depth): were it
+            // stored, the ingest would write the parsed value again, never this unchecked text.
+            checkedText = undefined;
+          }
           if (repeated !== undefined) {
             done(
               new ApiError('bad-request', `the body repeats the key ${repeated.slice(0, 200)}; send each key once`, [
@@ -110,7 +119,7 @@ export default fp(
             return;
           }
           request.document = value;
-          request.documentText = text;
+          if (checkedText !== undefined) request.documentText = checkedText;
           done(null, value);
         } catch (e) {
           const why = e instanceof RangeError ? 'nested too deeply' : e instanceof Error ? e.message : 'invalid JSON';
