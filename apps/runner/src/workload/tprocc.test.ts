@@ -170,34 +170,74 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
   });
 
   it('counts and retries deadlocks and serialization failures without failing the run', async () => {
-    // A copy whose stock-level raises the two retryable errors half of the time.
+    // A copy whose five transactions first call inject(): once the test arms it (when the window
+    // opens, both users held at the start barrier), the first two calls take two advisory locks
+    // in crossing order — a real deadlock the server detects — and the third raises a
+    // serialization failure. Nothing is left to chance or to the machine's speed.
     const copy = `${DB}_retry`;
     await query(TEST_PG_URL, `CREATE DATABASE ${copy} TEMPLATE ${DB}`);
+    const copyUrl = databaseUrl(TEST_PG_URL, copy);
     try {
       await query(
-        databaseUrl(TEST_PG_URL, copy),
-        `CREATE OR REPLACE FUNCTION slev(p_w_id integer, p_d_id integer, p_threshold integer) RETURNS integer LANGUAGE plpgsql AS $$
+        copyUrl,
+        `CREATE TABLE inject_state (armed boolean NOT NULL);
+         INSERT INTO inject_state VALUES (false);
+         CREATE SEQUENCE inject_seq;
+         CREATE FUNCTION inject() RETURNS void LANGUAGE plpgsql AS $$
+         DECLARE n bigint; waited integer := 0;
          BEGIN
-           IF random() < 0.25 THEN RAISE EXCEPTION 'injected' USING ERRCODE = '40P01'; END IF;
-           IF random() < 0.25 THEN RAISE EXCEPTION 'injected' USING ERRCODE = '40001'; END IF;
-           RETURN 0;
+           IF NOT (SELECT armed FROM inject_state) THEN RETURN; END IF;
+           n := nextval('inject_seq');
+           IF n <= 2 THEN
+             PERFORM pg_advisory_xact_lock(n);
+             -- Wait (bounded) until the other call holds its lock, then ask for it: a crossing.
+             WHILE NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = 3 - n
+                                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) LOOP
+               waited := waited + 1;
+               IF waited > 6000 THEN RAISE EXCEPTION 'inject: the other session never took its lock'; END IF;
+               PERFORM pg_sleep(0.01);
+             END LOOP;
+             PERFORM pg_advisory_xact_lock(3 - n);
+           ELSIF n = 3 THEN
+             RAISE EXCEPTION 'injected' USING ERRCODE = '40001';
+           END IF;
+         END $$;
+         DO $$
+         DECLARE f record; args text;
+         BEGIN
+           FOR f IN SELECT p.proname, p.pronargs, pg_get_function_identity_arguments(p.oid) AS iargs,
+                           pg_get_function_result(p.oid) AS res
+                      FROM pg_proc p JOIN pg_namespace ns ON ns.oid = p.pronamespace
+                     WHERE ns.nspname = 'public' AND p.proname IN ('neword', 'payment', 'delivery', 'ostat', 'slev') LOOP
+             SELECT string_agg('$' || i, ', ') INTO args FROM generate_series(1, f.pronargs) AS i;
+             EXECUTE format('ALTER FUNCTION %I(%s) RENAME TO %I', f.proname, f.iargs, f.proname || '_orig');
+             EXECUTE format('CREATE FUNCTION %I(%s) RETURNS %s LANGUAGE plpgsql AS $body$ BEGIN PERFORM inject(); RETURN %I(%s); END $body$',
+                            f.proname, f.iargs, f.res, f.proname || '_orig', args);
+           END LOOP;
          END $$`,
       );
       const r = await runTprocc({
-        openSession: sessionsOn(databaseUrl(TEST_PG_URL, copy), APP),
+        openSession: sessionsOn(copyUrl, APP),
         vus: 2,
         warehouses: 1,
         rampUpSeconds: 0,
         durationSeconds: 1.5,
         mix: 'hammerdb',
+        onWindowStart: async () => {
+          await query(copyUrl, 'UPDATE inject_state SET armed = true');
+        },
       });
-      const s = r.perType.slev;
-      expect(s.transactions).toBeGreaterThan(0);
-      expect(s.deadlocks).toBeGreaterThan(0);
-      expect(s.serializationFailures).toBeGreaterThan(0);
-      expect(s.retries).toBe(s.deadlocks + s.serializationFailures);
-      expect(s.errors).toBe(0);
-      expect(r.totals.deadlocks).toBeGreaterThanOrEqual(s.deadlocks);
+      const [calls] = await query<{ n: string }>(copyUrl, 'SELECT last_value::text AS n FROM inject_seq');
+      expect(Number(calls?.n)).toBeGreaterThanOrEqual(3);
+      expect(r.totals.deadlocks).toBe(1);
+      expect(r.totals.serializationFailures).toBe(1);
+      expect(r.totals.retries).toBe(2);
+      expect(r.totals.errors).toBe(0);
+      expect(r.totals.transactions).toBeGreaterThan(0);
+      const byType = Object.values(r.perType);
+      expect(byType.reduce((n, t) => n + t.deadlocks, 0)).toBe(1);
+      expect(byType.reduce((n, t) => n + t.serializationFailures, 0)).toBe(1);
+      for (const t of byType) expect(t.retries).toBe(t.deadlocks + t.serializationFailures);
     } finally {
       await dropDatabase(TEST_PG_URL, copy);
     }
