@@ -1,0 +1,3 @@
+import { baseConfig } from '@tunelab/vitest-config';
+
+export default baseConfig;
