@@ -587,10 +587,14 @@ export function buildCli(
     .action(async (raw: string) => {
       const major = parseMajor(raw);
       // Ctrl-C: exit through process.exit so the install's exit hook removes its temp directory.
-      const onSignal = () => process.exit(EXIT.INTERRUPTED);
+      const onSignal = () => {
+        progress.stop();
+        io.err('tunelab: interrupted: nothing was installed; the partial download was removed\n');
+        process.exit(EXIT.INTERRUPTED);
+      };
+      const progress = downloadProgress(io);
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      const progress = downloadProgress(io);
       const started = performance.now();
       let server;
       try {

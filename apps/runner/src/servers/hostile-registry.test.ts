@@ -295,3 +295,33 @@ describe('servers remove / install: not under a live managed server', () => {
     }
   }, 60_000);
 });
+
+describe('servers install: Ctrl-C', () => {
+  it('says in one sentence that nothing was installed, exits 130 and leaves the store empty', async () => {
+    const { store } = await workDir();
+    const reg = await registryStandIn({
+      tarballHandler: (_req, res) => {
+        res.writeHead(200, { 'content-length': String(20 * 1024 * 1024) });
+        res.write(Buffer.alloc(64 * 1024));
+      },
+    });
+    try {
+      let sent = false;
+      const r = await runTunelab(
+        ['servers', 'install', '17'],
+        { TUNELAB_SERVERS_DIR: store, TUNELAB_REGISTRY: reg.url },
+        (all, child) => {
+          if (!sent && all.includes('downloading')) {
+            sent = true;
+            setTimeout(() => child.kill('SIGINT'), 300);
+          }
+        },
+      );
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stderr).toContain('interrupted: nothing was installed; the partial download was removed');
+      expect(await readdir(store)).toEqual([]);
+    } finally {
+      reg.close();
+    }
+  }, 60_000);
+});
