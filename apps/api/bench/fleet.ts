@@ -6,7 +6,14 @@
  * handed to two agents — must be 0), and CPU seconds per claim of the API process and of the
  * PostgreSQL backends of the bench database (pg-boss's pool included), with the load average.
  *
- *   npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--database-url URL]
+ * Then the cost of an idle fleet before and after a history of jobs: I idle agents long-poll for
+ * S seconds (database transactions/s, API CPU, an empty claim's latency); H jobs, for label sets
+ * the idle agents all have (255 queues that fit them), are requested and cancelled; the same idle
+ * phase again. A claim's cost
+ * must not grow with the history (the ratio after/before is printed).
+ *
+ *   npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--history 1000]
+ *                          [--idle-agents 20] [--idle-seconds 10] [--database-url URL]
  *
  * The database `tl_fleet_bench_<random>` is dropped at the end.
  */
@@ -28,16 +35,22 @@ import {
 } from './support.ts';
 
 const { args, adminUrl } = parseBenchArgs(
-  'npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--database-url URL]',
+  'npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--history 1000] [--idle-agents 20] [--idle-seconds 10] [--database-url URL]',
   {
     agents: { type: 'string', default: '1000' },
     jobs: { type: 'string', default: '10000' },
     tokens: { type: 'string', default: '50' },
+    history: { type: 'string', default: '1000' },
+    'idle-agents': { type: 'string', default: '20' },
+    'idle-seconds': { type: 'string', default: '10' },
   },
 );
 const AGENTS = positiveInt('agents', args.agents);
 const JOBS = positiveInt('jobs', args.jobs);
 const TOKENS = Math.min(AGENTS, positiveInt('tokens', args.tokens));
+const HISTORY = positiveInt('history', args.history);
+const IDLE_AGENTS = positiveInt('idle-agents', args['idle-agents']);
+const IDLE_SECONDS = positiveInt('idle-seconds', args['idle-seconds']);
 
 // Node's fetch opens as many connections per origin as there are requests in flight (undici's
 // default `connections: null`), so each of the long polls has its own.
@@ -189,6 +202,96 @@ async function main() {
   ];
   console.log(lines.join('\n'));
   if (duplicates > 0 || jobsSeen.size !== JOBS) process.exitCode = 1;
+
+  // ── an idle fleet before and after a history of requested and cancelled jobs ──
+  const before = await idlePhase(url, tokens);
+  const historyStarted = performance.now();
+  for (let i = 0; i < HISTORY; i++) {
+    const res = await fetch(`${url}/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ scenario: 'vacuum-index-cleanup', for: { labels: historyLabels(i) } }),
+    });
+    if (res.status !== 201) throw new Error(`POST /v1/jobs: ${res.status} ${await res.text()}`);
+    const { id } = (await res.json()) as { id: string };
+    const del = await fetch(`${url}/v1/jobs/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${operator}` },
+    });
+    if (del.status !== 200) throw new Error(`DELETE /v1/jobs/${id}: ${del.status} ${await del.text()}`);
+  }
+  const historySeconds = (performance.now() - historyStarted) / 1000;
+  const after = await idlePhase(url, tokens);
+  const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
+  console.log(
+    [
+      `idle fleet:  ${IDLE_AGENTS} agents long-polling for ${IDLE_SECONDS} s, before and after ${HISTORY} jobs requested and cancelled (for 255 label sets the agents all have: 255 queues that fit them) (${historySeconds.toFixed(1)} s)`,
+      `  before:    ${before.xactPerSecond.toFixed(0)} database transactions/s, API CPU ${(before.apiCpu * 100).toFixed(1)} %, empty claim p50 ${before.emptyClaimMs.toFixed(1)} ms (load ${before.load})`,
+      `  after:     ${after.xactPerSecond.toFixed(0)} database transactions/s, API CPU ${(after.apiCpu * 100).toFixed(1)} %, empty claim p50 ${after.emptyClaimMs.toFixed(1)} ms (load ${after.load})`,
+      `  after/before: transactions ${ratio(after.xactPerSecond, before.xactPerSecond)}, API CPU ${ratio(after.apiCpu, before.apiCpu)}, empty claim ${ratio(after.emptyClaimMs, before.emptyClaimMs)}`,
+    ].join('\n'),
+  );
+}
+
+/** The idle agents' labels; history job i asks for a non-empty subset of them (255 distinct queues, all fitting). */
+const IDLE_LABELS = ['l0', 'l1', 'l2', 'l3', 'l4', 'l5', 'l6', 'l7'];
+const historyLabels = (i: number) => IDLE_LABELS.filter((_, bit) => (((i % 255) + 1) >> bit) & 1);
+
+/** Transactions committed or rolled back so far in the bench database. */
+async function transactions(): Promise<number> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    const r = await c.query<{ n: string }>(
+      'SELECT (xact_commit + xact_rollback)::text AS n FROM pg_stat_database WHERE datname = $1',
+      [dbName],
+    );
+    return Number(r.rows[0]?.n ?? 0);
+  } finally {
+    await c.end();
+  }
+}
+
+/** IDLE_AGENTS agents long-poll for IDLE_SECONDS while a prober times empty claims (waitSeconds 0). */
+async function idlePhase(url: string, tokens: string[]) {
+  const claim = (token: string | undefined, waitSeconds: number) =>
+    fetch(`${url}/v1/agent/claim`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ hardware: HARDWARE, labels: IDLE_LABELS, engine: 'postgresql', server: 16, waitSeconds }),
+    }).then((r) => r.arrayBuffer());
+  // Let the stats of the previous phase reach pg_stat_database.
+  await new Promise((r) => setTimeout(r, 1500));
+  const x0 = await transactions();
+  const cpu0 = processSeconds(api?.pid);
+  const started = performance.now();
+  const until = started + IDLE_SECONDS * 1000;
+  const idle = Array.from({ length: IDLE_AGENTS }, async (_, i) => {
+    while (performance.now() < until) await claim(tokens[i % tokens.length], 2);
+  });
+  const empties: number[] = [];
+  const prober = (async () => {
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      await claim(tokens[0], 0);
+      empties.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  await Promise.all([...idle, prober]);
+  const seconds = (performance.now() - started) / 1000;
+  await new Promise((r) => setTimeout(r, 1500));
+  const x1 = await transactions();
+  empties.sort((a, b) => a - b);
+  return {
+    xactPerSecond: (x1 - x0) / seconds,
+    apiCpu: (processSeconds(api?.pid) - cpu0) / seconds,
+    emptyClaimMs: empties[Math.floor(empties.length / 2)] ?? Number.NaN,
+    load: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+  };
 }
 
 try {

@@ -286,7 +286,14 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
       server_major: number | null;
       for_kind: string;
       for_value: string | null;
-    }>('SELECT DISTINCT queue, engine, server_major, for_kind, for_value FROM fleet_jobs', []);
+    }>(
+      // Only queues with a job waiting to be claimed: the cost of a claim must not grow with the
+      // history of jobs (finished, cancelled or failed jobs' queues are never fetched from).
+      `SELECT DISTINCT f.queue, f.engine, f.server_major, f.for_kind, f.for_value
+         FROM fleet_jobs f JOIN ${FLEET_SCHEMA}.job j ON j.id = f.id AND j.name = f.queue
+        WHERE f.run_id IS NULL AND j.state IN ('created', 'retry')`,
+      [],
+    );
     criteria = {
       at: Date.now(),
       rows: rows.map((r) => ({
