@@ -34,6 +34,36 @@ export type Guard = {
 
 const STALL_HINT = 'TUNELAB_STALL_TIMEOUT_S or --stall-timeout';
 
+/** The calls in flight per signal, all answered by one 'abort' listener on it (see onAbortOf). */
+const inFlight = new WeakMap<AbortSignal, { calls: Set<() => void>; listener: () => void }>();
+
+/**
+ * Calls `fn` when `signal` aborts; the returned function forgets it. However many calls are in
+ * flight (an insert stream of 30 connections, each with a statement running, plus its monitor),
+ * the signal carries one listener, added with the first and removed with the last: a listener per
+ * call would pass Node's limit of 10 (MaxListenersExceededWarning) and grow with the connections.
+ */
+export function onAbortOf(signal: AbortSignal, fn: () => void): () => void {
+  let entry = inFlight.get(signal);
+  if (!entry) {
+    const calls = new Set<() => void>();
+    const listener = () => {
+      inFlight.delete(signal);
+      for (const call of [...calls]) call();
+    };
+    entry = { calls, listener };
+    inFlight.set(signal, entry);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const { calls, listener } = entry;
+  calls.add(fn);
+  return () => {
+    if (!calls.delete(fn) || calls.size > 0 || inFlight.get(signal)?.calls !== calls) return;
+    inFlight.delete(signal);
+    signal.removeEventListener('abort', listener);
+  };
+}
+
 /** Runs one call under the guard; `destroy` drops its connection when the guard fires. */
 export function guarded<T>(guard: Guard, what: string, destroy: (() => void) | undefined, call: () => Promise<T>) {
   if (guard.signal.aborted) return Promise.reject(new Error('interrupted'));
@@ -44,12 +74,11 @@ export function guarded<T>(guard: Guard, what: string, destroy: (() => void) | u
       destroy?.();
       reject(error);
     };
-    const onAbort = () => fire(new Error('interrupted'));
+    const forget = onAbortOf(guard.signal, () => fire(new Error('interrupted')));
     const cleanup = () => {
       clearTimeout(timer);
-      guard.signal.removeEventListener('abort', onAbort);
+      forget();
     };
-    guard.signal.addEventListener('abort', onAbort, { once: true });
     if (guard.stallMs > 0 && !measured.getStore()) {
       timer = setTimeout(
         () =>

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminSession, DatabaseSession } from '../drivers/driver.ts';
 import { mysqlDriver } from '../drivers/mysql.ts';
+import { guardSession } from '../engine/stall.ts';
 import { probeStorageOf } from '../probe/hardware.ts';
 import { createOsSampler } from '../probe/os-sampler.ts';
 import { checkQuery, TEST_MYSQL_URL } from '../test-support/mysql.ts';
@@ -110,6 +112,41 @@ describe('insert stream', () => {
         monitor,
       }),
     ).rejects.toThrow(/no_such_table/);
+  });
+
+  it('16 guarded connections (as a run guards them) put one abort listener on the run signal, not one per statement in flight', async () => {
+    await table('t3', 'ROW_FORMAT=DYNAMIC');
+    const run = new AbortController();
+    const guard = { stallMs: 60_000, signal: run.signal };
+    const listeners = () => getEventListeners(run.signal, 'abort').length;
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, listeners())), 1);
+    try {
+      const r = await runInsertStream({
+        table: 't3',
+        rows: 8000,
+        maxSeconds: 60,
+        threads: 16,
+        batchRows: 10,
+        sampleEveryRows: 500,
+        openSession: async () => guardSession(await mysqlDriver.openDatabase(TEST_MYSQL_URL, db, app), guard),
+        monitor: guardSession(monitor, guard),
+        signal: run.signal,
+        onSample: () => (most = Math.max(most, listeners())),
+      });
+      expect(r.rows).toBe(8000);
+    } finally {
+      clearInterval(watch);
+      process.off('warning', onWarning);
+    }
+    expect(most).toBeGreaterThan(0); // the calls were guarded
+    expect(most).toBeLessThanOrEqual(1);
+    expect(listeners()).toBe(0);
+    await new Promise((r) => setImmediate(r)); // Node emits its warning on the next tick
+    expect(warnings.filter((w) => /MaxListeners/.test(w))).toEqual([]);
   });
 
   it('computes the tail rate over the last 20 % of rows', () => {
