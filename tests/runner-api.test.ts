@@ -182,3 +182,74 @@ describe('API killed mid-submit', () => {
     await api.kill();
   });
 });
+
+describe('the token is checked before measuring (GET /v1/runners/me)', () => {
+  it('`tunelab run --api` with a token the API refuses: one sentence, exit 6, nothing measured', async () => {
+    const api = await apiOnFreshDatabase();
+    const url = await api.start();
+    const runs = path.join(tmp, 'refused-runs');
+    const started = Date.now();
+    const r = await tunelab(
+      [
+        'run',
+        SCENARIO,
+        '--target',
+        TARGET,
+        '--param',
+        'rows=1000',
+        '--repetitions',
+        '2',
+        '--api',
+        url,
+        '--token',
+        'tl_wrong',
+      ],
+      { TUNELAB_RUNS_DIR: runs },
+    );
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stderr).toMatch(/refused this runner's token before anything was measured: 401 .*unknown or revoked/);
+    expect(r.stderr).not.toMatch(/fixture|measure:/);
+    await expect(readdir(runs)).rejects.toThrow(/ENOENT/); // no run file: nothing was measured
+    expect(Date.now() - started).toBeLessThan(30_000);
+    await api.kill();
+  });
+
+  it('`tunelab run --api` with the API away: a warning, then it measures and the run waits in the spool (exit 4)', async () => {
+    const spool = path.join(tmp, 'spool-away');
+    const r = await tunelab(['run', SCENARIO, '--target', TARGET, '--param', 'rows=1000', '--repetitions', '2'], {
+      TUNELAB_API_URL: 'http://127.0.0.1:9',
+      TUNELAB_TOKEN: 't',
+      TUNELAB_SPOOL_DIR: spool,
+      TUNELAB_SUBMIT_RETRIES: '0',
+    });
+    expect(r.stderr).toMatch(
+      /warning: could not check the token with the API at http:\/\/127\.0\.0\.1:9 \(.+\); measuring anyway/,
+    );
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/waits in the spool/);
+    expect(await readdir(spool)).toHaveLength(1);
+  });
+
+  it('`tunelab agent` with a token the API refuses: exit 6 before probing or claiming, with and without --once', async () => {
+    const api = await apiOnFreshDatabase();
+    const url = await api.start();
+    for (const once of [['--once', '--wait', '5'], []]) {
+      const r = await tunelab([
+        'agent',
+        '--api',
+        url,
+        '--token',
+        'tl_wrong',
+        '--target',
+        TARGET,
+        '--storage',
+        'ssd',
+        ...once,
+      ]);
+      expect(r.code, r.stderr).toBe(6);
+      expect(r.stderr).toMatch(/the API refused this agent: 401 .*unknown or revoked/);
+      expect(r.stderr).not.toMatch(/agent: postgresql/); // stopped before announcing itself
+    }
+    await api.kill();
+  });
+});

@@ -19,7 +19,7 @@ import { renderRunTable } from './report/table.ts';
 import { makeRunFile, readRunFile, type RunFile } from './run-file.ts';
 import { describeFileError, fallbackRunsDir, saveRunFile } from './save-run.ts';
 import { listScenarioDirs, loadScenario, ScenarioError } from '@tunelab/scenarios';
-import { submitRun, type SubmitOutcome } from './submit/client.ts';
+import { checkToken, submitRun, type SubmitOutcome } from './submit/client.ts';
 import { flushSpool, listSpool, QUARANTINE_DIR, spoolRun } from './submit/spool.ts';
 import { RUNNER_VERSION } from './version.ts';
 import { postgresTargetFromEnvironment } from './drivers/postgres-environment.ts';
@@ -42,6 +42,8 @@ Exit codes:
   5    the run stopped (failed or interrupted) and could not clean up, the server being away: the
        message names every database/schema and setting left and the command that removes them;
        \`tunelab cleanup --target URL\` or the next run against that server removes them
+  6    the API refused this runner before anything was measured: its token is unknown or revoked,
+       or the runner is older than the API's minimum (\`run --api\`, \`agent\`); nothing was created
   130  interrupted (SIGINT/SIGTERM); every database the run created was dropped; the process ends
        within 10 s of the first signal (a second one ends it at once)
 
@@ -178,6 +180,23 @@ async function deliver(
   }
   log(`submit: ${outcome.message}\nthe run waits in the spool (${spooled}); \`tunelab spool flush\` sends it`);
   return { code: EXIT.NOT_STORED, outcome, spooled };
+}
+
+/**
+ * Before measuring: a token the API refuses ends the command (exit 6, nothing measured); an API
+ * that does not answer is only a warning, since the run will wait in the spool.
+ */
+async function checkApiBeforeRun(api: { url: string; token: string }, say: (line: string) => void): Promise<void> {
+  const check = await checkToken(api.url, api.token);
+  if (check.status === 'refused')
+    throw new CliError(
+      `the API at ${api.url} refused this runner's token before anything was measured: ${check.message}`,
+      EXIT.API_REFUSED,
+    );
+  if (check.status === 'unchecked')
+    say(
+      `warning: could not check the token with the API at ${api.url} (${check.message}); measuring anyway: if the API is still away at the end, the run waits in the spool`,
+    );
 }
 
 function apiFrom(opts: { api?: string; token?: string }, config: RunnerConfig): { url: string; token: string } | null {
@@ -399,6 +418,7 @@ export function buildCli(
     const request = runRequestOf(key, opts);
     const api = apiFrom(opts, config);
     const scenario = await loadByKey(config, key);
+    if (api) await checkApiBeforeRun(api, (line) => io.err(`${line}\n`));
     // Neither --target nor --server: the server psql would connect to, when the environment names one.
     if (
       request.target === undefined &&

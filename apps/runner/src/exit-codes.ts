@@ -11,6 +11,8 @@ export const EXIT = {
   NOT_STORED: 4,
   /** The run stopped and could not clean up (the server went away): what is left is named. */
   LEFT_BEHIND: 5,
+  /** The API refused this runner (token unknown or revoked, runner too old) before anything was measured. */
+  API_REFUSED: 6,
   /** Interrupted by SIGINT/SIGTERM after cleaning up (128 + SIGINT). */
   INTERRUPTED: 130,
 } as const;

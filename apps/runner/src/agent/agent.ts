@@ -33,7 +33,7 @@ import { EngineError } from '../errors.ts';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
 import { probeHardware } from '../probe/hardware.ts';
 import { makeRunFile, writeRunFile } from '../run-file.ts';
-import { describeProblem, submitRun } from '../submit/client.ts';
+import { checkToken, describeProblem, submitRun } from '../submit/client.ts';
 import { flushSpool, spoolRun } from '../submit/spool.ts';
 import { RUNNER_VERSION } from '../version.ts';
 
@@ -127,6 +127,12 @@ function refusal(r: { status: number; json: unknown; text: string }): string {
 export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promise<ExitCode> {
   const call = apiClient(opts);
   const { log } = opts;
+  // The token first, before the target is probed: a refused one ends the agent (exit 6); an API
+  // that does not answer is retried by the claim loop below, which measures nothing until it does.
+  const check = await checkToken(opts.api, opts.token);
+  if (check.status === 'refused') throw new CliError(`the API refused this agent: ${check.message}`, EXIT.API_REFUSED);
+  if (check.status === 'unchecked')
+    log(`agent: could not check the token with the API (${check.message}); claiming will retry until it answers`);
   let me: Awaited<ReturnType<typeof announce>>;
   try {
     me = await announce(opts);
@@ -193,7 +199,7 @@ export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promis
       continue;
     }
     if (claim.status === 401 || claim.status === 403 || claim.status === 400 || claim.status === 426)
-      throw new CliError(`the API refused this agent: ${refusal(claim)}`, EXIT.USAGE);
+      throw new CliError(`the API refused this agent: ${refusal(claim)}`, EXIT.API_REFUSED);
     const parsed = ClaimedJob.safeParse(claim.json);
     if (claim.status !== 200 || !parsed.success) {
       log(`claim: unexpected answer ${refusal(claim)}; retrying in 5 s`);
@@ -270,7 +276,8 @@ async function runJob(
     });
     clearInterval(beat);
     const file = makeRunFile(result.runId, result.idempotencyKey, { ...result.submission, job: job.id });
-    await writeRunFile(path.join(config.runsDir, `${result.runId}.json`), file);
+    const runFile = path.join(config.runsDir, `${result.runId}.json`);
+    await writeRunFile(runFile, file);
     const outcome = await submitRun(file, {
       apiUrl: opts.api,
       token: opts.token,
@@ -282,7 +289,9 @@ async function runJob(
       return EXIT.OK;
     }
     if (outcome.status === 'refused') {
-      log(`job ${job.id}: the API refused the run (kept in ${config.runsDir}):\n${outcome.message}`);
+      log(
+        `job ${job.id}: the API refused the run; the run file is kept at ${runFile} (\`tunelab submit ${runFile}\` sends it again):\n${outcome.message}`,
+      );
       return EXIT.NOT_STORED;
     }
     const spooled = await spoolRun(config.spoolDir, file);

@@ -9,10 +9,13 @@ describe('tunelab agent (command line)', () => {
     const r = await runTunelab(['agent', '--help'], {});
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/--once: take one job, run it and exit/);
-    expect(r.stdout).toMatch(/with no job within --wait seconds \(default 60\), exit 0/);
+    expect(r.stdout).toMatch(/with no job within\s+--wait seconds \(default 60\), exit 0/);
     expect(r.stdout).toMatch(/--server <major>\s+run each job on a throwaway PostgreSQL server/);
     expect(r.stdout).toMatch(/--server MAJOR: every job runs on a throwaway PostgreSQL server of that major/);
     expect(r.stdout).toMatch(/Every run is recorded in TUNELAB_LEDGER_DIR before it/);
+    expect(r.stdout).toMatch(
+      /when the API refuses it \(unknown\s+or revoked, or this runner older than the API's minimum\) the agent says so and exits 6/,
+    );
   });
 
   it.each([

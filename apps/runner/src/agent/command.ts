@@ -18,8 +18,13 @@ databases on the target dropped, global settings put back, managed servers), as 
 does.
 
 --once: take one job, run it and exit (0 when its run was stored, 1 when the run failed, 4 when it
-waits in the spool or was refused); with no job within --wait seconds (default 60), exit 0; with
-the API not answering for that long, exit 1.
+waits in the spool or the API refused the run: the log names the run file); with no job within
+--wait seconds (default 60), exit 0; with the API not answering for that long, exit 1.
+
+The token is checked (GET /v1/runners/me) before anything else: when the API refuses it (unknown
+or revoked, or this runner older than the API's minimum) the agent says so and exits 6, with or
+without --once, having measured nothing; an API that does not answer is retried while nothing is
+measured.
 
 --server MAJOR: every job runs on a throwaway PostgreSQL server of that major that the runner
 manages (as \`tunelab run --server\` does: installed from the npm registry on first use into

@@ -118,3 +118,46 @@ function acceptedOrBad(run: RunFile, httpStatus: number, json: unknown, text: st
     return bad(`the answer counts ${parsed.data.samples} samples, the run has ${run.submission.samples.length}`);
   return { status: 'stored', httpStatus, replay: httpStatus === 200, body: parsed.data };
 }
+
+export type TokenCheck =
+  | { status: 'ok'; runner: string }
+  /** 401, 403, 426: this token (or this runner's version) will not be taken; nothing should be measured. */
+  | { status: 'refused'; message: string }
+  /** No answer, or one that is not a verdict on the token (5xx, 429, 404 from an API without the route). */
+  | { status: 'unchecked'; message: string };
+
+/**
+ * `GET /v1/runners/me`: a cheap authenticated call that changes nothing, made before measuring so
+ * that a wrong token is found before the measurement rather than after it.
+ */
+export async function checkToken(apiUrl: string, token: string, timeoutMs = 10_000): Promise<TokenCheck> {
+  const url = new URL('v1/runners/me', apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`);
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'user-agent': `tunelab-runner/${RUNNER_VERSION}`,
+        accept: 'application/json, application/problem+json',
+      },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await res.text();
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string; message?: string } };
+    return { status: 'unchecked', message: err.cause?.code ?? err.cause?.message ?? err.message };
+  }
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  const problem = Problem.safeParse(json);
+  const said = problem.success ? describeProblem(problem.data) : `HTTP ${res.status}: ${text.slice(0, 200)}`;
+  if (res.status === 401 || res.status === 403 || res.status === 426) return { status: 'refused', message: said };
+  const name = (json as { name?: unknown } | null)?.name;
+  if (res.status === 200 && typeof name === 'string') return { status: 'ok', runner: name };
+  return { status: 'unchecked', message: said };
+}
