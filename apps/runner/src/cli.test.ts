@@ -176,6 +176,11 @@ describe('run → submit → spool', () => {
       let text = '';
       req.on('data', (d: Buffer) => (text += d.toString()));
       req.on('end', () => {
+        // The token check before measuring (GET /v1/runners/me): this stand-in takes every token.
+        if (req.method === 'GET') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'stand-in' }));
+          return;
+        }
         calls++;
         received.push({ headers: req.headers, body: JSON.parse(text) });
         if (mode === 'fail-then-ok' && calls === 1) {

@@ -16,11 +16,11 @@ import { registerCleanupCommand, SWEEP_BEFORE_RUN_MS, sweepLeftovers } from './c
 import { createLedger } from './engine/leftovers.ts';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 import { renderRunTable } from './report/table.ts';
-import { makeRunFile, readRunFile, type RunFile } from './run-file.ts';
-import { describeFileError, fallbackRunsDir, saveRunFile } from './save-run.ts';
+import { makeRunFile, readRunFile } from './run-file.ts';
+import { deliver, keepRunFile } from './app/deliver.ts';
 import { listScenarioDirs, loadScenario, ScenarioError } from '@tunelab/scenarios';
-import { checkToken, submitRun, type SubmitOutcome } from './submit/client.ts';
-import { flushSpool, listSpool, QUARANTINE_DIR, spoolRun } from './submit/spool.ts';
+import { checkToken } from './submit/client.ts';
+import { flushSpool, listSpool, QUARANTINE_DIR } from './submit/spool.ts';
 import { RUNNER_VERSION } from './version.ts';
 import { postgresTargetFromEnvironment } from './drivers/postgres-environment.ts';
 import { parseMajor, SUPPORTED_MAJORS } from './servers/registry.ts';
@@ -138,48 +138,6 @@ async function loadByKey(config: RunnerConfig, key: string) {
       EXIT.USAGE,
     );
   return loadScenario(dir);
-}
-
-/**
- * Submits, and on a network failure keeps the run in the spool. Returns the exit code. `kept` is
- * where the run file already is (null: nowhere on disk), named when the spool cannot take it.
- */
-async function deliver(
-  run: RunFile,
-  config: RunnerConfig,
-  api: { url: string; token: string },
-  log: (line: string) => void,
-  kept: string | null,
-): Promise<{ code: number; outcome: SubmitOutcome; spooled?: string }> {
-  const outcome = await submitRun(run, {
-    apiUrl: api.url,
-    token: api.token,
-    retries: config.submitRetries,
-    baseDelayMs: config.submitBaseDelayMs,
-    onRetry: (r) => log(`submit: ${r.reason}; retry ${r.attempt} in ${(r.delayMs / 1000).toFixed(1)} s`),
-  });
-  if (outcome.status === 'stored') {
-    log(`submit: ${outcome.replay ? 'already stored (idempotent replay)' : 'stored'} by ${api.url}`);
-    return { code: EXIT.OK, outcome };
-  }
-  if (outcome.status === 'refused') {
-    log(`submit: the API refused the run:\n${outcome.message}`);
-    return { code: EXIT.NOT_STORED, outcome };
-  }
-  let spooled: string;
-  try {
-    spooled = await spoolRun(config.spoolDir, run);
-  } catch (e) {
-    const where = kept
-      ? `the run file stays at ${kept}; \`tunelab submit ${kept}\` sends it later`
-      : 'the run is on stdout only: save it and `tunelab submit` it later';
-    log(
-      `submit: ${outcome.message}\nthe spool cannot take the run (${describeFileError(config.spoolDir, e)}); ${where}`,
-    );
-    return { code: EXIT.NOT_STORED, outcome };
-  }
-  log(`submit: ${outcome.message}\nthe run waits in the spool (${spooled}); \`tunelab spool flush\` sends it`);
-  return { code: EXIT.NOT_STORED, outcome, spooled };
 }
 
 /**
@@ -501,20 +459,15 @@ export function buildCli(
     if (opts.json) io.out(`${JSON.stringify(run, null, 2)}\n`);
     else io.out(`\n${renderRunTable(scenario, result.submission)}\n\n`);
     const file = opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${result.runId}.json`);
-    const saved = await saveRunFile(file, run, [fallbackRunsDir()]);
-    let notWhereAsked = false;
+    const saved = await keepRunFile(file, run, (line) => io.err(`tunelab: ${line}\n`));
+    const notWhereAsked = saved.file === null || saved.fallbackReason !== undefined;
     if (saved.file === null) {
-      notWhereAsked = true;
       io.err(
-        `tunelab: run ${result.runId} could not be written to any file (${saved.reasons.join('; ')}); ${opts.json ? 'it is the JSON printed on stdout' : 'here it is — save it and `tunelab submit` it later'}\n`,
+        `tunelab: ${opts.json ? 'it is the JSON printed on stdout' : 'here it is — save it and `tunelab submit` it later'}\n`,
       );
       if (!opts.json) io.out(`${JSON.stringify(run, null, 2)}\n`);
-    } else if (saved.fallbackReason !== undefined) {
-      notWhereAsked = true;
-      io.err(
-        `tunelab: run ${result.runId} could not be written where asked (${saved.fallbackReason}); written to ${saved.file} instead\n`,
-      );
-    } else if (!opts.json) io.out(`run ${result.runId} written to ${saved.file}\n`);
+    } else if (saved.fallbackReason === undefined && !opts.json)
+      io.out(`run ${result.runId} written to ${saved.file}\n`);
     if (api) exitCode = (await deliver(run, config, api, (l) => io.err(`${l}\n`), saved.file)).code;
     else if (notWhereAsked) exitCode = EXIT.NOT_STORED;
     if (result.leftBehind) {

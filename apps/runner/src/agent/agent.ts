@@ -32,9 +32,10 @@ import { SWEEP_BEFORE_RUN_MS, sweepLeftovers, sweepManagedLeftovers } from '../c
 import { EngineError } from '../errors.ts';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
 import { probeHardware } from '../probe/hardware.ts';
-import { makeRunFile, writeRunFile } from '../run-file.ts';
-import { checkToken, describeProblem, submitRun } from '../submit/client.ts';
-import { flushSpool, spoolRun } from '../submit/spool.ts';
+import { makeRunFile, type RunFile } from '../run-file.ts';
+import { deliver, keepRunFile } from '../app/deliver.ts';
+import { checkToken, describeProblem } from '../submit/client.ts';
+import { flushSpool } from '../submit/spool.ts';
 import { RUNNER_VERSION } from '../version.ts';
 
 export type AgentOptions = {
@@ -276,27 +277,7 @@ async function runJob(
     });
     clearInterval(beat);
     const file = makeRunFile(result.runId, result.idempotencyKey, { ...result.submission, job: job.id });
-    const runFile = path.join(config.runsDir, `${result.runId}.json`);
-    await writeRunFile(runFile, file);
-    const outcome = await submitRun(file, {
-      apiUrl: opts.api,
-      token: opts.token,
-      retries: config.submitRetries,
-      baseDelayMs: config.submitBaseDelayMs,
-    });
-    if (outcome.status === 'stored') {
-      log(`job ${job.id}: run ${outcome.body.id} stored; job completed`);
-      return EXIT.OK;
-    }
-    if (outcome.status === 'refused') {
-      log(
-        `job ${job.id}: the API refused the run; the run file is kept at ${runFile} (\`tunelab submit ${runFile}\` sends it again):\n${outcome.message}`,
-      );
-      return EXIT.NOT_STORED;
-    }
-    const spooled = await spoolRun(config.spoolDir, file);
-    log(`job ${job.id}: ${outcome.message}; the run waits in the spool (${spooled}) and is sent before the next claim`);
-    return EXIT.NOT_STORED;
+    return await deliverJobRun(config, opts, job, file);
   } catch (e) {
     clearInterval(beat);
     const sentence = e instanceof Error ? e.message : String(e);
@@ -320,4 +301,30 @@ async function runJob(
     // runScenario cleaned up (success, failure or interrupt); what it could not remove is in the
     // ledger, for the sweep before the next job.
   }
+}
+
+/**
+ * The measured run of a job, kept and delivered as `tunelab run` does (app/deliver.ts): written to
+ * the runs directory, else the OS temp directory, else printed in the log; submitted with the job
+ * id; kept in the spool while the API is away (sent before the next claim). Never throws: a file
+ * or spool error never turns a measured run into a failed job.
+ */
+async function deliverJobRun(
+  config: RunnerConfig,
+  opts: AgentOptions,
+  job: ClaimedJob,
+  file: RunFile,
+): Promise<ExitCode> {
+  const say = (line: string) => opts.log(`job ${job.id}: ${line}`);
+  const saved = await keepRunFile(path.join(config.runsDir, `${file.runId}.json`), file, say);
+  if (saved.file === null) say(`here it is — save it and \`tunelab submit\` it later:\n${JSON.stringify(file)}`);
+  const delivered = await deliver(file, config, { url: opts.api, token: opts.token }, say, saved.file);
+  const outcome = delivered.outcome;
+  if (outcome.status === 'stored') {
+    say(`run ${outcome.body.id} stored; job completed`);
+    return EXIT.OK;
+  }
+  if (outcome.status === 'refused' && saved.file !== null)
+    say(`the run file is kept at ${saved.file} (\`tunelab submit ${saved.file}\` sends it again)`);
+  return EXIT.NOT_STORED;
 }
