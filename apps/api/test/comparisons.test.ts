@@ -151,3 +151,82 @@ describe('comparisons, findings and similar hardware over published and measured
     expect(body.requestId).toBeTruthy();
   });
 });
+
+/** A measured run of `scenario` with only `metric` samples (variants a and b, three repetitions each). */
+function runOf(scenario: string, metric: string, unit: string, engine: 'postgresql' | 'mariadb') {
+  const run = structuredClone(FIXTURE);
+  run.scenario = { key: scenario, version: 'a'.repeat(64), title: scenario, comparisons: [] };
+  run.params = {};
+  run.database = { ...run.database, engine };
+  const order = ['a', 'b'].flatMap((variant) => [1, 2, 3].map((repetition) => ({ variant, repetition })));
+  run.order = order;
+  run.samples = order.map((o) => ({ ...o, metric, unit, value: 100 + (o.variant === 'b' ? 10 : 0) + o.repetition }));
+  run.timeSeries = [];
+  return run;
+}
+
+describe('the metric a comparison uses when none is asked for (issue 31 §6)', () => {
+  let api: Api;
+  const primary = [
+    {
+      scenario: 'fillfactor-hot-updates',
+      metric: 'nopm',
+      unit: 'NOPM',
+      engine: 'postgresql',
+      better: 'higher-is-better',
+    },
+    {
+      scenario: 'innodb-compression-insert',
+      metric: 'rows_per_s',
+      unit: 'rows/s',
+      engine: 'mariadb',
+      better: 'higher-is-better',
+    },
+    {
+      scenario: 'recovery-init-sync',
+      metric: 'sync_duration',
+      unit: 'ms',
+      engine: 'postgresql',
+      better: 'lower-is-better',
+    },
+  ] as const;
+  const get = async <T>(path: string) => (await fetch(`${api.url}${path}`)).json() as Promise<T>;
+
+  beforeAll(async () => {
+    api = await startApi({}, 'tl_h2_metric');
+    for (const p of primary) {
+      const res = await post(api.url, api.token, runOf(p.scenario, p.metric, p.unit, p.engine), {
+        'idempotency-key': `metric-${p.scenario}`,
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+    }
+  });
+  afterAll(async () => api?.close());
+
+  it("is the scenario's primary metric when a scenario is given", async () => {
+    for (const p of primary) {
+      const body = await get<ComparisonResult>(`/v1/comparisons?scenario=${p.scenario}`);
+      expect(body.metric, p.scenario).toBe(p.metric);
+      expect(body.groups, p.scenario).toHaveLength(1);
+      expect(body.groups[0]!.comparisons[0]!.direction).toBe(p.better);
+    }
+  });
+
+  it('is the same for findings, and duration without a scenario', async () => {
+    for (const p of primary) {
+      const body = await get<FindingList>(`/v1/findings?scenario=${p.scenario}`);
+      expect(
+        body.items.map((f) => f.metric),
+        p.scenario,
+      ).toEqual([p.metric]);
+    }
+    expect((await get<ComparisonResult>('/v1/comparisons')).metric).toBe('duration');
+    expect((await get<ComparisonResult>('/v1/comparisons')).groups).toEqual([]);
+    expect((await get<FindingList>('/v1/findings')).items).toEqual([]);
+  });
+
+  it('an explicit metric still wins', async () => {
+    const body = await get<ComparisonResult>('/v1/comparisons?scenario=recovery-init-sync&metric=duration');
+    expect(body).toMatchObject({ metric: 'duration', groups: [] });
+  });
+});

@@ -39,3 +39,8 @@ export function primaryMetric(doc: Pick<ScenarioDocument, 'metrics' | 'report'>)
   if (doc.metrics.some((m) => m.key === 'duration')) return 'duration';
   return (doc.metrics.find((m) => m.descriptive !== true) ?? doc.metrics[0])?.key ?? 'duration';
 }
+
+/** The metric a comparison uses when none is asked for: the scenario's primary metric, else `duration` (no scenario). */
+export function defaultMetric(doc: Pick<ScenarioDocument, 'metrics' | 'report'> | null | undefined): string {
+  return doc ? primaryMetric(doc) : 'duration';
+}

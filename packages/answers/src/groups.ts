@@ -53,8 +53,9 @@ export type SampleRow = {
   settings: Record<string, string>;
 };
 
-/** What a comparison is grouped and compared by (GET /v1/comparisons' query, the pair optional). */
-export type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate'> & {
+/** What a comparison is grouped and compared by (GET /v1/comparisons' query, the pair optional, the metric resolved). */
+export type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate' | 'metric'> & {
+  metric: string;
   baseline?: string | undefined;
   candidate?: string | undefined;
 };

@@ -60,8 +60,10 @@ function submissionRows(
     }));
 }
 
-const query = (doc: ScenarioDocument, metric: string, source: 'measured' | 'published') =>
-  ComparisonQuery.parse({ scenario: doc.key, metric, source, groupBy: 'class' });
+const query = (doc: ScenarioDocument, metric: string, source: 'measured' | 'published') => ({
+  ...ComparisonQuery.parse({ scenario: doc.key, source, groupBy: 'class' }),
+  metric,
+});
 
 /** The article's groups of `metric`, from published.json as results-db imports it. */
 function articleGroups(doc: ScenarioDocument, published: PublishedData | null, metric: string) {

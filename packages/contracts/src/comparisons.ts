@@ -66,7 +66,8 @@ export const serverAndHardwareFilters = {
 /** Filters shared by comparisons and findings: which samples take part. */
 const filterShape = {
   scenario: identifier.optional(),
-  metric: identifier.default('duration'),
+  /** Absent: the scenario's primary metric (`report.primary_metric`, as answers use) with `scenario`, else `duration`. */
+  metric: identifier.optional(),
   ...serverAndHardwareFilters,
   /** measured (default), published (figures imported from articles), or all (side by side, never pooled). */
   source: ComparisonSource.default('measured'),

@@ -35,7 +35,7 @@ function row(p: Partial<SampleRow> & Pick<SampleRow, 'variant' | 'repetition' | 
 }
 
 describe('groupSamples (pure)', () => {
-  const q = ComparisonQuery.parse({});
+  const q = { ...ComparisonQuery.parse({}), metric: 'duration' };
   it('splits groups by sweep point and source, pools runs of one machine, and compares declared pairs', () => {
     const rows = [
       ...[10, 11, 10.5].map((value, i) =>

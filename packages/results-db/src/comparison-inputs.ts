@@ -11,6 +11,7 @@ import { groupSamples, type Filters, type SampleRow, type SeriesPoint, type Unit
 import { z } from 'zod';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
+import { resolveMetric, type ComparisonFilters } from './comparisons.ts';
 import { answerFromReads, answerMetrics, seriesPoints, unitSamples } from './answers.ts';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -103,8 +104,9 @@ function rowsOf(inputs: ComparisonInputs, q: Filters): SampleRow[] {
 export async function compareInputs(
   catalog: ScenarioCatalog,
   inputs: ComparisonInputs,
-  q: Filters,
+  asked: ComparisonFilters,
 ): Promise<ComparisonResultRecord> {
+  const q = await resolveMetric(asked, catalog);
   return groupSamples(rowsOf(inputs, q), q, await catalog.docs());
 }
 
@@ -293,6 +295,7 @@ export function unpackInputs(text: string): { inputs: ComparisonInputs; covers: 
 export const comparisonInputQueries = {
   loadInputs: (db: DbContext, metrics: readonly string[], runIds?: readonly string[]) =>
     loadInputs(db.prisma, db.catalog, metrics, runIds),
-  compareInputs: (db: DbContext, inputs: ComparisonInputs, q: Filters) => compareInputs(db.catalog, inputs, q),
+  compareInputs: (db: DbContext, inputs: ComparisonInputs, q: ComparisonFilters) =>
+    compareInputs(db.catalog, inputs, q),
   answerInputs: (db: DbContext, inputs: ComparisonInputs, q: AnswersQuery) => answerInputs(db.catalog, inputs, q),
 } satisfies Queries;

@@ -11,24 +11,35 @@ import {
 } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
-import { findingsOf, groupSamples, type Filters } from '@tunelab/answers';
+import { defaultMetric, findingsOf, groupSamples, type Filters } from '@tunelab/answers';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
 import type { DbContext, Queries } from './context.ts';
 
 export { findingsOf } from '@tunelab/answers';
 export { findSimilarHardware } from './similar-hardware.ts';
 
+/** A comparison's query as asked: the metric may be absent (then `resolveMetric` picks it). */
+export type ComparisonFilters = Omit<Filters, 'metric'> & { metric?: string | undefined };
+
+/** The query with its metric: as asked, else the scenario's primary metric, else `duration` (no scenario, or one without a folder). */
+export async function resolveMetric(q: ComparisonFilters, catalog?: ScenarioCatalog): Promise<Filters> {
+  if (q.metric !== undefined) return { ...q, metric: q.metric };
+  const loaded = q.scenario !== undefined && catalog ? await catalog.get(q.scenario) : null;
+  return { ...q, metric: defaultMetric(loaded?.doc) };
+}
+
 /** Per group: per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. */
 export async function compareVariants(
   prisma: PrismaClient,
-  q: Filters,
+  asked: ComparisonFilters,
   catalog?: ScenarioCatalog,
 ): Promise<ComparisonResultRecord> {
+  const q = await resolveMetric(asked, catalog);
   return groupSamples(await loadSamples(prisma, q), q, catalog ? await catalog.docs() : new Map());
 }
 
 /** The query that compares exactly one group: its scenario, metric, source, server, point and hardware. */
-function comparisonParams(g: ComparisonGroupRecord, q: FindingsQuery): ComparisonParams {
+function comparisonParams(g: ComparisonGroupRecord, q: Pick<FindingsQuery, 'groupBy' | 'direction'>): ComparisonParams {
   const hw = g.hardware;
   return {
     scenario: g.scenario.key,
@@ -64,6 +75,6 @@ export async function listFindings(
 
 /** Comparisons and findings as `ResultsDb` methods (see context.ts). */
 export const comparisonQueries = {
-  compare: (db: DbContext, q: Filters) => compareVariants(db.prisma, q, db.catalog),
+  compare: (db: DbContext, q: ComparisonFilters) => compareVariants(db.prisma, q, db.catalog),
   listFindings: (db: DbContext, q: FindingsQuery) => listFindings(db.prisma, q, db.catalog),
 } satisfies Queries;

@@ -26,7 +26,7 @@ const comparisons: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Compare variants per hardware group, with statistics',
         description:
-          'Per group (scenario version × source × machine or hardware class × unit): per-variant n, mean, median, sd, 95% CI, CV and outliers; per pair the difference, its Fieller 95% CI, Welch and Mann–Whitney p-values and a verdict sentence. Pairs: baseline/candidate if given, else the pairs the scenario version declares, else every two variants. Two scenario versions are never pooled. `source` defaults to measured; published figures appear with source=published or all, in groups of their own.',
+          'Per group (scenario version × source × machine or hardware class × unit): per-variant n, mean, median, sd, 95% CI, CV and outliers; per pair the difference, its Fieller 95% CI, Welch and Mann–Whitney p-values and a verdict sentence. Pairs: baseline/candidate if given, else the pairs the scenario version declares, else every two variants. Two scenario versions are never pooled. `metric` defaults to the scenario’s primary metric (`report.primary_metric`, as /v1/answers) when `scenario` is given, else to `duration`; the response’s `metric` says which was used. `source` defaults to measured; published figures appear with source=published or all, in groups of their own.',
         tags: ['comparisons'],
         querystring: ComparisonQuery,
         response: { 200: ComparisonResult, 400: Problem, 503: Problem },
@@ -40,6 +40,8 @@ const comparisons: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary: 'Verdict sentences per scenario × group, newest data first',
+        description:
+          "The same filters as /v1/comparisons: `metric` defaults to the scenario's primary metric when `scenario` is given, else to `duration`.",
         tags: ['comparisons'],
         querystring: FindingsQuery,
         response: { 200: FindingList, 400: Problem, 503: Problem },
