@@ -90,6 +90,7 @@ export async function startInjectable(backend: Backend, options: Omit<BuildAppOp
 export async function startApiThroughProxy(
   runnerName: string,
   dbOptions: NonNullable<Parameters<typeof openResultsDb>[1]> = {},
+  appOptions: Omit<BuildAppOptions, 'resultsDb'> = {},
 ) {
   const database = await createTestDatabase();
   const server = new URL(database.url);
@@ -97,7 +98,7 @@ export async function startApiThroughProxy(
   const db = await openResultsDb(proxy.url(database.url), { poolSize: 4, ...dbOptions });
   await db.migrate();
   const token = (await db.createRunner(runnerName)).token;
-  const app: App = await buildApp({ resultsDb: db, migrate: false });
+  const app: App = await buildApp({ migrate: false, ...appOptions, resultsDb: db });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const a = app.server.address();
   const url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;

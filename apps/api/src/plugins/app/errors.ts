@@ -76,12 +76,7 @@ function toApiError(error: FastifyError, route: string | undefined, method: stri
     );
   switch (error.code) {
     case 'FST_ERR_HANDLER_TIMEOUT':
-      return new ApiError(
-        'timed-out',
-        'The request did not finish in time; retry later (with the same Idempotency-Key for a submission).',
-        undefined,
-        { 'retry-after': '5' },
-      );
+      return new ApiError('timed-out', timedOutSentence(route, method), undefined, { 'retry-after': '5' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload-too-large', error.message);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -101,6 +96,13 @@ function toApiError(error: FastifyError, route: string | undefined, method: stri
     return new ApiError('bad-request', error.message, [{ path: pointer([]), message: error.message }]);
   }
   return new ApiError('internal');
+}
+
+/** A submission (POST /v1/runs) may have been stored: it is retried with its key; anything else just later. */
+function timedOutSentence(route: string | undefined, method: string): string {
+  return method === 'POST' && route === '/v1/runs'
+    ? 'The request did not finish in time; retry later with the same Idempotency-Key (a run stored meanwhile is answered as a replay, never stored twice).'
+    : 'The request did not finish in time; retry later.';
 }
 
 /** The first three of `items` joined, and how many more there are. */
