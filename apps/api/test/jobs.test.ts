@@ -342,3 +342,57 @@ describe('what the fleet shows to anyone, and operator tokens throttled', () => 
     expect(jobs.items).toHaveLength(1);
   });
 });
+
+describe('a job no agent can take is refused: the server major (issue 31 §6)', () => {
+  let api: Awaited<ReturnType<typeof startApi>>;
+  let operator = '';
+  beforeAll(async () => {
+    api = await startApi({ fleet: { pollMs: 100 } }, 'tl_h2_server');
+    operator = (await api.db.createRunner('ops-server', { kind: 'operator' })).token;
+  });
+  afterAll(async () => api?.close());
+  const request = (body: unknown) =>
+    fetch(`${api.url}/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const jobCount = async () =>
+    ((await (await fetch(`${api.url}/v1/jobs`)).json()) as { items: unknown[] }).items.length;
+
+  it.each([13, 19, 99])(
+    'PostgreSQL scenario, server %i: 400 naming /server and the majors accepted',
+    async (server) => {
+      const before = await jobCount();
+      const res = await request({ scenario: 'vacuum-index-cleanup', server });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const body = (await res.json()) as { detail: string; errors: { path: string; message: string }[] };
+      expect(body.errors.map((e) => e.path)).toEqual(['/server']);
+      expect(body.detail).toContain(`server ${server} is not a PostgreSQL major the fleet runs`);
+      expect(body.detail).toContain('14, 15, 16, 17, 18');
+      expect(await jobCount()).toBe(before);
+    },
+  );
+
+  it('a managed-PostgreSQL scenario (target) follows the same rule', async () => {
+    expect((await request({ scenario: 'recovery-init-sync', server: 13 })).status).toBe(400);
+    expect((await request({ scenario: 'recovery-init-sync', server: 18 })).status).toBe(201);
+  });
+
+  it('a MariaDB/MySQL scenario names no server: 400 naming /server and why', async () => {
+    const before = await jobCount();
+    const res = await request({ scenario: 'innodb-compression-insert', server: 17 });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { detail: string; errors: { path: string }[] };
+    expect(body.errors.map((e) => e.path)).toEqual(['/server']);
+    expect(body.detail).toMatch(/runs on mariadb, mysql, whose majors the fleet does not know: leave server out/);
+    expect(await jobCount()).toBe(before);
+    expect((await request({ scenario: 'innodb-compression-insert' })).status).toBe(201);
+  });
+
+  it('each supported major is accepted', async () => {
+    for (const server of [14, 15, 16, 17, 18])
+      expect((await request({ scenario: 'vacuum-index-cleanup', server })).status, String(server)).toBe(201);
+  });
+});

@@ -8,6 +8,12 @@ import { identifier, isoDateTime } from './primitives.ts';
  * results database; these are the public shapes, not pg-boss's.
  */
 
+/**
+ * The PostgreSQL majors a managed server (`--server MAJOR`, `servers install`) exists for: the
+ * majors a job may name for a PostgreSQL scenario, and the server majors coverage expects.
+ */
+export const SUPPORTED_POSTGRESQL_MAJORS = [14, 15, 16, 17, 18] as const;
+
 export const JobState = z.enum(['queued', 'active', 'completed', 'failed', 'cancelled']);
 export type JobState = z.infer<typeof JobState>;
 
@@ -33,7 +39,10 @@ export const JobRequest = z.strictObject({
   /** Overrides of the scenario's declared parameters; the scenario's own schema checks each value. */
   params: z.record(z.string().max(64), z.union([z.string().max(200), z.number(), z.boolean()])).default({}),
   repetitions: z.number().int().min(1).max(1000).optional(),
-  /** A server major version (e.g. 16): only agents whose target runs that major take the job. */
+  /**
+   * A server major version (e.g. 16): only agents whose target runs that major take the job. The
+   * API accepts SUPPORTED_POSTGRESQL_MAJORS for a PostgreSQL scenario and none for a MariaDB/MySQL one.
+   */
   server: z.number().int().min(1).max(99).optional(),
   /** Absent: any agent whose engine fits. */
   for: JobTarget.optional(),

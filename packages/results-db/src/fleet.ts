@@ -19,6 +19,7 @@ import {
   hardwareClassOf,
   redactForPublic,
   resolveParams,
+  SUPPORTED_POSTGRESQL_MAJORS,
   type ClaimedJob,
   type Coverage,
   type HardwareSpec,
@@ -61,6 +62,27 @@ export class JobRequestError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Refuses a server major no agent can take: a PostgreSQL scenario's must be a supported managed
+ * major; a MariaDB/MySQL scenario names none (the project keeps no list of their majors to check
+ * it against: any agent whose target runs the engine takes such a job).
+ */
+export function checkJobServer(scenario: string, engines: readonly string[], server: number | undefined): void {
+  if (server === undefined) return;
+  const majors: readonly number[] = SUPPORTED_POSTGRESQL_MAJORS;
+  if (engines.every((e) => e === 'postgresql')) {
+    if (majors.includes(server)) return;
+    throw new JobRequestError(
+      '/server',
+      `server ${server} is not a PostgreSQL major the fleet runs; choose one of ${majors.join(', ')} (or leave server out)`,
+    );
+  }
+  throw new JobRequestError(
+    '/server',
+    `scenario "${scenario}" runs on ${engines.join(', ')}, whose majors the fleet does not know: leave server out (any agent whose target runs ${engines.join(' or ')} takes the job)`,
+  );
 }
 
 /** An agent's call about a job that is not its own any more (re-leased, finished, unknown attempt). */
@@ -402,6 +424,7 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
         params[name] = value;
       }
       const engines = scenario.doc.target ? [scenario.doc.target.managed] : scenario.doc.engines;
+      checkJobServer(req.scenario, engines, req.server);
       const target = req.for;
       const kind = !target ? 'any' : 'class' in target ? 'class' : 'runner' in target ? 'runner' : 'labels';
       const value = !target
