@@ -16,6 +16,7 @@ import {
   setPublicLabelCommand,
 } from './admin/runners.ts';
 import { cancelJobCommand, listJobsCommand, requestJobCommand, type JobsVia } from './admin/jobs.ts';
+import { databaseName, newEmbeddedNotice } from './admin/where.ts';
 
 const HELP_AFTER = `
 environment:
@@ -49,7 +50,11 @@ try {
   console.error(`tunelab admin: ${(e as Error).message}`);
   process.exit(2);
 }
+const where = () => ({ databaseUrl: env.DATABASE_URL, dataDir: env.TUNELAB_DATA_DIR });
+/** Set when this command is about to create a new embedded database (said after it ran). */
+let created: string | null = null;
 const openDb = async () => {
+  created ??= newEmbeddedNotice(where());
   try {
     return await openResultsDb(env.DATABASE_URL, { dataDir: env.TUNELAB_DATA_DIR });
   } catch (e) {
@@ -72,14 +77,33 @@ const jobsVia = (): JobsVia =>
       };
 
 let code = 0;
-/** Opens and migrates the database, runs one command body, closes. */
-async function withDb(fn: (db: ResultsDb) => Promise<number>) {
+/**
+ * On stderr (stdout stays the command's output): a new embedded database, said plainly; else,
+ * after a write that succeeded, which database it went to.
+ */
+function sayWhere(writes: boolean) {
+  if (created) console.error(`tunelab admin: ${created}`);
+  else if (writes && code === 0) console.error(`tunelab admin: wrote to ${databaseName(where())}`);
+}
+/** Opens and migrates the database, runs one command body, closes; then says where (sayWhere). */
+async function withDb(fn: (db: ResultsDb) => Promise<number>, writes = true) {
   const db = await openDb();
+  code = 1; // until the body answers: a throw wrote nothing to name
   try {
     await db.migrate();
     code = await fn(db);
   } finally {
     await db.close();
+    sayWhere(writes);
+  }
+}
+/** A jobs command: through the API (which names nothing here), or on the database (then says where). */
+async function jobsCommand(fn: (via: JobsVia) => Promise<number>, writes: boolean) {
+  code = 1;
+  try {
+    code = await fn(jobsVia());
+  } finally {
+    if (!env.TUNELAB_API_URL) sayWhere(writes);
   }
 }
 const oneName = (command: string, name: string | undefined) => {
@@ -127,7 +151,7 @@ program
 program
   .command('list-runners')
   .description('list runners and operators with created, last seen and revoked times')
-  .action(() => withDb((db) => listRunnersCommand(db, io)));
+  .action(() => withDb((db) => listRunnersCommand(db, io), false));
 program
   .command('migrate')
   .description('apply pending migrations to the results database')
@@ -145,23 +169,19 @@ jobs
   .option('--runner <name>', 'only this runner')
   .option('--labels <a,b>', 'only agents having every one of these labels')
   .option('--priority <n>', 'higher runs first (-100…100, default 0)', integer(-100, 100))
-  .action(async (scenario: string, flags: Parameters<typeof requestJobCommand>[2]) => {
-    code = await requestJobCommand(jobsVia(), scenario, flags, io);
-  });
+  .action((scenario: string, flags: Parameters<typeof requestJobCommand>[2]) =>
+    jobsCommand((via) => requestJobCommand(via, scenario, flags, io), true),
+  );
 jobs
   .command('list')
   .description('jobs, newest first')
   .addOption(new Option('--state <state>', 'only jobs in this state').choices(JobState.options))
-  .action(async (flags: { state?: JobState }) => {
-    code = await listJobsCommand(jobsVia(), flags.state, io);
-  });
+  .action((flags: { state?: JobState }) => jobsCommand((via) => listJobsCommand(via, flags.state, io), false));
 jobs
   .command('cancel')
   .description('cancel a queued or active job (its agent stops at the next heartbeat)')
   .argument('<ID>')
-  .action(async (id: string) => {
-    code = await cancelJobCommand(jobsVia(), id, io);
-  });
+  .action((id: string) => jobsCommand((via) => cancelJobCommand(via, id, io), true));
 
 try {
   await program.parseAsync(process.argv);

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
@@ -68,5 +71,53 @@ describe('tunelab admin', () => {
     expect(bad.stderr).toMatch(/public label "<b>x<\/b>" must be/);
     expect((await admin('set-public-label', 'no-such-runner', 'X')).code).toBe(1);
     expect((await admin('create-runner', 'x', '--public-label')).code).toBe(2);
+  });
+});
+
+describe('tunelab admin names the results database it wrote (issue 31 §6)', () => {
+  it('says plainly that it created a new embedded database when there is no DATABASE_URL, then names it', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'tl_h2_admin-'));
+    const dataDir = join(parent, 'results');
+    try {
+      const embedded = (...args: string[]) => runAdmin({ DATABASE_URL: '', TUNELAB_DATA_DIR: dataDir }, ...args);
+      const first = await embedded('create-runner', 'new-box');
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain(
+        `created a new embedded results database at ${dataDir}; set DATABASE_URL to use a PostgreSQL one`,
+      );
+      const second = await embedded('create-operator', 'ops-1');
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain(`wrote to the embedded results database at ${dataDir}`);
+      expect(second.stderr).not.toContain('created a new');
+      const listed = await embedded('list-runners');
+      expect(listed.stderr).not.toContain('wrote to');
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('names a PostgreSQL database by its URL with the password masked, on every command that writes', async () => {
+    const url = new URL(database.url);
+    url.password = 's3cret-pw';
+    const pg = (...args: string[]) => runAdmin({ DATABASE_URL: url.toString() }, ...args);
+    const masked = new URL(url);
+    masked.password = '***';
+    const commands = [
+      ['create-runner', 'named-box'],
+      ['set-public-label', 'named-box', 'Box N'],
+      ['revoke-runner', 'named-box'],
+      ['create-operator', 'named-ops'],
+      ['migrate'],
+      ['jobs', 'request', 'vacuum-index-cleanup', '--server', '16'],
+    ];
+    for (const args of commands) {
+      const r = await pg(...args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, args.join(' ')).toContain(`wrote to the PostgreSQL results database ${masked.toString()}`);
+      expect(r.stderr + r.stdout).not.toContain('s3cret-pw');
+    }
+    const refused = await pg('revoke-runner', 'named-box');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).not.toContain('wrote to');
   });
 });
