@@ -143,10 +143,33 @@ export const CoverageCell = z.object({
 });
 export type CoverageCell = z.infer<typeof CoverageCell>;
 
+/**
+ * Something not measured yet: a scenario × engine and server major × hardware class with no run.
+ * `missing` says how much is missing: the whole `scenario` (no run at all), this `server` (runs on
+ * other servers only) or this `class` (runs on this server, but not on this hardware class).
+ */
+export const CoverageGap = z.object({
+  scenario: z.string(),
+  engine: z.string(),
+  /** A supported PostgreSQL major; null for a MariaDB/MySQL scenario (any major of the engine). */
+  server: z.number().int().nullable(),
+  /** Null when no hardware class has any run or job yet. */
+  hardwareClass: z.string().nullable(),
+  missing: z.enum(['scenario', 'server', 'class']),
+  /** Open jobs that may fill it: for this class, or for no class (a runner, labels, any agent). */
+  openJobs: z.number().int(),
+  sentence: z.string(),
+});
+export type CoverageGap = z.infer<typeof CoverageGap>;
+
 export const Coverage = z.object({
+  /** Every scenario (measured or not; the one asked for with `scenario`). */
   scenarios: z.array(z.string()),
   hardwareClasses: z.array(z.string()),
   servers: z.array(z.object({ engine: z.string(), major: z.number().int().nullable() })),
   cells: z.array(CoverageCell),
+  /** Per scenario, every server it should be measured on (PostgreSQL: SUPPORTED_POSTGRESQL_MAJORS) × hardware class without a run. */
+  // Optional in the type so that a Coverage built before gaps existed still is one; the API always sends it.
+  gaps: z.array(CoverageGap).optional(),
 });
 export type Coverage = z.infer<typeof Coverage>;

@@ -22,6 +22,8 @@ import {
   SUPPORTED_POSTGRESQL_MAJORS,
   type ClaimedJob,
   type Coverage,
+  type CoverageGap,
+  type ScenarioDocument,
   type HardwareSpec,
   type Job,
   type JobRequest,
@@ -626,7 +628,11 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
  * Per scenario × hardware class × engine and server major: stored runs, the newest, open jobs.
  * Needs no running queue: before pg-boss was ever started here there are no jobs to count.
  */
-export async function fleetCoverage(sql: SqlRunner, scenario?: string): Promise<Coverage> {
+export async function fleetCoverage(
+  sql: SqlRunner,
+  scenario?: string,
+  docs: ReadonlyMap<string, ScenarioDocument> = new Map(),
+): Promise<Coverage> {
   const runs = await sql.query<{
     scenario: string;
     hardware_class: string;
@@ -691,14 +697,68 @@ export async function fleetCoverage(sql: SqlRunner, scenario?: string): Promise<
   const all = [...cells.values()];
   const servers = new Map<string, { engine: string; major: number | null }>();
   for (const c of all) servers.set(`${c.engine}/${c.server}`, { engine: c.engine, major: c.server });
+  const known = scenario === undefined ? [...docs.keys()] : docs.has(scenario) ? [scenario] : [];
+  const scenarios = [...new Set([...known, ...all.map((c) => c.scenario)])].sort();
+  const hardwareClasses = [...new Set(all.flatMap((c) => (c.hardwareClass ? [c.hardwareClass] : [])))].sort();
   return {
-    scenarios: [...new Set(all.map((c) => c.scenario))].sort(),
-    hardwareClasses: [...new Set(all.flatMap((c) => (c.hardwareClass ? [c.hardwareClass] : [])))].sort(),
+    scenarios,
+    hardwareClasses,
     servers: [...servers.values()].sort((a, b) =>
       a.engine === b.engine ? (a.major ?? 0) - (b.major ?? 0) : a.engine.localeCompare(b.engine),
     ),
     cells: all,
+    gaps: scenarios.flatMap((s) => scenarioGaps(s, docs.get(s), all, hardwareClasses)),
   };
+}
+
+/** The servers a scenario should be measured on: each supported PostgreSQL major, or its other engines (any major). */
+function expectedServers(
+  doc: ScenarioDocument | undefined,
+  cells: readonly CoverageCell[],
+): { engine: string; major: number | null }[] {
+  const engines = doc ? (doc.target ? [doc.target.managed] : doc.engines) : [...new Set(cells.map((c) => c.engine))];
+  return engines.flatMap<{ engine: string; major: number | null }>((engine) =>
+    engine === 'postgresql'
+      ? SUPPORTED_POSTGRESQL_MAJORS.map((major) => ({ engine, major }))
+      : [{ engine, major: null }],
+  );
+}
+
+type CoverageCell = Coverage['cells'][number];
+
+/**
+ * One scenario's gaps: per expected server × hardware class (none yet: one gap with class null)
+ * without a run, saying whether the scenario, the server or the class is what is missing.
+ */
+function scenarioGaps(
+  scenario: string,
+  doc: ScenarioDocument | undefined,
+  all: readonly CoverageCell[],
+  classes: readonly string[],
+): CoverageGap[] {
+  const mine = all.filter((c) => c.scenario === scenario);
+  const measured = mine.filter((c) => c.runs > 0);
+  const onServer = (c: CoverageCell, engine: string, major: number | null) =>
+    c.engine === engine && (major === null || c.server === major);
+  const gaps: CoverageGap[] = [];
+  for (const { engine, major } of expectedServers(doc, mine)) {
+    const serverRuns = measured.filter((c) => onServer(c, engine, major));
+    for (const hardwareClass of classes.length > 0 ? classes : [null]) {
+      if (serverRuns.some((c) => c.hardwareClass === hardwareClass)) continue;
+      const missing = measured.length === 0 ? 'scenario' : serverRuns.length === 0 ? 'server' : 'class';
+      const openJobs = mine
+        .filter((c) => onServer(c, engine, major) && (c.hardwareClass === hardwareClass || c.hardwareClass === null))
+        .reduce((n, c) => n + c.openJobs, 0);
+      const server = `${engine} ${major ?? '(any major)'}`;
+      const where = hardwareClass ? ` on ${hardwareClass}` : '';
+      const sentence =
+        missing === 'scenario'
+          ? `${scenario} has no run at all: none on ${server}${where}`
+          : `${scenario} has no run on ${server}${where}`;
+      gaps.push({ scenario, engine, server: major, hardwareClass, missing, openJobs, sentence });
+    }
+  }
+  return gaps;
 }
 
 /** The fleet as `ResultsDb` methods (see context.ts). */
@@ -706,5 +766,5 @@ export const fleetQueries = {
   /** The fleet's job queue (pg-boss in this database); the caller starts and stops it. */
   openFleet: (db: DbContext, options?: FleetOptions): Fleet => createFleet(db.conn, options),
   /** Runs and open jobs per scenario × hardware class × server major (the fleet's gaps). */
-  coverage: (db: DbContext, scenario?: string) => fleetCoverage(db.sql, scenario),
+  coverage: async (db: DbContext, scenario?: string) => fleetCoverage(db.sql, scenario, await db.catalog.docs()),
 } satisfies Queries;

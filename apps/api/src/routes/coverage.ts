@@ -9,7 +9,7 @@ const coverage: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Runs and open jobs per scenario × hardware class × server major',
         description:
-          'A cell with no runs and no open jobs is a gap; open jobs without a class have `hardwareClass: null`.',
+          '`cells` are what was measured or requested (open jobs without a class have `hardwareClass: null`). `gaps` lists what is still unmeasured, per scenario (every scenario folder, measured or not) × server it should run on (each supported PostgreSQL major, 14–18; a MariaDB/MySQL engine with any major) × hardware class (null while no class has runs or jobs), with `missing`: `scenario` (no run at all), `server` (runs on other servers only) or `class`, the open jobs that may fill it and a sentence.',
         tags: ['fleet'],
         querystring: CoverageQuery,
         response: { 200: Coverage, 400: Problem, 503: Problem },
