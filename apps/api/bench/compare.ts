@@ -137,7 +137,8 @@ async function main() {
   try {
     db = await openResultsDb(database.url);
     await db.migrate();
-    app = await buildApp({ resultsDb: db, migrate: false });
+    // The timed queries are one client far past the per-address read limit (600/min): lift it.
+    app = await buildApp({ resultsDb: db, migrate: false, readRateLimitPerMinute: 1_000_000_000 });
     await admin.connect();
     console.log(`database ${database.name}; query: GET ${QUERY}`);
     const t0 = performance.now();
