@@ -246,7 +246,9 @@ export async function installServer(
   const temp = await mkdtemp(path.join(serversDir, `${TEMP_PREFIX}${major}-`));
   const cleanup = () => rm(temp, { recursive: true, force: true });
   // The process ending mid-install (Ctrl-C in `servers install`) removes the temp directory too.
-  const onExit = () => rmSync(temp, { recursive: true, force: true });
+  // Writes of the unpacking still in flight on libuv's thread pool may add a file while it is
+  // removed (ENOTEMPTY; seen once under load): retried, waiting a little each time.
+  const onExit = () => rmSync(temp, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
   process.once('exit', onExit);
   try {
     await chmod(temp, 0o755);
