@@ -4,8 +4,15 @@
 Run with Debian's SciPy (apt-get install -y python3-scipy python3-numpy):
     /usr/bin/python3 scripts/reference.py > src/reference-values.json
 src/reference.test.ts compares every figure here with the TypeScript implementation.
-The relative-difference interval is Fieller's, with Welch–Satterthwaite df evaluated at the
-estimated ratio (see src/relative-difference.ts); here it is solved with numpy.roots.
+The relative-difference interval (see src/relative-difference.ts) is, when every value of both
+samples is > 0, the delta-method interval of ln(mean_c / mean_b) with Welch–Satterthwaite df
+of the two log-scale variance terms, exponentiated; here the log-scale variance of each mean is
+found by numerically differentiating np.log at the mean (not by the closed form the TypeScript
+uses) and the bounds come from scipy.stats.t.interval. Otherwise it is Fieller's, with
+Welch–Satterthwaite df evaluated at the estimated ratio, solved with numpy.roots. Both are
+recorded for every case (fieller95 for comparison); relativeDifference95/90 hold the one the
+library must give.
+The 95% CI of a mean is scipy.stats.t.interval, cut at 0 when the sample has no negative value.
 """
 import json
 import sys
@@ -22,6 +29,9 @@ CASES = [
     ("server-2 1-1 vs 1-2", [867, 788, 796, 810, 919], [731, 601, 634, 641, 740]),
     ("server-3 1-1 vs 1-2", [602, 619, 581, 676, 569], [491, 576, 522, 500, 589]),
     ("n = 2", [10.0, 12.0], [15.0, 19.0]),
+    ("noisy 2-core VM", [0.9, 4.1, 0.2, 6.3, 1.1], [0.1, 0.3, 0.05, 0.2, 0.15]),
+    ("baseline with values <= 0 (Fieller)", [5.0, -0.5, 6.2, 4.8, 5.5], [5.1, 6.3, 4.8, 5.9]),
+    ("Fieller unbounded", [3.0, -0.5, 4.2, 2.8, 0.0], [5.1, 6.3, 4.8, 5.9]),
     ("ties", [1, 2, 2, 3, 3, 3, 4], [3, 3, 4, 4, 5, 5, 5, 6]),
     ("identical samples", [5.1, 4.9, 5.0, 5.2], [5.1, 4.9, 5.0, 5.2]),
     ("candidate much noisier", [100, 101, 99, 100.5, 99.5, 100.2], [60, 140, 95, 180, 70, 110]),
@@ -40,8 +50,8 @@ def summary(values):
     mean = float(np.mean(x))
     sd = float(np.std(x, ddof=1))
     se = float(stats.sem(x))
-    ci95 = stats.t.interval(0.95, n - 1, loc=mean, scale=se)
-    ci99 = stats.t.interval(0.99, n - 1, loc=mean, scale=se)
+    ci95 = mean_interval(x, 0.95, mean, se)
+    ci99 = mean_interval(x, 0.99, mean, se)
     mad = float(stats.median_abs_deviation(x)) * MAD_SCALE
     outliers = [] if mad == 0 else [int(i) for i in np.nonzero(np.abs(x - np.median(x)) / mad > OUTLIER_Z)[0]]
     return {
@@ -51,13 +61,48 @@ def summary(values):
         "sd": sd,
         "se": se,
         "cv": sd / abs(mean),
-        "ci95": {"low": float(ci95[0]), "high": float(ci95[1])},
-        "ci99": {"low": float(ci99[0]), "high": float(ci99[1])},
+        "ci95": ci95,
+        "ci99": ci99,
         "min": float(np.min(x)),
         "max": float(np.max(x)),
         "outliers": outliers,
-        "geometricMean": float(stats.gmean(x)),
+        "geometricMean": float(stats.gmean(x)) if np.min(x) > 0 else None,
     }
+
+
+def mean_interval(x, level, mean, se):
+    low, high = stats.t.interval(level, len(x) - 1, loc=mean, scale=se)
+    truncated = bool(low < 0 and np.min(x) >= 0)
+    return {"low": 0.0 if truncated else float(low), "high": float(high), "truncatedAtZero": truncated}
+
+
+def log_mean_variance(x):
+    """Delta method: Var(ln mean) ~ (d ln m / dm)^2 Var(mean), the derivative taken numerically."""
+    m = x.mean()
+    h = m * 1e-6
+    derivative = (np.log(m + h) - np.log(m - h)) / (2 * h)
+    return derivative**2 * x.var(ddof=1) / len(x)
+
+
+def log_ratio(baseline, candidate, level):
+    b = np.asarray(baseline, dtype=float)
+    c = np.asarray(candidate, dtype=float)
+    ub, uc = log_mean_variance(b), log_mean_variance(c)
+    df = (ub + uc) ** 2 / (ub**2 / (len(b) - 1) + uc**2 / (len(c) - 1))
+    low, high = stats.t.interval(level, df, loc=np.log(c.mean() / b.mean()), scale=np.sqrt(ub + uc))
+    return {
+        "method": "log-ratio",
+        "absolute": float(c.mean() - b.mean()),
+        "relative": float(c.mean() / b.mean() - 1),
+        "ci": {"low": float(np.exp(low) - 1), "high": float(np.exp(high) - 1)},
+        "df": float(df),
+    }
+
+
+def relative_difference(baseline, candidate, level):
+    if min(baseline) > 0 and min(candidate) > 0:
+        return log_ratio(baseline, candidate, level)
+    return fieller(baseline, candidate, level)
 
 
 def fieller(baseline, candidate, level):
@@ -69,11 +114,17 @@ def fieller(baseline, candidate, level):
     df = (vc + rho**2 * vb) ** 2 / (vc**2 / (len(c) - 1) + (rho**2 * vb) ** 2 / (len(b) - 1))
     t = stats.t.ppf(1 - (1 - level) / 2, df)
     # (mc - rho*mb)^2 <= t^2 (vc + rho^2 vb)  <=>  A rho^2 + B rho + C <= 0
-    roots = np.sort(np.roots([mb**2 - t**2 * vb, -2 * mc * mb, mc**2 - t**2 * vc]).real)
+    coefficients = [mb**2 - t**2 * vb, -2 * mc * mb, mc**2 - t**2 * vc]
+    roots = np.roots(coefficients)
+    # The set is one bounded interval only when A > 0 and the roots are real; else it is reported
+    # as unbounded, written null here (JSON has no infinities).
+    bounded = coefficients[0] > 0 and np.all(np.isreal(roots))
+    roots = np.sort(roots.real)
     return {
+        "method": "fieller",
         "absolute": float(mc - mb),
         "relative": float(rho - 1),
-        "ci": {"low": float(roots[0] - 1), "high": float(roots[1] - 1)},
+        "ci": {"low": float(roots[0] - 1), "high": float(roots[1] - 1)} if bounded else {"low": None, "high": None},
         "df": float(df),
     }
 
@@ -96,8 +147,9 @@ def case(name, baseline, candidate):
         "summaryCandidate": summary(candidate),
         "welch": {"t": float(welch.statistic), "df": float(welch_df), "p": float(welch.pvalue)},
         "mannWhitneyAsymptotic": {"u": float(mwu.statistic), "p": float(mwu.pvalue)},
-        "relativeDifference95": fieller(baseline, candidate, 0.95),
-        "relativeDifference90": fieller(baseline, candidate, 0.90),
+        "relativeDifference95": relative_difference(baseline, candidate, 0.95),
+        "relativeDifference90": relative_difference(baseline, candidate, 0.90),
+        "fieller95": fieller(baseline, candidate, 0.95),
     }
     if not has_ties(baseline, candidate):
         exact = stats.mannwhitneyu(baseline, candidate, alternative="two-sided", method="exact")

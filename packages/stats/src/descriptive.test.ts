@@ -83,6 +83,7 @@ describe('summarize', () => {
       se: null,
       cv: null,
       ci95: null,
+      ci95TruncatedAtZero: false,
       min: 42,
       max: 42,
       outliers: [],
@@ -121,8 +122,29 @@ describe('degenerate comparisons', () => {
     expect(result.ci).toEqual({ low: -Infinity, high: Infinity });
   });
 
-  it('Fieller: no spread on either side collapses the interval to the estimate', () => {
-    expect(relativeDifference([4, 4], [5, 5]).ci).toEqual({ low: 0.25, high: 0.25 });
+  it('no spread on either side collapses the interval to the estimate (log ratio and Fieller)', () => {
+    expect(relativeDifference([4, 4], [5, 5])).toMatchObject({ method: 'log-ratio', ci: { low: 0.25, high: 0.25 } });
+    expect(relativeDifference([4, 4], [0, 0])).toMatchObject({ method: 'fieller', ci: { low: -1, high: -1 } });
+  });
+
+  it('log ratio: a noisy baseline near 0 gives a wide interval that still keeps the ratio above 0', () => {
+    const result = relativeDifference([0.9, 4.1, 0.2, 6.3, 1.1], [0.1, 0.3, 0.05, 0.2, 0.15]);
+    expect(result.method).toBe('log-ratio');
+    // Fieller's set for these data is [−159.0%, −98.2%] (scripts/reference.py, fieller95): a negative ratio.
+    expect(result.ci.low).toBeGreaterThan(-1);
+    expect(result.ci.low).toBeCloseTo(-0.98236, 4);
+    expect(result.ci.high).toBeCloseTo(-0.77148, 4);
+  });
+
+  it('the mean interval of a sample with no negative value is cut at 0, and says so', () => {
+    const cut = confidenceIntervalMean([10, 12]);
+    expect(cut.low).toBe(0);
+    expect(cut.truncatedAtZero).toBe(true);
+    expect(cut.high).toBeCloseTo(23.706, 3);
+    // A sample that can be negative keeps the plain t interval.
+    expect(confidenceIntervalMean([-1, 12]).low).toBeLessThan(0);
+    expect(confidenceIntervalMean([-1, 12]).truncatedAtZero).toBe(false);
+    expect(summarize([0.9, 4.1, 0.2, 6.3, 1.1])).toMatchObject({ ci95: { low: 0 }, ci95TruncatedAtZero: true });
   });
 
   it('the exact Mann–Whitney distribution is a distribution', () => {

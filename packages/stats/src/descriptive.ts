@@ -2,7 +2,11 @@ import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { assertProbability, assertSample } from './validate.ts';
 
 export type Interval = { low: number; high: number };
-export type ConfidenceInterval = Interval & { level: number };
+export type ConfidenceInterval = Interval & {
+  level: number;
+  /** True when the t interval reached below 0 for a sample with no negative value and `low` was set to 0. */
+  truncatedAtZero: boolean;
+};
 
 export function mean(values: readonly number[]): number {
   assertSample(values, 'values');
@@ -39,13 +43,25 @@ export function coefficientOfVariation(values: readonly number[]): number {
   return sd / Math.abs(m);
 }
 
-/** Two-sided Student t interval for the mean: mean ± t(1 − (1 − level)/2, n − 1) · se. */
+/**
+ * Two-sided Student t interval for the (arithmetic) mean: mean ± t(1 − (1 − level)/2, n − 1) · se.
+ *
+ * A sample with no negative value is taken to measure a quantity that cannot be negative
+ * (durations, rates, sizes: everything TuneLab times or counts), so its mean is ≥ 0, and a t
+ * interval reaching below 0 is cut at 0 with `truncatedAtZero` set. Cutting keeps the coverage
+ * (the true mean lies in the cut part with the same probability) and keeps the interval about
+ * the arithmetic mean that is printed beside it; the log-scale (geometric) interval would be
+ * about another quantity, the geometric mean. The flag tells a report to say that the data
+ * cannot bound the mean from below.
+ */
 export function confidenceIntervalMean(values: readonly number[], level = 0.95): ConfidenceInterval {
   assertSample(values, 'values', 2);
   assertProbability(level, 'level');
   const m = meanOf(values);
   const halfWidth = tQuantile(1 - (1 - level) / 2, values.length - 1) * standardError(values);
-  return { low: m - halfWidth, high: m + halfWidth, level };
+  const low = m - halfWidth;
+  const truncatedAtZero = low < 0 && values.every((value) => value >= 0);
+  return { low: truncatedAtZero ? 0 : low, high: m + halfWidth, level, truncatedAtZero };
 }
 
 /** exp(mean(ln x)); every value must be > 0. */

@@ -19,11 +19,12 @@ export {
   type MannWhitneyU,
   type MannWhitneyMethod,
 } from './significance.ts';
-export { relativeDifference, type RelativeDifference } from './relative-difference.ts';
+export { relativeDifference, type RelativeDifference, type RelativeDifferenceMethod } from './relative-difference.ts';
 export {
   verdict,
   formatP,
   formatPercent,
+  UNBOUNDED_INTERVAL_TEXT,
   type Direction,
   type VerdictKind,
   type LabeledSample,

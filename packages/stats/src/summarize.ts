@@ -23,6 +23,11 @@ export type Summary = {
   se: number | null;
   cv: number | null;
   ci95: Interval | null;
+  /**
+   * True when `ci95` was cut at 0: the sample has no negative value, and the t interval reached
+   * below 0 (see `confidenceIntervalMean`); the data do not bound the mean from below.
+   */
+  ci95TruncatedAtZero: boolean;
   min: number;
   max: number;
   /** Indices into the input of values flagged by `findOutliers`. */
@@ -76,6 +81,7 @@ export function summarize(values: readonly number[]): Summary {
     se: se !== null && Number.isFinite(se) ? se : null,
     cv: hasSpread && m !== 0 ? cvOrNull(values) : null,
     ci95: finiteCi,
+    ci95TruncatedAtZero: finiteCi !== null && ci !== null && ci.truncatedAtZero,
     min: sorted[0] ?? Number.NaN,
     max: sorted[sorted.length - 1] ?? Number.NaN,
     outliers: findOutliers(values),

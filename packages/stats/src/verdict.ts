@@ -26,7 +26,12 @@ export type Verdict = {
    * means the candidate is worse. Null when there is no verdict.
    */
   relative: number | null;
-  /** Fieller interval for `relative` (see relativeDifference), at level 1 − alpha. */
+  /**
+   * Interval for `relative` at level 1 − alpha, from relativeDifference's interval of the ratio
+   * of means (on the log scale when every value is > 0, else Fieller's). When lower is better the
+   * improvement is 1 − ratio, so for positive samples this interval stays below 1 (100%): no
+   * duration can shrink by more than all of it.
+   */
   ci: Interval | null;
   /** Two-sided Welch t-test p-value. */
   p: number | null;
@@ -37,15 +42,17 @@ export type Verdict = {
 
 /**
  * Turns two variants' samples into a verdict and a sentence a report can print as is, e.g.
- * "1-2 is 37.5% faster than 1-1 (95% CI 23.4%–51.6%, Welch p = 0.002, n = 5 + 5)".
+ * "1-2 is 37.5% faster than 1-1 (95% CI 21.8%–50.1%, Welch p = 0.002, n = 5 + 5)".
  *
  * - "faster"/"slower" need Welch p < alpha; the word is "faster"/"slower" in both directions
  *   (a higher throughput reads naturally as faster). The percentage is always relative to the
  *   baseline mean, so for durations "37.5% faster" means 37.5% less time than the baseline, and
  *   "12.0% slower" 12% more time.
  * - The CI is on the same scale as the printed percentage (for "slower" it is the interval of the
- *   increase). Significance comes from the Welch test on the difference and the interval from
- *   Fieller's method on the ratio, so in borderline cases one may just exclude 0 and the other not.
+ *   increase). Significance comes from the Welch test on the difference and the interval from the
+ *   ratio of means (log scale for positive samples, Fieller otherwise: see relativeDifference), so
+ *   in borderline cases one may just exclude 0 and the other not. An interval with an end that
+ *   cannot be bounded prints as "unbounded" (UNBOUNDED_INTERVAL_TEXT).
  * - n is printed in the order the labels appear: candidate + baseline.
  * - "insufficient-data": either side has fewer than minN values, neither side has any spread
  *   and the means are equal, or the baseline mean is ≤ 0 (no relative difference).
@@ -142,8 +149,14 @@ export function formatPercent(fraction: number): string {
   return `${text === '-0.0' ? '0.0' : text.replace('-', '−')}%`;
 }
 
+/**
+ * The words every report prints for an interval with an end that cannot be bounded (±∞, or null
+ * in the contracts' Bounds), in sentences and tables alike.
+ */
+export const UNBOUNDED_INTERVAL_TEXT = 'unbounded';
+
 function formatInterval(interval: Interval): string {
-  if (!Number.isFinite(interval.low) || !Number.isFinite(interval.high)) return 'unbounded';
+  if (!Number.isFinite(interval.low) || !Number.isFinite(interval.high)) return UNBOUNDED_INTERVAL_TEXT;
   return `${formatPercent(interval.low)}–${formatPercent(interval.high)}`;
 }
 
