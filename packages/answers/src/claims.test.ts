@@ -79,6 +79,10 @@ describe('numbers of a verdict for people', () => {
     );
     const faster = comparePair('ff80', 'ff100', ff80, ff100, 'lower-is-better');
     expect(verdictMagnitude('ff100', faster)).toMatch(/^ff100 \d+\.\d% better/);
+    // An end that cannot be bounded reads "unbounded", as in the verdict sentences and the site's tables.
+    expect(verdictMagnitude('ff100', { ...faster, ci95: { low: null, high: 0.5 } })).toMatch(
+      /^ff100 \d+\.\d% better \(95% CI unbounded\), p /,
+    );
     expect(verdictMagnitude('x', comparePair('a', 'x', [1, 2, 3], [1, 2, 3], 'lower-is-better'))).toBeNull();
     expect(formatP(0.000045)).toBe('< 0.001');
     expect(formatP(0.0091)).toBe('= 0.0091');

@@ -7,6 +7,7 @@
  * so that no app computes either.
  */
 import type { Agreement, PairAnswer, PairComparison, RatioAnswer, UsedDirection } from '@tunelab/contracts';
+import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
 
 export type PairClaim = {
   /** `verdict`: the measured comparison on the answer's metric; `ratio`: the declared ratio held against the article's. */
@@ -67,19 +68,22 @@ const pct = (x: number) => `${(Math.abs(x) * 100).toFixed(1)}%`;
 export const formatP = (p: number) => (p < 0.001 ? '< 0.001' : `= ${p.toPrecision(2)}`);
 
 /**
- * "syncfs 37.5% better (95% CI 23.4%–51.6%), p = 0.002": the size and confidence of a
+ * "syncfs 37.5% better (95% CI 21.8%–50.1%), p = 0.002": the size and confidence of a
  * significant verdict, in the metric's direction (better / worse); null for anything else.
  */
 export function verdictMagnitude(candidate: string, c: PairComparison | null): string | null {
   if (!c || !c.verdict.significant || c.improvement === null) return null;
   const ci = c.ci95 && c.ci95.low !== null && c.ci95.high !== null ? { low: c.ci95.low, high: c.ci95.high } : null;
   const word = c.verdict.kind === 'faster' ? 'better' : 'worse';
+  // An end that cannot be bounded (null) reads as in every other report: "unbounded".
   const interval =
-    ci === null
+    c.ci95 === null
       ? ''
-      : c.improvement >= 0
-        ? ` (95% CI ${pct(ci.low)}–${pct(ci.high)})`
-        : ` (95% CI ${pct(ci.high)}–${pct(ci.low)})`;
+      : ci === null
+        ? ` (95% CI ${UNBOUNDED_INTERVAL_TEXT})`
+        : c.improvement >= 0
+          ? ` (95% CI ${pct(ci.low)}–${pct(ci.high)})`
+          : ` (95% CI ${pct(ci.high)}–${pct(ci.low)})`;
   return `${candidate} ${pct(c.improvement)} ${word}${interval}, p ${c.welch ? formatP(c.welch.p) : 'n/a'}`;
 }
 

@@ -110,10 +110,12 @@ function buildGroup(key: string, acc: Acc, q: Filters, doc: ScenarioDocument | u
   const f = acc.first;
   const variants = [...acc.byVariant.keys()].sort();
   const overflowing: string[] = [];
+  const cutAtZero: string[] = [];
   const summaries = variants.map((variant) => {
     const xs = acc.byVariant.get(variant) ?? [];
     const s = summarize(xs.map((x) => x.value));
     if (s.overflow) overflowing.push(variant);
+    if (s.ci95TruncatedAtZero) cutAtZero.push(variant);
     return {
       variant,
       n: s.n,
@@ -165,6 +167,11 @@ function buildGroup(key: string, acc: Acc, q: Filters, doc: ScenarioDocument | u
   if (overflowing.length > 0) {
     warnings.push(
       `the values of ${overflowing.join(', ')} are too large for their spread to be represented (beyond ±1.8e308): sd and CI are left out`,
+    );
+  }
+  if (cutAtZero.length > 0) {
+    warnings.push(
+      `the 95% CI of the mean of ${cutAtZero.join(', ')} is cut at 0: the runs are too few or too spread out to bound the mean from below`,
     );
   }
   if (f.source === 'published')
