@@ -11,6 +11,7 @@
  * driven by `report.charts` in scenario.yaml, so a new scenario needs no site code.
  */
 import * as echarts from 'echarts';
+import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
 import { escapeXml } from './format.ts';
 
 // No quoted family names: ECharts writes the family into a style attribute.
@@ -251,7 +252,7 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
   const desc = rows
     .map(
       (r) =>
-        `${r.label}${r.published ? ' (published)' : ''}: ${pct(r.estimate)} (95% CI ${r.low === null ? '−∞' : pct(r.low)} to ${r.high === null ? '∞' : pct(r.high)})${r.significant ? ', significant' : ', not significant'}`,
+        `${r.label}${r.published ? ' (published)' : ''}: ${pct(r.estimate)} (95% CI ${r.low === null || r.high === null ? UNBOUNDED_INTERVAL_TEXT : `${pct(r.low)} to ${pct(r.high)}`})${r.significant ? ', significant' : ', not significant'}`,
     )
     .join('; ');
   const marker = (published: boolean) =>

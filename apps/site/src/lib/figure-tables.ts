@@ -5,6 +5,7 @@
  */
 import type { Agreement, FitAnswer, RatioAnswer, ScenarioAnswers } from '@tunelab/contracts';
 import type { ScenarioView } from './load.ts';
+import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
 import { unitFor } from './units.ts';
 
 export type RatioRow = {
@@ -88,7 +89,7 @@ export function ratioTables(sc: ScenarioView): RatioTable[] {
               : x.interval === null
                 ? 'needs two units each'
                 : x.interval.low === null || x.interval.high === null
-                  ? 'unbounded'
+                  ? UNBOUNDED_INTERVAL_TEXT
                   : x.interval.high - x.interval.low < 0.005
                     ? 'no spread'
                     : `${two(x.interval.low)} to ${two(x.interval.high)}`,

@@ -20,8 +20,11 @@ describe('formatDuration', () => {
 });
 
 describe('intervals', () => {
-  it('prints unbounded ends as infinities', () => {
-    expect(formatPctInterval({ low: 0.234, high: null })).toBe('23.4% to ∞');
+  it('prints an interval with an unbounded end as the verdict sentences do: "unbounded"', () => {
+    expect(formatPctInterval({ low: 0.234, high: null })).toBe('unbounded');
+    expect(formatPctInterval({ low: null, high: null })).toBe('unbounded');
+    expect(formatPctInterval({ low: 0.234, high: 0.516 })).toBe('23.4% to 51.6%');
+    expect(formatInterval({ low: null, high: 3 }, 's', 's')).toBe('unbounded');
     expect(formatInterval({ low: 2.5, high: 3 }, 's', 's')).toBe('2.500 – 3.000');
   });
 });

@@ -1,5 +1,6 @@
 /** Number formats of the report: the article's own (h:mm:ss, ms) and the statistics' (%, CI). */
 import type { Bounds } from '@tunelab/contracts';
+import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
 
 /** How the reproduced article wrote durations. */
 export type DurationFormat = 'hms' | 'ms' | 's';
@@ -51,16 +52,21 @@ export const formatPct = (fraction: number | null | undefined, digits = 1) =>
     ? '—'
     : `${(fraction * 100).toFixed(digits)}%`;
 
+/**
+ * "23.4% to 51.6%". An interval with an end that cannot be bounded (null) is "unbounded", the
+ * word the verdict sentences use (UNBOUNDED_INTERVAL_TEXT from @tunelab/stats), in every table.
+ */
 export function formatPctInterval(b: Bounds | null): string {
   if (!b) return '—';
-  const end = (x: number | null, inf: string) => (x === null ? inf : `${(x * 100).toFixed(1)}%`);
-  return `${end(b.low, '−∞')} to ${end(b.high, '∞')}`;
+  if (b.low === null || b.high === null) return UNBOUNDED_INTERVAL_TEXT;
+  return `${(b.low * 100).toFixed(1)}% to ${(b.high * 100).toFixed(1)}%`;
 }
 
+/** "2.500 – 3.000" in the metric's unit; "unbounded" when an end is null (see formatPctInterval). */
 export function formatInterval(b: Bounds | null, unit: string, format: DurationFormat): string {
   if (!b) return '—';
-  const end = (x: number | null, inf: string) => (x === null ? inf : formatValue(x, unit, format));
-  return `${end(b.low, '−∞')} – ${end(b.high, '∞')}`;
+  if (b.low === null || b.high === null) return UNBOUNDED_INTERVAL_TEXT;
+  return `${formatValue(b.low, unit, format)} – ${formatValue(b.high, unit, format)}`;
 }
 
 export const formatDate = (iso: string) => iso.slice(0, 10);
