@@ -48,7 +48,7 @@ export function declaredRatios(
         let interval: { low: number | null; high: number | null } | null = null;
         if (v.key !== ratio.baseline && vs.length >= 2 && base.length >= 2 && Number.isFinite(point)) {
           const d = relativeDifference(base, vs);
-          interval = { low: finiteOrNull(1 + d.ci.low), high: finiteOrNull(1 + d.ci.high) };
+          interval = { low: finiteOrNull(d.ratioCi.low), high: finiteOrNull(d.ratioCi.high) };
         }
         const theirs = v.key === ratio.baseline ? undefined : article?.[v.key];
         const slack = ratio.tolerance * point;
