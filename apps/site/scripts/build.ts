@@ -1,5 +1,7 @@
 /**
- * Builds the site, incrementally when it can: `npm run build -w @tunelab/site -- [--outDir DIR] [--full]`.
+ * Builds the site, incrementally when it can: `npm run site:build -- [--outDir DIR] [--full]` (from the
+ * repository root; the same as `npm run build -w @tunelab/site -- …`). A relative DIR is relative to
+ * the directory npm was started in.
  *
  * Runs are immutable, so the pages of a run, once written, never change. When DIR holds an
  * earlier build whose manifest (built-runs.ts) carries the same fingerprint — the same site code,
@@ -23,7 +25,7 @@ import { MANIFEST_FILE, readManifest, type BuildManifest } from '../src/lib/buil
 
 const SITE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const ASTRO_BIN = join(dirname(createRequire(import.meta.url).resolve('astro/package.json')), 'bin/astro.mjs');
-const USAGE = `usage: npm run build -w @tunelab/site -- [--outDir DIR] [--full]
+const USAGE = `usage: npm run site:build -- [--outDir DIR] [--full]
 
   --outDir DIR  where the site goes (default apps/site/dist); an earlier build there is updated
   --full        render every page even if DIR holds a build of the same code
@@ -198,6 +200,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.log(USAGE);
     process.exit(0);
   }
+  // npm runs a script in the package's folder; a relative --outDir means the caller's directory.
+  args.outDir = resolve(process.env.INIT_CWD ?? process.cwd(), args.outDir);
   const started = performance.now();
   const r = await buildSiteInto(args.outDir, { full: args.full });
   if (r.code !== 0) {
