@@ -220,78 +220,230 @@ export function distributionChartAt(input: DistributionInput, width: 'wide' | 'n
   return one(distributionBuild(input), width === 'wide' ? WIDE : NARROW, input.title, distributionDesc(input));
 }
 
-export type DifferenceInput = {
-  title: string;
-  /** Improvement of candidate over baseline as a fraction (0.375 = 37.5% faster), with its CI. */
-  rows: {
-    label: string;
-    estimate: number;
-    low: number | null;
-    high: number | null;
-    significant: boolean;
-    published: boolean;
-  }[];
-  axisName: string;
+export type DifferenceRow = {
+  /** What this row is: the hardware class and whatever else differs between the rows (server, scale, sweep point). */
+  label: string;
+  /** Improvement of candidate over baseline in the metric's direction, as a fraction (0.375 = 37.5% faster), with its CI. */
+  estimate: number;
+  /** Null: unbounded (the Fieller interval has no end there). */
+  low: number | null;
+  high: number | null;
+  significant: boolean;
+  published: boolean;
 };
 
+export type DifferenceInput = {
+  title: string;
+  rows: DifferenceRow[];
+  /** The direction `estimate` is in: the chart draws the ratio candidate / baseline, which is 1 − estimate when lower is better. */
+  direction: 'lower-is-better' | 'higher-is-better';
+  baseline: string;
+  candidate: string;
+};
+
+/** A ratio with the digits that tell it apart at this size: ×0.8, ×1.25, ×0.995, ×12. */
+export function formatRatio(v: number): string {
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
+  const digits = Math.abs(Math.log10(Math.abs(v) || 1)) < 1 ? 3 : 2;
+  const s = Number(v.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 6 });
+  return `×${s}`;
+}
+
+/** The ratio candidate / baseline and its interval, from the improvement; a bound at or below 0 (or none) is null: unbounded on a log axis. */
+export function ratioOf(r: DifferenceRow, direction: DifferenceInput['direction']) {
+  const lower = direction === 'lower-is-better';
+  const toRatio = (imp: number) => (lower ? 1 - imp : 1 + imp);
+  const bound = (imp: number | null) => {
+    if (imp === null || !Number.isFinite(imp)) return null;
+    const x = toRatio(imp);
+    return x > 0 && Number.isFinite(x) ? x : null;
+  };
+  // Lower is better: the improvement's high end is the ratio's low end.
+  const low = bound(lower ? r.high : r.low);
+  const high = lower
+    ? r.low === null || !Number.isFinite(r.low)
+      ? null
+      : bound(r.low)
+    : r.high === null || !Number.isFinite(r.high)
+      ? null
+      : bound(r.high);
+  const est = toRatio(r.estimate);
+  return { estimate: est > 0 ? est : null, low, high };
+}
+
+/** Round ratios spread over [lo, hi] (both > 0): steps of 0.05…0.5 on a short range, 1-2-5 per decade on a long one. */
+function ratioTicks(lo: number, hi: number, most: number): number[] {
+  if (hi / lo <= 4) {
+    for (const step of [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1]) {
+      const ticks: number[] = [];
+      for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-12; t += step) ticks.push(Number(t.toFixed(6)));
+      if (ticks.length <= most) return ticks.filter((t) => t > 0);
+    }
+  }
+  for (const mults of [[1, 2, 5], [1, 3], [1]]) {
+    const ticks: number[] = [];
+    for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++)
+      for (const m of mults) {
+        const t = Number((m * 10 ** e).toPrecision(6));
+        if (t >= lo && t <= hi) ticks.push(t);
+      }
+    if (ticks.length <= most) return ticks;
+  }
+  const decades: number[] = [];
+  const e0 = Math.ceil(Math.log10(lo));
+  const e1 = Math.floor(Math.log10(hi));
+  const every = Math.ceil((e1 - e0 + 1) / most);
+  for (let e = e0; e <= e1; e += every) decades.push(10 ** e);
+  return decades;
+}
+
+/** The text of a row: what it is, the ratio and its interval, an unbounded side said in words. */
+export function differenceRowText(r: DifferenceRow, direction: DifferenceInput['direction']): string {
+  const q = ratioOf(r, direction);
+  const est = q.estimate === null ? 'no ratio (at or below 0)' : formatRatio(q.estimate);
+  const ci =
+    q.low === null && q.high === null
+      ? UNBOUNDED_INTERVAL_TEXT
+      : q.low === null
+        ? `unbounded below, to ${formatRatio(q.high!)}`
+        : q.high === null
+          ? `${formatRatio(q.low)}, unbounded above`
+          : `${formatRatio(q.low)} to ${formatRatio(q.high)}`;
+  return `${r.label}: ${est} (95% CI ${ci})`;
+}
+
+/** Marks of one row in the chart's SVG: its band, label, interval line, end caps and arrows (the browser test reads them). */
+export const DIFFERENCE_BAND_FILL = ['#f1f4f8', '#fbfcfd'] as const;
+export const DIFFERENCE_CAP_WIDTH = 2.25;
+
 /**
- * A forest plot: per hardware group the improvement with its 95% CI and a line at zero. Measured
- * groups are circles, the article's diamonds; a filled marker is a significant difference.
+ * A forest plot of the ratio candidate / baseline on a log axis (×0.5 and ×2 equally far from
+ * ×1): one row per group, its label (wrapped, above the interval, so it never collides with a
+ * neighbour's at phone width) naming what differs, the estimate on its own row with its 95% CI.
+ * An unbounded side (no Fieller bound, or a bound at or below 0 that a log axis cannot show) runs
+ * to the edge as an arrow with no end cap, and the row's text says so. Measured groups are
+ * circles, the article's diamonds; a filled marker is a significant difference; dashed: ×1.
  */
 export function differenceChart(input: DifferenceInput): ChartSvg {
-  const rows = input.rows;
-  const pct = (v: number) => `${(v * 100).toFixed(0)}%`;
-  const finiteEnds = rows
-    .flatMap((r) => [r.estimate, r.low, r.high])
-    .filter((x): x is number => x !== null && Number.isFinite(x));
-  const lo = Math.min(0, ...finiteEnds);
-  const hi = Math.max(0, ...finiteEnds);
-  const pad = (hi - lo) * 0.05 || 0.05;
-  const min = Math.floor((lo - pad) * 20) / 20;
-  const max = Math.ceil((hi + pad) * 20) / 20;
-  const desc = rows
-    .map(
-      (r) =>
-        `${r.label}${r.published ? ' (published)' : ''}: ${pct(r.estimate)} (95% CI ${r.low === null || r.high === null ? UNBOUNDED_INTERVAL_TEXT : `${pct(r.low)} to ${pct(r.high)}`})${r.significant ? ', significant' : ', not significant'}`,
-    )
-    .join('; ');
-  const marker = (published: boolean) =>
-    rows.map((r) =>
-      r.published === published
-        ? {
-            value: [r.estimate, r.label],
-            itemStyle: {
-              color: r.significant ? PALETTE[published ? 1 : 0] : '#ffffff',
-              borderColor: PALETTE[published ? 1 : 0],
-              borderWidth: 2,
-            },
-          }
-        : { value: [null, r.label] },
-    );
+  const { rows, direction } = input;
+  const ratios = rows.map((r) => ratioOf(r, direction));
+  const finite = ratios.flatMap((q) => [q.estimate, q.low, q.high]).filter((x): x is number => x !== null && x > 0);
+  const lo = Math.min(1, ...finite);
+  const hi = Math.max(1, ...finite);
+  const span = Math.log(hi / lo) || Math.log(1.2);
+  const min = Math.log(lo) - span * 0.08;
+  const max = Math.log(hi) + span * 0.08;
+  const texts = rows.map((r) => differenceRowText(r, direction));
+  const desc = rows.map((r, i) => `${texts[i]}${r.significant ? ', significant' : ', not significant'}`).join('; ');
+  const better = direction === 'lower-is-better' ? 'below ×1: less' : 'above ×1: more';
+  const axisName = `${input.candidate} / ${input.baseline} (log scale; ${better} is better)`;
   return both(
     (w) => {
       const top = 14 + 18 * titleLines(input.title, w);
+      const chars = Math.floor((w - 30) / 6.6);
+      const wrapped = texts.map((t) => wrap(t, chars));
+      const lines = Math.max(1, ...wrapped.map((l) => l.length));
+      const band = lines * 15 + 30;
+      const plotHeight = band * rows.length;
+      const ticks = ratioTicks(Math.exp(min), Math.exp(max), w < 500 ? 4 : 7).map(Math.log);
+      // The interval sits this far down its band: below the label.
+      const at = (lines * 15 + 16) / band;
+      const marker = (published: boolean) =>
+        rows.map((r, i) => {
+          const q = ratios[i]!;
+          return r.published === published && q.estimate !== null
+            ? {
+                value: [Math.log(q.estimate), i + at],
+                itemStyle: {
+                  color: r.significant ? PALETTE[published ? 1 : 0] : '#ffffff',
+                  borderColor: PALETTE[published ? 1 : 0],
+                  borderWidth: 2,
+                  opacity: 1,
+                },
+              }
+            : { value: [null, i + at] };
+        });
       return {
-        height: top + 78 + 42 * Math.max(2, rows.length),
+        height: top + 16 + plotHeight + 74,
         option: {
           title: chartTitle(input.title, w),
-          legend: legend(['measured here', 'published (article)', '95% CI'], w),
-          grid: { left: 18, right: 20, top: top + 6, bottom: 64, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-          // Not pinned to min/max: ECharts picks round ticks, and a value axis always shows 0.
-          xAxis: valueAxis(input.axisName, pct, { scale: false }),
-          yAxis: categoryAxis(
-            rows.map((r) => r.label),
-            w < 500 ? 110 : 200,
-          ),
+          legend: legend(['measured here', 'published (article)'], w),
+          grid: { left: 12, right: 16, top: top + 12, height: plotHeight, outerBoundsMode: 'none' },
+          xAxis: {
+            type: 'value' as const,
+            min,
+            max,
+            name: axisName,
+            nameLocation: 'middle' as const,
+            nameGap: 28,
+            nameTextStyle: { color: MUTED, width: w - 30, overflow: 'break' as const },
+            axisLabel: { formatter: (v: number) => formatRatio(Math.exp(v)), color: MUTED, customValues: ticks },
+            axisTick: { customValues: ticks },
+            splitLine: { show: true, lineStyle: { color: '#e5e7eb' }, customValues: ticks },
+          },
+          yAxis: { type: 'value' as const, min: 0, max: rows.length, inverse: true, show: false },
           series: [
             {
-              // The interval drawn as whiskers: a box plot whose box collapses onto the estimate.
-              type: 'boxplot',
+              type: 'custom',
               name: '95% CI',
-              data: rows.map((r) => [r.low ?? min, r.estimate, r.estimate, r.estimate, r.high ?? max]),
-              itemStyle: { color: 'transparent', borderColor: INK, borderWidth: 1.5 },
-              boxWidth: [14, 14],
-              z: 2,
+              silent: true,
+              data: rows.map((_, i) => [i]),
+              z: 1,
+              renderItem: (
+                params: { coordSys: { x: number; y: number; width: number; height: number } },
+                api: { value: (d: number) => number; coord: (v: number[]) => number[] },
+              ) => {
+                const i = api.value(0);
+                const q = ratios[i]!;
+                const { x: left, width } = params.coordSys;
+                const y0 = api.coord([min, i])[1]!;
+                const y = api.coord([min, i + at])[1]!;
+                const xl = q.low === null ? left : api.coord([Math.log(q.low), 0])[0]!;
+                const xh = q.high === null ? left + width : api.coord([Math.log(q.high), 0])[0]!;
+                const x1 = api.coord([0, 0])[0]!;
+                const stroke = { stroke: INK, lineWidth: 1.5 };
+                const cap = (x: number) => ({
+                  type: 'line',
+                  shape: { x1: x, y1: y - 7, x2: x, y2: y + 7 },
+                  style: { stroke: INK, lineWidth: DIFFERENCE_CAP_WIDTH },
+                });
+                const arrow = (x: number, dir: -1 | 1) => ({
+                  type: 'polygon',
+                  shape: {
+                    points: [
+                      [x, y],
+                      [x - dir * 9, y - 5],
+                      [x - dir * 9, y + 5],
+                    ],
+                  },
+                  style: { fill: INK },
+                });
+                return {
+                  type: 'group',
+                  children: [
+                    {
+                      type: 'rect',
+                      shape: { x: left - 8, y: y0, width: width + 12, height: band },
+                      style: { fill: DIFFERENCE_BAND_FILL[i % 2] },
+                    },
+                    ...wrapped[i]!.map((text, k) => ({
+                      type: 'text',
+                      x: left - 4,
+                      y: y0 + 6 + k * 15,
+                      style: { text, fill: INK, fontSize: 12, fontFamily: FONT },
+                    })),
+                    // No difference (×1), dashed, under the interval only: never through a label.
+                    {
+                      type: 'line',
+                      shape: { x1: x1, y1: y0 + lines * 15 + 6, x2: x1, y2: y0 + band },
+                      style: { stroke: INK, lineWidth: 1.2, lineDash: [4.8, 2.4] },
+                    },
+                    { type: 'line', shape: { x1: xl, y1: y, x2: xh, y2: y }, style: stroke },
+                    q.low === null ? arrow(left, -1) : cap(xl),
+                    q.high === null ? arrow(left + width, 1) : cap(xh),
+                  ],
+                };
+              },
             },
             {
               type: 'scatter',
@@ -301,15 +453,6 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
               symbolSize: 11,
               itemStyle: { color: PALETTE[0] },
               z: 3,
-              // Drawn above the grid and the axis, so "no difference" is always visible.
-              markLine: {
-                silent: true,
-                symbol: 'none',
-                z: 5,
-                label: { show: false },
-                lineStyle: { color: INK, type: 'dashed', width: 1.2 },
-                data: [{ xAxis: 0 }],
-              },
             },
             {
               type: 'scatter',

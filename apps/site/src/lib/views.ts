@@ -207,6 +207,38 @@ function serverSuffix(groups: readonly ComparisonGroup[]): (g: ComparisonGroup) 
   return (g) => (several ? ` · ${serverName(g.engine.engine, g.engine.major)}` : '');
 }
 
+/**
+ * " · rows = 200,000" for each parameter whose value differs between the groups (the scale a
+ * group ran at; the sweep point is `pointSuffix`'s): two groups of one class and server at two
+ * scales get two names.
+ */
+function paramsSuffix(groups: readonly ComparisonGroup[]): (g: ComparisonGroup) => string {
+  const names = [...new Set(groups.flatMap((g) => Object.keys(g.params)))]
+    .filter((k) => !k.startsWith('published.') && groups.some((g) => g.point?.param !== k))
+    .filter((k) => new Set(groups.map((g) => JSON.stringify(g.params[k] ?? null))).size > 1)
+    .sort();
+  const text = (v: string | number | boolean | undefined) =>
+    v === undefined ? 'default' : typeof v === 'number' ? v.toLocaleString('en-US') : String(v);
+  return (g) => names.map((k) => ` · ${k} = ${text(g.params[k])}`).join('');
+}
+
+/**
+ * A name per group that tells it from the others on one page: the hardware class, its sweep
+ * point, and the server, the parameters (scale) and the scenario version where the groups differ
+ * in them.
+ */
+export function groupNames(sc: Pick<ScenarioView, 'versions'>, groups: readonly ComparisonGroup[]) {
+  // The article's groups are named by its machine: they record no server major nor parameters of ours.
+  const measured = groups.filter((g) => g.source !== 'published');
+  const server = serverSuffix(measured);
+  const params = paramsSuffix(measured);
+  const versions = new Set(measured.map((g) => g.scenario.version)).size > 1;
+  return (g: ComparisonGroup) =>
+    g.source === 'published'
+      ? groupLabel(g)
+      : `${groupLabel(g)}${server(g)}${params(g)}${versions ? ` — ${versionLabel(sc, g.scenario.version)}` : ''}`;
+}
+
 // The scenario page, its chart files (chart-files.ts) and its downloads show the same tables.
 const tablesOf = new WeakMap<ScenarioView, MeasuredTable[]>();
 
@@ -221,11 +253,12 @@ function makeMeasuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
   const groups = sc.classGroups;
   const multipleVersions = new Set(groups.map((g) => g.scenario.version)).size > 1;
   const server = serverSuffix(groups);
+  const params = paramsSuffix(groups);
   return groups.map((g) => {
     const format = measuredFormat(sc, g);
     return {
       id: groupAnchor(g),
-      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — ${versionLabel(sc, g.scenario.version)}` : ''}`,
+      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${params(g)}${multipleVersions ? ` — ${versionLabel(sc, g.scenario.version)}` : ''}`,
       group: g,
       format,
       rows: tableRows(g, groupValues(g, data.runDetail), sc, format),
@@ -258,13 +291,15 @@ export function differenceRows(sc: ScenarioView) {
       }[];
     }
   >();
-  for (const g of [...sc.publishedGroups, ...sc.classGroups]) {
+  const groups = [...sc.publishedGroups, ...sc.classGroups];
+  const name = groupNames(sc, groups);
+  for (const g of groups) {
     for (const c of g.comparisons) {
       if (c.improvement === null) continue;
       const k = `${c.baseline}→${c.candidate}`;
       const entry = pairs.get(k) ?? { baseline: c.baseline, candidate: c.candidate, rows: [] };
       entry.rows.push({
-        label: groupLabel(g),
+        label: name(g),
         estimate: c.improvement,
         low: c.ci95?.low ?? null,
         high: c.ci95?.high ?? null,
@@ -450,6 +485,7 @@ export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummary
   const metrics = [...units.entries()];
   const multipleVersions = new Set(sc.classGroups.map((g) => g.scenario.version)).size > 1;
   const server = serverSuffix(sc.classGroups);
+  const params = paramsSuffix(sc.classGroups);
   return sc.classGroups.map((g) => {
     const per = new Map<string, Map<string, number[]>>();
     for (const ref of g.runs) {
@@ -467,7 +503,7 @@ export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummary
     const variants = [...per.keys()].filter((v) => metrics.some(([key]) => per.get(v)?.has(key))).sort();
     return {
       id: `metrics-${groupAnchor(g)}`,
-      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
+      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${params(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
       metrics: metrics.map(([key, m]) => ({ key, label: m.label, unit: m.unit.label, better: m.better })),
       rows: variants.map((v) => ({
         variant: v,
