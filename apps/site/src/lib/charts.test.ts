@@ -128,3 +128,26 @@ describe('a distribution of a fleet-sized group', () => {
     expect(svg.wide.length).toBeLessThan(1200 * 80);
   });
 });
+
+describe('axis ticks of a declared chart (issue 32 §3)', () => {
+  it('have the digits that tell them apart, not the values’ "0 0 0"', async () => {
+    const { tickFormat } = await import('./report-charts.ts');
+    const tick = tickFormat({ decimals: 0 });
+    expect([0.2, 0.4, 0.6].map(tick)).toEqual(['0.2', '0.4', '0.6']);
+    expect(tick(0.1 + 0.2)).toBe('0.3');
+    expect(tick(12000)).toBe('12,000');
+    expect(tickFormat({ decimals: 2 })(1)).toBe('1.00');
+    const svg = lineChart({
+      title: 'fail %',
+      xName: 'x',
+      yName: '%',
+      log: 'none',
+      formatY: (v) => v.toFixed(0),
+      formatAxisY: tick,
+      lines: [{ label: 'a', points: [0.1, 0.3, 0.5].map((y, x) => ({ x, y })) }],
+    }).wide;
+    const labels = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
+    // The y ticks (0.1 apart); with the values' format they were all "0" (or "1").
+    for (const t of ['0.1', '0.2', '0.3', '0.4', '0.5']) expect(labels).toContain(t);
+  });
+});

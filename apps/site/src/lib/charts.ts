@@ -478,6 +478,8 @@ export type LineInput = {
   yName: string;
   log: 'none' | 'x' | 'y' | 'xy';
   formatY: (v: number) => string;
+  /** The y axis' ticks, when they want other digits than the values (default formatY). */
+  formatAxisY?: (v: number) => string;
   formatX?: (v: number) => string;
   /** One line per variant (measured), points sorted by x. */
   lines: { label: string; points: { x: number; y: number; low?: number; high?: number }[] }[];
@@ -543,7 +545,7 @@ export function lineChart(input: LineInput): ChartSvg {
             ...(integerX && !logX ? { minInterval: 1 } : {}),
           },
           yAxis: {
-            ...axis(logY, input.yName, (v) => input.formatY(v * ky), 0, true),
+            ...axis(logY, input.yName, (v) => (input.formatAxisY ?? input.formatY)(v * ky), 0, true),
             nameLocation: 'end' as const,
             nameGap: 8,
             nameTextStyle: { color: MUTED, align: 'left' as const },

@@ -3,6 +3,7 @@
  * rounded for people, one table per class and conditions (the points of a sweep share their runs,
  * so their ratios and fits are the same). Nothing is computed here but the formatting.
  */
+import { metricName } from './format.ts';
 import type { Agreement, FitAnswer, RatioAnswer, ScenarioAnswers } from '@tunelab/contracts';
 import type { ScenarioView } from './load.ts';
 import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
@@ -110,7 +111,7 @@ export function ratioTables(sc: ScenarioView): RatioTable[] {
                     : 'needs an interval',
           units: x.units,
         })),
-        caption: `${metric?.label ?? r.metric}, mean over every measured unit of the group (${units} in all), ÷ the mean of ${r.baseline}; 95% Fieller interval of the ratio.${hasArticle ? ` “Article”: the ratio of the figures it published; “inside” = the article’s ratio lies inside the interval${tolerance > 0 ? ` widened by ${Math.round(tolerance * 100)}% for the rounding of the article’s figures` : ''}.` : ''}`,
+        caption: `${metricName(r.metric, metric?.label)}, mean over every measured unit of the group (${units} in all), ÷ the mean of ${r.baseline}; 95% Fieller interval of the ratio.${hasArticle ? ` “Article”: the ratio of the figures it published; “inside” = the article’s ratio lies inside the interval${tolerance > 0 ? ` widened by ${Math.round(tolerance * 100)}% for the rounding of the article’s figures` : ''}.` : ''}`,
       };
     }),
   );
@@ -140,7 +141,7 @@ function fitTable(sc: ScenarioView, f: FitAnswer, id: string, heading: string, c
 export function fitTables(sc: ScenarioView): FitTable[] {
   const doc = sc.folder?.doc;
   if (!doc) return [];
-  const label = (k: string) => doc.metrics.find((m) => m.key === k)?.label ?? k;
+  const label = (k: string) => metricName(k, doc.metrics.find((m) => m.key === k)?.label);
   const measured = distinct(sc.answers).flatMap((a) =>
     a.fits.map((f) =>
       fitTable(

@@ -2,6 +2,20 @@
 import type { Bounds } from '@tunelab/contracts';
 import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
 
+/**
+ * A metric's display name: its scenario.yaml `label`, else its key in words — `rows_per_s` is
+ * "rows per second", `compress_fail_pct` "compress fail percent", `client_cpu_s` "client cpu
+ * seconds" — never the identifier itself.
+ */
+export function metricName(key: string, label?: string | null): string {
+  if (label) return label;
+  return key
+    .replace(/_per_s(?=_|$)/g, ' per second')
+    .replace(/_pct(?=_|$)/g, ' percent')
+    .replace(/_s$/, ' seconds')
+    .replace(/_/g, ' ');
+}
+
 /** How the reproduced article wrote durations. */
 export type DurationFormat = 'hms' | 'ms' | 's';
 

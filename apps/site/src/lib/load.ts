@@ -27,7 +27,7 @@ import { openSiteSource, SiteDataError, validate, type SiteSource } from './sour
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
 import { readBuiltRuns, readKeptInputs, readManifest, writeInputs } from './built-runs.ts';
 import { writeRunFiles, writeSamplesCsv } from './run-files.ts';
-import type { DurationFormat } from './format.ts';
+import { metricName, type DurationFormat } from './format.ts';
 
 export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
 
@@ -91,7 +91,7 @@ function primaryMetric(folder: ScenarioFolder | null): Metric {
     key: m.key,
     unit: m.unit,
     direction: direction === 'higher-is-better' ? 'higher-is-better' : 'lower-is-better',
-    label: m.label ?? m.key,
+    label: metricName(m.key, m.label),
   };
 }
 

@@ -6,6 +6,7 @@
  *   repetitions at each x, crossings of the declared pairs' lines marked.
  * No scenario-specific code: a new scenario only declares its charts.
  */
+import { metricName } from './format.ts';
 import type { ReportChart, RunDetail } from '@tunelab/contracts';
 import { declaredCrossings, type SeriesPoint } from '@tunelab/answers';
 import { lineChart, type ChartSvg } from './charts.ts';
@@ -120,6 +121,17 @@ export function declaredCharts(sc: ScenarioView, data: SiteData): DeclaredChart[
 const scaledFormat = (unit: { decimals: number }) => (v: number) =>
   v.toLocaleString('en-US', { minimumFractionDigits: unit.decimals, maximumFractionDigits: unit.decimals });
 
+/**
+ * An axis tick: the value's decimals, or more when the tick needs them (ticks 0.2, 0.4, 0.6 of a
+ * metric shown without decimals read "0 0 0" with the values' format). Ticks are round numbers,
+ * so their own digits are few; float noise (0.30000000000000004) is cut at 12 significant digits.
+ */
+export const tickFormat = (unit: { decimals: number }) => (v: number) =>
+  Number(v.toPrecision(12)).toLocaleString('en-US', {
+    minimumFractionDigits: unit.decimals,
+    maximumFractionDigits: Math.max(unit.decimals, 10),
+  });
+
 function sweep(
   sc: ScenarioView,
   chart: Extract<ReportChart, { kind: 'sweep' }>,
@@ -157,7 +169,7 @@ function sweep(
   const keys = variantKey(sc.variantLabels, [...mine.keys()]);
   const paramDef = sc.folder?.doc.params[param];
   const xName = chart.x_label ?? paramDef?.description?.split(/[;,.(]/)[0]?.trim() ?? param;
-  const label = metric?.label ?? chart.metric;
+  const label = metricName(chart.metric, metric?.label);
   const title = `${chart.title ?? `${label} per ${xName}`}: ${cls}`;
   // The comparisons per point exist for the primary metric (the groups the answer block reads).
   const verdicts =
@@ -181,6 +193,7 @@ function sweep(
       yName: unit.label,
       log: chart.log,
       formatY: scaledFormat(unit),
+      formatAxisY: tickFormat(unit),
       lines,
       published: pub,
     }),
@@ -245,7 +258,7 @@ function series(
     });
   }
   const xName = chart.x_label ?? 'x';
-  const label = declared?.label ?? chart.metric;
+  const label = metricName(chart.metric, declared?.label);
   const title = `${chart.title ?? `${label} against ${xName}`}: ${cls}${at}`;
   return {
     id: `chart-${slug(chart.metric)}-${slug(cls)}${point ? `-${slug(`${point.param}-${point.value}`)}` : ''}`,
@@ -258,6 +271,7 @@ function series(
       yName: unit.label,
       log: chart.log,
       formatY: scaledFormat(unit),
+      formatAxisY: tickFormat(unit),
       lines,
       marks,
     }),

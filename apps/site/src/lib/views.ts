@@ -12,6 +12,7 @@ import {
   formatPct,
   formatPctInterval,
   formatValue,
+  metricName,
   shortHash,
   type DurationFormat,
 } from './format.ts';
@@ -463,7 +464,7 @@ function computeUnits(sc: ScenarioView, data: SiteData): ScenarioUnits {
     // A declared metric nobody measured yet has no column.
     if (!values.has(m.key)) continue;
     out.set(m.key, {
-      label: m.label ?? m.key.replace(/_/g, ' '),
+      label: metricName(m.key, m.label),
       unit: unitFor(m.unit, values.get(m.key) ?? []),
       // A metric that describes the conditions (a size before the step) is no goal: no "better".
       better: m.descriptive === true ? 'descriptive' : m.better,
