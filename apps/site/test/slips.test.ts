@@ -112,4 +112,24 @@ describe('slips shown as fact', () => {
     expect(new Set(mine).size).toBe(4);
     for (const h of mine) expect(h).toMatch(/PostgreSQL 1[57] · rows = [24]00,000/);
   });
+
+  it('writes screenshots of the pages at 1366 and 390 px to look at (outside the checkout)', async () => {
+    for (const [width, height] of [
+      [1366, 900],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const [name, path, at] of [
+        ['vacuum-versions', '/scenarios/vacuum-index-cleanup/', '#versions'],
+        ['vacuum-differences', '/scenarios/vacuum-index-cleanup/', '#differences'],
+        ['vacuum-measured', '/scenarios/vacuum-index-cleanup/', '#measured'],
+        ['innodb-top', '/scenarios/innodb-compression-insert/', 'h1'],
+        ['innodb-charts', '/scenarios/innodb-compression-insert/', '#charts'],
+      ] as const) {
+        await page.goto(`${server.url}${path}`);
+        await page.locator(at).evaluate((e) => e.scrollIntoView());
+        await page.screenshot({ path: join(tmpdir(), `tunelab-slips-${name}-${width}.png`) });
+      }
+    }
+  });
 });

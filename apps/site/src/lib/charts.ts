@@ -367,7 +367,14 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
         height: top + 16 + plotHeight + 74,
         option: {
           title: chartTitle(input.title, w),
-          legend: legend(['measured here', 'published (article)'], w),
+          // Only the kinds of marker the chart holds.
+          legend: legend(
+            [
+              ...(rows.some((r) => !r.published) ? ['measured here'] : []),
+              ...(rows.some((r) => r.published) ? ['published (article)'] : []),
+            ],
+            w,
+          ),
           grid: { left: 12, right: 16, top: top + 12, height: plotHeight, outerBoundsMode: 'none' },
           xAxis: {
             type: 'value' as const,
