@@ -220,7 +220,7 @@ export function distributionChartAt(input: DistributionInput, width: 'wide' | 'n
   return one(distributionBuild(input), width === 'wide' ? WIDE : NARROW, input.title, distributionDesc(input));
 }
 
-export type DifferenceRow = {
+type DifferenceRow = {
   /** What this row is: the hardware class and whatever else differs between the rows (server, scale, sweep point). */
   label: string;
   /** Improvement of candidate over baseline in the metric's direction, as a fraction (0.375 = 37.5% faster), with its CI. */
@@ -242,7 +242,7 @@ export type DifferenceInput = {
 };
 
 /** A ratio with the digits that tell it apart at this size: ×0.8, ×1.25, ×0.995, ×12. */
-export function formatRatio(v: number): string {
+function formatRatio(v: number): string {
   if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
   const digits = Math.abs(Math.log10(Math.abs(v) || 1)) < 1 ? 3 : 2;
   const s = Number(v.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 6 });
@@ -250,7 +250,7 @@ export function formatRatio(v: number): string {
 }
 
 /** The ratio candidate / baseline and its interval, from the improvement; a bound at or below 0 (or none) is null: unbounded on a log axis. */
-export function ratioOf(r: DifferenceRow, direction: DifferenceInput['direction']) {
+function ratioOf(r: DifferenceRow, direction: DifferenceInput['direction']) {
   const lower = direction === 'lower-is-better';
   const toRatio = (imp: number) => (lower ? 1 - imp : 1 + imp);
   const bound = (imp: number | null) => {
@@ -298,7 +298,7 @@ function ratioTicks(lo: number, hi: number, most: number): number[] {
 }
 
 /** The text of a row: what it is, the ratio and its interval, an unbounded side said in words. */
-export function differenceRowText(r: DifferenceRow, direction: DifferenceInput['direction']): string {
+function differenceRowText(r: DifferenceRow, direction: DifferenceInput['direction']): string {
   const q = ratioOf(r, direction);
   const est = q.estimate === null ? 'no ratio (at or below 0)' : formatRatio(q.estimate);
   const ci =

@@ -228,7 +228,7 @@ function paramsSuffix(groups: readonly ComparisonGroup[]): (g: ComparisonGroup) 
  * point, and the server, the parameters (scale) and the scenario version where the groups differ
  * in them.
  */
-export function groupNames(sc: Pick<ScenarioView, 'versions'>, groups: readonly ComparisonGroup[]) {
+function groupNames(sc: Pick<ScenarioView, 'versions'>, groups: readonly ComparisonGroup[]) {
   // The article's groups are named by its machine: they record no server major nor parameters of ours.
   const measured = groups.filter((g) => g.source !== 'published');
   const server = serverSuffix(measured);
