@@ -38,6 +38,8 @@ async function fullDisk(): Promise<string> {
   return full;
 }
 
+// Skipped only without root (mount needs it); CI and this machine run as root, so it runs there.
+// There is no unprivileged way to fill just the runs directory.
 describe.skipIf(!canMount)('an agent whose runs directory is full', () => {
   it('keeps the measured run elsewhere, submits it with its job, and the job completes', async () => {
     const full = await fullDisk();

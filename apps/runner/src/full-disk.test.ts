@@ -77,6 +77,7 @@ const noPartialFiles = async () => {
   expect(tmpFiles).toEqual([]);
 };
 
+// Skipped only without root (see canMount above); runs in CI and on this machine.
 describe.skipIf(!canMount)('a full disk', () => {
   it('--json prints the run whatever happens to the file; the file goes to the OS temp dir, named; exit 4', async () => {
     const spareTmp = path.join(tmp, 'os-tmp');
