@@ -4,43 +4,28 @@
  * (apps/runner/src/full-disk.test.ts uses the same full tmpfs). Real processes: the API on its own
  * PostgreSQL database, `tunelab agent --once` against the test PostgreSQL.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { Job, RunList } from '@tunelab/contracts';
+import { canMountTmpfs, fullTmpfs } from '@tunelab/test-support';
 import { apiProcess, runTunelab, scratch, TARGET } from './support.ts';
 
-const exec = promisify(execFile);
-// Mounting the tmpfs that plays the full disk needs root (CI and this machine run as root).
-const canMount = process.getuid?.() === 0;
 const { tmp, cleanups } = await scratch('tl-agent-full-');
 
-/** A 256 kB tmpfs filled to the last byte, with an empty `runs` directory on it. */
+/** A full 256 kB tmpfs with an empty `runs` directory on it. */
 async function fullDisk(): Promise<string> {
   const full = path.join(tmp, 'full');
-  await mkdir(full);
-  await exec('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tunelab-agent-full', full]);
-  cleanups.push(() => exec('umount', [full]).catch(() => exec('umount', ['-l', full])));
-  await mkdir(path.join(full, 'runs'));
-  for (const size of [64 * 1024, 4096, 1]) {
-    for (let i = 0; ; i++) {
-      try {
-        await writeFile(path.join(full, `filler-${size}-${i}`), Buffer.alloc(size));
-      } catch {
-        break;
-      }
-    }
-  }
+  const { unmount } = await fullTmpfs(full, ['runs']);
+  cleanups.push(unmount);
   return full;
 }
 
 // Skipped only without root (mount needs it); CI and this machine run as root, so it runs there.
 // There is no unprivileged way to fill just the runs directory.
-describe.skipIf(!canMount)('an agent whose runs directory is full', () => {
+describe.skipIf(!canMountTmpfs)('an agent whose runs directory is full', () => {
   it('keeps the measured run elsewhere, submits it with its job, and the job completes', async () => {
     const full = await fullDisk();
     const database = await createTestDatabase('tl_agent_full');

@@ -1,1 +1,2 @@
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+export { canMountTmpfs, fullTmpfs } from './full-disk.ts';

@@ -3,28 +3,27 @@
  * runs as root), fills it to the last byte and points the runner's directories at it; the CLI runs
  * as a real child process against the test PostgreSQL.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from './drivers/postgres.ts';
 import { cleanupRun } from './engine/run-scenario.ts';
 import { EXIT } from './exit-codes.ts';
 import { runTunelab } from './test-support/cli.ts';
 import { TEST_PG_URL } from './test-support/pg.ts';
+import { canMountTmpfs, fullTmpfs } from '@tunelab/test-support';
 
-const exec = promisify(execFile);
 // Mounting the small tmpfs that plays the full disk needs root; CI and this machine run as root, so
 // the suite runs there. As a normal user it is skipped (there is no unprivileged full-disk trick
 // that fills only the runs directory).
-const canMount = process.getuid?.() === 0;
+const canMount = canMountTmpfs;
 const RUN = ['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--param', 'rows=200', '--repetitions', '1'];
 
 let tmp: string;
 let full: string;
+let unmount: () => Promise<unknown> = async () => undefined;
 const runIds: string[] = [];
 
 /** A free TCP port nobody listens on (an API that is down). */
@@ -46,24 +45,12 @@ beforeAll(async () => {
   if (!canMount) return;
   tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-fulldisk-'));
   full = path.join(tmp, 'full');
-  await mkdir(full);
-  await exec('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tunelab-fulldisk', full]);
-  for (const d of ['runs', 'spool', 'tmp']) await mkdir(path.join(full, d));
-  // Fill it to the last byte: big chunks, then single bytes, until ENOSPC.
-  for (const size of [64 * 1024, 4096, 1]) {
-    for (let i = 0; ; i++) {
-      try {
-        await writeFile(path.join(full, `filler-${size}-${i}`), Buffer.alloc(size));
-      } catch {
-        break;
-      }
-    }
-  }
+  ({ unmount } = await fullTmpfs(full, ['runs', 'spool', 'tmp']));
 });
 afterAll(async () => {
   for (const id of runIds) await cleanupRun(postgresDriver, TEST_PG_URL, id);
   if (!canMount) return;
-  await exec('umount', [full]).catch(() => exec('umount', ['-l', full]));
+  await unmount();
   await rm(tmp, { recursive: true, force: true });
 });
 
