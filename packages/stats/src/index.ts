@@ -34,3 +34,18 @@ export {
 export { findCrossings, interpolate, type Crossing, type CurvePoint } from './crossover.ts';
 export { seededRandom } from './random.ts';
 export { linearFit, fitByVariant, type LinearFit, type FitSample, type VariantFit } from './fit.ts';
+export {
+  logLogFit,
+  predictAt,
+  pairAtScale,
+  crossingScale,
+  heldOutErrors,
+  extrapolationFactor,
+  type ScalePoint,
+  type LogLogFit,
+  type ScaleInterval,
+  type ScalePrediction,
+  type PairAtScale,
+  type ScaleCrossing,
+  type HeldOutError,
+} from './scale.ts';
