@@ -42,3 +42,12 @@ export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
 export { answerVersions, serverName } from './versions.ts';
 export { formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
+export {
+  answerAtScale,
+  checkScaleQuery,
+  MIN_SCALES,
+  SCALE_EXTRAPOLATION_LIMIT,
+  ScaleQueryError,
+  type AnswerAtScaleInput,
+  type ScaleQuery,
+} from './scale.ts';

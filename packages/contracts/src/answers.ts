@@ -17,6 +17,7 @@ import {
 import { SweepPoint } from './run.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
+import { ScaleAnswers, ScaleAt } from './scale.ts';
 
 export const AnswersQuery = z
   .strictObject({
@@ -27,6 +28,8 @@ export const AnswersQuery = z
     /** measured (default): measured groups answered against the article; published: the article's own groups. */
     source: z.enum(['measured', 'published']).default('measured'),
     direction: z.enum(['lower-is-better', 'higher-is-better']).optional(),
+    /** Answer at this value of the scenario's scale parameter too (`rows:40000000`): see `atScale`. */
+    at: ScaleAt.optional(),
   })
   .superRefine(checkRanges);
 export type AnswersQuery = z.infer<typeof AnswersQuery>;
@@ -214,5 +217,7 @@ export const ScenarioAnswers = z.object({
   groups: z.array(GroupAnswer),
   /** The same pairs side by side per engine major version, for every class measured on two majors or more. */
   versions: VersionAnswers,
+  /** With `at`: the declared pairs fitted across the measured scales and answered at that scale. */
+  atScale: ScaleAnswers.optional(),
 });
 export type ScenarioAnswers = z.infer<typeof ScenarioAnswers>;

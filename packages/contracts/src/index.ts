@@ -15,3 +15,4 @@ export * from './csv.ts';
 export * from './links.ts';
 export * from './fleet.ts';
 export * from './redact.ts';
+export * from './scale.ts';

@@ -103,6 +103,26 @@ describe('ScenarioDocument', () => {
       'fixture[0]',
     ],
     [
+      'scale over an enum parameter',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { scale: { param: 'mode', points: [1, 2, 3] } }),
+      'scale.param',
+    ],
+    [
+      'scale without points on a parameter that is not swept',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { scale: { param: 'rows' } }),
+      'scale.points',
+    ],
+    [
+      'scale point below the minimum',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { scale: { param: 'rows', points: [10, 0, 30] } }),
+      'scale.points[1]',
+    ],
+    [
+      'scale with two points',
+      (d: ReturnType<typeof doc>) => Object.assign(d, { scale: { param: 'rows', points: [10, 20] } }),
+      'scale.points',
+    ],
+    [
       'report on an undeclared metric',
       (d: ReturnType<typeof doc>) => Object.assign(d, { report: { charts: [{ kind: 'sweep', metric: 'nopm' }] } }),
       'report.charts[0].metric',

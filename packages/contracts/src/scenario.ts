@@ -154,6 +154,40 @@ export const ReportSpec = z.strictObject({
 export type ReportSpec = z.infer<typeof ReportSpec>;
 
 // ─── The scenario document ───────────────────────────────────────────────────────────────────
+/** The scale parameter is an integer parameter; its points lie in its bounds, or come from the sweep. */
+function checkScale(
+  scale: { param: string; points?: number[] | undefined },
+  doc: { params: Record<string, ParamDef>; sweep?: { param: string } | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const def = ownValue(doc.params, scale.param);
+  if (def?.type !== 'integer') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['scale', 'param'],
+      message: def
+        ? `the scale parameter must be an integer parameter; ${scale.param} is ${def.type}`
+        : `unknown parameter "${scale.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
+    });
+    return;
+  }
+  const swept = doc.sweep?.param === scale.param;
+  if (!scale.points && !swept)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['scale', 'points'],
+      message: `give the values a scale run measures (at least three), unless ${scale.param} is the swept parameter`,
+    });
+  (scale.points ?? []).forEach((value, i) => {
+    const problem = checkParamValue(def, value);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['scale', 'points', i], message: problem });
+    else if (value <= 0)
+      ctx.addIssue({ code: 'custom', path: ['scale', 'points', i], message: 'a scale is a positive number' });
+  });
+  if (scale.points && new Set(scale.points).size !== scale.points.length)
+    ctx.addIssue({ code: 'custom', path: ['scale', 'points'], message: 'expected each value once' });
+}
+
 export const ScenarioDocument = z
   .strictObject({
     key: identifier,
@@ -201,6 +235,18 @@ export const ScenarioDocument = z
          * state that is costly to change (recovery-init-sync grows its table set point by point).
          */
         order: z.enum(['rounds', 'points']).default('rounds'),
+      })
+      .optional(),
+    /**
+     * The integer parameter that sizes the chore (rows of the table, tables in the cluster).
+     * Answers are fitted across its measured values and given at any value (GET
+     * /v1/answers?at=rows:N). `points`: the values a scale run measures (`tunelab run
+     * --scale-sweep`), at least three; taken from `sweep` when the scale parameter is the swept one.
+     */
+    scale: z
+      .strictObject({
+        param: paramName,
+        points: z.array(z.number()).min(3).max(20).optional(),
       })
       .optional(),
     /** Built once into a template database, then cloned before every variant × repetition. */
@@ -258,6 +304,7 @@ export const ScenarioDocument = z
         }
       });
     }
+    if (doc.scale) checkScale(doc.scale, doc, ctx);
     const variantKeys = new Set<string>();
     doc.variants.forEach((v, i) => {
       if (variantKeys.has(v.key))

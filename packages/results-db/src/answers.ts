@@ -4,9 +4,16 @@
  * groups' runs, handed to `@tunelab/answers`, which computes verdicts, agreement, ratios, fits and
  * crossings. The scenario folder (scenario.yaml, published.json) comes from the scenario catalog.
  */
-import type { AnswersQuery, ComparisonGroupRecord, ScenarioAnswersRecord } from '@tunelab/contracts';
 import {
+  parseScaleAt,
+  type AnswersQuery,
+  type ComparisonGroupRecord,
+  type ScenarioAnswersRecord,
+} from '@tunelab/contracts';
+import {
+  answerAtScale,
   answerScenario,
+  checkScaleQuery,
   conditionMetrics,
   answerVersions,
   metricDirection,
@@ -118,10 +125,13 @@ export async function answerFromReads(
   const doc = loaded.doc;
   const metric = q.metric ?? primaryMetric(doc);
   const docs = new Map([[doc.key, doc]]);
-  const { source, ...filters } = q;
+  const { source, at: atText, ...filters } = q;
+  const at = atText === undefined ? undefined : parseScaleAt(atText);
+  if (at) checkScaleQuery(doc, at);
   // `major` (one or several engine majors) is applied where the samples are read.
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
-  const groups = groupSamples(await reads.rows(base), base, docs).groups;
+  const rows = await reads.rows(base);
+  const groups = groupSamples(rows, base, docs).groups;
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,
@@ -154,7 +164,11 @@ export async function answerFromReads(
     seriesOf: of(series),
   });
   // The same pairs side by side per engine major, read from the per-group answers.
-  return { ...answered, versions: answerVersions(answered.groups) };
+  const versions = answerVersions(answered.groups);
+  if (!at) return { ...answered, versions };
+  const direction = metricDirection(doc, metric, q.direction).direction;
+  const measured = source === 'measured' ? rows : await reads.rows({ ...base, source: 'measured' });
+  return { ...answered, versions, atScale: answerAtScale({ doc, rows: measured, at, metric, direction }) };
 }
 
 /** Null when the scenario has no folder in the catalog. */

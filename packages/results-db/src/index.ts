@@ -19,6 +19,7 @@ import { bindQueries, type DbContext, type Methods, type Queries } from './conte
 export { DEFAULT_DATA_DIR, DEFAULT_DB_TIMEOUTS, type DatabaseTimeouts, type OpenOptions } from './open.ts';
 export { applyMigrations, readMigrations, type MigrationResult } from './migrate.ts';
 export { IdempotencyConflictError, isDatabaseUnavailable, RunnerRevokedError } from './errors.ts';
+export { ScaleQueryError } from '@tunelab/answers';
 export { DatabaseOwnedError, readOwner, type OwnerRecord } from './owner.ts';
 export { RunnerNameError, type RunnerIdentity, type TokenKind } from './runners.ts';
 export {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AnswersQuery, linkAnswers, Problem, ScenarioAnswers } from '@tunelab/contracts';
+import { ScaleQueryError } from '@tunelab/results-db';
 import { ApiError } from '../problem.ts';
 
 /** Public read: a scenario's answers, computed by @tunelab/answers (the site draws the same). */
@@ -10,14 +11,18 @@ const answers: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'A scenario’s answers: per group the verdict of each declared pair and its agreement with the article',
         description:
-          'Groups pool runs only under equal conditions (scenario version, hardware class, engine and major version, every parameter value). Per group: its parameter values, engine, warnings and, per declared pair, the verdict in the metric’s direction (scenario.yaml `better`, or `direction`), the agreement with the article (reproduces, contradicts, inconclusive, not-comparable, no-article, insufficient-data) with its reasons and the article figure it was held against; the declared ratios, fits and crossings. `versions` puts the server version side by side: for every hardware class with the same pair measured on two engine majors or more under otherwise equal conditions, one row per major (n and mean per side, the difference and the improvement with its 95% interval in the metric’s direction, the verdict and the agreement), and in one sentence which versions are measured. `major` (one major or several, `14,17`) keeps those majors’ groups. `rule` states the comparability rule. The metric defaults to the scenario’s primary metric; `empty` says why there are no groups.',
+          'Groups pool runs only under equal conditions (scenario version, hardware class, engine and major version, every parameter value). Per group: its parameter values, engine, warnings and, per declared pair, the verdict in the metric’s direction (scenario.yaml `better`, or `direction`), the agreement with the article (reproduces, contradicts, inconclusive, not-comparable, no-article, insufficient-data) with its reasons and the article figure it was held against; the declared ratios, fits and crossings. `versions` puts the server version side by side: for every hardware class with the same pair measured on two engine majors or more under otherwise equal conditions, one row per major (n and mean per side, the difference and the improvement with its 95% interval in the metric’s direction, the verdict and the agreement), and in one sentence which versions are measured. `major` (one major or several, `14,17`) keeps those majors’ groups. `rule` states the comparability rule. The metric defaults to the scenario’s primary metric; `empty` says why there are no groups. `at=PARAM:VALUE` (the scenario’s scale parameter, e.g. `rows:40000000`) adds `atScale`: per hardware class, engine major and the other parameters, each declared pair’s variants fitted across every measured scale (log–log least squares) and answered at that scale — candidate ÷ baseline with its 95% confidence interval, the interval one new pair of runs falls in, p, the scale where the order changes (Fieller interval) and each fit’s leave-one-scale-out errors; a scale more than `limit`× outside the measured range is refused with the command that measures it; a scenario without a scale parameter, or another parameter, is a 400 naming `at`.',
         tags: ['comparisons'],
         querystring: AnswersQuery,
         response: { 200: ScenarioAnswers, 400: Problem, 404: Problem, 503: Problem },
       },
     },
     async (request) => {
-      const result = await app.resultsDb.answers(request.query);
+      const result = await app.resultsDb.answers(request.query).catch((err: unknown) => {
+        if (err instanceof ScaleQueryError)
+          throw new ApiError('bad-request', err.message, [{ path: 'querystring:/at', message: err.message }]);
+        throw err;
+      });
       if (!result)
         throw new ApiError('not-found', `no scenario ${request.query.scenario} in this server's scenario folders`);
       return linkAnswers(result);

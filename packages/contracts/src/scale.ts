@@ -1,0 +1,126 @@
+/**
+ * Answers at the user's scale (GET /v1/answers?at=rows:40000000): each variant's primary metric
+ * fitted across the measured scales of one hardware class and engine major (log–log least squares,
+ * `@tunelab/stats` scale.ts), the pair's ratio at the asked scale with its confidence and
+ * prediction intervals, the scale where the pair's order changes, and how well the fit predicted
+ * each measured scale it was not given. Computed by `@tunelab/answers` (the site draws the same).
+ */
+import { z } from 'zod';
+import { Bounds } from './comparisons.ts';
+import { Engine } from './database.ts';
+
+const AT_PATTERN = /^([a-z][a-z0-9_]{0,62}):([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)$/i;
+
+/** `at=PARAM:VALUE`: a positive number of the scenario's scale parameter, e.g. `rows:40000000`. */
+export const ScaleAt = z
+  .string()
+  .max(100)
+  .refine((text) => Number(AT_PATTERN.exec(text)?.[2]) > 0, {
+    message: 'expected PARAM:VALUE with a positive number, e.g. rows:40000000',
+  });
+
+/** The parameter and value of a valid `at` (see ScaleAt). */
+export function parseScaleAt(text: string): { param: string; value: number } {
+  const m = AT_PATTERN.exec(text);
+  if (!m || !(Number(m[2]) > 0)) throw new RangeError(`not a scale: ${text}`);
+  return { param: m[1]!, value: Number(m[2]) };
+}
+
+const ScalePrediction = z.object({
+  /** The fitted (median) value at the asked scale, in the metric's unit. */
+  estimate: z.number(),
+  ci95: Bounds,
+  /** Where one new measurement at that scale falls, 95 %. */
+  pi95: Bounds,
+});
+
+const HeldOut = z.object({
+  /** A measured scale left out of the fit. */
+  x: z.number(),
+  observed: z.number(),
+  predicted: z.number(),
+  /** (predicted ÷ observed − 1) × 100 */
+  errorPct: z.number(),
+});
+
+export const ScaleFit = z.object({
+  variant: z.string(),
+  label: z.string(),
+  /** ln value = intercept + slope · ln scale; the slope is the growth exponent (1 = linear). */
+  slope: z.number(),
+  intercept: z.number(),
+  /** Runs × repetitions fitted. */
+  n: z.number().int(),
+  /** The measured scales, ascending. */
+  scales: z.array(z.number()),
+  /** Leave-one-scale-out: the fit without a scale, predicting it. */
+  heldOut: z.array(HeldOut),
+  prediction: ScalePrediction.nullable(),
+});
+export type ScaleFit = z.infer<typeof ScaleFit>;
+
+export const ScalePairAnswer = z.object({
+  baseline: z.string(),
+  candidate: z.string(),
+  /**
+   * answered: inside the measured range (or within the documented factor of it); refused: too far
+   * outside it; insufficient-data: fewer measured scales than a fit needs.
+   */
+  status: z.enum(['answered', 'refused', 'insufficient-data']),
+  /** The answer (or refusal) in words, saying the scale, the measured range and how sure. */
+  sentence: z.string(),
+  /** candidate ÷ baseline of the fitted values at the asked scale. */
+  ratio: z.number().nullable(),
+  ci95: Bounds.nullable(),
+  /** Where the ratio of one new run of each at that scale falls, 95 %. */
+  pi95: Bounds.nullable(),
+  p: z.number().nullable(),
+  /** How far the asked scale lies outside the range both variants measured (1 = inside). */
+  extrapolation: z.number().nullable(),
+  /** Where the two fitted lines cross (null when parallel or not fitted). */
+  crossing: z
+    .object({
+      x: z.number(),
+      /** Scales whose ratio interval holds 1 (Fieller); null when the data cannot bound it. */
+      interval: Bounds.nullable(),
+      /** The variant with the lower value above the crossing. */
+      lowerAbove: z.string(),
+      withinRange: z.boolean(),
+      sentence: z.string(),
+    })
+    .nullable(),
+  /** The largest |held-out error| of the two fits, in %; null when no scale could be held out. */
+  heldOutMaxAbsErrorPct: z.number().nullable(),
+  fits: z.array(ScaleFit),
+  /** The command that measures the asked scale on the reader's own machine. */
+  command: z.string(),
+});
+export type ScalePairAnswer = z.infer<typeof ScalePairAnswer>;
+
+export const ScaleGroupAnswer = z.object({
+  /** Hardware class × engine major × the other parameters: runs pooled across scales only here. */
+  key: z.string(),
+  hardwareClass: z.string(),
+  engine: Engine,
+  major: z.number().int(),
+  /** The parameter values other than the scale. */
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  runs: z.number().int(),
+  pairs: z.array(ScalePairAnswer),
+});
+export type ScaleGroupAnswer = z.infer<typeof ScaleGroupAnswer>;
+
+export const ScaleAnswers = z.object({
+  param: z.string(),
+  value: z.number(),
+  metric: z.string(),
+  unit: z.string(),
+  /** Answers go at most this factor beyond the measured range (either side). */
+  limit: z.number(),
+  /** The fewest distinct measured scales a fit answers from. */
+  minScales: z.number().int(),
+  groups: z.array(ScaleGroupAnswer),
+  /** Why there are no groups, when there are none. */
+  empty: z.string().nullable(),
+});
+export type ScaleAnswers = z.infer<typeof ScaleAnswers>;
