@@ -17,6 +17,7 @@ import {
 } from '@tunelab/contracts';
 import {
   crossingScale,
+  extrapolationFactor,
   formatP,
   heldOutErrors,
   logLogFit,
@@ -109,12 +110,15 @@ function ratioWords(ctx: PairContext, ratio: number, b: string): string {
 
 function crossingOf(ctx: PairContext, base: LogLogFit, cand: LogLogFit, baseline: string, candidate: string) {
   const c = crossingScale(base, cand);
-  if (!c) return null;
+  // A crossing far outside what was measured is no finding (lines that differ a little in slope
+  // always meet somewhere).
+  const shared = { min: Math.max(base.range.min, cand.range.min), max: Math.min(base.range.max, cand.range.max) };
+  if (!c || extrapolationFactor(shared, c.x) > SCALE_EXTRAPOLATION_LIMIT) return null;
   const lower = c.lowerAbove === 'baseline' ? baseline : candidate;
   const better =
     ctx.direction === 'lower-is-better' && TIME_UNITS.has(ctx.unit) ? 'is faster' : `has the lower ${ctx.metricLabel}`;
   const interval = c.interval
-    ? `95 % interval ${count(c.interval.low)}–${count(c.interval.high)}`
+    ? `95 % interval ${num(c.interval.low)}–${num(c.interval.high)}`
     : 'the data do not bound it';
   const where = c.withinRange ? '' : ', outside the measured range: an extrapolation';
   return {
@@ -122,7 +126,7 @@ function crossingOf(ctx: PairContext, base: LogLogFit, cand: LogLogFit, baseline
     interval: c.interval,
     lowerAbove: lower,
     withinRange: c.withinRange,
-    sentence: `${label(ctx.doc, lower)} ${better} above ≈ ${count(c.x)} ${ctx.q.param} (${interval}${where}).`,
+    sentence: `${label(ctx.doc, lower)} ${better} above ≈ ${num(c.x)} ${ctx.q.param} (${interval}${where}).`,
   };
 }
 
