@@ -131,3 +131,35 @@ describe.skipIf(!root || !v1)('an envelope on a real process (root and cgroup v1
     }
   });
 });
+
+describe.skipIf(!root || !v1)('a managed PostgreSQL server inside an envelope (root and cgroup v1)', () => {
+  it('runs the postmaster and every backend it forks inside the envelope, and leaves nothing behind', async () => {
+    const { createManagedCluster, findServerBinaries } = await import('../drivers/managed-cluster/index.ts');
+    const { default: pg } = await import('pg');
+    const parent = mkdtempSync(path.join(tmpdir(), 'tunelab-envelope-pg-'));
+    spawnSync('chmod', ['755', parent]);
+    const envelope = await createEnvelope(parseEnvelope('memory=256MB'), { device: null });
+    const cluster = await createManagedCluster({
+      binaries: await findServerBinaries({ minMajor: 14 }),
+      parentDir: parent,
+      envelope,
+    });
+    try {
+      await cluster.start();
+      const client = new pg.Client(cluster.clientConfig());
+      await client.connect();
+      const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const inside = await envelope.pids();
+      expect(readFileSync(`/proc/${backend}/cgroup`, 'utf8')).toMatch(/memory:\/tunelab-envelope-/);
+      await client.end();
+      expect(inside).toContain(backend);
+      // The postmaster, its checkpointer, background writer, WAL writer… all inside.
+      expect(inside.length).toBeGreaterThanOrEqual(4);
+    } finally {
+      await cluster.destroy();
+      await envelope.remove();
+      rmSync(parent, { recursive: true, force: true });
+    }
+    for (const d of envelope.dirs) expect(existsSync(d)).toBe(false);
+  });
+});

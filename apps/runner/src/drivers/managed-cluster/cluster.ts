@@ -53,6 +53,11 @@ export type ManagedClusterOptions = {
   runId?: string;
   /** Lines worth showing (orphans swept, a record that could not be written). */
   say?: (text: string) => void;
+  /**
+   * A resource envelope (probe/envelope.ts) every start of the server enters before it execs:
+   * the postmaster and every process it forks run inside its cgroup.
+   */
+  envelope?: { wrap(argv: readonly string[]): string[] };
 };
 
 export type StartOptions = {
@@ -152,6 +157,7 @@ export class ManagedPostgresCluster implements ManagedCluster {
   /** Its record in the ledger (orphans.ts), removed with the cluster. */
   private recordFile: string | null = null;
   private removeAbortListener: () => void = () => {};
+  private envelope: ManagedClusterOptions['envelope'];
 
   private constructor(p: {
     root: string;
@@ -194,6 +200,7 @@ export class ManagedPostgresCluster implements ManagedCluster {
       port: opts.port ?? (await findFreePort()),
       binaries: opts.binaries,
     });
+    cluster.envelope = opts.envelope;
     LIVE.add(cluster);
     installExitHook();
     if (opts.ledgerDir)
@@ -322,7 +329,9 @@ export class ManagedPostgresCluster implements ManagedCluster {
     const log = await open(this.logFile, 'a');
     if (isRoot())
       await log.chown(Number((await run('id', ['-u', serverOsUser()], { timeoutMs: 5_000 })).stdout.trim()), -1);
-    const [file, argv] = asServerUser(path.join(this.binaries.dir, 'postgres'), args);
+    const [serverFile, serverArgv] = asServerUser(path.join(this.binaries.dir, 'postgres'), args);
+    const wrapped = this.envelope?.wrap([serverFile, ...serverArgv]);
+    const [file, argv] = wrapped ? [wrapped[0]!, wrapped.slice(1)] : [serverFile, serverArgv];
     const spawned = performance.now();
     // detached: a session of its own, so a terminal's Ctrl-C reaches the runner, which stops it.
     const child = spawn(file, argv, { cwd: this.root, detached: true, stdio: ['ignore', log.fd, log.fd] });
