@@ -3,6 +3,7 @@
  * machine's hardware. A server that cannot run the scenario fails here, before the fixture.
  */
 import { ownValue, type DatabaseEnvironment, type HardwareSpec, type Variant } from '@tunelab/contracts';
+import { engineDefault } from '@tunelab/answers';
 import { UsageError } from '../errors.ts';
 import { probeHardware } from '../probe/hardware.ts';
 import type { Connection } from './connect.ts';
@@ -42,7 +43,9 @@ export async function probe(
   for (const [k, v] of Object.entries(doc.settings.expect)) {
     const actual = ownValue(database.settings, k);
     if (actual !== undefined && normalizeSetting(actual) === normalizeSetting(String(v))) continue;
-    log.warn(`server setting ${k} is ${actual ?? '(default)'} here; the published run used ${v}`);
+    // Not in the recorded settings: the server runs its default, named where it is known.
+    const shown = actual ?? `${engineDefault(env.engine, k) ?? 'its default'} (the default)`;
+    log.warn(`server setting ${k} is ${shown} here; the published run used ${v}`);
   }
   conn.globals = await changeGlobals(admin, doc.settings.global, plan.params, env.engine);
   const globals = conn.globals;

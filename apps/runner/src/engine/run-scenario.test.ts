@@ -67,6 +67,14 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
     expect(run.database.settings.application_name).toBeUndefined();
   });
 
+  it('names the default a setting the article changed runs at, never a bare "(default)"', () => {
+    // The local server leaves synchronous_commit at its default (on); the article ran with off.
+    expect(run.warnings).toContain(
+      'server setting synchronous_commit is on (the default) here; the published run used off',
+    );
+    expect(run.warnings.join('\n')).not.toMatch(/is \(default\)/);
+  });
+
   it('interleaves repetitions and records the order', () => {
     expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual([
       '1-1#1',
