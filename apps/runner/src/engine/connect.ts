@@ -9,9 +9,10 @@
 import type { AdminSession, DatabaseSession, Driver, GlobalSettingsChange, TargetHandle } from '../drivers/driver.ts';
 import { openTarget } from '../drivers/index.ts';
 import { TargetUnreachable } from '../errors.ts';
-import { cleanUpRun, type CleanupReport } from './cleanup.ts';
+import { cleanUpRun } from './cleanup.ts';
 import { appNameOf, runPrefix, type RunPlan } from './plan.ts';
 import { atMost, guarded, guardSession, type Guard } from './stall.ts';
+import type { CleanupReport } from './types.ts';
 
 export type Connection = {
   handle: TargetHandle;

@@ -20,27 +20,10 @@ import path from 'node:path';
 import type { Driver } from '../drivers/driver.ts';
 import { ownerAlive, processStart } from '../drivers/managed-cluster/orphans.ts';
 import { readJsonRecord, writeJsonAtomic } from '../json-file.ts';
-import { cleanUpRun, type CleanupReport } from './cleanup.ts';
+import { cleanUpRun } from './cleanup.ts';
 import { redactTarget } from './connect.ts';
 import { runPrefix } from './plan.ts';
-
-export type RunRecord = {
-  format: 'tunelab-inflight/1';
-  runId: string;
-  /** `postgres://host:port` / `mysql://host:port`: which server (serverKey). */
-  server: string;
-  /** The target without its password. */
-  target: string;
-  pid: number;
-  /** The process's start time (/proc), so a reused pid is not taken for the run. */
-  pidStart: string | null;
-  hostname: string;
-  startedAt: string;
-  /** Saved values of global settings the run changed (restored by the clean-up). */
-  globals?: Record<string, string>;
-  /** What its clean-up could not remove, when it gave up. */
-  left?: string[];
-};
+import type { CleanupReport, Ledger, RunRecord } from './types.ts';
 
 const FAMILIES: Record<string, { family: string; port: number }> = {
   'postgres:': { family: 'postgres', port: 5432 },
@@ -62,17 +45,6 @@ const withoutPassword = (target: string) => {
   const url = new URL(target);
   url.password = '';
   return url.toString();
-};
-
-export type Ledger = {
-  dir: string;
-  /** Records the run before anything is created; never throws (a full disk only warns). */
-  begin(runId: string, target: string, warn: (text: string) => void): Promise<void>;
-  saveGlobals(runId: string, previous: Record<string, string>): Promise<void>;
-  /** Clean-up complete: the record goes; otherwise it stays with what is left. */
-  finish(runId: string, report: CleanupReport): Promise<void>;
-  /** Records of runs of this machine on this server that left something: clean-up gave up, or the process is gone. */
-  abandoned(target: string): Promise<RunRecord[]>;
 };
 
 /**
