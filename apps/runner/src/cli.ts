@@ -11,24 +11,29 @@ import { runScenario } from './engine/run-scenario.ts';
 import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS } from './engine/stopping.ts';
 import { EngineError, Interrupted, LeftBehind, RunFailed, TargetUnreachable, UsageError } from './errors.ts';
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts';
-import { createProgress } from './progress.ts';
-import { registerCleanupCommand, SWEEP_BEFORE_RUN_MS, sweepLeftovers } from './cleanup-command.ts';
+import { createProgress } from './commands/progress.ts';
+import { registerCleanupCommand, SWEEP_BEFORE_RUN_MS, sweepLeftovers } from './commands/cleanup.ts';
 import { createLedger } from './engine/leftovers.ts';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 import { renderRunTable } from './report/table.ts';
-import { makeRunFile, readRunFile } from './run-file.ts';
+import { makeRunFile, readRunFile } from './app/run-file.ts';
 import { deliver, keepRunFile } from './app/deliver.ts';
 import { listScenarioDirs, loadScenario, ScenarioError } from '@tunelab/scenarios';
-import { checkToken } from './submit/client.ts';
-import { flushSpool, listSpool, QUARANTINE_DIR } from './submit/spool.ts';
+import { checkToken } from './app/api-client.ts';
+import { flushSpool, listSpool, QUARANTINE_DIR } from './app/spool.ts';
 import { RUNNER_VERSION } from './version.ts';
-import { postgresTargetFromEnvironment } from './drivers/postgres-environment.ts';
-import { parseMajor, SUPPORTED_MAJORS } from './servers/registry.ts';
-import { installServer, listServers, removeServer, type InstallProgress } from './servers/store.ts';
+import { postgresTargetFromEnvironment } from './engines/postgresql/environment.ts';
+import { parseMajor, SUPPORTED_MAJORS } from './engines/managed-postgresql/servers/registry.ts';
+import {
+  installServer,
+  listServers,
+  removeServer,
+  type InstallProgress,
+} from './engines/managed-postgresql/servers/store.ts';
 
 /** After the first Ctrl-C the process ends within this long, whatever state the run is in. */
 const STOP_WATCHDOG_MS = 9_500;
-import { addAgentCommand } from './agent/command.ts';
+import { addAgentCommand } from './commands/agent.ts';
 
 const EXIT_CODES_HELP = `
 Exit codes:

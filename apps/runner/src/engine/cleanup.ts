@@ -4,7 +4,7 @@
  * seconds leaves nothing behind. It drops the run's databases (the template and any clone) and
  * puts back the global settings the run changed. It never throws: the report says what is left.
  */
-import type { AdminSession, Driver } from '../drivers/driver.ts';
+import type { AdminSession, Driver } from '../engines/driver.ts';
 import { appNameOf, runPrefix } from './plan.ts';
 import type { CleanupReport } from './types.ts';
 import { atMost, guarded, guardSession } from './stall.ts';

@@ -6,8 +6,8 @@
  * bounded backoff (cleanup.ts), closes the target handle — in every outcome — and reports what
  * it could not remove.
  */
-import type { AdminSession, DatabaseSession, Driver, GlobalSettingsChange, TargetHandle } from '../drivers/driver.ts';
-import { openTarget } from '../drivers/index.ts';
+import type { AdminSession, DatabaseSession, Driver, GlobalSettingsChange, TargetHandle } from '../engines/driver.ts';
+import { openTarget } from '../engines/index.ts';
 import { TargetUnreachable } from '../errors.ts';
 import { cleanUpRun } from './cleanup.ts';
 import { appNameOf, runPrefix, type RunPlan } from './plan.ts';

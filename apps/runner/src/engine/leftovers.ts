@@ -11,14 +11,14 @@
  * ownership: nothing without a record of this machine is ever dropped.
  *
  * Managed servers (`--server`, managed scenarios) have records of their own in the same directory
- * (`managed-*.json`, drivers/managed-cluster/orphans.ts): a killed runner's server is stopped and
+ * (`managed-*.json`, engines/managed-postgresql/cluster/orphans.ts): a killed runner's server is stopped and
  * its directory removed by the next managed run, the next `--target` run or `tunelab cleanup`.
  */
 import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Driver } from '../drivers/driver.ts';
-import { ownerAlive, processStart } from '../drivers/managed-cluster/orphans.ts';
+import type { Driver } from '../engines/driver.ts';
+import { ownerAlive, processStart } from '../engines/managed-postgresql/cluster/orphans.ts';
 import { readJsonRecord, writeJsonAtomic } from '../json-file.ts';
 import { cleanUpRun } from './cleanup.ts';
 import { redactTarget } from './connect.ts';

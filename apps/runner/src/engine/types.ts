@@ -1,6 +1,6 @@
-import type { ManagedTargetOptions } from '../drivers/managed-postgresql.ts';
+import type { ManagedTargetOptions } from '../engines/managed-postgresql/provider.ts';
 import type { RunSubmission, StorageKind, SweepPoint } from '@tunelab/contracts';
-import type { RelationSizes, TupleStats } from '../drivers/driver.ts';
+import type { RelationSizes, TupleStats } from '../engines/driver.ts';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import type { StopDecision, UntilStableOptions } from './stopping.ts';
 

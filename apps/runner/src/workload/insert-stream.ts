@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { capabilityOf, type Capabilities, type DatabaseSession } from '../drivers/driver.ts';
+import { capabilityOf, type Capabilities, type DatabaseSession } from '../engines/driver.ts';
 import type { OsReading, OsSampler } from '../probe/os-sampler.ts';
 
 /**

@@ -24,7 +24,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as hdr from 'hdr-histogram-js';
 import { TPROCC_LIMITS } from '@tunelab/contracts';
-import { capabilityOf, type Capabilities, type DatabaseSession } from '../drivers/driver.ts';
+import { capabilityOf, type Capabilities, type DatabaseSession } from '../engines/driver.ts';
 
 export const TX_TYPES = ['neword', 'payment', 'delivery', 'ostat', 'slev'] as const;
 export type TxType = (typeof TX_TYPES)[number];
