@@ -40,6 +40,7 @@ export { submitRun, parseRetryAfter, type SubmitOutcome, type SubmitOptions } fr
 export { spoolRun, listSpool, flushSpool } from './app/spool.ts';
 export { makeRunFile, readRunFile, writeRunFile, type RunFile } from './app/run-file.ts';
 export { readConfig, type RunnerConfig } from './config.ts';
-export { main, buildCli, parseRunArgs, type RunRequest } from './cli.ts';
+export { main, buildCli } from './cli.ts';
+export { parseRunArgs, type RunRequest } from './commands/run.ts';
 export { EXIT, CliError } from './exit-codes.ts';
 export { RUNNER_VERSION } from './version.ts';

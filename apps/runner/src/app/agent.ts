@@ -26,17 +26,14 @@ import {
 import { listScenarioDirs, loadScenario } from '@tunelab/scenarios';
 import type { RunnerConfig } from '../config.ts';
 import { driverFor } from '../engines/index.ts';
-import { runScenario } from '../engine/run-scenario.ts';
 import { createLedger } from '../engine/leftovers.ts';
-import { SWEEP_BEFORE_RUN_MS, sweepLeftovers, sweepManagedLeftovers } from '../commands/cleanup.ts';
+import { SWEEP_BEFORE_RUN_MS, sweepLeftovers, sweepManagedLeftovers } from './sweep.ts';
 import { EngineError } from '../errors.ts';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
 import { probeHardware } from '../probe/hardware.ts';
-import { makeRunFile, type RunFile } from './run-file.ts';
-import { deliver, keepRunFile } from './deliver.ts';
-import { checkToken, describeProblem } from './api-client.ts';
+import { runAndDeliver, type Delivery } from './run-and-deliver.ts';
+import { apiClient, checkToken, describeProblem, type ApiCall } from './api-client.ts';
 import { flushSpool } from './spool.ts';
-import { RUNNER_VERSION } from '../version.ts';
 
 export type AgentOptions = {
   api: string;
@@ -69,31 +66,6 @@ const sleep = (ms: number, signal?: AbortSignal) =>
       { once: true },
     );
   });
-
-function apiClient(opts: Pick<AgentOptions, 'api' | 'token'>) {
-  const base = opts.api.endsWith('/') ? opts.api : `${opts.api}/`;
-  return async (method: string, route: string, body?: unknown, signal?: AbortSignal) => {
-    const res = await fetch(new URL(route, base), {
-      method,
-      headers: {
-        authorization: `Bearer ${opts.token}`,
-        'user-agent': `tunelab-runner/${RUNNER_VERSION}`,
-        'content-type': 'application/json',
-        accept: 'application/json, application/problem+json',
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, json, text };
-  };
-}
 
 /** What the target runs (engine, major) and what this machine is, probed once at start. */
 async function announce(
@@ -214,12 +186,7 @@ export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promis
   return EXIT.OK;
 }
 
-async function runJob(
-  config: RunnerConfig,
-  opts: AgentOptions,
-  job: ClaimedJob,
-  call: ReturnType<typeof apiClient>,
-): Promise<ExitCode> {
+async function runJob(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob, call: ApiCall): Promise<ExitCode> {
   const { log } = opts;
   log(`job ${job.id}: ${job.scenario} ${JSON.stringify(job.params)} (attempt ${job.attempt + 1})`);
   const run = new AbortController();
@@ -255,29 +222,30 @@ async function runJob(
       );
     const runId = randomUUID();
     log(`job ${job.id}: run ${runId}`);
-    const result = await runScenario({
-      runId,
-      scenario,
-      ...(opts.target !== undefined ? { target: opts.target } : {}),
-      ...(opts.server !== undefined
-        ? { server: opts.server, managed: { serversDir: config.serversDir, ledgerDir: config.ledgerDir } }
-        : {}),
-      // Recorded before anything is created, so whatever a killed agent leaves is found again.
-      ledger: createLedger(config.ledgerDir),
-      stallTimeoutMs: config.stallTimeoutSeconds * 1000,
-      cleanupRetryMs: config.cleanupRetrySeconds * 1000,
-      // Installing the server on first use and warnings: worth a line in the agent's log.
-      onEvent: (e) => {
-        if (e.type === 'warning' || (e.type === 'phase' && e.phase === 'probe')) log(`job ${job.id}: ${e.message}`);
+    const delivered = await runAndDeliver(
+      {
+        runId,
+        scenario,
+        ...(opts.target !== undefined ? { target: opts.target } : {}),
+        ...(opts.server !== undefined
+          ? { server: opts.server, managed: { serversDir: config.serversDir, ledgerDir: config.ledgerDir } }
+          : {}),
+        // Recorded before anything is created, so whatever a killed agent leaves is found again.
+        ledger: createLedger(config.ledgerDir),
+        stallTimeoutMs: config.stallTimeoutSeconds * 1000,
+        cleanupRetryMs: config.cleanupRetrySeconds * 1000,
+        // Installing the server on first use and warnings: worth a line in the agent's log.
+        onEvent: (e) => {
+          if (e.type === 'warning' || (e.type === 'phase' && e.phase === 'probe')) log(`job ${job.id}: ${e.message}`);
+        },
+        params: Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)])),
+        ...(job.repetitions ? { repetitions: job.repetitions } : {}),
+        ...(opts.storage ? { storage: opts.storage } : {}),
+        signal: run.signal,
       },
-      params: Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)])),
-      ...(job.repetitions ? { repetitions: job.repetitions } : {}),
-      ...(opts.storage ? { storage: opts.storage } : {}),
-      signal: run.signal,
-    });
-    clearInterval(beat);
-    const file = makeRunFile(result.runId, result.idempotencyKey, { ...result.submission, job: job.id });
-    return await deliverJobRun(config, opts, job, file);
+      jobDelivery(config, opts, job, () => clearInterval(beat)),
+    );
+    return delivered.code;
   } catch (e) {
     clearInterval(beat);
     const sentence = e instanceof Error ? e.message : String(e);
@@ -304,27 +272,30 @@ async function runJob(
 }
 
 /**
- * The measured run of a job, kept and delivered as `tunelab run` does (app/deliver.ts): written to
- * the runs directory, else the OS temp directory, else printed in the log; submitted with the job
- * id; kept in the spool while the API is away (sent before the next claim). Never throws: a file
- * or spool error never turns a measured run into a failed job.
+ * How the measured run of a job is delivered (app/run-and-deliver.ts, as `tunelab run` does):
+ * written to the runs directory, else the OS temp directory, else printed in the log; submitted
+ * with the job id; kept in the spool while the API is away (sent before the next claim). A file or
+ * spool error never turns a measured run into a failed job.
  */
-async function deliverJobRun(
-  config: RunnerConfig,
-  opts: AgentOptions,
-  job: ClaimedJob,
-  file: RunFile,
-): Promise<ExitCode> {
+function jobDelivery(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob, measured: () => void): Delivery {
   const say = (line: string) => opts.log(`job ${job.id}: ${line}`);
-  const saved = await keepRunFile(path.join(config.runsDir, `${file.runId}.json`), file, say);
-  if (saved.file === null) say(`here it is — save it and \`tunelab submit\` it later:\n${JSON.stringify(file)}`);
-  const delivered = await deliver(file, config, { url: opts.api, token: opts.token }, say, saved.file);
-  const outcome = delivered.outcome;
-  if (outcome.status === 'stored') {
-    say(`run ${outcome.body.id} stored; job completed`);
-    return EXIT.OK;
-  }
-  if (outcome.status === 'refused' && saved.file !== null)
-    say(`the run file is kept at ${saved.file} (\`tunelab submit ${saved.file}\` sends it again)`);
-  return EXIT.NOT_STORED;
+  let kept: string | null = null;
+  return {
+    config,
+    api: { url: opts.api, token: opts.token },
+    job: job.id,
+    fileOf: (runId) => path.join(config.runsDir, `${runId}.json`),
+    say,
+    log: say,
+    onMeasured: measured,
+    onKept: (saved, file) => {
+      kept = saved.file;
+      if (saved.file === null) say(`here it is — save it and \`tunelab submit\` it later:\n${JSON.stringify(file)}`);
+    },
+    onDelivered: (outcome) => {
+      if (outcome.status === 'stored') say(`run ${outcome.body.id} stored; job completed`);
+      else if (outcome.status === 'refused' && kept !== null)
+        say(`the run file is kept at ${kept} (\`tunelab submit ${kept}\` sends it again)`);
+    },
+  };
 }

@@ -161,3 +161,34 @@ export async function checkToken(apiUrl: string, token: string, timeoutMs = 10_0
   if (res.status === 200 && typeof name === 'string') return { status: 'ok', runner: name };
   return { status: 'unchecked', message: said };
 }
+
+/**
+ * A JSON client of the API for the fleet routes (claim, heartbeat, release, fail): the answer's
+ * status, parsed JSON (null when not JSON) and text. Network errors are thrown.
+ */
+export function apiClient(opts: { api: string; token: string }) {
+  const base = opts.api.endsWith('/') ? opts.api : `${opts.api}/`;
+  return async (method: string, route: string, body?: unknown, signal?: AbortSignal) => {
+    const res = await fetch(new URL(route, base), {
+      method,
+      headers: {
+        authorization: `Bearer ${opts.token}`,
+        'user-agent': `tunelab-runner/${RUNNER_VERSION}`,
+        'content-type': 'application/json',
+        accept: 'application/json, application/problem+json',
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, json, text };
+  };
+}
+
+export type ApiCall = ReturnType<typeof apiClient>;

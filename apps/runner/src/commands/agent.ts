@@ -1,9 +1,9 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { fleetLabel, StorageKind } from '@tunelab/contracts';
-import type { RunnerConfig } from '../config.ts';
+import { InvalidArgumentError, type Command } from 'commander';
+import { fleetLabel, SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type StorageKind } from '@tunelab/contracts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { parseMajor, SUPPORTED_MAJORS } from '../engines/managed-postgresql/servers/registry.ts';
+import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
 import { runAgent } from '../app/agent.ts';
+import { storageOption, type CommandContext } from './context.ts';
 
 const AGENT_HELP = `
 An agent runs one job at a time: it long-polls the API for a job its target can run (the
@@ -57,12 +57,7 @@ type AgentFlags = {
 };
 
 /** `tunelab agent …`; sets the exit code through `setExit`. */
-export function addAgentCommand(
-  program: Command,
-  config: RunnerConfig,
-  io: { err: (s: string) => void; signalTarget?: NodeJS.EventEmitter },
-  setExit: (code: number) => void,
-): void {
+export function agentCommand(program: Command, { config, io, setExit }: CommandContext): void {
   program
     .command('agent')
     .description('claim fleet jobs from the API and run them, one at a time, against the target or a managed server')
@@ -76,11 +71,7 @@ export function addAgentCommand(
     .option('--labels <a,b>', 'labels of this machine that jobs may ask for', labelList)
     .option('--once', 'take one job, run it and exit (see below)')
     .option('--wait <seconds>', 'with --once: how long to wait for a job (default 60)', seconds)
-    .addOption(
-      new Option('--storage <kind>', "storage kind of the server's disk, when it cannot be probed").choices(
-        StorageKind.options.filter((k) => k !== 'unknown'),
-      ),
-    )
+    .addOption(storageOption())
     .addHelpText('after', AGENT_HELP)
     .action(async (flags: AgentFlags) => {
       const api = flags.api ?? config.apiUrl;

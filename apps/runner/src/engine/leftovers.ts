@@ -17,6 +17,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { ENGINE_FACTS, engineOfScheme } from '@tunelab/contracts';
 import type { Driver } from '../engines/driver.ts';
 import { ownerAlive, processStart } from '../engines/managed-postgresql/cluster/orphans.ts';
 import { readJsonRecord, writeJsonAtomic } from '../json-file.ts';
@@ -25,17 +26,13 @@ import { redactTarget } from './connect.ts';
 import { runPrefix } from './plan.ts';
 import type { CleanupReport, Ledger, RunRecord } from './types.ts';
 
-const FAMILIES: Record<string, { family: string; port: number }> = {
-  'postgres:': { family: 'postgres', port: 5432 },
-  'postgresql:': { family: 'postgres', port: 5432 },
-  'mysql:': { family: 'mysql', port: 3306 },
-  'mariadb:': { family: 'mysql', port: 3306 },
-};
-
 /** One server, however its URL is spelt: `postgres://127.0.0.1:5432`. */
 export function serverKey(target: string): string {
   const url = new URL(target);
-  const f = FAMILIES[url.protocol] ?? { family: url.protocol.replace(/:$/, ''), port: 0 };
+  const engine = engineOfScheme(url.protocol);
+  const f = engine
+    ? { family: ENGINE_FACTS[engine].protocol, port: ENGINE_FACTS[engine].defaultPort }
+    : { family: url.protocol.replace(/:$/, ''), port: 0 };
   const raw = decodeURIComponent(url.hostname || url.searchParams.get('host') || 'localhost').toLowerCase();
   const host = ['localhost', '::1', '[::1]'].includes(raw) ? '127.0.0.1' : raw;
   return `${f.family}://${host}:${url.port || f.port}`;
@@ -161,7 +158,7 @@ export function manualCommand(
     ...Object.entries(globals ?? {}).map(([k, v]) => `SET GLOBAL ${k} = ${/^-?\d+$/.test(v) ? v : `'${v}'`}`),
   ];
   const user = decodeURIComponent(url.username) || 'root';
-  return `mysql -h ${url.hostname || '127.0.0.1'} -P ${url.port || 3306} -u ${user} -e ${shellQuote(statements.join('; '))}`;
+  return `mysql -h ${url.hostname || '127.0.0.1'} -P ${url.port || ENGINE_FACTS.mysql.defaultPort} -u ${user} -e ${shellQuote(statements.join('; '))}`;
 }
 
 /** The sentence naming what a run left and the commands that remove it. */

@@ -4,8 +4,7 @@
  * throwaway cluster the runner creates) is one file and one entry in MANAGED_PROVIDERS, chosen
  * by the scenario's `target: { managed: <engine> }`.
  */
-import type { ScenarioDocument } from '@tunelab/contracts';
-import { SUPPORTED_MAJORS } from './managed-postgresql/servers/registry.ts';
+import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type ScenarioDocument } from '@tunelab/contracts';
 import { UsageError } from '../errors.ts';
 import type { Driver, ManagedOpenOptions, ManagedProvider, TargetHandle } from './driver.ts';
 import { managedPostgresqlProvider } from './managed-postgresql/provider.ts';
@@ -54,7 +53,7 @@ export function planTarget(
       throw new UsageError(
         `--server and --target both choose the server; give one: ${SERVER_CHOICES} for a throwaway server the runner manages, or --target URL for an existing one`,
       );
-    if (!(SUPPORTED_MAJORS as readonly number[]).includes(server))
+    if (!SUPPORTED_MAJORS.some((m) => m === server))
       throw new UsageError(`--server ${server}: not a PostgreSQL major this runner can install; use ${SERVER_CHOICES}`);
     if (!doc.engines.includes('postgresql'))
       throw new UsageError(

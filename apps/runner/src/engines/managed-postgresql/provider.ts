@@ -12,9 +12,8 @@
  * Each session here reconnects once when a call fails because the connection is gone (the server
  * crashed earlier, so the failed call never ran) and replays the session settings it was given.
  */
-import { defaultServersDir } from '../../config.ts';
 import { UsageError } from '../../errors.ts';
-import { binariesOf, ensureServer } from './servers/store.ts';
+import { binariesOf, defaultServersDir, ensureServer } from './servers/store.ts';
 import {
   capabilityOf,
   type AdminSession,

@@ -12,7 +12,14 @@
  * connection ids this process opened under an application name (`terminateBackends`).
  */
 import mysql from 'mysql2/promise';
-import { parseServerVersion, type DatabaseEnvironment, type Engine } from '@tunelab/contracts';
+import {
+  ENGINE_FACTS,
+  engineOfScheme,
+  parseServerVersion,
+  schemesOfProtocol,
+  type DatabaseEnvironment,
+  type Engine,
+} from '@tunelab/contracts';
 import { mysqlPasswordFromEnv } from '../../config.ts';
 import {
   TCP_KEEPALIVE_MS,
@@ -57,13 +64,14 @@ export function parseMysqlTarget(target: string): ConnectOptions {
   } catch {
     throw new Error(`target is not a URL: expected mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE`);
   }
-  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:')
-    throw new Error(`target protocol ${url.protocol} is not mysql: or mariadb:`);
+  const engine = engineOfScheme(url.protocol);
+  if (engine === null || ENGINE_FACTS[engine].protocol !== 'mysql')
+    throw new Error(`target protocol ${url.protocol} is not ${schemesOfProtocol('mysql').join(' or ')}`);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   const password = url.password ? decodeURIComponent(url.password) : mysqlPasswordFromEnv();
   return {
     host: decodeURIComponent(url.hostname) || '127.0.0.1',
-    port: url.port ? Number(url.port) : 3306,
+    port: url.port ? Number(url.port) : ENGINE_FACTS[engine].defaultPort,
     user: decodeURIComponent(url.username) || 'root',
     ...(password !== undefined ? { password } : {}),
     ...(database ? { database } : {}),
@@ -290,7 +298,7 @@ function endings(conn: { end(): Promise<void>; destroy(): void }, untrack: () =>
 
 export const mysqlDriver: Driver = {
   engines: ['mysql', 'mariadb'],
-  protocols: ['mysql:', 'mariadb:'],
+  protocols: schemesOfProtocol('mysql'),
   isLocal: isLocalMysqlTarget,
 
   async openAdmin(target, applicationName): Promise<AdminSession> {

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { parseServerVersion, type DatabaseEnvironment } from '@tunelab/contracts';
+import { parseServerVersion, schemesOfProtocol, type DatabaseEnvironment } from '@tunelab/contracts';
 import {
   TCP_KEEPALIVE_MS,
   type AdminSession,
@@ -78,7 +78,7 @@ export function isLocalPostgresTarget(target: string): boolean {
 
 export const postgresDriver: Driver = {
   engines: ['postgresql'],
-  protocols: ['postgres:', 'postgresql:'],
+  protocols: schemesOfProtocol('postgres'),
   isLocal: isLocalPostgresTarget,
 
   async openAdmin(target, applicationName): Promise<AdminSession> {

