@@ -85,14 +85,3 @@ export function majorOf(engine: EngineName, version: string): string | null {
   const parts = parseServerVersion(version);
   return parts ? majorOfParts(engine, parts) : null;
 }
-
-/** Orders majors as versions ("10.6" before "10.11", "9" before "14"). */
-export function compareMajors(a: string, b: string): number {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
