@@ -55,6 +55,12 @@ export default defineConfig(
     },
   },
   {
+    // The runner's functions fit on a screen (issue 27): one over 100 lines is split into named steps.
+    files: ['apps/runner/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'apps/runner/src/test-support/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // Plain JavaScript (bin stubs, generators, Astro's config): no type information.
     files: ['**/*.{js,mjs,cjs}'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { MIXES, runTprocc, TX_TYPES, type MixName } from '../src/workload/tprocc.ts';
 import { createTproccDatabase, dropDatabase } from '../src/test-support/tprocc-db.ts';
 import { TEST_PG_URL } from '../src/test-support/pg.ts';
-import { postgresDriver } from '../src/drivers/postgres.ts';
+import { postgresDriver } from '../src/engines/postgresql/driver.ts';
 import { childEnv, loadBenchEnv } from './env.ts';
 
 const env = loadBenchEnv();

@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
 import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
-import { postgresDriver } from './drivers/postgres.ts';
+import { postgresDriver } from './engines/postgresql/driver.ts';
 import { EXIT } from './exit-codes.ts';
-import { makeRunFile, writeRunFile } from './run-file.ts';
+import { makeRunFile, writeRunFile } from './app/run-file.ts';
 import { databasesWithPrefix, TEST_PG_URL } from './test-support/pg.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-cli-'));
 const runIds: string[] = [];
 afterAll(async () => {

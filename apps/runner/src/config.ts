@@ -4,6 +4,7 @@ import { DEFAULT_SCENARIOS_DIR } from '@tunelab/scenarios';
 import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
+import { defaultServersDir } from './engines/managed-postgresql/servers/store.ts';
 
 /** The runner's environment, parsed once where the CLI starts (documented in README.md). */
 export type RunnerConfig = {
@@ -67,15 +68,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
     serversDir: e.TUNELAB_SERVERS_DIR ?? defaultServersDir(),
     cwd: e.npm_lifecycle_event === 'tunelab' && e.INIT_CWD ? e.INIT_CWD : process.cwd(),
   };
-}
-
-/**
- * As root the servers run as an unprivileged OS user that cannot read /root, so the default is
- * outside it; otherwise the user's cache directory.
- */
-export function defaultServersDir(): string {
-  if (typeof process.getuid === 'function' && process.getuid() === 0) return '/var/cache/tunelab/servers';
-  return path.join(os.homedir(), '.cache', 'tunelab', 'servers');
 }
 
 const MysqlEnv = z.object({ MYSQL_PWD: optional });

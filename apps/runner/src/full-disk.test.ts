@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresDriver } from './drivers/postgres.ts';
+import { postgresDriver } from './engines/postgresql/driver.ts';
 import { cleanupRun } from './engine/run-scenario.ts';
 import { EXIT } from './exit-codes.ts';
 import { runTunelab } from './test-support/cli.ts';

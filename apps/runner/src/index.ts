@@ -23,7 +23,7 @@ export {
   type UntilStable,
   type UntilStableOptions,
 } from './engine/stopping.ts';
-export { postgresDriver, isLocalPostgresTarget, quoteIdent } from './drivers/postgres.ts';
+export { postgresDriver, isLocalPostgresTarget, quoteIdent } from './engines/postgresql/driver.ts';
 export type {
   Driver,
   AdminSession,
@@ -31,15 +31,16 @@ export type {
   TargetHandle,
   ManagedCluster,
   ManagedProvider,
-} from './drivers/driver.ts';
-export { DRIVERS, MANAGED_PROVIDERS, driverFor, planTarget, openTarget } from './drivers/index.ts';
+} from './engines/driver.ts';
+export { DRIVERS, MANAGED_PROVIDERS, driverFor, planTarget, openTarget } from './engines/index.ts';
 export { UsageError, TargetUnreachable, RunFailed, Interrupted, EngineError } from './errors.ts';
 export { probeHardware, probeStorageOf } from './probe/hardware.ts';
 export { renderRunTable } from './report/table.ts';
-export { submitRun, parseRetryAfter, type SubmitOutcome, type SubmitOptions } from './submit/client.ts';
-export { spoolRun, listSpool, flushSpool } from './submit/spool.ts';
-export { makeRunFile, readRunFile, writeRunFile, type RunFile } from './run-file.ts';
+export { submitRun, parseRetryAfter, type SubmitOutcome, type SubmitOptions } from './app/api-client.ts';
+export { spoolRun, listSpool, flushSpool } from './app/spool.ts';
+export { makeRunFile, readRunFile, writeRunFile, type RunFile } from './app/run-file.ts';
 export { readConfig, type RunnerConfig } from './config.ts';
-export { main, buildCli, parseRunArgs, type RunRequest } from './cli.ts';
+export { main, buildCli } from './cli.ts';
+export { parseRunArgs, type RunRequest } from './commands/run.ts';
 export { EXIT, CliError } from './exit-codes.ts';
 export { RUNNER_VERSION } from './version.ts';

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mysqlDriver } from './drivers/mysql.ts';
+import { mysqlDriver } from './engines/mysql/driver.ts';
 import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
 import { EXIT } from './exit-codes.ts';
 import { runTunelab } from './test-support/cli.ts';

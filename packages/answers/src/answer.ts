@@ -13,6 +13,7 @@ import type {
   PublishedFile,
   ScenarioDocument,
 } from '@tunelab/contracts';
+import { ENGINE_FACTS, majorOfParts } from '@tunelab/contracts';
 import { engineDefault, sameSetting } from './settings.ts';
 import type { RatioAnswer } from '@tunelab/contracts';
 import { conditionReasons, evaluateConditions } from './conditions.ts';
@@ -42,7 +43,6 @@ export const COMPARABILITY_RULE =
   'A comparable result reproduces the article when it points the same way (both faster, both slower, or both without a significant difference), contradicts it when it points the other way, ' +
   'and is inconclusive when the measurement finds no significant difference where the article found one. Any condition that differs makes it not comparable, whatever it points to, and says which.';
 
-const ENGINE_NAME: Record<string, string> = { postgresql: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB' };
 export const storageName = (kind: string) => (kind === 'unknown' ? 'virtual or unknown disk' : kind.toUpperCase());
 const num = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -385,14 +385,14 @@ export function answerPair(
   return { ...base, agreement, reasons, notes, article };
 }
 
-/** "2 cores / 8 GB / virtual or unknown disk · MariaDB 10 · rows = 20,000 · threads = 8" */
+/** "2 cores / 8 GB / virtual or unknown disk · MariaDB 10.11 · rows = 20,000 · threads = 8" */
 export function groupName(scenario: ScenarioInput, g: AnswerGroup): string {
   const scale = Object.entries(scenario.doc.params)
     .filter(([name, def]) => def.published !== undefined && g.params[name] !== undefined && name !== g.point?.param)
     .map(([name]) => `${name} = ${num(g.params[name])}`);
   return [
     g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
-    `${ENGINE_NAME[g.engine.engine] ?? g.engine.engine} ${g.engine.major}`,
+    `${ENGINE_FACTS[g.engine.engine].name} ${majorOfParts(g.engine.engine, g.databaseVersions[0] ?? { major: g.engine.major, minor: 0 })}`,
     ...(g.point ? [`${g.point.param} = ${num(g.point.value)}`] : []),
     ...scale,
   ].join(' · ');

@@ -49,3 +49,25 @@ describe('mean intervals of durations', () => {
     ]);
   });
 });
+
+describe('the major runs are grouped by', () => {
+  const on = (engine: string, version: string, major: number, minor: number, runId: string) =>
+    rows('a', [1, 1.1, 0.9]).map((r) => ({ ...r, engine, db_version: version, major, minor, run_id: runId }));
+
+  it('keeps MariaDB 10.6 and 10.11 apart (both stored as major 10), and PostgreSQL 17.2 with 17.4', () => {
+    const result = groupSamples(
+      [
+        ...on('mariadb', '10.6.18-MariaDB', 10, 6, '00000000-0000-4000-8000-000000000011'),
+        ...on('mariadb', '10.11.9-MariaDB', 10, 11, '00000000-0000-4000-8000-000000000012'),
+        ...on('postgresql', '17.2', 17, 2, '00000000-0000-4000-8000-000000000013'),
+        ...on('postgresql', '17.4', 17, 4, '00000000-0000-4000-8000-000000000014'),
+      ],
+      { metric: 'duration', source: 'measured', groupBy: 'class' },
+    );
+    const versions = result.groups.map((g) => g.databaseVersions.map((d) => d.version).sort());
+    expect(versions).toHaveLength(3);
+    expect(versions).toContainEqual(['10.6.18-MariaDB']);
+    expect(versions).toContainEqual(['10.11.9-MariaDB']);
+    expect(versions).toContainEqual(['17.2', '17.4']);
+  });
+});

@@ -14,6 +14,7 @@ import {
   type FindingRecord,
   type ScenarioDocument,
   Engine,
+  majorOfParts,
   StorageKind,
 } from '@tunelab/contracts';
 import { summarize } from '@tunelab/stats';
@@ -240,7 +241,7 @@ export function groupSamples(
       const params = Object.entries(groupParams(r))
         .map(([k, v]) => `${k}=${String(v)}`)
         .join(',');
-      const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${r.major}/{${params}}/${q.metric}[${r.unit}]${at}`;
+      const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${majorOfParts(Engine.parse(r.engine), r)}/{${params}}/${q.metric}[${r.unit}]${at}`;
       acc = groups.get(key);
       if (!acc) {
         acc = {

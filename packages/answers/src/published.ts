@@ -5,7 +5,14 @@
  * run it just measured against them without a database. Conventions: results-db's README
  * "Published results".
  */
-import { parseServerVersion, type PublishedFile, type RunSubmissionInput } from '@tunelab/contracts';
+import {
+  ENGINE_FACTS,
+  ENGINES,
+  parseServerVersion,
+  type Engine,
+  type PublishedFile,
+  type RunSubmissionInput,
+} from '@tunelab/contracts';
 import { publishedMachineRuns } from '@tunelab/scenarios';
 
 const GIB = 1024 ** 3;
@@ -23,6 +30,19 @@ function serverVersion(file: PublishedFile): { version: string; major: number; m
       .find(Boolean);
   const parsed = stated ? parseServerVersion(stated) : null;
   return stated && parsed ? { version: stated, ...parsed } : { version: 'unspecified (published)', major: 0, minor: 0 };
+}
+
+/**
+ * The engine the article measured, from what its setup says (`setup.engine`, `setup.server_version`:
+ * "MySQL InnoDB (2012…)", "Amazon Aurora PostgreSQL 15.4", "10.11.9-MariaDB") by the engine names
+ * of ENGINE_FACTS; an article that names none is PostgreSQL (depesz's, which state only a version).
+ */
+function publishedEngine(file: PublishedFile): Engine {
+  const stated = [file.setup?.['engine'], file.setup?.server_version]
+    .filter((t): t is string => typeof t === 'string')
+    .join(' ')
+    .toLowerCase();
+  return ENGINES.find((e) => stated.includes(ENGINE_FACTS[e].name.toLowerCase())) ?? 'postgresql';
 }
 
 /** The hardware of an article that did not describe its machine: placeholders the site shows as "not stated". */
@@ -45,6 +65,7 @@ export function publishedSubmissions(
 ): { machine: string; submission: RunSubmissionInput }[] {
   const metric = file.metric?.name ?? 'duration';
   const db = serverVersion(file);
+  const engine = publishedEngine(file);
   const machineRuns = publishedMachineRuns(file).map(({ id, machine: m, runsSeconds: values }) => {
     const hardware =
       m === null
@@ -71,7 +92,7 @@ export function publishedSubmissions(
       scenario: { key: file.scenario, version },
       params,
       hardware,
-      database: { engine: 'postgresql', ...db, settings: file.setup?.server_settings ?? {} },
+      database: { engine, ...db, settings: file.setup?.server_settings ?? {} },
       runnerVersion: PUBLISHED_RUNNER_VERSION,
       startedAt: UNKNOWN_DATE,
       finishedAt: UNKNOWN_DATE,
@@ -95,7 +116,7 @@ export function publishedSubmissions(
     scenario: { key: file.scenario, version },
     params: { 'published.machine': id, ...(file.source?.title ? { 'published.title': file.source.title } : {}) },
     hardware: undescribedHardware(file),
-    database: { engine: 'postgresql', ...db, settings: file.setup?.server_settings ?? {} },
+    database: { engine, ...db, settings: file.setup?.server_settings ?? {} },
     runnerVersion: PUBLISHED_RUNNER_VERSION,
     startedAt: UNKNOWN_DATE,
     finishedAt: UNKNOWN_DATE,

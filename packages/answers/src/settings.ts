@@ -3,7 +3,7 @@ import { ownValue } from '@tunelab/contracts';
 /**
  * Server settings as people compare them: "8192MB" and "8GB" are the same, a setting a run did
  * not record is the server's default (the runner records only settings whose source is not
- * `default`, see apps/runner/src/drivers/postgres.ts), and a setting the article did not report
+ * `default`, see apps/runner/src/engines/postgresql/driver.ts), and a setting the article did not report
  * is unknown, never "default".
  */
 

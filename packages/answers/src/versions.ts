@@ -6,14 +6,19 @@
  * figure is read from the per-group answers `answerScenario` computed (one group per major: the
  * grouping never pools two majors); nothing is computed again here.
  */
-import type { Engine, PairComparison, VersionAnswers, VersionComparison, VersionRow } from '@tunelab/contracts';
+import {
+  ENGINE_FACTS,
+  type Engine,
+  type PairComparison,
+  type VersionAnswers,
+  type VersionComparison,
+  type VersionRow,
+} from '@tunelab/contracts';
 import type { AnswerGroup } from './answer.ts';
 import type { GroupAnswerOf } from './scenario.ts';
 
-export const ENGINE_NAMES: Record<Engine, string> = { postgresql: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB' };
-
 /** "PostgreSQL 17" */
-export const serverName = (engine: Engine, major: number) => `${ENGINE_NAMES[engine]} ${major}`;
+export const serverName = (engine: Engine, major: number) => `${ENGINE_FACTS[engine].name} ${major}`;
 
 type VersionSide = NonNullable<VersionRow['baseline']>;
 
@@ -72,7 +77,7 @@ function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict'>): { sam
     k === 'faster' || k === 'slower' ? `${c.candidate} ${VERDICT_WORDS[k]} than ${c.baseline}` : VERDICT_WORDS[k];
   if (kinds.size === 1) {
     const k = c.rows[0]!.verdict.kind;
-    const on = `${ENGINE_NAMES[c.engine]} ${list(c.rows.map((r) => String(r.major)))}`;
+    const on = `${ENGINE_FACTS[c.engine].name} ${list(c.rows.map((r) => String(r.major)))}`;
     return { same: true, text: `The same on ${on}: ${word(k)}.` };
   }
   const parts = [...kinds].map(
@@ -156,7 +161,7 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
 
 function sentenceOf(measured: VersionAnswers['measured'], comparisons: readonly VersionComparison[]): string {
   if (measured.length === 0) return 'No server version is measured yet.';
-  const on = (engine: Engine, majors: readonly number[]) => `${ENGINE_NAMES[engine]} ${list(majors.map(String))}`;
+  const on = (engine: Engine, majors: readonly number[]) => `${ENGINE_FACTS[engine].name} ${list(majors.map(String))}`;
   const servers = [...new Set(measured.map((m) => m.engine))].map((e) =>
     on(
       e,

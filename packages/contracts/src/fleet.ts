@@ -8,12 +8,6 @@ import { identifier, isoDateTime } from './primitives.ts';
  * results database; these are the public shapes, not pg-boss's.
  */
 
-/**
- * The PostgreSQL majors a managed server (`--server MAJOR`, `servers install`) exists for: the
- * majors a job may name for a PostgreSQL scenario, and the server majors coverage expects.
- */
-export const SUPPORTED_POSTGRESQL_MAJORS = [14, 15, 16, 17, 18] as const;
-
 export const JobState = z.enum(['queued', 'active', 'completed', 'failed', 'cancelled']);
 export type JobState = z.infer<typeof JobState>;
 

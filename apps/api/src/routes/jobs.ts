@@ -11,6 +11,7 @@ import {
   JobListQuery,
   JobRequest,
   Problem,
+  SUPPORTED_POSTGRESQL_MAJORS,
 } from '@tunelab/contracts';
 import type { FastifyRequest } from 'fastify';
 import { JobConflictError, JobRequestError, type JobViewer } from '@tunelab/results-db';
@@ -48,8 +49,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       onRequest: [app.requireOperator],
       schema: {
         summary: 'Request a run from the fleet',
-        description:
-          "Queues a job: a scenario with parameter overrides (checked by the scenario's own parameter schema), repetitions, an optional server major (a PostgreSQL scenario: one of the managed majors 14–18; a MariaDB/MySQL scenario: none, the fleet knows no list of their majors — 400 naming `/server` otherwise), and which machines may run it (`for`: a hardware class, a runner, or labels an agent must all have).",
+        description: `Queues a job: a scenario with parameter overrides (checked by the scenario's own parameter schema), repetitions, an optional server major (a PostgreSQL scenario: one of the managed majors ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}; a MariaDB/MySQL scenario: none, the fleet knows no list of their majors — 400 naming \`/server\` otherwise), and which machines may run it (\`for\`: a hardware class, a runner, or labels an agent must all have).`,
         tags: ['fleet'],
         security: [{ operatorToken: [] }],
         body: JobRequest,

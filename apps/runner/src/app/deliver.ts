@@ -6,10 +6,10 @@
  */
 import { EXIT } from '../exit-codes.ts';
 import type { RunnerConfig } from '../config.ts';
-import type { RunFile } from '../run-file.ts';
-import { describeFileError, fallbackRunsDir, saveRunFile, type SavedRun } from '../save-run.ts';
-import { submitRun, type SubmitOutcome } from '../submit/client.ts';
-import { spoolRun } from '../submit/spool.ts';
+import type { RunFile } from './run-file.ts';
+import { describeFileError, fallbackRunsDir, saveRunFile, type SavedRun } from './save-run.ts';
+import { submitRun, type SubmitOutcome } from './api-client.ts';
+import { spoolRun } from './spool.ts';
 
 /**
  * Writes `run` to `file`, else to the OS temp directory's `tunelab-runs/`, and says in one line

@@ -4,21 +4,10 @@
  * seconds leaves nothing behind. It drops the run's databases (the template and any clone) and
  * puts back the global settings the run changed. It never throws: the report says what is left.
  */
-import type { AdminSession, Driver } from '../drivers/driver.ts';
+import type { AdminSession, Driver } from '../engines/driver.ts';
 import { appNameOf, runPrefix } from './plan.ts';
+import type { CleanupReport } from './types.ts';
 import { atMost, guarded, guardSession } from './stall.ts';
-
-export type CleanupReport = {
-  dropped: string[];
-  /** Databases/schemas still there (or that could not be checked) when the deadline passed. */
-  left: string[];
-  /** Settings still to be put back (the saved values), or null. */
-  globalsLeft: Record<string, string> | null;
-  /** Names in `left` whose creation was never confirmed (they may not exist). */
-  uncertain?: string[];
-  /** The last error, when something is left. */
-  error?: string;
-};
 
 export type CleanupRequest = {
   driver: Driver;

@@ -6,12 +6,13 @@
  * bounded backoff (cleanup.ts), closes the target handle — in every outcome — and reports what
  * it could not remove.
  */
-import type { AdminSession, DatabaseSession, Driver, GlobalSettingsChange, TargetHandle } from '../drivers/driver.ts';
-import { openTarget } from '../drivers/index.ts';
+import type { AdminSession, DatabaseSession, Driver, GlobalSettingsChange, TargetHandle } from '../engines/driver.ts';
+import { openTarget } from '../engines/index.ts';
 import { TargetUnreachable } from '../errors.ts';
-import { cleanUpRun, type CleanupReport } from './cleanup.ts';
+import { cleanUpRun } from './cleanup.ts';
 import { appNameOf, runPrefix, type RunPlan } from './plan.ts';
 import { atMost, guarded, guardSession, type Guard } from './stall.ts';
+import type { CleanupReport } from './types.ts';
 
 export type Connection = {
   handle: TargetHandle;
@@ -60,49 +61,15 @@ export async function connect(
     throw new TargetUnreachable(`cannot reach the target ${redactTarget(url)}: ${(e as Error).message}`);
   }
   const guardedAdmin = guardSession(rawAdmin, guard);
-  // Every name is noted before the CREATE is sent: its answer may be lost with the connection.
-  const created = new Set<string>();
-  /** Sent, not answered: the connection may have been lost before the server created it. */
-  const unconfirmed = new Set<string>();
-  const onGlobalsSaved = async (previous: Record<string, string>) => {
+  const { admin, created, unconfirmed } = trackingAdmin(rawAdmin, guardedAdmin, async (previous) => {
     conn.savedGlobals = previous;
     await options.onGlobalsSaved?.(previous);
-  };
-  const admin: AdminSession = {
-    ...guardedAdmin,
-    async createDatabase(name: string, template?: string) {
-      created.add(name);
-      unconfirmed.add(name);
-      await guardedAdmin.createDatabase(name, template);
-      unconfirmed.delete(name);
-    },
-    async dropDatabase(name: string) {
-      await guardedAdmin.dropDatabase(name);
-      created.delete(name);
-      unconfirmed.delete(name);
-    },
-    ...(rawAdmin.changeGlobalSettings
-      ? {
-          changeGlobalSettings: (changes: Record<string, string>) =>
-            guardedAdmin.changeGlobalSettings!(changes, onGlobalsSaved),
-        }
-      : {}),
-  };
+  });
   // Abort: end our own backends so whatever statement is running on the server stops now.
   const onAbort = () => void atMost(terminateRun(driver, url, plan.appName), 3_000);
   signal.addEventListener('abort', onAbort, { once: true });
   const sessions = new Set<DatabaseSession>();
-  const closeSessions = async () => {
-    const open = [...sessions];
-    sessions.clear();
-    // After Ctrl-C nothing waits for a goodbye; otherwise a close gets a second before the drop.
-    await Promise.all(
-      open.map(async (s) => {
-        if (signal.aborted && s.destroy) s.destroy();
-        else await atMost(s.close(), 1_000, () => s.destroy?.());
-      }),
-    );
-  };
+  const closeSessions = () => closeAll(sessions, signal);
   const conn: Connection = {
     handle,
     admin,
@@ -149,6 +116,54 @@ export async function connect(
     },
   };
   return conn;
+}
+
+/**
+ * The admin session of a run, noting every database it creates (before the CREATE is sent: its
+ * answer may be lost with the connection) for the clean-up, and telling `onGlobalsSaved` the saved
+ * values of global settings before they change.
+ */
+function trackingAdmin(
+  rawAdmin: AdminSession,
+  guardedAdmin: AdminSession,
+  onGlobalsSaved: (previous: Record<string, string>) => Promise<void>,
+): { admin: AdminSession; created: Set<string>; unconfirmed: Set<string> } {
+  const created = new Set<string>();
+  /** Sent, not answered: the connection may have been lost before the server created it. */
+  const unconfirmed = new Set<string>();
+  const admin: AdminSession = {
+    ...guardedAdmin,
+    async createDatabase(name: string, template?: string) {
+      created.add(name);
+      unconfirmed.add(name);
+      await guardedAdmin.createDatabase(name, template);
+      unconfirmed.delete(name);
+    },
+    async dropDatabase(name: string) {
+      await guardedAdmin.dropDatabase(name);
+      created.delete(name);
+      unconfirmed.delete(name);
+    },
+    ...(rawAdmin.changeGlobalSettings
+      ? {
+          changeGlobalSettings: (changes: Record<string, string>) =>
+            guardedAdmin.changeGlobalSettings!(changes, onGlobalsSaved),
+        }
+      : {}),
+  };
+  return { admin, created, unconfirmed };
+}
+
+/** Closes every open session: after Ctrl-C nothing waits for a goodbye; otherwise a close gets a second before the drop. */
+async function closeAll(sessions: Set<DatabaseSession>, signal: AbortSignal): Promise<void> {
+  const open = [...sessions];
+  sessions.clear();
+  await Promise.all(
+    open.map(async (s) => {
+      if (signal.aborted && s.destroy) s.destroy();
+      else await atMost(s.close(), 1_000, () => s.destroy?.());
+    }),
+  );
 }
 
 async function terminateRun(driver: Driver, target: string, appName: string): Promise<void> {

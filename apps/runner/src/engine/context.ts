@@ -1,4 +1,4 @@
-import type { DatabaseSession } from '../drivers/driver.ts';
+import type { DatabaseSession } from '../engines/driver.ts';
 import { runStep, type ActionContext } from './actions/index.ts';
 import type { Connection } from './connect.ts';
 import type { RunLog } from './run-log.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
-import { postgresDriver } from '../drivers/postgres.ts';
+import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { Interrupted, UsageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario, type LoadedScenario } from '@tunelab/scenarios';

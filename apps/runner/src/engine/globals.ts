@@ -3,7 +3,7 @@
  * restored in every outcome from the values saved before the change (connect.ts `close()`).
  */
 import { substituteParams, type ParamValue } from '@tunelab/contracts';
-import type { AdminSession, GlobalSettingsChange } from '../drivers/driver.ts';
+import type { AdminSession, GlobalSettingsChange } from '../engines/driver.ts';
 import { RunFailed, UsageError } from '../errors.ts';
 
 /** Changes the scenario's global settings; null when it changes none. */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
-import { mysqlDriver } from '../drivers/mysql.ts';
+import { mysqlDriver } from '../engines/mysql/driver.ts';
 import { Interrupted, RunFailed, UsageError } from '../errors.ts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario, type LoadedScenario } from '@tunelab/scenarios';
 import { checkQuery, mysqlTargetAs, TEST_MYSQL_URL } from '../test-support/mysql.ts';

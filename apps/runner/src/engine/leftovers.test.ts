@@ -10,10 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresDriver } from '../drivers/postgres.ts';
+import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { databasesWithPrefix, TEST_PG_URL } from '../test-support/pg.ts';
 import { cleanupRun } from './connect.ts';
-import { createLedger, serverKey, sweepAbandoned, type RunRecord } from './leftovers.ts';
+import { createLedger, serverKey, sweepAbandoned } from './leftovers.ts';
+import type { RunRecord } from './types.ts';
 import { runPrefix } from './plan.ts';
 
 let dir: string;

@@ -11,48 +11,28 @@
  * ownership: nothing without a record of this machine is ever dropped.
  *
  * Managed servers (`--server`, managed scenarios) have records of their own in the same directory
- * (`managed-*.json`, drivers/managed-cluster/orphans.ts): a killed runner's server is stopped and
+ * (`managed-*.json`, engines/managed-postgresql/cluster/orphans.ts): a killed runner's server is stopped and
  * its directory removed by the next managed run, the next `--target` run or `tunelab cleanup`.
  */
 import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Driver } from '../drivers/driver.ts';
-import { ownerAlive, processStart } from '../drivers/managed-cluster/orphans.ts';
+import { ENGINE_FACTS, engineOfScheme } from '@tunelab/contracts';
+import type { Driver } from '../engines/driver.ts';
+import { ownerAlive, processStart } from '../engines/managed-postgresql/cluster/orphans.ts';
 import { readJsonRecord, writeJsonAtomic } from '../json-file.ts';
-import { cleanUpRun, type CleanupReport } from './cleanup.ts';
+import { cleanUpRun } from './cleanup.ts';
 import { redactTarget } from './connect.ts';
 import { runPrefix } from './plan.ts';
-
-export type RunRecord = {
-  format: 'tunelab-inflight/1';
-  runId: string;
-  /** `postgres://host:port` / `mysql://host:port`: which server (serverKey). */
-  server: string;
-  /** The target without its password. */
-  target: string;
-  pid: number;
-  /** The process's start time (/proc), so a reused pid is not taken for the run. */
-  pidStart: string | null;
-  hostname: string;
-  startedAt: string;
-  /** Saved values of global settings the run changed (restored by the clean-up). */
-  globals?: Record<string, string>;
-  /** What its clean-up could not remove, when it gave up. */
-  left?: string[];
-};
-
-const FAMILIES: Record<string, { family: string; port: number }> = {
-  'postgres:': { family: 'postgres', port: 5432 },
-  'postgresql:': { family: 'postgres', port: 5432 },
-  'mysql:': { family: 'mysql', port: 3306 },
-  'mariadb:': { family: 'mysql', port: 3306 },
-};
+import type { CleanupReport, Ledger, RunRecord } from './types.ts';
 
 /** One server, however its URL is spelt: `postgres://127.0.0.1:5432`. */
 export function serverKey(target: string): string {
   const url = new URL(target);
-  const f = FAMILIES[url.protocol] ?? { family: url.protocol.replace(/:$/, ''), port: 0 };
+  const engine = engineOfScheme(url.protocol);
+  const f = engine
+    ? { family: ENGINE_FACTS[engine].protocol, port: ENGINE_FACTS[engine].defaultPort }
+    : { family: url.protocol.replace(/:$/, ''), port: 0 };
   const raw = decodeURIComponent(url.hostname || url.searchParams.get('host') || 'localhost').toLowerCase();
   const host = ['localhost', '::1', '[::1]'].includes(raw) ? '127.0.0.1' : raw;
   return `${f.family}://${host}:${url.port || f.port}`;
@@ -62,17 +42,6 @@ const withoutPassword = (target: string) => {
   const url = new URL(target);
   url.password = '';
   return url.toString();
-};
-
-export type Ledger = {
-  dir: string;
-  /** Records the run before anything is created; never throws (a full disk only warns). */
-  begin(runId: string, target: string, warn: (text: string) => void): Promise<void>;
-  saveGlobals(runId: string, previous: Record<string, string>): Promise<void>;
-  /** Clean-up complete: the record goes; otherwise it stays with what is left. */
-  finish(runId: string, report: CleanupReport): Promise<void>;
-  /** Records of runs of this machine on this server that left something: clean-up gave up, or the process is gone. */
-  abandoned(target: string): Promise<RunRecord[]>;
 };
 
 /**
@@ -189,7 +158,7 @@ export function manualCommand(
     ...Object.entries(globals ?? {}).map(([k, v]) => `SET GLOBAL ${k} = ${/^-?\d+$/.test(v) ? v : `'${v}'`}`),
   ];
   const user = decodeURIComponent(url.username) || 'root';
-  return `mysql -h ${url.hostname || '127.0.0.1'} -P ${url.port || 3306} -u ${user} -e ${shellQuote(statements.join('; '))}`;
+  return `mysql -h ${url.hostname || '127.0.0.1'} -P ${url.port || ENGINE_FACTS.mysql.defaultPort} -u ${user} -e ${shellQuote(statements.join('; '))}`;
 }
 
 /** The sentence naming what a run left and the commands that remove it. */

@@ -4,7 +4,7 @@
  * samples, drop the clone.
  */
 import type { Sample, Step } from '@tunelab/contracts';
-import { capabilityOf, type DatabaseSession } from '../drivers/driver.ts';
+import { capabilityOf, type DatabaseSession } from '../engines/driver.ts';
 import { actionContext } from './context.ts';
 import type { Connection } from './connect.ts';
 import { metricValue, type Observed } from './metrics/index.ts';

@@ -1,4 +1,4 @@
-import type { ManagedTargetOptions } from '../drivers/managed-postgresql.ts';
+import type { ManagedTargetOptions } from '../engines/managed-postgresql/provider.ts';
 /**
  * Stage 1 — plan: everything decided from the scenario and the options before any connection:
  * parameters, sweep points, repetitions, the stopping rule, the target's driver, database names.
@@ -6,7 +6,7 @@ import type { ManagedTargetOptions } from '../drivers/managed-postgresql.ts';
  */
 import { randomUUID } from 'node:crypto';
 import { ownValue, resolveParams, type ParamValue, type ScenarioDocument, type SweepPoint } from '@tunelab/contracts';
-import { planTarget } from '../drivers/index.ts';
+import { planTarget } from '../engines/index.ts';
 import { UsageError } from '../errors.ts';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import {

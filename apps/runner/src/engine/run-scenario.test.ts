@@ -5,7 +5,7 @@ import { databasesWithPrefix, TEST_PG_URL } from '../test-support/pg.ts';
 import { renderRunTable } from '../report/table.ts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 import { cleanupRun, runPrefix, runScenario, type RunEvent } from './run-scenario.ts';
-import { postgresDriver } from '../drivers/postgres.ts';
+import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { TargetUnreachable, UsageError } from '../errors.ts';
 
 const runIds: string[] = [];

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunSubmission } from '@tunelab/contracts';
-import { postgresDriver } from '../drivers/postgres.ts';
+import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { UsageError } from '../errors.ts';
 import { renderRunTable } from '../report/table.ts';
 import { loadScenario } from '@tunelab/scenarios';

@@ -1,8 +1,7 @@
-import type { ManagedTargetOptions } from '../drivers/managed-postgresql.ts';
+import type { ManagedTargetOptions } from '../engines/managed-postgresql/provider.ts';
 import type { RunSubmission, StorageKind, SweepPoint } from '@tunelab/contracts';
-import type { RelationSizes, TupleStats } from '../drivers/driver.ts';
+import type { RelationSizes, TupleStats } from '../engines/driver.ts';
 import type { LoadedScenario } from '@tunelab/scenarios';
-import type { Ledger } from './leftovers.ts';
 import type { StopDecision, UntilStableOptions } from './stopping.ts';
 
 /** One measured unit: a variant at a repetition (and a sweep point, when the scenario sweeps). */
@@ -75,4 +74,48 @@ export type RunResult = {
   stopping?: StopDecision;
   /** Measured, but the clean-up could not reach the server: what is left and how to remove it. */
   leftBehind?: string;
+};
+
+/** What a run's clean-up removed and what it could not (cleanup.ts). */
+export type CleanupReport = {
+  dropped: string[];
+  /** Databases/schemas still there (or that could not be checked) when the deadline passed. */
+  left: string[];
+  /** Settings still to be put back (the saved values), or null. */
+  globalsLeft: Record<string, string> | null;
+  /** Names in `left` whose creation was never confirmed (they may not exist). */
+  uncertain?: string[];
+  /** The last error, when something is left. */
+  error?: string;
+};
+
+/** The record of one run on this machine, kept while it runs and when its clean-up gave up (leftovers.ts). */
+export type RunRecord = {
+  format: 'tunelab-inflight/1';
+  runId: string;
+  /** `postgres://host:port` / `mysql://host:port`: which server (serverKey). */
+  server: string;
+  /** The target without its password. */
+  target: string;
+  pid: number;
+  /** The process's start time (/proc), so a reused pid is not taken for the run. */
+  pidStart: string | null;
+  hostname: string;
+  startedAt: string;
+  /** Saved values of global settings the run changed (restored by the clean-up). */
+  globals?: Record<string, string>;
+  /** What its clean-up could not remove, when it gave up. */
+  left?: string[];
+};
+
+/** This machine's records of runs in flight (leftovers.ts `createLedger`). */
+export type Ledger = {
+  dir: string;
+  /** Records the run before anything is created; never throws (a full disk only warns). */
+  begin(runId: string, target: string, warn: (text: string) => void): Promise<void>;
+  saveGlobals(runId: string, previous: Record<string, string>): Promise<void>;
+  /** Clean-up complete: the record goes; otherwise it stays with what is left. */
+  finish(runId: string, report: CleanupReport): Promise<void>;
+  /** Records of runs of this machine on this server that left something: clean-up gave up, or the process is gone. */
+  abandoned(target: string): Promise<RunRecord[]>;
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HardwareSpec } from '@tunelab/contracts';
-import { isLocalPostgresTarget } from '../drivers/postgres.ts';
+import { isLocalPostgresTarget } from '../engines/postgresql/driver.ts';
 import { classifyDisk, probeHardware, probeStorageOf } from './hardware.ts';
 
 describe('hardware probe', () => {

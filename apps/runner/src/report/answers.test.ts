@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { answerRun } from '@tunelab/answers';
 import { RunSubmission } from '@tunelab/contracts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario, type LoadedScenario } from '@tunelab/scenarios';
-import { postgresDriver } from '../drivers/postgres.ts';
+import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { cleanupRun, runScenario } from '../engine/run-scenario.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 import { agreementLine, renderRunTable } from './table.ts';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { childEnv } from '@tunelab/env';
 
 const CLI = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 /** Records of runs in flight go to a directory of this test process, not the user's ~/.tunelab. */
 const LEDGER_DIR = path.join(os.tmpdir(), `tunelab-test-ledger-${process.pid}`);
 

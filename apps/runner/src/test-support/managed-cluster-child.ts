@@ -5,7 +5,7 @@
  * argument it instead calls process.exit(7) mid-fixture, leaving the cleanup to the exit hook.
  */
 import pg from 'pg';
-import { createManagedCluster, findServerBinaries } from '../drivers/managed-cluster/index.ts';
+import { createManagedCluster, findServerBinaries } from '../engines/managed-postgresql/cluster/index.ts';
 
 const mode = process.argv[2] ?? '--sigint';
 const controller = new AbortController();

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminSession, DatabaseSession } from '../drivers/driver.ts';
-import { mysqlDriver } from '../drivers/mysql.ts';
+import type { AdminSession, DatabaseSession } from '../engines/driver.ts';
+import { mysqlDriver } from '../engines/mysql/driver.ts';
 import { guardSession } from '../engine/stall.ts';
 import { probeStorageOf } from '../probe/hardware.ts';
 import { createOsSampler } from '../probe/os-sampler.ts';

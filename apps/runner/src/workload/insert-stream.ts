@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { capabilityOf, type Capabilities, type DatabaseSession } from '../drivers/driver.ts';
+import { capabilityOf, type Capabilities, type DatabaseSession } from '../engines/driver.ts';
 import type { OsReading, OsSampler } from '../probe/os-sampler.ts';
 
 /**
@@ -120,6 +120,39 @@ export function tailRate(log: readonly (readonly [number, number])[], fraction =
   return dt > 0 ? (last[0] - start[0]) / dt : 0;
 }
 
+/** One point of the curve: the counters' change since the previous point. */
+function sampleBetween(
+  os: InsertStreamOptions['os'],
+  prev: Counters,
+  now: Counters,
+  at: Pick<StreamSample, 'rows' | 'seconds' | 'rowsPerS'>,
+): StreamSample {
+  const d = (k: (typeof STATUS)[number]) => (now.status[k] ?? 0) - (prev.status[k] ?? 0);
+  const osd = os && prev.os && now.os ? os.delta(prev.os, now.os) : null;
+  return {
+    ...at,
+    dataWrittenBytes: d('Innodb_data_written'),
+    dataReadBytes: d('Innodb_data_read'),
+    bufferPoolReads: d('Innodb_buffer_pool_reads'),
+    bufferPoolWaitFree: d('Innodb_buffer_pool_wait_free'),
+    dirtyPages: now.status.Innodb_buffer_pool_pages_dirty ?? 0,
+    compressOps: now.compressOps - prev.compressOps,
+    compressOpsOk: now.compressOpsOk - prev.compressOpsOk,
+    cpuUserPct: osd?.cpuUserPct ?? null,
+    cpuSystemPct: osd?.cpuSystemPct ?? null,
+    cpuIowaitPct: osd?.cpuIowaitPct ?? null,
+    diskReadBytes: osd?.diskReadBytes ?? null,
+    diskWriteBytes: osd?.diskWriteBytes ?? null,
+  };
+}
+
+/** The whole stream's totals, from the counters before it and at its last sample. */
+const totalsBetween = (first: Counters, last: Counters): InsertStreamResult['totals'] => ({
+  dataWrittenBytes: (last.status.Innodb_data_written ?? 0) - (first.status.Innodb_data_written ?? 0),
+  compressOps: last.compressOps - first.compressOps,
+  compressOpsOk: last.compressOpsOk - first.compressOpsOk,
+});
+
 export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStreamResult> {
   if (!(o.threads >= 1 && o.batchRows >= 1 && o.rows >= 1 && o.sampleEveryRows >= 1 && o.maxSeconds > 0)) {
     throw new Error('insert stream: threads, batch_rows, rows, sample_every_rows and max_seconds must be positive');
@@ -150,28 +183,10 @@ export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStr
   const elapsed = () => Number(process.hrtime.bigint() - t0) / 1e9;
 
   const takeSample = async () => {
-    const rows = done;
-    const t = elapsed();
+    const [rows, t] = [done, elapsed()];
     const now = await readCounters(o.monitor, o.os);
-    const d = (k: (typeof STATUS)[number]) => (now.status[k] ?? 0) - (prev.status[k] ?? 0);
-    const osd = o.os && prev.os && now.os ? o.os.delta(prev.os, now.os) : null;
-    const sample: StreamSample = {
-      rows,
-      seconds: t,
-      rowsPerS: t > prevT ? (rows - prevRows) / (t - prevT) : 0,
-      dataWrittenBytes: d('Innodb_data_written'),
-      dataReadBytes: d('Innodb_data_read'),
-      bufferPoolReads: d('Innodb_buffer_pool_reads'),
-      bufferPoolWaitFree: d('Innodb_buffer_pool_wait_free'),
-      dirtyPages: now.status.Innodb_buffer_pool_pages_dirty ?? 0,
-      compressOps: now.compressOps - prev.compressOps,
-      compressOpsOk: now.compressOpsOk - prev.compressOpsOk,
-      cpuUserPct: osd?.cpuUserPct ?? null,
-      cpuSystemPct: osd?.cpuSystemPct ?? null,
-      cpuIowaitPct: osd?.cpuIowaitPct ?? null,
-      diskReadBytes: osd?.diskReadBytes ?? null,
-      diskWriteBytes: osd?.diskWriteBytes ?? null,
-    };
+    const rowsPerS = t > prevT ? (rows - prevRows) / (t - prevT) : 0;
+    const sample = sampleBetween(o.os, prev, now, { rows, seconds: t, rowsPerS });
     samples.push(sample);
     o.onSample?.(sample);
     prev = now;
@@ -237,11 +252,7 @@ export async function runInsertStream(o: InsertStreamOptions): Promise<InsertStr
       tailRowsPerS: tailRate(log),
       stoppedBy,
       samples,
-      totals: {
-        dataWrittenBytes: (prev.status.Innodb_data_written ?? 0) - (first.status.Innodb_data_written ?? 0),
-        compressOps: prev.compressOps - first.compressOps,
-        compressOpsOk: prev.compressOpsOk - first.compressOpsOk,
-      },
+      totals: totalsBetween(first, prev),
       clientCpu: { userSeconds: cpu.user / 1e6, systemSeconds: cpu.system / 1e6 },
     };
   } finally {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresDriver } from '../drivers/postgres.ts';
+import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 import { createTproccDatabase, databaseUrl, dropDatabase } from '../test-support/tprocc-db.ts';
 import {

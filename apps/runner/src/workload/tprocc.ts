@@ -24,7 +24,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as hdr from 'hdr-histogram-js';
 import { TPROCC_LIMITS } from '@tunelab/contracts';
-import { capabilityOf, type Capabilities, type DatabaseSession } from '../drivers/driver.ts';
+import { capabilityOf, type Capabilities, type DatabaseSession } from '../engines/driver.ts';
 
 export const TX_TYPES = ['neword', 'payment', 'delivery', 'ostat', 'slev'] as const;
 export type TxType = (typeof TX_TYPES)[number];
@@ -262,6 +262,64 @@ export async function runTprocc(o: TproccOptions): Promise<TproccResult> {
   }
 }
 
+/**
+ * One transaction, retried on a deadlock (40P01) or serialization failure (40001) up to
+ * MAX_RETRIES times; counted in `counter` while measuring. Throws when the user cannot go on.
+ */
+async function execute(
+  u: User,
+  text: string,
+  values: number[],
+  tally: {
+    measuring: () => boolean;
+    attempt: () => void;
+    counter: Counter;
+    failed: (code: string, e: unknown) => void;
+  },
+): Promise<'ok' | 'rollback' | 'error'> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (tally.measuring()) tally.attempt();
+      await u.tx.execute(text, values);
+      return 'ok';
+    } catch (e) {
+      const code = errorCode(e);
+      // No SQLSTATE (a socket error), or connection exception (08) / operator
+      // intervention (57, e.g. the backend was terminated): this user cannot go on.
+      if (code === undefined || code.startsWith('08') || code.startsWith('57')) throw e;
+      if (code === ROLLBACK_SQLSTATE) return 'rollback';
+      if ((code === '40P01' || code === '40001') && attempt < MAX_RETRIES) {
+        if (tally.measuring()) {
+          if (code === '40P01') tally.counter.deadlocks += 1;
+          else tally.counter.serializationFailures += 1;
+          tally.counter.retries += 1;
+        }
+        continue;
+      }
+      tally.failed(code, e);
+      return 'error';
+    }
+  }
+}
+
+/** Counts one finished transaction of the measured window: in its counter, and in its second. */
+function tallyTransaction(
+  c: Counter,
+  perSecond: number[],
+  outcome: 'ok' | 'rollback' | 'error',
+  micros: number,
+  second: number,
+): void {
+  if (outcome === 'error') {
+    c.errors += 1;
+    return;
+  }
+  c.transactions += 1;
+  if (outcome === 'rollback') c.rollbacks += 1;
+  c.histogram.recordValue(Math.max(1, Math.round(micros)));
+  perSecond[second] = (perSecond[second] ?? 0) + 1;
+}
+
 async function drive(o: TproccOptions, mix: MixName, users: User[]): Promise<TproccResult> {
   const pick = mixPicker(mix);
   const counters = Object.fromEntries(TX_TYPES.map((t) => [t, newCounter()])) as Record<TxType, Counter>;
@@ -277,19 +335,10 @@ async function drive(o: TproccOptions, mix: MixName, users: User[]): Promise<Tpr
   const startBarrier = new Barrier(users.length);
 
   const record = (type: TxType, outcome: 'ok' | 'rollback' | 'error', micros: number, end: bigint) => {
-    if (!measuring) return;
-    const c = counters[type];
-    if (outcome === 'error') {
-      c.errors += 1;
-      return;
-    }
-    c.transactions += 1;
-    if (outcome === 'rollback') c.rollbacks += 1;
-    c.histogram.recordValue(Math.max(1, Math.round(micros)));
-    // A transaction still running when the window closed counts in its last second.
-    const second = Math.min(Number((end - windowStart) / 1_000_000_000n), lastSecond);
-    perSecond[second] = (perSecond[second] ?? 0) + 1;
+    if (measuring) tallyTransaction(counters[type], perSecond, outcome, micros, secondOf(end));
   };
+  // A transaction still running when the window closed counts in its last second.
+  const secondOf = (end: bigint) => Math.min(Number((end - windowStart) / 1_000_000_000n), lastSecond);
 
   const runUser = async (u: User, index: number) => {
     const home = (index % o.warehouses) + 1;
@@ -304,34 +353,15 @@ async function drive(o: TproccOptions, mix: MixName, users: User[]): Promise<Tpr
         const st = STATEMENTS[type];
         const values = st.args(home, o.warehouses, o.rollbacks ?? true);
         const t0 = process.hrtime.bigint();
-        let outcome: 'ok' | 'rollback' | 'error' = 'ok';
-        for (let attempt = 0; ; attempt++) {
-          try {
-            if (measuring) attempts += 1;
-            await u.tx.execute(st.text, values);
-            break;
-          } catch (e) {
-            const code = errorCode(e);
-            // No SQLSTATE (a socket error), or connection exception (08) / operator
-            // intervention (57, e.g. the backend was terminated): this user cannot go on.
-            if (code === undefined || code.startsWith('08') || code.startsWith('57')) throw e;
-            const c = counters[type];
-            if (code === ROLLBACK_SQLSTATE) outcome = 'rollback';
-            else if ((code === '40P01' || code === '40001') && attempt < MAX_RETRIES) {
-              if (measuring) {
-                if (code === '40P01') c.deadlocks += 1;
-                else c.serializationFailures += 1;
-                c.retries += 1;
-              }
-              continue;
-            } else {
-              outcome = 'error';
-              if (errorMessages.size < 5)
-                errorMessages.add(`${type}: ${code} ${e instanceof Error ? e.message : String(e)}`);
-            }
-            break;
-          }
-        }
+        const outcome = await execute(u, st.text, values, {
+          measuring: () => measuring,
+          attempt: () => void (attempts += 1),
+          counter: counters[type],
+          failed: (code, e) => {
+            if (errorMessages.size < 5)
+              errorMessages.add(`${type}: ${code} ${e instanceof Error ? e.message : String(e)}`);
+          },
+        });
         const t1 = process.hrtime.bigint();
         record(type, outcome, Number(t1 - t0) / 1000, t1);
       }

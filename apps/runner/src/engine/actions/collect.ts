@@ -1,5 +1,5 @@
 import { CollectStep } from '@tunelab/contracts';
-import { capabilityOf } from '../../drivers/driver.ts';
+import { capabilityOf } from '../../engines/driver.ts';
 import type { StepAction } from './types.ts';
 
 /** `action: collect` — sizes, pg_stat counters, pgstattuple figures or the WAL position, kept as a note. */

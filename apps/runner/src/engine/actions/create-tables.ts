@@ -1,6 +1,6 @@
 import { CreateTablesStep, substituteParams } from '@tunelab/contracts';
 import { UsageError } from '../../errors.ts';
-import { censusDataDir } from '../../drivers/managed-cluster/index.ts';
+import { censusDataDir } from '../../engines/managed-postgresql/cluster/index.ts';
 import { lastFileCount, managedCluster } from './managed.ts';
 import { startTimeoutMs } from './start-server.ts';
 import type { StepAction } from './types.ts';

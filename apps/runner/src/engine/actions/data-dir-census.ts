@@ -1,5 +1,5 @@
 import { DataDirCensusStep } from '@tunelab/contracts';
-import { censusDataDir, fileSystemOf, kernelRelease } from '../../drivers/managed-cluster/index.ts';
+import { censusDataDir, fileSystemOf, kernelRelease } from '../../engines/managed-postgresql/cluster/index.ts';
 import { lastFileCount, managedCluster } from './managed.ts';
 import type { StepAction } from './types.ts';
 

@@ -1,5 +1,5 @@
 import { DropCachesStep, substituteParams } from '@tunelab/contracts';
-import { dropPageCache } from '../../drivers/managed-cluster/index.ts';
+import { dropPageCache } from '../../engines/managed-postgresql/cluster/index.ts';
 import { managedCluster } from './managed.ts';
 import type { StepAction } from './types.ts';
 

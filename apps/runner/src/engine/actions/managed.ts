@@ -1,4 +1,4 @@
-import type { ManagedCluster } from '../../drivers/driver.ts';
+import type { ManagedCluster } from '../../engines/driver.ts';
 import { UsageError } from '../../errors.ts';
 import type { ActionContext } from './types.ts';
 

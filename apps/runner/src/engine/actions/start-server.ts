@@ -1,6 +1,6 @@
 import { StartServerStep } from '@tunelab/contracts';
 import { RunFailed } from '../../errors.ts';
-import { analyzeStartup } from '../../drivers/managed-cluster/index.ts';
+import { analyzeStartup } from '../../engines/managed-postgresql/cluster/index.ts';
 import { lastFileCount, managedCluster } from './managed.ts';
 import type { StepAction } from './types.ts';
 

@@ -1,5 +1,5 @@
 import { TimedStep } from '@tunelab/contracts';
-import type { WalPosition } from '../../drivers/driver.ts';
+import type { WalPosition } from '../../engines/driver.ts';
 import { inMeasuredBlock } from '../stall.ts';
 import type { StepAction } from './types.ts';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ParamValue, Step, StepActionName, SweepPoint } from '@tunelab/contracts';
-import type { DatabaseSession, TargetHandle } from '../../drivers/driver.ts';
+import type { DatabaseSession, TargetHandle } from '../../engines/driver.ts';
 
 /** What an action's `execute(step, ctx)` gets; one context per fixture build or measured unit. */
 export type ActionContext = {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { MetricDef, MetricSourceName } from '@tunelab/contracts';
-import type { RelationSizes, TableStats, TupleStats } from '../../drivers/driver.ts';
+import type { RelationSizes, TableStats, TupleStats } from '../../engines/driver.ts';
 
 /** Relation figures read from the unit's database before and after its steps. */
 export type Observed = {

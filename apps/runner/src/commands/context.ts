@@ -1,0 +1,81 @@
+/**
+ * What every command module gets, and the option parsers commands share. A command is one file
+ * exporting a `CommandModule`, listed in COMMANDS (commands/index.ts): it parses its options,
+ * calls the app (src/app/), prints, and sets the exit code.
+ */
+import path from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { StorageKind } from '@tunelab/contracts';
+import { listScenarioDirs, loadScenario } from '@tunelab/scenarios';
+import type { RunnerConfig } from '../config.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+
+export type Io = {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  isTTY: boolean;
+  /** Where SIGINT/SIGTERM come from (tests); default `process`. */
+  signalTarget?: NodeJS.EventEmitter;
+};
+
+export type CommandContext = { config: RunnerConfig; io: Io; setExit: (code: number) => void };
+
+/** Registers one command (with its subcommands) on the program. */
+export type CommandModule = (program: Command, context: CommandContext) => void;
+
+export const collectParam = (value: string, previous: Record<string, string>) => {
+  const eq = value.indexOf('=');
+  if (eq < 1) throw new InvalidArgumentError(`expected name=value, got "${value}"`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+};
+export const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+export const nonNegativeInt = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return n;
+};
+export const positiveFraction = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('expected a positive number, a fraction (0.03 = 3%)');
+  return n;
+};
+
+/** `--storage <kind>`, for a disk that cannot be probed. */
+export const storageOption = () =>
+  new Option('--storage <kind>', "storage kind of the server's disk, when it cannot be probed").choices(
+    StorageKind.options.filter((k) => k !== 'unknown'),
+  );
+
+/** The API to submit to, from the flags or the environment; null when neither is given. */
+export function apiFrom(
+  opts: { api?: string; token?: string },
+  config: RunnerConfig,
+): { url: string; token: string } | null {
+  const url = opts.api ?? config.apiUrl;
+  const token = opts.token ?? config.token;
+  if (!url && !token) return null;
+  if (!url || !token)
+    throw new CliError(
+      'submitting needs both an API URL (--api / TUNELAB_API_URL) and a token (--token / TUNELAB_TOKEN)',
+      EXIT.USAGE,
+    );
+  return { url, token };
+}
+
+/** The scenario folder named `key`, loaded; a usage error naming the known ones otherwise. */
+export async function loadByKey(config: RunnerConfig, key: string) {
+  const dirs = await listScenarioDirs(config.scenariosDir);
+  const dir = dirs.find((d) => path.basename(d) === key);
+  if (!dir)
+    throw new CliError(
+      `no scenario "${key}" in ${config.scenariosDir}; known: ${dirs.map((d) => path.basename(d)).join(', ') || '(none)'}`,
+      EXIT.USAGE,
+    );
+  return loadScenario(dir);
+}

