@@ -134,7 +134,7 @@ describe.skipIf(!root || !v1)('an envelope on a real process (root and cgroup v1
 
 describe.skipIf(!root || !v1)('a managed PostgreSQL server inside an envelope (root and cgroup v1)', () => {
   it('runs the postmaster and every backend it forks inside the envelope, and leaves nothing behind', async () => {
-    const { createManagedCluster, findServerBinaries } = await import('../drivers/managed-cluster/index.ts');
+    const { createManagedCluster, findServerBinaries } = await import('../engines/managed-postgresql/cluster/index.ts');
     const { default: pg } = await import('pg');
     const parent = mkdtempSync(path.join(tmpdir(), 'tunelab-envelope-pg-'));
     spawnSync('chmod', ['755', parent]);
