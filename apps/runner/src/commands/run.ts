@@ -9,6 +9,7 @@ import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type StorageKind } fro
 import type { LoadedScenario } from '@tunelab/scenarios';
 import { checkToken } from '../app/api-client.ts';
 import { runAndDeliver } from '../app/run-and-deliver.ts';
+import { scaleSweepRuns } from '../app/scale-sweep.ts';
 import { SWEEP_BEFORE_RUN_MS, sweepLeftovers } from '../app/sweep.ts';
 import type { RunnerConfig } from '../config.ts';
 import { createLedger } from '../engine/leftovers.ts';
@@ -71,6 +72,7 @@ type RunCommandOptions = {
   clusterDir?: string;
   server?: string;
   set?: Record<string, string>;
+  scaleSweep?: boolean;
 };
 
 /** What `tunelab run …` asks for: the scenario, its parameter overrides and the run options. */
@@ -106,6 +108,10 @@ function defineRunCommand(program: Command): Command {
       collectParam,
     )
     .option('--published-scale', 'use the published parameter values and repetitions')
+    .option(
+      '--scale-sweep',
+      'measure the scenario at every point of its scale (scenario.yaml scale): one run per point, each building its own fixture, or one run when the scale parameter is the swept one; each run is written and submitted on its own (not with --out, --json or --run-id)',
+    )
     .option(
       '--until-stable',
       `add interleaved rounds (A B A B …) while the timed metric of a compared variant has a coefficient of variation above --cv-threshold; starts from --repetitions (at least ${MIN_STARTING_REPETITIONS})`,
@@ -282,6 +288,29 @@ function runOptionsOf(
   };
 }
 
+/**
+ * `--scale-sweep`: one run per scale point (app/scale-sweep.ts), one after another; stops at the
+ * first run that does not end with exit 0 and exits with its code.
+ */
+async function runScaleSweep(key: string, opts: RunCommandOptions, context: CommandContext): Promise<void> {
+  const clash = [opts.out && '--out', opts.json && '--json', opts.runId && '--run-id'].filter(Boolean);
+  if (clash.length)
+    throw new CliError(
+      `--scale-sweep writes one run file per scale into TUNELAB_RUNS_DIR; it cannot be combined with ${clash.join(', ')}`,
+      EXIT.USAGE,
+    );
+  const scenario = await loadByKey(context.config, key);
+  const runs = scaleSweepRuns(scenario.doc, opts.param ?? {});
+  let code: number = EXIT.OK;
+  for (const [i, params] of runs.entries()) {
+    const scale = scenario.doc.scale!.param;
+    context.io.err(`tunelab: scale sweep ${i + 1}/${runs.length}: ${scale}=${params[scale]}\n`);
+    await run(key, { ...opts, param: params }, { ...context, setExit: (c) => (code = c) });
+    context.setExit(code);
+    if (code !== EXIT.OK) return;
+  }
+}
+
 async function run(key: string, opts: RunCommandOptions, { config, io, setExit }: CommandContext): Promise<void> {
   const request = runRequestOf(key, opts);
   const api = apiFrom(opts, config);
@@ -337,5 +366,7 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
 
 /** `tunelab run <key> [options]`. */
 export function runCommand(program: Command, context: CommandContext): void {
-  defineRunCommand(program).action((key: string, opts: RunCommandOptions) => run(key, opts, context));
+  defineRunCommand(program).action((key: string, opts: RunCommandOptions) =>
+    opts.scaleSweep ? runScaleSweep(key, opts, context) : run(key, opts, context),
+  );
 }
