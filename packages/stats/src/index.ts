@@ -25,7 +25,9 @@ export {
   formatP,
   formatPercent,
   UNBOUNDED_INTERVAL_TEXT,
+  EQUIVALENCE_MARGIN,
   type Direction,
+  type Quantity,
   type VerdictKind,
   type LabeledSample,
   type VerdictInput,
@@ -34,3 +36,11 @@ export {
 export { findCrossings, interpolate, type Crossing, type CurvePoint } from './crossover.ts';
 export { seededRandom } from './random.ts';
 export { linearFit, fitByVariant, type LinearFit, type FitSample, type VariantFit } from './fit.ts';
+export {
+  interactionTest,
+  type Interaction,
+  type InteractionMethod,
+  type Moments,
+  type PairMoments,
+} from './interaction.ts';
+export { adjustPValues, type AdjustMethod } from './multiplicity.ts';
