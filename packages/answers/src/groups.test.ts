@@ -93,6 +93,12 @@ describe('multiplicity within one answer', () => {
     ];
     for (const g of groupSamples(split, q).groups) expect(g.comparisons[0]!.adjusted!.family).toBe(1);
   });
+
+  it('leaves an article’s figures as the article read them (not adjusted)', () => {
+    const published = all.map((r) => ({ ...r, source: 'published' }));
+    for (const g of groupSamples(published, { ...q, source: 'published' }).groups)
+      expect(g.comparisons[0]!.adjusted).toMatchObject({ family: 1, p: g.comparisons[0]!.welch!.p });
+  });
 });
 
 describe('a zero baseline', () => {

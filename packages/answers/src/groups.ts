@@ -335,9 +335,10 @@ export function groupSamples(
 }
 
 /**
- * Holm's adjustment within each family: the groups that differ only in their sweep point (one
- * scenario version, source, class or machine, engine major, parameter values and metric), and in
- * them every pair that has a Welch test. Groups of a family with more than one test are built
+ * Holm's adjustment within each family: the measured groups that differ only in their sweep
+ * point (one scenario version, class or machine, engine major, parameter values and metric), and
+ * in them every pair that has a Welch test. An article's groups are not adjusted: their figures
+ * are the article's claims, each pair read as the article read it. Groups of a family with more than one test are built
  * again with their adjusted p-values, which decide their verdicts.
  */
 function adjustForMultiplicity(
@@ -347,6 +348,8 @@ function adjustForMultiplicity(
 ): ComparisonGroupRecord[] {
   const families = new Map<string, { index: number; pair: string; p: number }[]>();
   built.forEach(({ acc, group }, index) => {
+    // An article's figures are its own claims, each read as the article read it: not adjusted.
+    if (group.source === 'published') return;
     for (const c of group.comparisons) {
       if (c.adjusted === null || c.welch === null) continue;
       const list = families.get(acc.family) ?? [];

@@ -189,8 +189,9 @@ export const PairComparison = z.object({
   /**
    * Welch's p adjusted for multiplicity by Holm's step-down method over the `family` tests of the
    * same answer: every pair that gets a verdict × every sweep point of one group of conditions
-   * (scenario version, hardware class, engine major, parameter values, metric). The verdict is
-   * decided by this p. Null when the pair has no test.
+   * (scenario version, hardware class, engine major, parameter values, metric) of measured runs;
+   * an article's groups are not adjusted (family 1). The verdict is decided by this p. Null when
+   * the pair has no test.
    */
   adjusted: z.object({ method: z.literal('holm'), p: z.number(), family: z.number().int() }).nullable(),
   mannWhitney: z.object({ u: z.number(), p: z.number(), method: z.enum(['asymptotic', 'exact']) }).nullable(),
