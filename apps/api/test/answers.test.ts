@@ -58,9 +58,10 @@ describe('GET /v1/answers and comparisons in the scenario’s direction, over re
       '/v1/comparisons?scenario=innodb-compression-insert&metric=rows_per_s&groupBy=class&direction=lower-is-better',
     );
     expect(overridden.body).toMatchObject({ direction: 'lower-is-better', directionFrom: 'query' });
-    expect(
-      overridden.body.groups[0]!.comparisons.find((c) => c.candidate === 'compressed-kbs4')!.verdict.sentence,
-    ).toMatch(/faster/);
+    // The improvement follows the direction asked for; the words follow the rate itself, which fell.
+    const flipped = overridden.body.groups[0]!.comparisons.find((c) => c.candidate === 'compressed-kbs4')!;
+    expect(flipped.improvement!).toBeGreaterThan(0);
+    expect(flipped.verdict.sentence).toMatch(/compressed-kbs4 is [\d.]+% slower/);
   });
 
   it('answers per group with its scale, warnings, agreement and reasons; not comparable at 1/5,000 of the rows', async () => {
@@ -187,6 +188,7 @@ describe('GET /v1/answers across server versions, over real runs on PostgreSQL 1
           improvement: pair.measured!.improvement,
           ci95: pair.measured!.ci95,
           p: pair.measured!.welch!.p,
+          pAdjusted: pair.measured!.adjusted!.p,
           verdict: pair.measured!.verdict,
           agreement: pair.agreement,
         });
@@ -194,7 +196,16 @@ describe('GET /v1/answers across server versions, over real runs on PostgreSQL 1
         expect(r.ci95!.high!).toBeGreaterThanOrEqual(r.improvement!);
       }
       expect(c.sameVerdict).toBe(new Set(c.rows.map((r) => r.verdict.kind)).size === 1);
-      expect(c.summary).toMatch(c.sameVerdict ? /^The same on PostgreSQL 14 and 17: / : /changes with the server/);
+      // Whether the version changes the answer is the interaction test's, not two labels'.
+      expect(c.interactions.map((i) => [i.a, i.b])).toEqual([[17, 14]]);
+      const [i] = c.interactions;
+      expect(i!.adjusted.method).toBe('holm');
+      expect(c.versionChangesAnswer).toBe(i!.adjusted.p < 0.05);
+      expect(c.summary).toMatch(
+        c.versionChangesAnswer
+          ? /^The version changes the answer: /
+          : /^No evidence that the version changes the answer \(interaction tests between PostgreSQL 14 and 17: /,
+      );
     }
   });
 

@@ -85,9 +85,11 @@ describe('the scenario page per server version', () => {
       // n per side, the improvement with its interval, the verdict.
       expect(t).toMatch(/3 \+ 3/);
       expect(t).toMatch(/-?\d+\.\d% \(-?\d+\.\d% to -?\d+\.\d%\)/);
-      expect(t).toMatch(/>(?:1-2|2-2) (?:better|worse), p = [\d.e-]+<|>no significant difference, p = [\d.e-]+</);
       expect(t).toMatch(
-        /title="(?:1-2|2-2) (?:and (?:1-1|2-1) show no significant difference|is [\d.]+% (?:faster|slower))/,
+        />(?:(?:1-2|2-2) (?:better|worse)|no measurable difference|not enough repetitions to be sure), (?:Holm )?p = [\d.e-]+</,
+      );
+      expect(t).toMatch(
+        /title="(?:Not enough repetitions to be sure whether (?:1-2|2-2) differs|(?:1-2|2-2) (?:and (?:1-1|2-1) show no measurable difference|is [\d.]+% (?:faster|slower)))/,
       );
     }
     // The forest plot per pair: an SVG whose text names each version.

@@ -244,9 +244,12 @@ export function advice(
     return { text: `${name(candidate)} vs ${name(baseline)}: not enough data yet`, significant: false };
   if (c.verdict.kind === 'descriptive')
     return { text: `${name(candidate)} vs ${name(baseline)}: a description, not a goal`, significant: false };
+  // "No measurable difference" only when the interval rules out a change beyond ±10% (conclusive).
   if (c.verdict.kind === 'no-significant-difference')
     return {
-      text: `${name(candidate)} vs ${name(baseline)}: no measurable difference here`,
+      text: c.verdict.conclusive
+        ? `${name(candidate)} vs ${name(baseline)}: no measurable difference here (within ±10%)`
+        : `${name(candidate)} vs ${name(baseline)}: not enough repetitions to be sure`,
       significant: false,
     };
   const better = c.verdict.kind === 'faster' ? candidate : baseline;

@@ -84,6 +84,12 @@ describe('numbers of a verdict for people', () => {
       /^ff100 \d+\.\d% better \(95% CI unbounded\), p /,
     );
     expect(verdictMagnitude('x', comparePair('a', 'x', [1, 2, 3], [1, 2, 3], 'lower-is-better'))).toBeNull();
+    const adjusted = comparePair('ff80', 'ff100', ff80, ff100, 'lower-is-better', {
+      adjusted: { method: 'holm', p: 0.004, family: 6 },
+    });
+    expect(verdictMagnitude('ff100', adjusted)).toMatch(
+      /^ff100 \d+\.\d% better \(95% CI .*\), Holm-adjusted p = 0\.0040$/,
+    );
     expect(formatP(0.000045)).toBe('< 0.001');
     expect(formatP(0.0091)).toBe('= 0.0091');
   });

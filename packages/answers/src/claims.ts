@@ -68,7 +68,8 @@ const pct = (x: number) => `${(Math.abs(x) * 100).toFixed(1)}%`;
 export const formatP = (p: number) => (p < 0.001 ? '< 0.001' : `= ${p.toPrecision(2)}`);
 
 /**
- * "syncfs 37.5% better (95% CI 21.8%–50.1%), p = 0.002": the size and confidence of a
+ * "syncfs 37.5% better (95% CI 21.8%–50.1%), p = 0.002" (or "Holm-adjusted p = …" when the
+ * answer made several tests): the size and confidence of a
  * significant verdict, in the metric's direction (better / worse); null for anything else.
  */
 export function verdictMagnitude(candidate: string, c: PairComparison | null): string | null {
@@ -84,7 +85,12 @@ export function verdictMagnitude(candidate: string, c: PairComparison | null): s
         : c.improvement >= 0
           ? ` (95% CI ${pct(ci.low)}–${pct(ci.high)})`
           : ` (95% CI ${pct(ci.high)}–${pct(ci.low)})`;
-  return `${candidate} ${pct(c.improvement)} ${word}${interval}, p ${c.welch ? formatP(c.welch.p) : 'n/a'}`;
+  // The p that decided the verdict: Holm's over the answer's tests when there were several.
+  const p =
+    c.adjusted && c.adjusted.family > 1
+      ? `Holm-adjusted p ${formatP(c.adjusted.p)}`
+      : `p ${c.welch ? formatP(c.welch.p) : 'n/a'}`;
+  return `${candidate} ${pct(c.improvement)} ${word}${interval}, ${p}`;
 }
 
 /**

@@ -1,10 +1,19 @@
 /**
- * One pair of variants compared in the metric's direction: difference, improvement with its
- * Fieller 95% CI, Welch and Mann–Whitney p-values and the verdict sentence. A descriptive metric
+ * One pair of variants compared in the metric's direction: difference, improvement with its 95%
+ * CI (log scale for positive values), Welch (raw and multiplicity-adjusted) and Mann–Whitney
+ * p-values and the verdict sentence, worded by what the metric measures. A descriptive metric
  * gets its figures (the relative change, candidate against baseline) and no verdict.
  */
 import type { Bounds, PairComparison, UsedDirection } from '@tunelab/contracts';
-import { formatPercent, mannWhitneyU, mean, verdict, welchTTest } from '@tunelab/stats';
+import { formatPercent, mannWhitneyU, mean, verdict, welchTTest, type Quantity } from '@tunelab/stats';
+
+/** How the metric is worded, and the p-value adjusted over the other tests of the same answer. */
+export type CompareOptions = {
+  quantity?: Quantity;
+  label?: string;
+  unit?: string;
+  adjusted?: { p: number; method: 'holm'; family: number };
+};
 
 const finite = (x: number) => (Number.isFinite(x) ? x : null);
 const bounds = (i: { low: number; high: number }): Bounds => ({ low: finite(i.low), high: finite(i.high) });
@@ -15,6 +24,7 @@ export function comparePair(
   a: readonly number[] | undefined,
   b: readonly number[] | undefined,
   direction: UsedDirection,
+  options: CompareOptions = {},
 ): PairComparison {
   const missing = [a ? null : baseline, b ? null : candidate].filter((x): x is string => x !== null);
   if (!a || !b) {
@@ -23,14 +33,17 @@ export function comparePair(
       candidate,
       direction,
       difference: null,
+      differenceCi95: null,
       improvement: null,
       ci95: null,
       welch: null,
+      adjusted: null,
       mannWhitney: null,
       verdict: {
         kind: 'insufficient-data',
         sentence: `No runs of ${missing.join(' and ')} in this group, so ${candidate} cannot be compared with ${baseline}`,
         significant: false,
+        conclusive: false,
       },
     };
   }
@@ -39,7 +52,12 @@ export function comparePair(
     baseline: { label: baseline, values: a },
     candidate: { label: candidate, values: b },
     direction: direction === 'descriptive' ? 'higher-is-better' : direction,
+    ...(options.quantity ? { quantity: options.quantity } : {}),
+    ...(options.label ? { label: options.label } : {}),
+    ...(options.unit ? { unit: options.unit } : {}),
+    ...(options.adjusted && direction !== 'descriptive' ? { adjusted: options.adjusted } : {}),
   });
+  const tested = direction !== 'descriptive' && v.p !== null;
   const enough = a.length >= 2 && b.length >= 2;
   const welch = enough ? welchTTest(b, a) : null;
   const mw = mannWhitneyU(b, a, { method: 'auto' });
@@ -51,9 +69,18 @@ export function comparePair(
     direction,
     // Null when the difference of two means near ±1.8e308 exceeds the double range.
     difference,
+    differenceCi95: tested && v.absolute ? bounds(v.absolute.ci) : null,
     improvement: direction === 'descriptive' ? (change !== null ? finite(change) : null) : v.relative,
     ci95: v.ci ? bounds(v.ci) : null,
     welch: welch ? { t: finite(welch.t), df: welch.df, p: welch.p } : null,
+    adjusted:
+      tested && v.p !== null
+        ? {
+            method: 'holm',
+            p: v.pAdjusted ?? v.p,
+            family: options.adjusted && options.adjusted.family > 1 ? options.adjusted.family : 1,
+          }
+        : null,
     mannWhitney: { u: mw.u, p: mw.p, method: mw.method },
     verdict:
       direction === 'descriptive'
@@ -61,7 +88,13 @@ export function comparePair(
             kind: 'descriptive',
             sentence: `${candidate} is ${change === null ? 'not comparable in relative terms with' : change === 0 ? 'equal to' : `${formatPercent(Math.abs(change))} ${change > 0 ? 'larger' : 'smaller'} than`} ${baseline} (a description of the conditions, not a goal: no verdict)`,
             significant: false,
+            conclusive: false,
           }
-        : { kind: v.kind, sentence: v.sentence, significant: v.kind === 'faster' || v.kind === 'slower' },
+        : {
+            kind: v.kind,
+            sentence: v.sentence,
+            significant: v.kind === 'faster' || v.kind === 'slower',
+            conclusive: v.conclusive,
+          },
   };
 }

@@ -4,6 +4,22 @@
  * the step, files in the data directory) and gets no verdict.
  */
 import type { DirectionSource, MetricDirection, ScenarioDocument, UsedDirection } from '@tunelab/contracts';
+import type { Quantity } from '@tunelab/stats';
+
+const DURATION_UNITS = new Set(['ns', 'us', 'µs', 'ms', 's', 'min', 'h']);
+const RATE_UNITS = new Set(['tps', 'qps', 'NOPM', 'TPM', 'nopm', 'tpm']);
+
+/**
+ * What a unit measures, for the words of a verdict: a `duration` (s, ms…) and a `rate` (tps,
+ * NOPM, rows/s…) can be faster or slower; anything else (bytes, MB, counts, %) is an `amount`,
+ * which is lower or higher.
+ */
+export function quantityOf(unit: string): Quantity {
+  const u = unit.trim();
+  if (DURATION_UNITS.has(u)) return 'duration';
+  if (RATE_UNITS.has(u) || u.includes('/') || /_per_(s|min|h)$/.test(u)) return 'rate';
+  return 'amount';
+}
 
 export type ResolvedDirection = { direction: UsedDirection; from: DirectionSource };
 

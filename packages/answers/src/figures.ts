@@ -5,6 +5,7 @@
  */
 import type { CrossingAnswer, FitAnswer, RatioAnswer, ScenarioDocument } from '@tunelab/contracts';
 import { findCrossings, fitByVariant, mean, relativeDifference, type FitSample } from '@tunelab/stats';
+import { quantityOf } from './direction.ts';
 
 /** One value of one unit (run × variant × repetition × sweep point). */
 export type UnitSample = FitSample & { run: string };
@@ -121,10 +122,17 @@ export function meanCurve(points: readonly SeriesPoint[], metric: string, varian
   return [...byX.entries()].map(([x, ys]) => ({ x, y: mean(ys) })).sort((a, b) => a.x - b.x);
 }
 
-/** Per series chart and declared pair: where the two variants' mean curves cross (`findCrossings`). */
+/**
+ * Per series chart and declared pair: where the two variants' mean curves cross (`findCrossings`)
+ * — for curves against a quantity the work grows (rows inserted), where one variant overtakes the
+ * other. A curve against the seconds of a window (fillfactor's tps every 5 s) is a rate sampled
+ * in time around a steady level: where two such lines touch is noise, not a finding, and the
+ * question is answered by the window's mean rate and its test; those charts get no crossings.
+ */
 export function declaredCrossings(doc: ScenarioDocument, series: readonly SeriesPoint[]): CrossingAnswer[] {
   return doc.report.charts.flatMap((chart) => {
     if (chart.kind !== 'series') return [];
+    if (chart.x_unit !== undefined && quantityOf(chart.x_unit) === 'duration') return [];
     return doc.comparisons.flatMap((pair) => {
       const a = meanCurve(series, chart.metric, pair.baseline);
       const b = meanCurve(series, chart.metric, pair.candidate);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { adjustPValues, welchTTest } from '@tunelab/stats';
 import { groupSamples, type SampleRow } from './groups.ts';
 
 function rows(variant: string, values: readonly number[]): SampleRow[] {
@@ -47,6 +48,70 @@ describe('mean intervals of durations', () => {
     expect(group.warnings.filter((w) => /cut at 0/.test(w))).toEqual([
       'the 95% CI of the mean of a is cut at 0: the runs are too few or too spread out to bound the mean from below',
     ]);
+  });
+});
+
+describe('multiplicity within one answer', () => {
+  const at = (point: number, xs: SampleRow[], extra: Partial<SampleRow> = {}) =>
+    xs.map((r) => ({ ...r, point_param: 'vus', point_value: point, ...extra }));
+  const q = { metric: 'duration', source: 'measured', groupBy: 'class' } as const;
+  // One pair at three sweep points: significant on its own at 1, not after Holm over the three.
+  const data = {
+    1: { a: [10, 10.4, 9.8, 10.1], b: [9.5, 9.9, 9.4, 9.7] },
+    2: { a: [10, 10.5, 9.6, 10.2], b: [10.1, 9.9, 10.3, 9.8] },
+    4: { a: [10, 10.2, 9.9, 10.3], b: [10.2, 10.0, 9.7, 10.4] },
+  };
+  const all = Object.entries(data).flatMap(([point, v]) => [
+    ...at(Number(point), rows('a', v.a)),
+    ...at(Number(point), rows('b', v.b)),
+  ]);
+
+  it('adjusts the p of every pair × point of one class and version by Holm, and decides by it', () => {
+    const groups = groupSamples(all, q).groups;
+    expect(groups).toHaveLength(3);
+    const raw = Object.values(data).map((v) => welchTTest(v.a, v.b).p);
+    const holm = adjustPValues(raw, 'holm');
+    for (const g of groups) {
+      const i = [1, 2, 4].indexOf(g.point!.value);
+      const c = g.comparisons[0]!;
+      expect(c.welch!.p).toBeCloseTo(raw[i]!, 12);
+      expect(c.adjusted).toEqual({ method: 'holm', p: expect.closeTo(holm[i]!, 12), family: 3 });
+      expect(c.verdict.significant).toBe(holm[i]! < 0.05);
+    }
+    const one = groups.find((g) => g.point!.value === 1)!.comparisons[0]!;
+    expect(raw[0]).toBeLessThan(0.05);
+    expect(one.verdict.kind).toBe('no-significant-difference');
+    expect(one.verdict.sentence).toMatch(/Welch p = 0\.0\d+, Holm-adjusted p = 0\.\d+ \(3 tests\)/);
+  });
+
+  it('never puts two server majors or classes in one family', () => {
+    const split = [
+      ...at(1, rows('a', data[1].a)),
+      ...at(1, rows('b', data[1].b)),
+      ...at(2, rows('a', data[2].a), { major: 16 }),
+      ...at(2, rows('b', data[2].b), { major: 16 }),
+    ];
+    for (const g of groupSamples(split, q).groups) expect(g.comparisons[0]!.adjusted!.family).toBe(1);
+  });
+
+  it('leaves an article’s figures as the article read them (not adjusted)', () => {
+    const published = all.map((r) => ({ ...r, source: 'published' }));
+    for (const g of groupSamples(published, { ...q, source: 'published' }).groups)
+      expect(g.comparisons[0]!.adjusted).toMatchObject({ family: 1, p: g.comparisons[0]!.welch!.p });
+  });
+});
+
+describe('a zero baseline', () => {
+  it('gets the absolute difference and its test, not insufficient-data', () => {
+    const fail = groupSamples(
+      [...rows('a', [0, 0, 0, 0]), ...rows('b', [8.9, 9.1, 8.95, 8.9])].map((r) => ({ ...r, unit: '%' })),
+      { metric: 'compress_fail_pct', source: 'measured', groupBy: 'class' },
+    ).groups[0]!.comparisons[0]!;
+    expect(fail.verdict.kind).toBe('slower');
+    expect(fail.improvement).toBeNull();
+    expect(fail.difference).toBeCloseTo(8.9625, 10);
+    expect(fail.differenceCi95!.low).toBeGreaterThan(8.5);
+    expect(fail.verdict.sentence).toMatch(/^b's mean is 8\.96 percentage points higher than a's/);
   });
 });
 

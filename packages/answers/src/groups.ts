@@ -17,9 +17,9 @@ import {
   majorOfParts,
   StorageKind,
 } from '@tunelab/contracts';
-import { summarize } from '@tunelab/stats';
-import { comparePair } from './compare.ts';
-import { metricDirection } from './direction.ts';
+import { adjustPValues, summarize } from '@tunelab/stats';
+import { comparePair, type CompareOptions } from './compare.ts';
+import { metricDirection, quantityOf } from './direction.ts';
 import { engineDefault } from './settings.ts';
 
 const GIB = 1024 ** 3;
@@ -72,6 +72,8 @@ const MAX_RUN_LINKS = 100;
 
 type Acc = {
   first: SampleRow;
+  /** The group's key without its sweep point: the groups of one family of tests (multiplicity). */
+  family: string;
   settings: Map<string, Set<string>>;
   /** Each run's warnings, in the run's order. */
   warnings: Map<string, string[]>;
@@ -107,7 +109,17 @@ function groupParams(r: SampleRow): Record<string, string | number | boolean> {
   return out;
 }
 
-function buildGroup(key: string, acc: Acc, q: Filters, doc: ScenarioDocument | undefined): ComparisonGroupRecord {
+/** Per pair (`baseline\0candidate`), Holm's adjusted p and the size of its family. */
+type Adjustments = ReadonlyMap<string, { p: number; family: number }>;
+const pairKey = (baseline: string, candidate: string) => `${baseline}\u0000${candidate}`;
+
+function buildGroup(
+  key: string,
+  acc: Acc,
+  q: Filters,
+  doc: ScenarioDocument | undefined,
+  adjustments: Adjustments = new Map(),
+): ComparisonGroupRecord {
   const f = acc.first;
   const variants = [...acc.byVariant.keys()].sort();
   const overflowing: string[] = [];
@@ -151,9 +163,15 @@ function buildGroup(key: string, acc: Acc, q: Filters, doc: ScenarioDocument | u
   }
   const values = (v: string) => acc.byVariant.get(v)?.map((x) => x.value);
   const { direction } = metricDirection(doc, q.metric, q.direction);
-  const comparisons = pairs.map((p) =>
-    comparePair(p.baseline, p.candidate, values(p.baseline), values(p.candidate), direction),
-  );
+  const def = doc?.metrics.find((m) => m.key === q.metric);
+  const wording: CompareOptions = { quantity: quantityOf(f.unit), label: def?.label ?? q.metric, unit: f.unit };
+  const comparisons = pairs.map((p) => {
+    const adjusted = adjustments.get(pairKey(p.baseline, p.candidate));
+    return comparePair(p.baseline, p.candidate, values(p.baseline), values(p.candidate), direction, {
+      ...wording,
+      ...(adjusted ? { adjusted: { method: 'holm' as const, ...adjusted } } : {}),
+    });
+  });
 
   const databases = [...acc.databases.values()]
     .map((d) => ({
@@ -246,6 +264,7 @@ export function groupSamples(
       if (!acc) {
         acc = {
           first: r,
+          family: key.slice(0, key.length - at.length),
           byVariant: new Map(),
           runs: new Map(),
           databases: new Map(),
@@ -287,7 +306,12 @@ export function groupSamples(
     for (const list of acc.byVariant.values())
       list.sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : x.repetition - y.repetition));
   }
-  const out = [...groups.entries()].map(([key, acc]) => buildGroup(key, acc, q, docs.get(acc.first.scenario_key)));
+  const built = [...groups.entries()].map(([key, acc]) => ({
+    key,
+    acc,
+    group: buildGroup(key, acc, q, docs.get(acc.first.scenario_key)),
+  }));
+  const out = adjustForMultiplicity(built, q, docs);
   out.sort(
     (x, y) =>
       x.scenario.key.localeCompare(y.scenario.key) ||
@@ -309,6 +333,48 @@ export function groupSamples(
     directionFrom: used.from,
     groups: out,
   };
+}
+
+/**
+ * Holm's adjustment within each family: the measured groups that differ only in their sweep
+ * point (one scenario version, class or machine, engine major, parameter values and metric), and
+ * in them every pair that has a Welch test. An article's groups are not adjusted: their figures
+ * are the article's claims, each pair read as the article read it. Groups of a family with more than one test are built
+ * again with their adjusted p-values, which decide their verdicts.
+ */
+function adjustForMultiplicity(
+  built: readonly { key: string; acc: Acc; group: ComparisonGroupRecord }[],
+  q: Filters,
+  docs: ScenarioDocs,
+): ComparisonGroupRecord[] {
+  const families = new Map<string, { index: number; pair: string; p: number }[]>();
+  built.forEach(({ acc, group }, index) => {
+    // An article's figures are its own claims, each read as the article read it: not adjusted.
+    if (group.source === 'published') return;
+    for (const c of group.comparisons) {
+      if (c.adjusted === null || c.welch === null) continue;
+      const list = families.get(acc.family) ?? [];
+      list.push({ index, pair: pairKey(c.baseline, c.candidate), p: c.welch.p });
+      families.set(acc.family, list);
+    }
+  });
+  const perGroup = new Map<number, Map<string, { p: number; family: number }>>();
+  for (const tests of families.values()) {
+    if (tests.length < 2) continue;
+    const adjusted = adjustPValues(
+      tests.map((t) => t.p),
+      'holm',
+    );
+    tests.forEach((t, i) => {
+      const map = perGroup.get(t.index) ?? new Map<string, { p: number; family: number }>();
+      map.set(t.pair, { p: adjusted[i] ?? 1, family: tests.length });
+      perGroup.set(t.index, map);
+    });
+  }
+  return built.map(({ key, acc, group }, index) => {
+    const adjustments = perGroup.get(index);
+    return adjustments ? buildGroup(key, acc, q, docs.get(acc.first.scenario_key), adjustments) : group;
+  });
 }
 
 /**

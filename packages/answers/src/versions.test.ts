@@ -59,6 +59,7 @@ describe('answerVersions', async () => {
         expect(r.improvement).toBe(pair.measured!.improvement);
         expect(r.ci95).toEqual(pair.measured!.ci95);
         expect(r.verdict).toEqual(pair.measured!.verdict);
+        expect(r.pAdjusted).toBe(pair.measured!.adjusted!.p);
         expect(r.baseline!.mean).toBe(g.group.variants.find((x) => x.variant === c.baseline)!.mean);
       }
   });
@@ -78,5 +79,74 @@ describe('answerVersions', async () => {
       ...answered([17]),
     ];
     expect(answerVersions(groups).comparisons).toEqual([]);
+  });
+
+  /** The 14 and 17 runs with their 1-x durations replaced (2-x kept): one group per major. */
+  const withDurations = (durations: Record<14 | 17, { '1-1': number[]; '1-2': number[] }>) =>
+    ([14, 17] as const).flatMap((major) => {
+      const base = RUNS[major];
+      const samples = base.samples.map((x) => {
+        const set = durations[major][x.variant as '1-1' | '1-2'] as number[] | undefined;
+        return x.metric === 'duration' && set ? { ...x, value: set[x.repetition - 1]! } : x;
+      });
+      return answerRun({
+        doc: scenario.doc,
+        published: scenario.published,
+        run: RunSubmission.parse({ ...base, samples }),
+        metric: 'duration',
+        runId: `run-${major}`,
+      }).groups;
+    });
+  const pairOf = (v: ReturnType<typeof answerVersions>) => v.comparisons.find((c) => c.baseline === '1-1')!;
+
+  it('tests whether the version changes the answer (interaction), rather than comparing two verdict labels', () => {
+    const groups = answered([14, 17]);
+    const v = answerVersions(groups);
+    for (const c of v.comparisons) {
+      expect(c.interactions).toHaveLength(1);
+      const i = c.interactions[0]!;
+      expect([i.a, i.b]).toEqual([17, 14]);
+      expect(i.method).toBe('log-ratio');
+      expect(i.ci95.low).toBeGreaterThan(0);
+      // Holm over both pairs of the class: the adjusted p is at least the raw one.
+      expect(i.adjusted).toMatchObject({ method: 'holm', family: 2 });
+      expect(i.adjusted.p).toBeGreaterThanOrEqual(i.p);
+      expect(i.differs).toBe(i.adjusted.p < 0.05);
+      expect(c.versionChangesAnswer).toBe(i.differs);
+    }
+  });
+
+  it('says "no evidence" when the verdicts differ but the pair’s ratio is the same on both majors', () => {
+    // 20% faster on both; steady on 14 (significant), noisy on 17 (not significant).
+    const v = answerVersions(
+      withDurations({
+        14: { '1-1': [10, 10.1, 9.9], '1-2': [8, 8.1, 7.9] },
+        17: { '1-1': [10, 13, 7], '1-2': [8, 10.4, 5.6] },
+      }),
+    );
+    const c = pairOf(v);
+    expect(c.rows.map((r) => r.verdict.kind)).toEqual(['faster', 'no-significant-difference']);
+    expect(c.sameVerdict).toBe(false);
+    expect(c.versionChangesAnswer).toBe(false);
+    expect(c.interactions[0]!.estimate).toBeCloseTo(1, 2);
+    expect(c.summary).toMatch(
+      /^No evidence that the version changes the answer \(interaction tests between PostgreSQL 14 and 17: smallest Holm-adjusted p = /,
+    );
+    expect(c.summary).not.toMatch(/verdict changes/);
+  });
+
+  it('says "the version changes the answer" when the interaction test holds', () => {
+    const v = answerVersions(
+      withDurations({
+        14: { '1-1': [10, 10.1, 9.9], '1-2': [8, 8.1, 7.9] },
+        17: { '1-1': [10, 10.1, 9.9], '1-2': [12, 12.1, 11.9] },
+      }),
+    );
+    const c = pairOf(v);
+    expect(c.versionChangesAnswer).toBe(true);
+    expect(c.interactions[0]!.estimate).toBeCloseTo(1.5, 2);
+    expect(c.summary).toMatch(
+      /^The version changes the answer: 1-2 ÷ 1-1 on 17 is 1\.5× what it is on 14 \(95% CI 1\.\d+–1\.\d+\), Holm-adjusted interaction p [=<] /,
+    );
   });
 });

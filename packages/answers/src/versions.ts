@@ -2,9 +2,12 @@
  * The server version as an answer axis (issue 18): for one hardware class, scenario version,
  * engine, parameter values and sweep point, the same declared pair side by side per engine major
  * version — n and mean per side, the difference and the relative improvement with its 95%
- * interval in the metric's direction, the verdict and the agreement with the article. Every
- * figure is read from the per-group answers `answerScenario` computed (one group per major: the
- * grouping never pools two majors); nothing is computed again here.
+ * interval in the metric's direction, the verdict and the agreement with the article, read from
+ * the per-group answers `answerScenario` computed (one group per major: the grouping never pools
+ * two majors). Whether the version changes the answer is not read from two verdicts that differ
+ * but tested: per two majors, the interaction (`interactionTest` of @tunelab/stats: is the pair's
+ * ratio on one major different from that on the other?), Holm-adjusted over every interaction
+ * test of the same class and conditions.
  */
 import {
   ENGINE_FACTS,
@@ -14,6 +17,7 @@ import {
   type VersionComparison,
   type VersionRow,
 } from '@tunelab/contracts';
+import { adjustPValues, formatP, interactionTest, type Moments } from '@tunelab/stats';
 import type { AnswerGroup } from './answer.ts';
 import type { GroupAnswerOf } from './scenario.ts';
 
@@ -58,10 +62,53 @@ function rowOf(a: Answered, pair: Answered['pairs'][number]): VersionRow {
       kind: 'insufficient-data',
       sentence: `No runs of ${pair.baseline} and ${pair.candidate} in this group`,
       significant: false,
+      conclusive: false,
     },
+    pAdjusted: m?.adjusted?.p ?? null,
     agreement: pair.agreement,
   };
 }
+
+/** A variant's n, mean, sd and min, when it can enter a test (n ≥ 3 and a spread). */
+function momentsOf(a: Answered, variant: string): Moments | null {
+  const v = a.group.variants.find((x) => x.variant === variant);
+  if (!v || v.n < 3 || v.sd === null) return null;
+  return { n: v.n, mean: v.mean, sd: v.sd, min: v.min };
+}
+
+type Interactions = VersionComparison['interactions'];
+type RawInteraction = Omit<Interactions[number], 'adjusted' | 'differs'>;
+
+/** Per two majors whose pair was tested on both (oldest first), the interaction test, unadjusted. */
+function interactionsOf(sorted: readonly Answered[], baseline: string, candidate: string): RawInteraction[] {
+  const cells = sorted.flatMap((a) => {
+    const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
+    const b = momentsOf(a, baseline);
+    const c = momentsOf(a, candidate);
+    const tested = pair?.measured?.adjusted !== null && pair?.measured?.adjusted !== undefined;
+    return tested && b && c ? [{ major: a.group.engine.major, pair: { baseline: b, candidate: c } }] : [];
+  });
+  const out: RawInteraction[] = [];
+  cells.forEach((x, i) =>
+    cells.slice(i + 1).forEach((y) => {
+      // The newer major against the older: estimate = ratio on the newer ÷ ratio on the older.
+      const t = interactionTest(y.pair, x.pair);
+      out.push({
+        a: y.major,
+        b: x.major,
+        method: t.method,
+        estimate: t.estimate,
+        ci95: { low: Number.isFinite(t.ci.low) ? t.ci.low : null, high: Number.isFinite(t.ci.high) ? t.ci.high : null },
+        df: t.df,
+        p: t.p,
+      });
+    }),
+  );
+  return out;
+}
+
+const ALPHA = 0.05;
+const two = (x: number | null) => (x === null ? 'unbounded' : Number(x.toPrecision(3)).toString());
 
 const VERDICT_WORDS: Record<PairComparison['verdict']['kind'], string> = {
   faster: 'better',
@@ -71,19 +118,44 @@ const VERDICT_WORDS: Record<PairComparison['verdict']['kind'], string> = {
   descriptive: 'descriptive (no verdict)',
 };
 
-function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict'>): { same: boolean; text: string } {
+function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versionChangesAnswer'>): {
+  same: boolean;
+  changes: boolean;
+  text: string;
+} {
   const kinds = new Set(c.rows.map((r) => r.verdict.kind));
   const word = (k: PairComparison['verdict']['kind']) =>
     k === 'faster' || k === 'slower' ? `${c.candidate} ${VERDICT_WORDS[k]} than ${c.baseline}` : VERDICT_WORDS[k];
-  if (kinds.size === 1) {
-    const k = c.rows[0]!.verdict.kind;
-    const on = `${ENGINE_FACTS[c.engine].name} ${list(c.rows.map((r) => String(r.major)))}`;
-    return { same: true, text: `The same on ${on}: ${word(k)}.` };
-  }
   const parts = [...kinds].map(
     (k) => `${word(k)} on ${list(c.rows.filter((r) => r.verdict.kind === k).map((r) => String(r.major)))}`,
   );
-  return { same: false, text: `The verdict changes with the server version: ${parts.join('; ')}.` };
+  const verdicts = `verdicts per version: ${parts.join('; ')}`;
+  const differing = c.interactions.filter((i) => i.differs);
+  if (differing.length > 0) {
+    const best = [...differing].sort((x, y) => x.adjusted.p - y.adjusted.p)[0]!;
+    const what =
+      best.method === 'log-ratio'
+        ? `${c.candidate} ÷ ${c.baseline} on ${best.a} is ${two(best.estimate)}× what it is on ${best.b} (95% CI ${two(best.ci95.low)}–${two(best.ci95.high)})`
+        : `${c.candidate} − ${c.baseline} on ${best.a} differs from that on ${best.b} by ${two(best.estimate)} ${c.unit} (95% CI ${two(best.ci95.low)} to ${two(best.ci95.high)})`;
+    return {
+      same: kinds.size === 1,
+      changes: true,
+      text: `The version changes the answer: ${what}, Holm-adjusted interaction p ${formatP(best.adjusted.p).replace(/^p /, '')} over ${best.adjusted.family} tests; ${verdicts}.`,
+    };
+  }
+  if (c.interactions.length === 0)
+    return {
+      same: kinds.size === 1,
+      changes: false,
+      text: `Not enough runs to test whether the version changes the answer (at least 3 runs of each variant on two versions are needed); ${verdicts}.`,
+    };
+  const smallest = Math.min(...c.interactions.map((i) => i.adjusted.p));
+  const family = c.interactions[0]!.adjusted.family;
+  return {
+    same: kinds.size === 1,
+    changes: false,
+    text: `No evidence that the version changes the answer (interaction tests between ${ENGINE_FACTS[c.engine].name} ${list(c.rows.map((r) => String(r.major)))}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family} tests); ${verdicts}.`,
+  };
 }
 
 /**
@@ -116,7 +188,10 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
     byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
 
-  const comparisons: VersionComparison[] = [];
+  const pending: (Omit<VersionComparison, 'interactions' | 'summary' | 'sameVerdict' | 'versionChangesAnswer'> & {
+    family: string;
+    raw: RawInteraction[];
+  })[] = [];
   for (const same of byConditions.values()) {
     const sorted = [...same].sort((x, y) => x.group.engine.major - y.group.engine.major);
     if (new Set(sorted.map((a) => a.group.engine.major)).size < 2) continue;
@@ -134,24 +209,53 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
       const direction =
         sorted.flatMap((a) => a.pairs).find((p) => p.baseline === baseline && p.candidate === candidate && p.measured)
           ?.measured?.direction ?? 'lower-is-better';
-      const base = {
-        hardwareClass: first.group.hardware.class,
-        engine: first.group.engine.engine,
-        scenarioVersion: first.group.scenario.version,
-        source: first.group.source,
-        params: first.group.params,
-        point: first.group.point ?? null,
+      const g = first.group;
+      pending.push({
+        hardwareClass: g.hardware.class,
+        engine: g.engine.engine,
+        scenarioVersion: g.scenario.version,
+        source: g.source,
+        params: g.params,
+        point: g.point ?? null,
         conditions: conditionsOf(first),
         baseline,
         candidate,
         direction,
-        unit: first.group.unit,
+        unit: g.unit,
         rows,
-      };
-      const { same: sameVerdict, text } = summaryOf(base);
-      comparisons.push({ ...base, sameVerdict, summary: text });
+        // One family of interaction tests: every pair and sweep point of one class and conditions.
+        family: JSON.stringify([
+          g.hardware.class,
+          g.scenario.version,
+          g.source,
+          g.engine.engine,
+          g.unit,
+          Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
+        ]),
+        raw: direction === 'descriptive' ? [] : interactionsOf(sorted, baseline, candidate),
+      });
     }
   }
+  const families = new Map<string, { p: number }[]>();
+  for (const c of pending) families.set(c.family, [...(families.get(c.family) ?? []), ...c.raw]);
+  const adjustedOf = new Map(
+    [...families.entries()].map(([family, tests]) => {
+      const ps = adjustPValues(
+        tests.map((t) => t.p),
+        'holm',
+      );
+      return [family, new Map(tests.map((t, i) => [t, ps[i] ?? 1]))] as const;
+    }),
+  );
+  const comparisons: VersionComparison[] = pending.map(({ family, raw, ...base }) => {
+    const size = families.get(family)?.length ?? 1;
+    const interactions: Interactions = raw.map((t) => {
+      const p = adjustedOf.get(family)?.get(t) ?? t.p;
+      return { ...t, adjusted: { method: 'holm', p, family: size }, differs: p < ALPHA };
+    });
+    const { same, changes, text } = summaryOf({ ...base, interactions });
+    return { ...base, interactions, sameVerdict: same, versionChangesAnswer: changes, summary: text };
+  });
 
   const measured = [...majors.values()]
     .map((m) => ({ hardwareClass: m.hardwareClass, engine: m.engine, majors: [...m.majors].sort((a, b) => a - b) }))

@@ -151,11 +151,12 @@ export const VersionRow = z.object({
   candidate: z.object({ n: z.number().int(), mean: z.number() }).nullable(),
   /** mean(candidate) − mean(baseline), in the metric's unit. */
   difference: z.number().nullable(),
-  /** The candidate's improvement over the baseline in the metric's direction (0.375 = 37.5% better), with its 95% Fieller interval. */
+  /** The candidate's improvement over the baseline in the metric's direction (0.375 = 37.5% better), with its 95% interval (log scale for positive values). */
   improvement: z.number().nullable(),
   ci95: Bounds.nullable(),
-  /** Welch's p (two units or more per side). */
+  /** Welch's p (two units or more per side), and Holm's adjusted p that decided the verdict. */
   p: z.number().nullable(),
+  pAdjusted: z.number().nullable(),
   verdict: PairComparison.shape.verdict,
   agreement: Agreement,
 });
@@ -177,8 +178,32 @@ export const VersionComparison = z.object({
   unit: z.string(),
   /** Oldest major first. */
   rows: z.array(VersionRow),
-  /** Whether the verdict is the same on every major; `summary` says it in words. */
+  /**
+   * Per two majors with a test on both: does the pair's answer differ between them (interaction)?
+   * `log-ratio`: `estimate` is the pair's ratio of means on `a` ÷ that on `b` (1 = the same),
+   * from a Welch-type t test on the difference of the log ratios with delta-method variances;
+   * `difference` (some value ≤ 0): the difference of the differences of means, in the unit.
+   * `adjusted` is Holm's over every interaction test of the same class and conditions.
+   */
+  interactions: z.array(
+    z.object({
+      a: z.number().int(),
+      b: z.number().int(),
+      method: z.enum(['log-ratio', 'difference']),
+      estimate: z.number(),
+      ci95: Bounds,
+      df: z.number(),
+      p: z.number(),
+      adjusted: z.object({ method: z.literal('holm'), p: z.number(), family: z.number().int() }),
+      /** Adjusted p < 0.05: the version changes the answer between `a` and `b`. */
+      differs: z.boolean(),
+    }),
+  ),
+  /** Whether the verdict words are the same on every major (labels, not a test). */
   sameVerdict: z.boolean(),
+  /** Whether an interaction test shows that the version changes the answer (any `differs`). */
+  versionChangesAnswer: z.boolean(),
+  /** In words: "the version changes the answer" only when an interaction test says so. */
   summary: z.string(),
 });
 export type VersionComparison = z.infer<typeof VersionComparison>;

@@ -175,15 +175,32 @@ export const PairComparison = z.object({
   direction: UsedDirection,
   /** mean(candidate) − mean(baseline), in the metric's unit; null with insufficient data. */
   difference: z.number().nullable(),
+  /** Welch 95% interval of `difference`, in the metric's unit; null without a verdict. */
+  differenceCi95: Bounds.nullable(),
   /**
    * Improvement of the candidate over the baseline in the metric's direction, as a fraction of
-   * the baseline mean (0.375 = 37.5% faster), with its Fieller 95% CI.
+   * the baseline mean (0.375 = 37.5% faster), with its 95% CI (log scale when every value is > 0,
+   * else Fieller). Null when the baseline mean is ≤ 0: the absolute difference decides then.
    */
   improvement: z.number().nullable(),
   ci95: Bounds.nullable(),
+  /** Welch's test; `p` is the raw two-sided p-value. */
   welch: z.object({ t: z.number().nullable(), df: z.number(), p: z.number() }).nullable(),
+  /**
+   * Welch's p adjusted for multiplicity by Holm's step-down method over the `family` tests of the
+   * same answer: every pair that gets a verdict × every sweep point of one group of conditions
+   * (scenario version, hardware class, engine major, parameter values, metric) of measured runs;
+   * an article's groups are not adjusted (family 1). The verdict is decided by this p. Null when
+   * the pair has no test.
+   */
+  adjusted: z.object({ method: z.literal('holm'), p: z.number(), family: z.number().int() }).nullable(),
   mannWhitney: z.object({ u: z.number(), p: z.number(), method: z.enum(['asymptotic', 'exact']) }).nullable(),
-  verdict: z.object({ kind: VerdictKind, sentence: z.string(), significant: z.boolean() }),
+  /**
+   * `faster` / `slower` = significantly better / worse in the metric's direction (the sentence
+   * says "lower" / "higher" for sizes and counts). `conclusive`: significant, or not significant
+   * with the 95% interval of the change within ±10%; false = not enough repetitions to be sure.
+   */
+  verdict: z.object({ kind: VerdictKind, sentence: z.string(), significant: z.boolean(), conclusive: z.boolean() }),
 });
 export type PairComparison = z.infer<typeof PairComparison>;
 

@@ -257,4 +257,15 @@ describe('the repository scenarios', () => {
     );
     for (const d of dirs) await expect(loadScenario(d)).resolves.toMatchObject({ key: path.basename(d) });
   });
+
+  it('each default run can answer: at least 3 repetitions per variant and point', async () => {
+    // @tunelab/stats gives no verdict on fewer than 3 runs of each variant (verdict's minN), and
+    // the runner runs every variant at every sweep point `repetitions.default` times.
+    const tooFew: string[] = [];
+    for (const d of await listScenarioDirs(DEFAULT_SCENARIOS_DIR)) {
+      const { doc } = await loadScenario(d);
+      if (doc.repetitions.default < 3) tooFew.push(`${doc.key}: repetitions.default ${doc.repetitions.default}`);
+    }
+    expect(tooFew).toEqual([]);
+  });
 });

@@ -1,8 +1,8 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Reference values for @tunelab/stats, computed independently with SciPy/NumPy.
 
-Run with Debian's SciPy (apt-get install -y python3-scipy python3-numpy):
-    /usr/bin/python3 scripts/reference.py > src/reference-values.json
+Run with SciPy >= 1.11 (scipy.stats.false_discovery_control), then format with Prettier:
+    python3 scripts/reference.py | npx prettier --stdin-filepath src/reference-values.json > src/reference-values.json
 src/reference.test.ts compares every figure here with the TypeScript implementation.
 The relative-difference interval (see src/relative-difference.ts) is, when every value of both
 samples is > 0, the delta-method interval of ln(mean_c / mean_b) with Welch–Satterthwaite df
@@ -13,6 +13,13 @@ Welch–Satterthwaite df evaluated at the estimated ratio, solved with numpy.roo
 recorded for every case (fieller95 for comparison); relativeDifference95/90 hold the one the
 library must give.
 The 95% CI of a mean is scipy.stats.t.interval, cut at 0 when the sample has no negative value.
+The interaction test (src/interaction.ts) of a pair under two conditions A and B: with every value
+> 0, the difference of the two log ratios of means, each cell's log-mean variance by the same
+numerical delta method, Welch-Satterthwaite df of the four terms, p from scipy.stats.t.sf and the
+interval from scipy.stats.t.interval, exponentiated; otherwise the difference of the differences
+of means with the terms s^2/n. Adjusted p-values (src/multiplicity.ts): Holm by its definition
+(max over the smaller p of (m - k + 1) p_(k), capped at 1), Benjamini-Hochberg by
+scipy.stats.false_discovery_control(method='bh').
 """
 import json
 import sys
@@ -129,6 +136,67 @@ def fieller(baseline, candidate, level):
     }
 
 
+INTERACTIONS = [
+    # The article's 1-1 vs 1-2 on two of its servers: is the pair's ratio the same on both?
+    ("server-1 vs server-2", CASES[0][1:], CASES[2][1:]),
+    ("server-2 vs server-3", CASES[2][1:], CASES[3][1:]),
+    ("server-1 vs server-3", CASES[0][1:], CASES[3][1:]),
+    ("noisy 2-core VM vs steady", CASES[5][1:], ([10.0, 10.2, 9.9, 10.1], [5.1, 4.9, 5.0, 5.2])),
+    ("n = 3 per cell", ([13.7, 6.7, 8.0], [0.75, 0.33, 0.03]), ([12.1, 11.4, 12.9], [1.1, 0.9, 1.3])),
+    ("values <= 0 (difference of differences)", CASES[6][1:], ([4.0, 0.0, 5.2, 4.1, 4.4], [5.0, 6.1, 4.9, 6.2])),
+]
+
+PVALUE_FAMILIES = [
+    ("VACUUM pairs and points", [0.002, 0.93, 0.027, 0.0021, 0.049, 0.31, 0.00004, 0.6, 0.012]),
+    ("ties and ones", [0.01, 0.01, 0.04, 1.0, 0.04, 0.5]),
+    ("one test", [0.03]),
+    ("small family", [0.04, 0.02, 0.9]),
+]
+
+
+def cell_terms(values, positive):
+    x = np.asarray(values, dtype=float)
+    if positive:
+        return float(np.log(x.mean())), float(log_mean_variance(x)), len(x)
+    return float(x.mean()), float(x.var(ddof=1) / len(x)), len(x)
+
+
+def interaction(name, a, b, level=0.95):
+    cells = [a[0], a[1], b[0], b[1]]
+    positive = all(min(c) > 0 for c in cells)
+    (ab, ub_a, nb_a), (ac, uc_a, nc_a), (bb, ub_b, nb_b), (bc, uc_b, nc_b) = [cell_terms(c, positive) for c in cells]
+    d = (ac - ab) - (bc - bb)
+    us = [ub_a, uc_a, ub_b, uc_b]
+    ns = [nb_a, nc_a, nb_b, nc_b]
+    se = np.sqrt(sum(us))
+    df = sum(us) ** 2 / sum(u**2 / (n - 1) for u, n in zip(us, ns))
+    t = d / se
+    low, high = stats.t.interval(level, df, loc=d, scale=se)
+    back = np.exp if positive else (lambda v: v)
+    return {
+        "name": name,
+        "a": {"baseline": list(a[0]), "candidate": list(a[1])},
+        "b": {"baseline": list(b[0]), "candidate": list(b[1])},
+        "method": "log-ratio" if positive else "difference",
+        "estimate": float(back(d)),
+        "ci": {"low": float(back(low)), "high": float(back(high))},
+        "t": float(t),
+        "df": float(df),
+        "p": float(2 * stats.t.sf(abs(t), df)),
+    }
+
+
+def holm(ps):
+    m = len(ps)
+    order = np.argsort(ps, kind="stable")
+    adjusted = np.empty(m)
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * ps[i]))
+        adjusted[i] = running
+    return [float(x) for x in adjusted]
+
+
 def has_ties(a, b):
     combined = list(a) + list(b)
     return len(set(combined)) != len(combined)
@@ -163,6 +231,16 @@ def main():
     output = {
         "generatedBy": f"scripts/reference.py with SciPy {scipy.__version__}, NumPy {np.__version__}",
         "cases": [case(*c) for c in CASES],
+        "interactions": [interaction(*c) for c in INTERACTIONS],
+        "adjustedPValues": [
+            {
+                "name": name,
+                "p": ps,
+                "holm": holm(ps),
+                "benjaminiHochberg": [float(x) for x in stats.false_discovery_control(ps, method="bh")],
+            }
+            for name, ps in PVALUE_FAMILIES
+        ],
         "geometricMeanOfRatios": {
             "pairs": pairs,
             "value": float(stats.gmean([p["candidate"] / p["baseline"] for p in pairs])),

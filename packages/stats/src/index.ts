@@ -25,7 +25,9 @@ export {
   formatP,
   formatPercent,
   UNBOUNDED_INTERVAL_TEXT,
+  EQUIVALENCE_MARGIN,
   type Direction,
+  type Quantity,
   type VerdictKind,
   type LabeledSample,
   type VerdictInput,
@@ -49,3 +51,11 @@ export {
   type ScaleCrossing,
   type HeldOutError,
 } from './scale.ts';
+export {
+  interactionTest,
+  type Interaction,
+  type InteractionMethod,
+  type Moments,
+  type PairMoments,
+} from './interaction.ts';
+export { adjustPValues, type AdjustMethod } from './multiplicity.ts';

@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { confidenceIntervalMean, relativeDifference, summarize, verdict, type Direction } from './index.ts';
+import {
+  confidenceIntervalMean,
+  interactionTest,
+  mean,
+  relativeDifference,
+  sampleStdDev,
+  summarize,
+  verdict,
+  type Direction,
+  type Quantity,
+} from './index.ts';
 
 // Positive samples as benchmarks give them (durations, rates, sizes), from steady to wildly noisy:
 // values across six orders of magnitude, 2 to 12 per side. That range
@@ -63,6 +73,57 @@ describe('intervals on the scale of a positive quantity', () => {
         expect(ci.truncatedAtZero).toBe(ci.low === 0);
         const summary = summarize(values);
         expect(summary.ci95?.low).toBeGreaterThanOrEqual(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('no sentence shows a shrink of more than 100% or a negative size of a positive quantity', () => {
+    const quantity = fc.constantFrom<Quantity>('duration', 'rate', 'amount');
+    fc.assert(
+      fc.property(anySample, anySample, direction, quantity, (baseline, candidate, dir, q) => {
+        const result = verdict({
+          baseline: { label: 'b', values: baseline },
+          candidate: { label: 'c', values: candidate },
+          direction: dir,
+          quantity: q,
+          label: 'WAL',
+          minN: 2,
+        });
+        const s = result.sentence;
+        expect(s).not.toMatch(/−∞|∞|NaN/);
+        // A duration is at most 100% faster, a rate at most 100% slower, an amount at most 100% lower.
+        const shrink = q === 'duration' ? 'faster' : q === 'rate' ? 'slower' : 'lower';
+        for (const m of s.matchAll(new RegExp(`(\\d+\\.\\d)% ${shrink}`, 'g')))
+          expect(Number(m[1])).toBeLessThanOrEqual(100);
+        // The interval of a shrink, printed beside it ("95% CI a%–b%"), never passes 100% either.
+        const shown = /is ([\d.]+)% (faster|slower|lower|higher).*?95% CI (−?[\d.]+)%–(−?[\d.]+)%/.exec(s);
+        if (shown && shown[2] === shrink) expect(Number(shown[4])).toBeLessThanOrEqual(100);
+        // The change itself ("−86.2% to +436.9%") never goes below −100%.
+        const change = /the 95% CI of the change, (−?[\d.]+)% to/.exec(s);
+        if (change) expect(Number(change[1]!.replace('−', '-'))).toBeGreaterThanOrEqual(-100);
+        if (result.ci && dir === 'lower-is-better') expect(result.ci.high).toBeLessThanOrEqual(1);
+        if (result.ci && dir === 'higher-is-better') expect(result.ci.low).toBeGreaterThanOrEqual(-1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the ratio of ratios of an interaction test stays above 0', () => {
+    const moments = (xs: number[]) => ({ n: xs.length, mean: mean(xs), sd: sampleStdDev(xs), min: Math.min(...xs) });
+    fc.assert(
+      fc.property(anySample, anySample, anySample, anySample, (b1, c1, b2, c2) => {
+        const r = interactionTest(
+          { baseline: moments(b1), candidate: moments(c1) },
+          { baseline: moments(b2), candidate: moments(c2) },
+        );
+        expect(r.method).toBe('log-ratio');
+        expect(r.estimate).toBeGreaterThan(0);
+        expect(r.ci.low).toBeGreaterThanOrEqual(0);
+        expect(r.ci.low).toBeLessThanOrEqual(r.estimate * (1 + 1e-12));
+        expect(r.ci.high).toBeGreaterThanOrEqual(r.estimate * (1 - 1e-12));
+        expect(r.p).toBeGreaterThanOrEqual(0);
+        expect(r.p).toBeLessThanOrEqual(1);
       }),
       { numRuns: 300 },
     );

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import reference from './reference-values.json' with { type: 'json' };
 import {
+  adjustPValues,
   coefficientOfVariation,
+  interactionTest,
   confidenceIntervalMean,
   geometricMean,
   geometricMeanOfRatios,
   mannWhitneyU,
+  type Moments,
   mean,
   median,
   relativeDifference,
@@ -116,5 +119,39 @@ describe('geometricMeanOfRatios', () => {
       expected.valueShifted,
       'shifted geometric mean of ratios',
     );
+  });
+});
+
+const moments = (values: readonly number[]): Moments => ({
+  n: values.length,
+  mean: mean(values),
+  sd: sampleStdDev(values),
+  min: Math.min(...values),
+});
+
+describe.each(reference.interactions)('interaction $name', (c) => {
+  it('tests the pair’s ratio under A against that under B like the SciPy recomputation', () => {
+    const pair = (x: { baseline: number[]; candidate: number[] }) => ({
+      baseline: moments(x.baseline),
+      candidate: moments(x.candidate),
+    });
+    const result = interactionTest(pair(c.a), pair(c.b));
+    expect(result.method).toBe(c.method);
+    expectClose(result.estimate, c.estimate, 'estimate');
+    expectClose(result.ci.low, c.ci.low, 'CI low');
+    expectClose(result.ci.high, c.ci.high, 'CI high');
+    expectClose(result.t, c.t, 't');
+    expectClose(result.df, c.df, 'df');
+    expectClose(result.p, c.p, 'p');
+    if (result.method === 'log-ratio') expect(result.ci.low).toBeGreaterThan(0);
+  });
+});
+
+describe.each(reference.adjustedPValues)('adjusted p-values: $name', (c) => {
+  it('gives Holm’s step-down p-values', () => {
+    adjustPValues(c.p, 'holm').forEach((p, i) => expectClose(p, c.holm[i]!, `Holm p[${i}]`));
+  });
+  it('gives Benjamini–Hochberg’s like scipy.stats.false_discovery_control', () => {
+    adjustPValues(c.p, 'benjamini-hochberg').forEach((p, i) => expectClose(p, c.benjaminiHochberg[i]!, `BH p[${i}]`));
   });
 });

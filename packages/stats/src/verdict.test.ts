@@ -47,17 +47,41 @@ describe('verdict on the published VACUUM data', () => {
     expect(three.sentence).toBe('1-2 is 12.1% faster than 1-1 (95% CI 1.7%–21.4%, Welch p = 0.027, n = 5 + 5)');
   });
 
-  it('finds "almost no difference" between 2-1 and 2-2 not significant', () => {
+  it('finds "almost no difference" between 2-1 and 2-2 not significant, and says 5 + 5 runs cannot tell', () => {
     const server = PUBLISHED['server-1'];
     const result = compare(['2-1', server['2-1']], ['2-2', server['2-2']]);
     expect(result.kind).toBe('no-significant-difference');
+    expect(result.conclusive).toBe(false);
+    // The interval (−29.7% to +38.7% of the time) cannot exclude a change that matters.
     expect(result.sentence).toBe(
-      '2-2 and 2-1 show no significant difference (2-2 is 1.3% faster, 95% CI −38.7%–29.7%, Welch p = 0.93, n = 5 + 5)',
+      'Not enough repetitions to be sure whether 2-2 differs from 2-1: the 95% CI of the change, −29.7% to +38.7%, cannot exclude a change beyond ±10.0% (2-2 is 1.3% faster, 95% CI −38.7%–29.7%, Welch p = 0.93, n = 5 + 5)',
     );
     // The other way round the same numbers read as "slower", with the interval of the increase.
     expect(compare(['2-2', server['2-2']], ['2-1', server['2-1']]).sentence).toMatch(
-      /^2-1 and 2-2 show no significant difference \(2-1 is 1\.3% slower, 95% CI −\d/,
+      /^Not enough repetitions to be sure whether 2-1 differs from 2-2: .*\(2-1 is 1\.3% slower, 95% CI −\d/,
     );
+  });
+
+  it('says "no measurable difference" only when the interval lies within ±10%', () => {
+    const a = [100, 101, 99, 100.5, 99.5, 100.2];
+    const b = [100.3, 100.8, 99.4, 100.1, 99.9, 100.6];
+    const result = compare(['a', a], ['b', b]);
+    expect(result.kind).toBe('no-significant-difference');
+    expect(result.conclusive).toBe(true);
+    expect(result.sentence).toMatch(
+      /^b and a show no measurable difference: the 95% CI of the change lies within ±10\.0% \(b is 0\.\d% (faster|slower), 95% CI/,
+    );
+  });
+
+  it('calls issue 32’s fsync vs syncfs at n = 3 + 3 (Welch p = 0.050) not enough repetitions, not "no difference"', () => {
+    const result = compare(['fsync', [13.7, 6.7, 8.0]], ['syncfs', [0.75, 0.33, 0.03]]);
+    expect(result.kind).toBe('no-significant-difference');
+    expect(result.p).toBeGreaterThan(0.05);
+    expect(result.p).toBeLessThan(0.051);
+    expect(result.conclusive).toBe(false);
+    expect(result.sentence).toMatch(/^Not enough repetitions to be sure whether syncfs differs from fsync: /);
+    expect(result.sentence).toContain('syncfs is 96.1% faster');
+    expect(result.sentence).not.toMatch(/no (measurable|significant) difference/);
   });
 
   it('calls the old variant slower, with the increase relative to the new one', () => {
@@ -118,8 +142,29 @@ describe('insufficient data', () => {
     expect(result.sentence).toBe('b is 20.0% faster than a (95% CI 20.0%–20.0%, Welch p < 0.001, n = 3 + 3)');
   });
 
-  it('has no relative difference against a zero baseline', () => {
-    expect(compare(['a', [0, 0, 0]], ['b', [1, 2, 3]]).kind).toBe('insufficient-data');
+  it('compares against a zero baseline by the absolute difference and its test', () => {
+    // compress_fail_pct: 0% on every run of the plain table, about 9% on the compressed one.
+    const fail = verdict({
+      baseline: { label: 'plain', values: [0, 0, 0, 0] },
+      candidate: { label: 'compressed', values: [8.9, 9.1, 8.95, 8.9] },
+      direction: 'lower-is-better',
+      quantity: 'amount',
+      label: 'compression failures',
+      unit: '%',
+    });
+    expect(fail.kind).toBe('slower');
+    expect(fail.relative).toBeNull();
+    expect(fail.p).toBeLessThan(1e-5);
+    expect(fail.absolute?.difference).toBeCloseTo(8.9625, 10);
+    expect(fail.absolute!.ci.low).toBeGreaterThan(8.5);
+    expect(fail.sentence).toMatch(
+      /^compressed's mean is 8\.96 percentage points higher than plain's \(plain's mean is 0, so a relative change is undefined: absolute difference, 95% CI 8\.\d+ to 9\.\d+ percentage points, Welch p < 0\.001, n = 4 \+ 4\)$/,
+    );
+    // Too few, too spread: not significant, still no "insufficient-data".
+    const weak = compare(['a', [0, 0, 0]], ['b', [1, 2, 3]]);
+    expect(weak.kind).toBe('no-significant-difference');
+    expect(weak.absolute?.difference).toBe(2);
+    expect(weak.sentence).toMatch(/^No significant difference between b and a: b's mean is 2 higher than a's/);
   });
 });
 
@@ -162,5 +207,59 @@ describe('formatting', () => {
     expect(formatPercent(-0.23)).toBe('−23.0%');
     expect(formatPercent(-0.00001)).toBe('0.0%');
     expect(formatPercent(0.3754)).toBe('37.5%');
+  });
+});
+
+describe('words per quantity and adjusted p-values', () => {
+  const less = [100, 102, 98, 101];
+  const more = [160, 158, 163, 161];
+  it('says "lower" / "higher" for an amount, never faster or slower', () => {
+    const wal = verdict({
+      baseline: { label: 'ff100', values: more },
+      candidate: { label: 'ff80', values: less },
+      direction: 'lower-is-better',
+      quantity: 'amount',
+      label: 'WAL written',
+    });
+    expect(wal.kind).toBe('faster');
+    expect(wal.sentence).toMatch(/^ff80's WAL written is 37\.\d% lower than ff100's \(95% CI /);
+    expect(wal.sentence).not.toMatch(/faster|slower/);
+  });
+
+  it('reads a shorter duration as faster and a higher rate as faster, whatever the direction asked', () => {
+    const d = verdict({
+      baseline: { label: 'a', values: more },
+      candidate: { label: 'b', values: less },
+      direction: 'higher-is-better',
+      quantity: 'duration',
+    });
+    expect(d.kind).toBe('slower');
+    expect(d.sentence).toMatch(/^b is 37\.\d% faster than a/);
+    const r = verdict({
+      baseline: { label: 'a', values: less },
+      candidate: { label: 'b', values: more },
+      direction: 'higher-is-better',
+      quantity: 'rate',
+    });
+    expect(r.kind).toBe('faster');
+    expect(r.sentence).toMatch(/^b is 60\.\d% faster than a/);
+  });
+
+  it('decides by the adjusted p when the answer makes several tests, and prints both', () => {
+    const base = {
+      baseline: { label: '1-1', values: [226, 222, 233, 224, 227] },
+      candidate: { label: '1-2', values: [210, 218, 205, 222, 212] },
+      direction: 'lower-is-better' as const,
+    };
+    const raw = verdict(base);
+    expect(raw.p).toBeLessThan(0.05);
+    expect(raw.kind).toBe('faster');
+    const adjusted = verdict({ ...base, adjusted: { p: Math.min(1, raw.p! * 9), method: 'holm', family: 9 } });
+    expect(adjusted.kind).toBe('no-significant-difference');
+    expect(adjusted.p).toBe(raw.p);
+    expect(adjusted.pAdjusted).toBeCloseTo(raw.p! * 9, 12);
+    expect(adjusted.sentence).toMatch(/Welch p = 0\.0\d+, Holm-adjusted p = 0\.\d+ \(9 tests\), n = 5 \+ 5\)$/);
+    // A family of one is the raw test.
+    expect(verdict({ ...base, adjusted: { p: raw.p!, method: 'holm', family: 1 } })).toEqual(raw);
   });
 });

@@ -1,11 +1,33 @@
 import { meanOf, sampleVariance, scaled, scaleOf, sum, type Interval } from './descriptive.ts';
 import { relativeDifference } from './relative-difference.ts';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import type { AdjustMethod } from './multiplicity.ts';
 import { welchTTest } from './significance.ts';
 import { assertProbability, assertSample } from './validate.ts';
 
 export type Direction = 'lower-is-better' | 'higher-is-better';
+/**
+ * `faster` / `slower`: the candidate is significantly better / worse in the metric's direction
+ * (the names are historical: for a size or a count they mean better / worse, and the sentence
+ * says "lower" / "higher"). `no-significant-difference`: not significant (see `conclusive`).
+ */
 export type VerdictKind = 'faster' | 'slower' | 'no-significant-difference' | 'insufficient-data';
 export type LabeledSample = { label: string; values: readonly number[] };
+/**
+ * What the metric measures, for the words of the sentence: a `duration` that shrinks is
+ * "faster", a `rate` (per second, per minute) that grows is "faster"; any other `amount` (bytes,
+ * counts, percentages) is "lower" / "higher", never faster or slower.
+ */
+export type Quantity = 'duration' | 'rate' | 'amount';
+
+/**
+ * The difference in changes of a metric that counts as none: a non-significant result is called
+ * "no measurable difference" only when its interval of the relative change lies within ±10%
+ * (equivalence by the interval-inclusion form of two one-sided tests, Schuirmann 1987); any wider
+ * interval cannot exclude a change that matters, and the sentence says there are not enough
+ * repetitions to be sure.
+ */
+export const EQUIVALENCE_MARGIN = 0.1;
 
 export type VerdictInput = {
   baseline: LabeledSample;
@@ -15,6 +37,17 @@ export type VerdictInput = {
   alpha?: number;
   /** Fewest runs per variant worth a verdict. Default 3, at least 2. */
   minN?: number;
+  /** Default: `duration` when lower is better, `rate` when higher is better. */
+  quantity?: Quantity;
+  /** What is measured, for an `amount` ("WAL written in the window"); default "value". */
+  label?: string;
+  /** The metric's unit, for an absolute difference ("8.96 percentage points", "3.0 MB"). */
+  unit?: string;
+  /**
+   * The Welch p adjusted for the other tests of the same answer (`adjustPValues`): when given
+   * with `family` > 1, significance is decided by it, and the sentence prints both.
+   */
+  adjusted?: { p: number; method: AdjustMethod; family: number };
 };
 
 export type Verdict = {
@@ -23,7 +56,8 @@ export type Verdict = {
   /**
    * The candidate's improvement over the baseline in the metric's direction, as a fraction of the
    * baseline mean: (b̄ − c̄)/b̄ when lower is better, (c̄ − b̄)/b̄ when higher is better. Negative
-   * means the candidate is worse. Null when there is no verdict.
+   * means the candidate is worse. Null when there is no verdict or the baseline mean is ≤ 0 (then
+   * `absolute` carries the comparison).
    */
   relative: number | null;
   /**
@@ -33,8 +67,20 @@ export type Verdict = {
    * duration can shrink by more than all of it.
    */
   ci: Interval | null;
-  /** Two-sided Welch t-test p-value. */
+  /**
+   * c̄ − b̄ in the metric's unit with its Welch interval at level 1 − alpha; null without a verdict.
+   * The comparison itself when the baseline mean is ≤ 0 (0% vs 8.96%: no relative change exists).
+   */
+  absolute: { difference: number; ci: Interval } | null;
+  /** Two-sided Welch t-test p-value (raw). */
   p: number | null;
+  /** `adjusted.p` when the verdict was decided by it (family > 1), else null. */
+  pAdjusted: number | null;
+  /**
+   * True when the data settle the question: a significant difference, or none with the interval of
+   * the change within ±EQUIVALENCE_MARGIN. False: not enough repetitions to be sure.
+   */
+  conclusive: boolean;
   level: number;
   nBaseline: number;
   nCandidate: number;
@@ -44,30 +90,45 @@ export type Verdict = {
  * Turns two variants' samples into a verdict and a sentence a report can print as is, e.g.
  * "1-2 is 37.5% faster than 1-1 (95% CI 21.8%–50.1%, Welch p = 0.002, n = 5 + 5)".
  *
- * - "faster"/"slower" need Welch p < alpha; the word is "faster"/"slower" in both directions
- *   (a higher throughput reads naturally as faster). The percentage is always relative to the
- *   baseline mean, so for durations "37.5% faster" means 37.5% less time than the baseline, and
- *   "12.0% slower" 12% more time.
- * - The CI is on the same scale as the printed percentage (for "slower" it is the interval of the
- *   increase). Significance comes from the Welch test on the difference and the interval from the
- *   ratio of means (log scale for positive samples, Fieller otherwise: see relativeDifference), so
- *   in borderline cases one may just exclude 0 and the other not. An interval with an end that
- *   cannot be bounded prints as "unbounded" (UNBOUNDED_INTERVAL_TEXT).
+ * - Significance: Welch p < alpha (the adjusted p when one is given for a family of tests).
+ *   `faster` / `slower` is better / worse in `direction`.
+ * - Words follow the quantity and the change of the value, not the direction: a duration that
+ *   shrinks is "x% faster", a rate that grows "x% faster", an amount "x's <label> is y% lower than
+ *   z's". The percentage is relative to the baseline mean, so for durations "37.5% faster" means
+ *   37.5% less time, and "12.0% slower" 12% more time.
+ * - The CI is on the same scale as the printed percentage. Significance comes from the Welch test
+ *   on the difference and the interval from the ratio of means (log scale for positive samples,
+ *   Fieller otherwise: see relativeDifference), so in borderline cases one may just exclude 0
+ *   and the other not. An unbounded end prints as "unbounded" (UNBOUNDED_INTERVAL_TEXT).
+ * - Not significant: "no measurable difference" only when the interval of the relative change
+ *   lies within ±EQUIVALENCE_MARGIN; otherwise "not enough repetitions to be sure" with what
+ *   the interval cannot exclude (fsync 13.7/6.7/8.0 s vs syncfs 0.75/0.33/0.03 s, p = 0.050 at
+ *   n = 3 + 3, is not "no difference").
+ * - A baseline mean ≤ 0 (a failure rate of 0% against 8.96%): the absolute difference, its
+ *   Welch interval and test decide, in the metric's unit.
  * - n is printed in the order the labels appear: candidate + baseline.
- * - "insufficient-data": either side has fewer than minN values, neither side has any spread
- *   and the means are equal, or the baseline mean is ≤ 0 (no relative difference).
+ * - "insufficient-data": either side has fewer than minN values, or neither side has any spread
+ *   and the means are equal.
  */
 export function verdict(input: VerdictInput): Verdict {
   const { baseline, candidate, direction } = input;
   const alpha = input.alpha ?? 0.05;
   const minN = input.minN ?? 3;
+  // Without a quantity, the direction tells: a duration where lower is better, a rate where higher is.
+  const quantity = input.quantity ?? (direction === 'higher-is-better' ? 'rate' : 'duration');
   assertLabeledSample(baseline, 'baseline');
   assertLabeledSample(candidate, 'candidate');
   if (direction !== 'lower-is-better' && direction !== 'higher-is-better') {
     throw new RangeError(`direction must be 'lower-is-better' or 'higher-is-better' (got ${String(direction)})`);
   }
+  if (quantity !== 'duration' && quantity !== 'rate' && quantity !== 'amount') {
+    throw new RangeError(`quantity must be 'duration', 'rate' or 'amount' (got ${String(quantity)})`);
+  }
   assertProbability(alpha, 'alpha');
   if (!Number.isInteger(minN) || minN < 2) throw new RangeError(`minN must be an integer >= 2 (got ${String(minN)})`);
+  const adjusted = input.adjusted && input.adjusted.family > 1 ? input.adjusted : null;
+  if (adjusted && !(adjusted.p >= 0 && adjusted.p <= 1))
+    throw new RangeError(`adjusted.p must be in [0, 1] (got ${String(adjusted.p)})`);
 
   const level = 1 - alpha;
   const b = baseline.label;
@@ -75,12 +136,11 @@ export function verdict(input: VerdictInput): Verdict {
   const nBaseline = baseline.values.length;
   const nCandidate = candidate.values.length;
   const n = `n = ${nCandidate} + ${nBaseline}`;
+  const none = { relative: null, ci: null, absolute: null, p: null, pAdjusted: null, conclusive: false };
   const insufficient = (sentence: string): Verdict => ({
     kind: 'insufficient-data',
     sentence,
-    relative: null,
-    ci: null,
-    p: null,
+    ...none,
     level,
     nBaseline,
     nCandidate,
@@ -101,34 +161,124 @@ export function verdict(input: VerdictInput): Verdict {
       `${c} and ${b} cannot be compared: every run of both gave ${meanOf(baseline.values)}, so there is no spread to judge by (${n})`,
     );
   }
+
+  const welch = welchTTest(xb, xc);
+  const p = welch.p;
+  const decidingP = adjusted ? adjusted.p : p;
+  const pText = `Welch ${formatP(p, alpha)}${adjusted ? `, ${adjustedText(adjusted.method)} ${formatP(adjusted.p, alpha)} (${adjusted.family} tests)` : ''}`;
+  const absolute = absoluteDifference(xb, xc, welch.df, level, k);
+  const sign = direction === 'lower-is-better' ? -1 : 1;
+  const base = { p, pAdjusted: adjusted ? adjusted.p : null, level, nBaseline, nCandidate };
+
   if (meanBaseline <= 0) {
-    return insufficient(
-      `${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)} (${n})`,
+    // No relative change from a mean of 0 (or below): the difference in the metric's unit decides.
+    const d = absolute.difference;
+    const kind: VerdictKind =
+      decidingP < alpha && d !== 0 ? (sign * d > 0 ? 'faster' : 'slower') : 'no-significant-difference';
+    const amount = formatAmount(Math.abs(d), input.unit);
+    const ci = formatAbsoluteInterval(
+      d >= 0 ? absolute.ci : { low: -absolute.ci.high, high: -absolute.ci.low },
+      input.unit,
     );
+    const moved = `${c}'s mean is ${amount} ${d >= 0 ? 'higher' : 'lower'} than ${b}'s`;
+    const why = `${b}'s mean is ${meanOf(baseline.values)}, so a relative change is undefined: absolute difference, ${formatLevel(level)}% CI ${ci}, ${pText}, ${n}`;
+    const sentence =
+      kind === 'no-significant-difference'
+        ? `No significant difference between ${c} and ${b}: ${moved} (${why})`
+        : `${moved} (${why})`;
+    return {
+      kind,
+      sentence,
+      relative: null,
+      ci: null,
+      absolute,
+      conclusive: kind !== 'no-significant-difference',
+      ...base,
+    };
   }
 
-  const { p } = welchTTest(xb, xc);
   const difference = relativeDifference(xb, xc, level);
   if (!Number.isFinite(difference.relative)) {
     return insufficient(
       `${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)}, too close to 0 next to ${meanOf(candidate.values)} (${n})`,
     );
   }
-  const sign = direction === 'lower-is-better' ? -1 : 1;
   const relative = sign * difference.relative;
   const ci = sign === 1 ? difference.ci : { low: -difference.ci.high, high: -difference.ci.low };
   const better = relative >= 0;
-  const kind: VerdictKind = p < alpha && relative !== 0 ? (better ? 'faster' : 'slower') : 'no-significant-difference';
-  // Printed on the scale of the word used: "x% slower" shows the interval of the increase.
-  const shown = better ? relative : -relative;
-  const shownCi = better ? ci : { low: -ci.high, high: -ci.low };
-  const word = better ? 'faster' : 'slower';
-  const details = `${formatLevel(level)}% CI ${formatInterval(shownCi)}, Welch ${formatP(p, alpha)}, ${n}`;
-  const sentence =
-    kind === 'no-significant-difference'
-      ? `${c} and ${b} show no significant difference (${c} is ${formatPercent(shown)} ${word}, ${details})`
-      : `${c} is ${formatPercent(shown)} ${word} than ${b} (${details})`;
-  return { kind, sentence, relative, ci, p, level, nBaseline, nCandidate };
+  const significant = decidingP < alpha && relative !== 0;
+  const kind: VerdictKind = significant ? (better ? 'faster' : 'slower') : 'no-significant-difference';
+  // Printed on the scale of the words used: the change of the value, down or up.
+  const down = difference.relative < 0;
+  const shown = Math.abs(difference.relative);
+  const shownCi = down ? { low: -difference.ci.high, high: -difference.ci.low } : difference.ci;
+  const change = phrase(quantity, down, c, b, formatPercent(shown), input.label);
+  const details = `${formatLevel(level)}% CI ${formatInterval(shownCi)}, ${pText}, ${n}`;
+  const within = difference.ci.low >= -EQUIVALENCE_MARGIN && difference.ci.high <= EQUIVALENCE_MARGIN;
+  let sentence: string;
+  if (significant) sentence = `${change.full} (${details})`;
+  else if (within)
+    sentence = `${c} and ${b} show no measurable difference: the ${formatLevel(level)}% CI of the change lies within ±${formatPercent(EQUIVALENCE_MARGIN)} (${change.short}, ${details})`;
+  else
+    sentence = `Not enough repetitions to be sure whether ${c} differs from ${b}: the ${formatLevel(level)}% CI of the change, ${formatChange(difference.ci)}, cannot exclude a change beyond ±${formatPercent(EQUIVALENCE_MARGIN)} (${change.short}, ${formatLevel(level)}% CI ${formatInterval(shownCi)}, ${pText}, ${n})`;
+  return { kind, sentence, relative, ci, absolute, conclusive: significant || within, ...base };
+}
+
+const adjustedText = (method: AdjustMethod) => (method === 'holm' ? 'Holm-adjusted' : 'BH-adjusted');
+
+/** "1-2 is 37.5% faster than 1-1" / "ff80's WAL written is 12.0% lower than ff100's". */
+function phrase(
+  quantity: Quantity,
+  down: boolean,
+  c: string,
+  b: string,
+  percent: string,
+  label: string | undefined,
+): { full: string; short: string } {
+  if (quantity === 'amount') {
+    const what = label ?? 'value';
+    const word = down ? 'lower' : 'higher';
+    return { full: `${c}'s ${what} is ${percent} ${word} than ${b}'s`, short: `${c}'s ${what} is ${percent} ${word}` };
+  }
+  // A duration that shrinks, or a rate that grows, is faster.
+  const faster = quantity === 'duration' ? down : !down;
+  const word = faster ? 'faster' : 'slower';
+  return { full: `${c} is ${percent} ${word} than ${b}`, short: `${c} is ${percent} ${word}` };
+}
+
+/** c̄ − b̄ and its Welch interval, back at the values' own scale (k was the scaling). */
+function absoluteDifference(
+  xb: readonly number[],
+  xc: readonly number[],
+  df: number,
+  level: number,
+  k: number,
+): { difference: number; ci: Interval } {
+  const d = sum(xc) / xc.length - sum(xb) / xb.length;
+  const se = Math.sqrt(sampleVariance(xb) / xb.length + sampleVariance(xc) / xc.length);
+  const half = se === 0 ? 0 : tQuantile(1 - (1 - level) / 2, df) * se;
+  return { difference: d / k, ci: { low: (d - half) / k, high: (d + half) / k } };
+}
+
+/** "8.96 percentage points", "3.00 MB", "0.500 s". */
+function formatAmount(x: number, unit: string | undefined): string {
+  const text = Number(x.toPrecision(3)).toLocaleString('en-US', { maximumSignificantDigits: 3 });
+  if (unit === '%' || unit === 'percent') return `${text} percentage points`;
+  return unit ? `${text} ${unit}` : text;
+}
+
+function formatAbsoluteInterval(i: Interval, unit: string | undefined): string {
+  const f = (x: number) =>
+    Number(x.toPrecision(3)).toLocaleString('en-US', { maximumSignificantDigits: 3 }).replace('-', '−');
+  const u = unit === '%' || unit === 'percent' ? ' percentage points' : unit ? ` ${unit}` : '';
+  return `${f(i.low)} to ${f(i.high)}${u}`;
+}
+
+/** "−38.7% to +29.7%": a change with its sign. */
+function formatChange(i: Interval): string {
+  if (!Number.isFinite(i.low) || !Number.isFinite(i.high)) return UNBOUNDED_INTERVAL_TEXT;
+  const f = (x: number) => (x > 0 ? `+${formatPercent(x)}` : formatPercent(x));
+  return `${f(i.low)} to ${f(i.high)}`;
 }
 
 /**
