@@ -3,6 +3,7 @@ export * from './units.ts';
 export * from './hardware.ts';
 export * from './database.ts';
 export * from './run.ts';
+export * from './noise.ts';
 export * from './api.ts';
 export * from './canonical.ts';
 export * from './scenario.ts';

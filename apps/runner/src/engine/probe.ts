@@ -20,6 +20,8 @@ export type Probed = {
   extensions: string[];
   /** The variants that run on this engine (a variant may declare `engines`). */
   variants: Variant[];
+  /** The server's data directory when it is on this machine and readable (the noise probe writes beside it). */
+  dataDirectory: string | null;
 };
 
 export async function probe(
@@ -85,6 +87,7 @@ export async function probe(
     tupleStats: needs.tupleStats,
     extensions,
     variants,
+    dataDirectory,
   };
 }
 
