@@ -15,6 +15,7 @@ import {
   serverAndHardwareFilters,
 } from './comparisons.ts';
 import { SweepPoint } from './run.ts';
+import { NoiseCounts } from './noise.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 
@@ -214,5 +215,7 @@ export const ScenarioAnswers = z.object({
   groups: z.array(GroupAnswer),
   /** The same pairs side by side per engine major version, for every class measured on two majors or more. */
   versions: VersionAnswers,
+  /** The runs every group drew on together, how many were flagged noisy, and how many were left out as noisy (`noisy=exclude`). */
+  noise: NoiseCounts,
 });
 export type ScenarioAnswers = z.infer<typeof ScenarioAnswers>;

@@ -100,6 +100,20 @@ export function judgeNoise(n: RunNoise): NoiseJudgement {
   return { noisy: reasons.length > 0, reasons };
 }
 
+/** A run's noise as run details show it: the figures, and the flag with its reasons (judgeNoise). */
+export const RunNoiseDetail = z.object({
+  ...RunNoise.shape,
+  noisy: z.boolean(),
+  reasons: z.array(z.string()),
+});
+export type RunNoiseDetail = z.infer<typeof RunNoiseDetail>;
+
+/** The stored figures with their judgement; null when the run has none (or they no longer parse). */
+export function noiseDetailOf(raw: unknown): RunNoiseDetail | null {
+  const n = readNoise(raw);
+  return n ? { ...n, ...judgeNoise(n) } : null;
+}
+
 /** `noisy` on answers and comparisons: `include` (the API's default) pools flagged runs and counts them; `exclude` leaves them out. */
 export const NoisyPolicy = z.enum(['include', 'exclude']);
 export type NoisyPolicy = z.infer<typeof NoisyPolicy>;

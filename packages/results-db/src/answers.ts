@@ -121,7 +121,7 @@ export async function answerFromReads(
   const { source, ...filters } = q;
   // `major` (one or several engine majors) is applied where the samples are read.
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
-  const groups = groupSamples(await reads.rows(base), base, docs).groups;
+  const { groups, noise } = groupSamples(await reads.rows(base), base, docs);
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,
@@ -152,6 +152,7 @@ export async function answerFromReads(
     articleGroups,
     samplesOf: of(samples),
     seriesOf: of(series),
+    noise,
   });
   // The same pairs side by side per engine major, read from the per-group answers.
   return { ...answered, versions: answerVersions(answered.groups) };
