@@ -132,6 +132,17 @@ export const NoiseCounts = z.object({
 });
 export type NoiseCounts = z.infer<typeof NoiseCounts>;
 
+/** The counts in words: "3 runs, 1 flagged noisy (pooled); 2 noisy runs left out; 1 without noise figures". */
+export function describeNoiseCounts(c: NoiseCounts): string {
+  const runs = (n: number) => `${n} ${n === 1 ? 'run' : 'runs'}`;
+  const parts = [
+    `${runs(c.runs)}, ${c.noisy} flagged noisy${c.noisy > 0 ? ' (pooled)' : ''}`,
+    c.excluded > 0 ? `${c.excluded} noisy ${c.excluded === 1 ? 'run' : 'runs'} left out` : null,
+    c.unmeasured > 0 ? `${c.unmeasured} without noise figures` : null,
+  ];
+  return parts.filter((x) => x !== null).join('; ');
+}
+
 /** One line for a run page, a report or an answer card: the figures and the flag. */
 export function describeNoise(n: RunNoise): string {
   const j = judgeNoise(n);
