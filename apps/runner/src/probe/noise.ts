@@ -2,8 +2,9 @@
  * How noisy this machine is while a run measures (issue 28; contracts' noise.ts holds the shape,
  * the thresholds and the flag). Before and after the measured window: a fixed CPU workload and
  * 8 kB writes each followed by fsync, repeated; during it: CPU steal (/proc/stat), the 1-minute
- * load average and the lateness of a 100 ms timer. The probes take well under a second on an idle
- * machine (`overheadSeconds` says how long they took); nothing here can fail a run — a probe
+ * load average and the lateness of a 100 ms timer. The probes take a few tenths of a second on an
+ * idle machine and about 2 s at most under heavy load (`overheadSeconds` says how long they
+ * took; `runsMs` how many ran); nothing here can fail a run — a probe
  * that cannot run is left out and said in a warning.
  */
 import { mkdtemp, open, rm } from 'node:fs/promises';
@@ -13,8 +14,14 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RunNoise } from '@tunelab/contracts';
 
-/** Repetitions of each probe before the window and again after it. */
+/**
+ * Repetitions of each probe before the window and again after it: up to PROBE_RUNS, fewer (never
+ * under MIN_PROBE_RUNS) once a side has spent PROBE_BUDGET_MS — half of it for the CPU probe — so
+ * a machine at load 20 (where one CPU probe took 300 ms) still spends about 2 s in all.
+ */
 const PROBE_RUNS = 4;
+const MIN_PROBE_RUNS = 2;
+const PROBE_BUDGET_MS = 800;
 /** Iterations of the CPU workload: ~15 ms of CPU on this 2-core VM. */
 const CPU_ITERATIONS = 1_000_000;
 const IO_WRITES = 4;
@@ -111,12 +118,13 @@ type Probes = { cpu: CpuRun[]; io: number[] | null; seconds: number };
 async function runProbes(file: string | null): Promise<Probes> {
   const t0 = performance.now();
   cpuWorkload(CPU_ITERATIONS / 10); // compiled before it is timed
+  const spent = (share: number) => performance.now() - t0 > PROBE_BUDGET_MS * share;
   const cpu: CpuRun[] = [];
-  for (let i = 0; i < PROBE_RUNS; i++) cpu.push(runCpuProbe());
+  for (let i = 0; i < PROBE_RUNS && (i < MIN_PROBE_RUNS || !spent(0.5)); i++) cpu.push(runCpuProbe());
   let io: number[] | null = null;
   if (file) {
     io = [];
-    for (let i = 0; i < PROBE_RUNS; i++) io.push(await runIoProbe(file));
+    for (let i = 0; i < PROBE_RUNS && (i < MIN_PROBE_RUNS || !spent(1)); i++) io.push(await runIoProbe(file));
   }
   return { cpu, io, seconds: (performance.now() - t0) / 1000 };
 }
