@@ -73,7 +73,7 @@ async function runIoProbe(file: string): Promise<number> {
 }
 
 /** Sample CV in percent (sd with n − 1); null below two values. */
-export function cvPercent(xs: readonly number[]): number | null {
+function cvPercent(xs: readonly number[]): number | null {
   if (xs.length < 2) return null;
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
   if (mean <= 0) return null;
