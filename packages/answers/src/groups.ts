@@ -12,6 +12,8 @@ import {
   type ComparisonQuery,
   type ComparisonResultRecord,
   type FindingRecord,
+  type NoiseCounts,
+  type NoisyPolicy,
   type ScenarioDocument,
   Engine,
   majorOfParts,
@@ -52,6 +54,8 @@ export type SampleRow = {
   params: Record<string, unknown>;
   run_warnings: string[];
   settings: Record<string, string>;
+  /** Whether the run was flagged noisy (contracts' judgeNoise); null or absent when it recorded no noise. */
+  noisy?: boolean | null;
 };
 
 /** What a comparison is grouped and compared by (GET /v1/comparisons' query, the pair optional, the metric resolved). */
@@ -81,6 +85,9 @@ type Acc = {
   runs: Map<string, Date>;
   databases: Map<string, { engine: string; version: string; major: number; minor: number; runs: Set<string> }>;
   profiles: Set<string>;
+  /** Runs flagged noisy, and runs without noise figures. */
+  noisy: Set<string>;
+  unmeasured: Set<string>;
 };
 
 const finite = (x: number) => (Number.isFinite(x) ? x : null);
@@ -118,6 +125,7 @@ function buildGroup(
   acc: Acc,
   q: Filters,
   doc: ScenarioDocument | undefined,
+  excluded: number,
   adjustments: Adjustments = new Map(),
 ): ComparisonGroupRecord {
   const f = acc.first;
@@ -234,7 +242,24 @@ function buildGroup(
     pairsFrom,
     comparisons,
     warnings,
+    noise: {
+      policy: q.noisy ?? 'include',
+      runs: runs.length,
+      noisy: acc.noisy.size,
+      unmeasured: acc.unmeasured.size,
+      excluded,
+    },
   };
+}
+
+/** The group key of a sample row: scenario version × source × machine or class × engine major × parameters × metric unit × point. */
+function groupKeyOf(r: SampleRow, q: Filters): string {
+  const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
+  const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
+  const params = Object.entries(groupParams(r))
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(',');
+  return `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${majorOfParts(Engine.parse(r.engine), r)}/{${params}}/${q.metric}[${r.unit}]${at}`;
 }
 
 /** Groups loaded samples; per group per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. Pure. */
@@ -244,22 +269,29 @@ export function groupSamples(
   docs: ScenarioDocs = new Map(),
 ): ComparisonResultRecord {
   const groups = new Map<string, Acc>();
+  // noisy=exclude: a flagged run's rows are left out, counted per group they would have joined.
+  const excludedOf = new Map<string, Set<string>>();
+  const kept: SampleRow[] = [];
+  for (const r of rows) {
+    if (q.noisy === 'exclude' && r.noisy === true) {
+      const key = groupKeyOf(r, q);
+      let set = excludedOf.get(key);
+      if (!set) excludedOf.set(key, (set = new Set()));
+      set.add(r.run_id);
+    } else kept.push(r);
+  }
   // A run's rows share all of a group's key but the unit and the sweep point: per run, the group of
   // each (unit, point) it has rows for, so the key is made and the run's own facts (warnings,
   // settings, hardware, server) are added once per run and group, not once per sample.
   const groupOfRun = new Map<string, Map<string, Acc>>();
-  for (const r of rows) {
+  for (const r of kept) {
     let mine = groupOfRun.get(r.run_id);
     if (!mine) groupOfRun.set(r.run_id, (mine = new Map<string, Acc>()));
     const rest = `${r.unit}\u0000${r.point_param ?? '\u0001'}\u0000${r.point_value ?? '\u0001'}`;
     let acc = mine.get(rest);
     if (!acc) {
-      const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;
       const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
-      const params = Object.entries(groupParams(r))
-        .map(([k, v]) => `${k}=${String(v)}`)
-        .join(',');
-      const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${majorOfParts(Engine.parse(r.engine), r)}/{${params}}/${q.metric}[${r.unit}]${at}`;
+      const key = groupKeyOf(r, q);
       acc = groups.get(key);
       if (!acc) {
         acc = {
@@ -271,6 +303,8 @@ export function groupSamples(
           profiles: new Set(),
           settings: new Map(),
           warnings: new Map(),
+          noisy: new Set(),
+          unmeasured: new Set(),
         };
         groups.set(key, acc);
       }
@@ -286,6 +320,8 @@ export function groupSamples(
           set.add(value);
         }
         acc.runs.set(r.run_id, r.received_at);
+        if (r.noisy === true) acc.noisy.add(r.run_id);
+        else if (r.noisy === null || r.noisy === undefined) acc.unmeasured.add(r.run_id);
         acc.profiles.add(r.fingerprint);
         const dbKey = `${r.engine}\u0000${r.db_version}`;
         let db = acc.databases.get(dbKey);
@@ -306,11 +342,10 @@ export function groupSamples(
     for (const list of acc.byVariant.values())
       list.sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : x.repetition - y.repetition));
   }
-  const built = [...groups.entries()].map(([key, acc]) => ({
-    key,
-    acc,
-    group: buildGroup(key, acc, q, docs.get(acc.first.scenario_key)),
-  }));
+  const built = [...groups.entries()].map(([key, acc]) => {
+    const excluded = excludedOf.get(key)?.size ?? 0;
+    return { key, acc, excluded, group: buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded) };
+  });
   const out = adjustForMultiplicity(built, q, docs);
   out.sort(
     (x, y) =>
@@ -332,6 +367,21 @@ export function groupSamples(
     direction: used.direction,
     directionFrom: used.from,
     groups: out,
+    noise: countNoise(q.noisy ?? 'include', kept, [...excludedOf.values()]),
+  };
+}
+
+/** Distinct runs over every group: drawn on, flagged noisy, without noise figures, and left out as noisy. */
+function countNoise(policy: NoisyPolicy, kept: readonly SampleRow[], excluded: readonly Set<string>[]): NoiseCounts {
+  const runs = new Map<string, boolean | null>();
+  for (const r of kept) runs.set(r.run_id, r.noisy ?? null);
+  const flags = [...runs.values()];
+  return {
+    policy,
+    runs: runs.size,
+    noisy: flags.filter((x) => x === true).length,
+    unmeasured: flags.filter((x) => x === null).length,
+    excluded: new Set(excluded.flatMap((set) => [...set])).size,
   };
 }
 
@@ -343,7 +393,7 @@ export function groupSamples(
  * again with their adjusted p-values, which decide their verdicts.
  */
 function adjustForMultiplicity(
-  built: readonly { key: string; acc: Acc; group: ComparisonGroupRecord }[],
+  built: readonly { key: string; acc: Acc; excluded: number; group: ComparisonGroupRecord }[],
   q: Filters,
   docs: ScenarioDocs,
 ): ComparisonGroupRecord[] {
@@ -371,9 +421,9 @@ function adjustForMultiplicity(
       perGroup.set(t.index, map);
     });
   }
-  return built.map(({ key, acc, group }, index) => {
+  return built.map(({ key, acc, excluded, group }, index) => {
     const adjustments = perGroup.get(index);
-    return adjustments ? buildGroup(key, acc, q, docs.get(acc.first.scenario_key), adjustments) : group;
+    return adjustments ? buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, adjustments) : group;
   });
 }
 

@@ -9,6 +9,7 @@ import {
   RunSubmission,
   canonicalJson,
   hardwareClassOf,
+  judgeNoise,
   stableHardwareFields,
   type ComparisonGroupRecord,
   type ScenarioDocument,
@@ -57,6 +58,7 @@ function submissionRows(
       params: run.params,
       run_warnings: run.warnings,
       settings: run.database.settings,
+      noisy: run.noise ? judgeNoise(run.noise).noisy : null,
     }));
 }
 
@@ -98,11 +100,11 @@ export function answerRun(input: {
   const { doc, run, metric } = input;
   const runId = input.runId ?? 'this-run';
   const docs = new Map([[doc.key, doc]]);
-  const groups = groupSamples(
+  const { groups, noise } = groupSamples(
     submissionRows(run, metric, { runId, source: 'measured', hardwareClass: hardwareClassOf(run.hardware) }),
     query(doc, metric, 'measured'),
     docs,
-  ).groups;
+  );
   return answerScenario({
     scenario: { doc, published: input.published?.file ?? null },
     figures: publishedFigures(input.published),
@@ -113,5 +115,6 @@ export function answerRun(input: {
     articleGroups: articleGroups(doc, input.published, metric),
     samplesOf: () => run.samples.map((s) => ({ ...s, run: runId, point: s.point ?? null })),
     seriesOf: () => run.timeSeries.map(({ point: _point, ...p }) => ({ ...p, run: runId })),
+    noise,
   });
 }

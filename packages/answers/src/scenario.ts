@@ -1,5 +1,5 @@
 /** A scenario's answers: every group of runs under equal conditions, answered pair by pair. */
-import type { Agreement, CrossingAnswer, FitAnswer, RatioAnswer } from '@tunelab/contracts';
+import type { Agreement, CrossingAnswer, FitAnswer, NoiseCounts, RatioAnswer } from '@tunelab/contracts';
 import {
   answerPair,
   articleMachine,
@@ -29,6 +29,8 @@ export type AnswerScenarioInput<G extends AnswerGroup> = {
    */
   samplesOf?: (g: G) => readonly UnitSample[];
   seriesOf?: (g: G) => readonly SeriesPoint[];
+  /** The runs behind `groups` and how many were flagged noisy or left out as noisy (groupSamples' `noise`). */
+  noise: NoiseCounts;
 };
 
 export type GroupAnswerOf<G extends AnswerGroup> = {
@@ -59,6 +61,7 @@ export type ScenarioAnswersOf<G extends AnswerGroup> = {
   rule: string;
   empty: string | null;
   groups: GroupAnswerOf<G>[];
+  noise: NoiseCounts;
 };
 
 /** Why a metric has no groups: not declared, or no runs of it (for this filter). */
@@ -67,11 +70,14 @@ function emptyReason(input: {
   metric: string;
   source: string;
   groups: readonly unknown[];
+  noise: NoiseCounts;
 }): string | null {
   if (input.groups.length > 0) return null;
   const doc = input.scenario.doc;
   if (!doc.metrics.some((m) => m.key === input.metric))
     return `${doc.key} declares no metric "${input.metric}"; it declares: ${doc.metrics.map((m) => m.key).join(', ')}`;
+  if (input.noise.excluded > 0)
+    return `every ${input.source} run of ${doc.key} that matches these filters (${input.noise.excluded}) was flagged noisy and left out (noisy=exclude)`;
   return `no ${input.source} runs of ${doc.key} with samples of ${input.metric} match these filters`;
 }
 
@@ -124,6 +130,7 @@ export function answerScenario<G extends AnswerGroup>(input: AnswerScenarioInput
     rule: `${COMPARABILITY_RULE} ${conditionsSentence(scenario.published)}`,
     empty: emptyReason(input),
     groups,
+    noise: input.noise,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   serverAndHardwareFilters,
 } from './comparisons.ts';
 import { SweepPoint } from './run.ts';
+import { NoiseCounts } from './noise.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 import { ScaleAnswers, ScaleAt } from './scale.ts';
@@ -244,5 +245,7 @@ export const ScenarioAnswers = z.object({
   versions: VersionAnswers,
   /** With `at`: the declared pairs fitted across the measured scales and answered at that scale. */
   atScale: ScaleAnswers.optional(),
+  /** The runs every group drew on together, how many were flagged noisy, and how many were left out as noisy (`noisy=exclude`). */
+  noise: NoiseCounts,
 });
 export type ScenarioAnswers = z.infer<typeof ScenarioAnswers>;

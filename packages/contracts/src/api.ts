@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HardwareSpec, StorageKind } from './hardware.ts';
 import { DatabaseEnvironment, Engine } from './database.ts';
 import { RunNote, RunSubmissionOptions, Sample, TimeSeriesPoint } from './run.ts';
+import { RunNoiseDetail } from './noise.ts';
 import { identifier, isoDateTime, scalar, sha256Hex, text } from './primitives.ts';
 
 /** RFC 9457 problem details, with the failing field paths and the request id. */
@@ -67,6 +68,8 @@ export const RunDetail = RunSummary.extend({
   notes: z.array(RunNote),
   warnings: z.array(z.string()),
   order: z.array(z.object({ variant: z.string(), repetition: z.number() })).nullable(),
+  /** How noisy the machine was while the run measured, and whether that flags it; null when the run did not measure it. */
+  noise: RunNoiseDetail.nullable().default(null),
 });
 export type RunDetail = z.infer<typeof RunDetail>;
 

@@ -3,6 +3,7 @@ import { StorageKind } from './hardware.ts';
 import { Engine } from './database.ts';
 import { identifier, isoDateTime, sha256Hex } from './primitives.ts';
 import { SweepPoint } from './run.ts';
+import { NoiseCounts, NoisyPolicy } from './noise.ts';
 
 // ─── Queries ─────────────────────────────────────────────────────────────────────────────────
 // Querystrings arrive as text: numbers are coerced, every key is bounded, unknown keys are refused.
@@ -61,6 +62,10 @@ export const serverAndHardwareFilters = {
   hardware: sha256Hex.optional(),
   /** Only samples measured at this sweep point value (e.g. `point=4` for 4 virtual users). */
   point: z.coerce.number().finite().optional(),
+  /** Runs flagged noisy (contracts' judgeNoise): `include` (the API's default when absent) pools and counts them, `exclude` leaves them out. */
+  noisy: NoisyPolicy.optional().describe(
+    'Runs flagged noisy (CPU steal, load per core, timer lateness or probe spread above the documented thresholds): include (default on the API) pools them and counts them in `noise`; exclude leaves them out and counts them as excluded. The report site defaults to exclude.',
+  ),
 };
 
 /** Filters shared by comparisons and findings: which samples take part. */
@@ -253,6 +258,8 @@ export const ComparisonGroup = z.object({
   comparisons: z.array(PairComparison),
   /** The group's own warnings (pooling, overflow) and, once each, the warnings its runs carry. */
   warnings: z.array(z.string()),
+  /** How many of the group's runs were flagged noisy, recorded no noise, or were left out as noisy. */
+  noise: NoiseCounts,
 });
 export type ComparisonGroup = z.infer<typeof ComparisonGroup>;
 
@@ -263,6 +270,8 @@ export const ComparisonResult = z.object({
   direction: UsedDirection,
   directionFrom: DirectionSource,
   groups: z.array(ComparisonGroup),
+  /** Over every group: distinct runs drawn on, flagged noisy, without noise figures, left out as noisy. */
+  noise: NoiseCounts,
 });
 export type ComparisonResult = z.infer<typeof ComparisonResult>;
 

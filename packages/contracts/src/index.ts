@@ -4,6 +4,7 @@ export * from './hardware.ts';
 export * from './engines.ts';
 export * from './database.ts';
 export * from './run.ts';
+export * from './noise.ts';
 export * from './api.ts';
 export * from './canonical.ts';
 export * from './scenario.ts';

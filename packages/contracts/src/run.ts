@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HardwareSpec } from './hardware.ts';
 import { DatabaseEnvironment } from './database.ts';
+import { RunNoise } from './noise.ts';
 import {
   boundedRecord,
   boundedString,
@@ -115,6 +116,8 @@ export const RunSubmission = z
       .array(z.strictObject({ variant: identifier, repetition: z.number().int().min(1).max(100_000) }))
       .max(LIMITS.samples)
       .optional(),
+    /** How noisy the machine was while the run measured (noise.ts); absent in runs from before it was measured. */
+    noise: RunNoise.optional(),
     /** The fleet job this run answers (`tunelab agent`); the job completes when the run is stored. */
     job: z.uuid().optional(),
   })

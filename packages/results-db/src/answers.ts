@@ -131,7 +131,7 @@ export async function answerFromReads(
   // `major` (one or several engine majors) is applied where the samples are read.
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
   const rows = await reads.rows(base);
-  const groups = groupSamples(rows, base, docs).groups;
+  const { groups, noise } = groupSamples(rows, base, docs);
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,
@@ -162,6 +162,7 @@ export async function answerFromReads(
     articleGroups,
     samplesOf: of(samples),
     seriesOf: of(series),
+    noise,
   });
   // The same pairs side by side per engine major, read from the per-group answers.
   const versions = answerVersions(answered.groups);

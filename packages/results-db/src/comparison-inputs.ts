@@ -79,8 +79,8 @@ export function mergeInputs(a: ComparisonInputs, b: ComparisonInputs): Compariso
   };
 }
 
-/** The filters `rowsOf` applies (the ones the site asks with) and the query fields that are no filter. */
-const ROWS_FILTERED_BY = new Set(['scenario', 'metric', 'source', 'engine', 'major', 'groupBy', 'direction']);
+/** The filters `rowsOf` applies (the ones the site asks with) and the query fields that are no filter (`noisy` is applied by groupSamples). */
+const ROWS_FILTERED_BY = new Set(['scenario', 'metric', 'source', 'engine', 'major', 'groupBy', 'direction', 'noisy']);
 
 /** `rows` of the metric, filtered as loadSamples filters the database for the filters a site asks with. */
 function rowsOf(inputs: ComparisonInputs, q: Filters): SampleRow[] {
@@ -159,6 +159,8 @@ const PackedRun = z.strictObject({
   params: z.record(z.string(), Json),
   run_warnings: z.array(z.string()),
   settings: z.record(z.string(), z.string()),
+  /** Whether the run was flagged noisy; null without noise figures (absent in inputs packed before runs had them). */
+  noisy: z.boolean().nullable().optional(),
   /** metric → [variant, repetition, value, unit, point_param, point_value] */
   rows: z.record(
     z.string(),
@@ -208,6 +210,7 @@ export function packInputs(inputs: ComparisonInputs, covers: readonly string[]):
         params: r.params as Record<string, z.infer<typeof Json>>,
         run_warnings: r.run_warnings,
         settings: r.settings,
+        noisy: r.noisy ?? null,
         rows: {},
         samples: [],
         series: [],

@@ -5,6 +5,7 @@
  * cost follows the number of matching samples, not the size of the table (apps/api/bench/compare.ts).
  */
 import type { Filters, SampleRow } from '@tunelab/answers';
+import { judgeNoise, readNoise } from '@tunelab/contracts';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 
 export const GIB = 1024 ** 3;
@@ -38,6 +39,7 @@ type RunRow = {
   params: Record<string, unknown> | null;
   warnings: unknown;
   settings: Record<string, string> | null;
+  noise: unknown;
 };
 
 const PROFILE_COLUMNS = Prisma.sql`id::text, fingerprint, hardware_class, cpu_model, storage_kind, physical_cores, memory_bytes::float8 AS memory_bytes`;
@@ -111,7 +113,7 @@ export async function loadSamples(
   if (q.major !== undefined) runWhere.push(Prisma.sql`de.major = ANY(${q.major}::int[])`);
   const runs = await prisma.$queryRaw<RunRow[]>`
     SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor,
-           r.params, r.document->'warnings' AS warnings, de.settings
+           r.params, r.document->'warnings' AS warnings, de.settings, r.noise
     FROM runs r JOIN database_environments de ON de.id = r.database_environment_id
     WHERE ${Prisma.join(runWhere, ' AND ')}`;
   if (runs.length === 0) return [];
@@ -125,6 +127,13 @@ export async function loadSamples(
   const versionById = new Map(versions.map((v) => [v.id, v]));
   const profileById = new Map(profiles.map((p) => [p.id, p]));
   const runById = new Map(runs.map((r) => [r.id, r]));
+  // Judged once per run (contracts' judgeNoise), from the figures as stored.
+  const noisyOf = new Map(
+    runs.map((r) => {
+      const noise = readNoise(r.noise);
+      return [r.id, noise ? judgeNoise(noise).noisy : null];
+    }),
+  );
   return samples.flatMap((x) => {
     const v = versionById.get(x.scenario_version_id);
     const h = profileById.get(x.hardware_profile_id);
@@ -157,6 +166,7 @@ export async function loadSamples(
         params: r.params ?? {},
         run_warnings: Array.isArray(r.warnings) ? r.warnings.filter((w): w is string => typeof w === 'string') : [],
         settings: r.settings ?? {},
+        noisy: noisyOf.get(r.id) ?? null,
       },
     ];
   });

@@ -247,7 +247,7 @@ type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string; chil
  * checked by that migration's statement-level triggers, which see the run row this statement
  * inserts.
  */
-const INGEST_STATEMENT = 'tunelab_ingest_run_v1';
+const INGEST_STATEMENT = 'tunelab_ingest_run_v2';
 const INGEST_SQL = `WITH parent AS (
        SELECT (SELECT v.id FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
                 WHERE sc.key = $13 AND v.version_hash = $14) AS version_id,
@@ -260,9 +260,9 @@ const INGEST_SQL = `WITH parent AS (
        WHERE id = $6::uuid AND revoked_at IS NULL AND (last_seen_at IS NULL OR last_seen_at < now() - interval '1 minute')
      ), run AS (
        INSERT INTO runs (id, idempotency_key, request_hash, source, runner_id, scenario_version_id, hardware_profile_id,
-                         database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document)
+                         database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document, noise)
        SELECT $2::uuid, $3, $4, $5, $6::uuid, parent.version_id, parent.hardware_id, parent.environment_id,
-              $7::jsonb, $8, $9::timestamptz, $10::timestamptz, $11::int, $12::int, $1::json
+              $7::jsonb, $8, $9::timestamptz, $10::timestamptz, $11::int, $12::int, $1::json, $33::jsonb
        FROM parent
        WHERE parent.runner_active AND parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL
          AND parent.environment_id IS NOT NULL
@@ -324,6 +324,7 @@ async function storeRun(
       s.database.version,
       k.envHash,
       ...k.children,
+      s.noise ? JSON.stringify(s.noise) : null,
     ],
     INGEST_STATEMENT,
   );

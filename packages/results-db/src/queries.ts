@@ -10,6 +10,7 @@ import type {
 import {
   DatabaseEnvironment as DatabaseEnvironmentSchema,
   HardwareSpec as HardwareSpecSchema,
+  noiseDetailOf,
   RunSubmissionOptions,
   RunNote,
   StorageKind,
@@ -126,6 +127,7 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
         ...runSummarySelect,
         params: true,
         document: true,
+        noise: true,
         hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
       },
     }),
@@ -176,6 +178,7 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
     notes: doc.notes ?? [],
     warnings: doc.warnings ?? [],
     order: doc.order ?? null,
+    noise: noiseDetailOf(r.noise),
   };
 }
 

@@ -5,7 +5,7 @@
  * mapping: queries.ts), at a few statements per batch instead of a relation load per run.
  */
 import type { RunDetailRecord } from '@tunelab/contracts';
-import { DatabaseEnvironment, HardwareSpec } from '@tunelab/contracts';
+import { DatabaseEnvironment, HardwareSpec, noiseDetailOf } from '@tunelab/contracts';
 import { z } from 'zod';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './connection.ts';
@@ -30,6 +30,7 @@ export async function getRuns(
     select: {
       ...runSummarySelect,
       params: true,
+      noise: true,
       hardwareProfile: { select: { fingerprint: true, hardwareClass: true, spec: true } },
     },
   });
@@ -92,6 +93,7 @@ export async function getRuns(
         notes: doc.notes ?? [],
         warnings: doc.warnings ?? [],
         order: doc.order ?? null,
+        noise: noiseDetailOf(r.noise),
       },
     ];
   });

@@ -2,7 +2,7 @@
  * Stage 6 — assemble: the submission the API receives (validated by the contracts schema), with
  * the fixture's build time next to the restores.
  */
-import { RunSubmission } from '@tunelab/contracts';
+import { RunSubmission, type RunNoise } from '@tunelab/contracts';
 import { RUNNER_VERSION } from '../version.ts';
 import { crossoverNotes } from './crossovers.ts';
 import type { Measured } from './measure.ts';
@@ -18,6 +18,7 @@ export function assemble(
   m: Measured,
   log: RunLog,
   startedAt: Date,
+  noise: RunNoise | null = null,
 ): RunResult {
   const { doc, rule } = plan;
   log.notes.push(...crossoverNotes(doc, log.timeSeries));
@@ -69,6 +70,7 @@ export function assemble(
     notes: log.notes,
     warnings: log.warnings,
     order: m.order.map((u) => ({ variant: u.variant, repetition: u.repetition })),
+    ...(noise ? { noise } : {}),
   });
   return {
     runId: plan.runId,

@@ -21,6 +21,8 @@ export type Probed = {
   extensions: string[];
   /** The variants that run on this engine (a variant may declare `engines`). */
   variants: Variant[];
+  /** The server's data directory when it is on this machine and readable (the noise probe writes beside it). */
+  dataDirectory: string | null;
 };
 
 export async function probe(
@@ -88,6 +90,7 @@ export async function probe(
     tupleStats: needs.tupleStats,
     extensions,
     variants,
+    dataDirectory,
   };
 }
 

@@ -13,6 +13,7 @@ import { buildFixture } from './fixture.ts';
 import { measureAll } from './measure.ts';
 import { planRun } from './plan.ts';
 import { probe } from './probe.ts';
+import { watchNoise } from '../probe/noise.ts';
 import { createRunLog } from './run-log.ts';
 import type { RunOptions, RunResult } from './types.ts';
 
@@ -59,9 +60,13 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
     stage = 'building the fixture';
     const buildSeconds = await buildFixture(plan, conn, probed, log, signal);
     stage = 'measuring';
-    const measured = await measureAll(plan, conn, probed, log, signal);
+    const [measured, noise] = await watchNoise(
+      probed.dataDirectory,
+      () => measureAll(plan, conn, probed, log, signal),
+      (text) => log.warn(text),
+    );
     stage = 'assembling the results';
-    result = assemble(plan, probed, buildSeconds, measured, log, startedAt);
+    result = assemble(plan, probed, buildSeconds, measured, log, startedAt, noise);
     log.emit({ type: 'phase', phase: 'done', message: 'measurements complete' });
   } catch (e) {
     failure = e;

@@ -8,6 +8,7 @@ import type {
   ScenarioDocument,
   SweepPoint,
 } from '@tunelab/contracts';
+import { describeNoise } from '@tunelab/contracts';
 import { AGREEMENT_TEXT, answerRun, pairClaims, type GroupAnswerOf } from '@tunelab/answers';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import { cvOf, formatCv } from '../engine/stopping.ts';
@@ -110,6 +111,7 @@ export function renderRunTable(scenario: TableScenario, run: RunSubmission): str
   }
   const stop = run.notes.find((n) => n.kind === 'stopping-rule');
   if (stop) out.push('', `stopped: ${stop.text}`);
+  if (run.noise) out.push('', `noise: ${describeNoise(run.noise)}`);
   if (run.warnings.length) out.push('', 'warnings:', ...run.warnings.map((w) => `  - ${w}`));
   return out.join('\n');
 }

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { envWithoutTuneLab, parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 import { DEFAULT_DATA_DIR } from '@tunelab/results-db';
+import type { NoisyPolicy } from '@tunelab/contracts';
 
 const SiteEnv = z.object({
   TUNELAB_API_URL: z.url().optional(),
@@ -35,6 +36,8 @@ type CommonConfig = {
   builtSite: string | undefined;
   /** This build's output directory when scripts/build.ts runs it (the kept comparison inputs go there). */
   buildOut: string | undefined;
+  /** Runs flagged noisy in the answers: left out unless `include` (the API pools them by default). */
+  noisy?: NoisyPolicy;
 };
 export type SiteConfig =
   | ({ kind: 'api'; url: string } & CommonConfig)

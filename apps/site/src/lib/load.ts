@@ -251,7 +251,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   for (const key of keys) {
     if (!folderByKey.has(key)) continue;
     const [measured, article] = await Promise.all([
-      answers({ scenario: key, source: 'measured' }),
+      answers({ scenario: key, source: 'measured', noisy: config.noisy ?? 'exclude' }),
       answers({ scenario: key, source: 'published' }),
     ]);
     answersOf.set(key, { answers: measured, articleAnswers: article });
