@@ -4,8 +4,7 @@
  * names majors (a range such as 14–18 or a list such as 14, 15, 16, 17, 18, on a line about a
  * major or `--server`) must name exactly those.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommanderError, type Command } from 'commander';
@@ -16,6 +15,28 @@ import { readConfig } from '../../config.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const SUPPORTED = `${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}`;
+
+/** Folders that hold no documentation of ours (dependencies, build output, caches). */
+const SKIP = new Set([
+  'node_modules',
+  '.git',
+  'dist',
+  '.astro',
+  '.turbo',
+  'generated',
+  'coverage',
+  'test-output',
+  '.tunelab',
+]);
+
+/** Every Markdown file of the repository, relative to `dir`. */
+function markdownFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((e) => {
+    const rel = path.join(prefix, e.name);
+    if (e.isDirectory()) return SKIP.has(e.name) ? [] : markdownFiles(dir, rel);
+    return e.name.endsWith('.md') ? [rel] : [];
+  });
+}
 
 /** Every set of majors `text` names, as "14, 15, 16" lists, with the line each is on. */
 export function majorsNamed(text: string): { line: string; majors: string }[] {
@@ -64,9 +85,7 @@ describe('the managed majors are written in one place', () => {
   });
 
   it('every README names the majors of SUPPORTED_POSTGRESQL_MAJORS', () => {
-    const readmes = execFileSync('git', ['ls-files', '*.md'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean);
+    const readmes = markdownFiles(ROOT);
     const named = readmes.flatMap((file) =>
       majorsNamed(readFileSync(path.join(ROOT, file), 'utf8')).map((n) => ({ file, ...n })),
     );
