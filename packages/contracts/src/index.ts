@@ -1,6 +1,7 @@
 export * from './primitives.ts';
 export * from './units.ts';
 export * from './hardware.ts';
+export * from './measured-hardware.ts';
 export * from './database.ts';
 export * from './run.ts';
 export * from './api.ts';
