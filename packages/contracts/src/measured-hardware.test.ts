@@ -8,6 +8,7 @@ import {
   RunSubmission,
   stableHardwareFields,
   storageTierOf,
+  storageTierReason,
 } from './index.ts';
 
 const fixture = JSON.parse(
@@ -88,5 +89,17 @@ describe('measured hardware in the spec', () => {
     expect(
       hardwareClassOf({ ...base, storage: unknown, measured: figures({ readIopsQd1: null, readIopsQd16: null }) }),
     ).toBe('2 cores / 24 GB / unknown disk');
+  });
+});
+
+describe('storageTierReason', () => {
+  it('says which figure put the disk in its tier', () => {
+    expect(storageTierReason(figures({ readIopsQd1: 120 }))).toBe(
+      '120 random reads/s at queue depth 1, below 400 (2.5 ms a read): a disk that seeks',
+    );
+    expect(storageTierReason(figures())).toBe(
+      "16,000 random reads/s at queue depth 1 (local flash) and 385 MB/s of reads at queue depth 16 and 220 MB/s of writes: within SATA's 600 MB/s",
+    );
+    expect(storageTierReason(figures({ readIopsQd1: null }))).toMatch(/no tier/);
   });
 });

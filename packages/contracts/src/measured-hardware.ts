@@ -79,3 +79,20 @@ export function storageTierOf(
   if (qd16MBps > t.sataMaxMBps || (m.seqWriteMBps ?? 0) > t.sataMaxMBps) return 'nvme-like';
   return 'ssd-like';
 }
+
+const n = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** Why the figures give their tier, in one sentence (shown by `tunelab probe` and the site). */
+export function storageTierReason(m: Pick<MeasuredHardware, 'readIopsQd1' | 'readIopsQd16' | 'seqWriteMBps'>): string {
+  const t = STORAGE_TIER_THRESHOLDS;
+  const tier = storageTierOf(m);
+  if (tier === null || m.readIopsQd1 === null) return 'random reads were not measured (no O_DIRECT here): no tier';
+  const qd1 = `${n(m.readIopsQd1)} random reads/s at queue depth 1`;
+  if (tier === 'hdd-like') return `${qd1}, below ${n(t.hddMaxReadIopsQd1)} (2.5 ms a read): a disk that seeks`;
+  if (tier === 'network-ssd')
+    return `${qd1}, between ${n(t.hddMaxReadIopsQd1)} and ${n(t.networkMaxReadIopsQd1)} (0.4–2.5 ms a read): flash behind a network`;
+  const bandwidth = `${n(((m.readIopsQd16 ?? 0) * 8192) / 1e6)} MB/s of reads at queue depth 16 and ${n(m.seqWriteMBps ?? 0)} MB/s of writes`;
+  return tier === 'nvme-like'
+    ? `${qd1} (local flash) and ${bandwidth}: above SATA's ${t.sataMaxMBps} MB/s`
+    : `${qd1} (local flash) and ${bandwidth}: within SATA's ${t.sataMaxMBps} MB/s`;
+}
