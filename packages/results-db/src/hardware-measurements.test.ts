@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RunSubmission, type MeasuredHardware } from '@tunelab/contracts';
+import { hardwareFingerprint, type ResultsDb } from './index.ts';
+import { BACKENDS, useResultsDb } from './test-backends.ts';
+import { ingestDocument, prismaOf } from './testing.ts';
+
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
+
+const figures = (over: Partial<MeasuredHardware>): MeasuredHardware => ({
+  measuredAt: '2026-11-26T05:00:00.000Z',
+  durationMs: 4200,
+  diskTool: 'fio-3.33',
+  fsyncP50Us: 155.5,
+  fsyncP99Us: 815.1,
+  fsyncSamples: 511,
+  readIopsQd1: 15_951,
+  readIopsQd16: 46_692,
+  seqWriteMBps: 222.2,
+  cpuScore: 1693,
+  cpuWorkload: 'tunelab-cpu-1/node-20',
+  notes: [],
+  ...over,
+});
+
+/** The fixture on a virtual disk the kernel's flags cannot class, with the given figures (or none). */
+function onMachine(cpuModel: string, measured: MeasuredHardware | null, startedAt: string) {
+  const doc = structuredClone(fixture);
+  doc.hardware.cpuModel = cpuModel;
+  doc.hardware.storage = { kind: 'unknown', model: 'QEMU HARDDISK' };
+  if (measured) doc.hardware.measured = measured;
+  doc.startedAt = startedAt;
+  doc.finishedAt = startedAt.replace('T04', 'T05');
+  return doc;
+}
+
+for (const backend of BACKENDS) {
+  describe(`hardware measurements on ${backend}`, () => {
+    const getDb = useResultsDb(backend);
+    let db: ResultsDb;
+    beforeAll(() => {
+      db = getDb();
+    });
+
+    it('stores each run’s figures; figures that change never split the machine, and the first tier names its class', async () => {
+      const cpu = 'Probe CPU A';
+      const first = await ingestDocument(db, onMachine(cpu, figures({}), '2026-11-26T04:00:00.000Z'), 'm-1');
+      expect(first.run.hardware.class).toBe('2 cores / 24 GB / SSD-like');
+      // Loaded the next day: every figure differs, the tier too (HDD-like by its reads).
+      const slow = figures({ fsyncP50Us: 9100, fsyncP99Us: 48000, readIopsQd1: 150, readIopsQd16: 410, cpuScore: 700 });
+      const second = await ingestDocument(db, onMachine(cpu, slow, '2026-11-27T04:00:00.000Z'), 'm-2');
+      expect(second.run.hardware.fingerprint).toBe(first.run.hardware.fingerprint);
+      expect(second.run.hardware.class).toBe('2 cores / 24 GB / SSD-like');
+      const prisma = prismaOf(db);
+      const profile = await prisma.hardwareProfile.findUniqueOrThrow({
+        where: { fingerprint: first.run.hardware.fingerprint },
+        select: { id: true, storageTier: true, hardwareClass: true, _count: { select: { runs: true } } },
+      });
+      expect(profile).toMatchObject({ storageTier: 'ssd-like', hardwareClass: '2 cores / 24 GB / SSD-like' });
+      expect(profile._count.runs).toBe(2);
+      const rows = await prisma.hardwareMeasurement.findMany({
+        where: { hardwareProfileId: profile.id },
+        orderBy: { measuredAt: 'asc' },
+      });
+      expect(rows.map((r) => [r.runId, r.storageTier, r.readIopsQd1, r.fsyncP50Us, r.diskTool])).toEqual(
+        expect.arrayContaining([
+          [first.run.id, 'ssd-like', 15_951, 155.5, 'fio-3.33'],
+          [second.run.id, 'hdd-like', 150, 9100, 'fio-3.33'],
+        ]),
+      );
+      expect(rows).toHaveLength(2);
+    });
+
+    it('a machine first stored without a probe takes the tier of its first measured run: "unknown disk" goes', async () => {
+      const cpu = 'Probe CPU B';
+      const bare = await ingestDocument(db, onMachine(cpu, null, '2026-11-26T04:00:00.000Z'), 'b-1');
+      expect(bare.run.hardware.class).toBe('2 cores / 24 GB / unknown disk');
+      expect(await prismaOf(db).hardwareMeasurement.count({ where: { runId: bare.run.id } })).toBe(0);
+      const fast = figures({ readIopsQd1: 12_000, readIopsQd16: 300_000, seqWriteMBps: 2_000 });
+      const measured = await ingestDocument(db, onMachine(cpu, fast, '2026-11-26T04:30:00.000Z'), 'b-2');
+      expect(measured.run.hardware).toEqual({
+        fingerprint: bare.run.hardware.fingerprint,
+        class: '2 cores / 24 GB / NVMe-like',
+      });
+      const profile = await prismaOf(db).hardwareProfile.findUniqueOrThrow({
+        where: { fingerprint: bare.run.hardware.fingerprint },
+      });
+      expect(profile.hardwareClass).toBe('2 cores / 24 GB / NVMe-like');
+      expect(profile.storageTier).toBe('nvme-like');
+      expect(hardwareFingerprint(RunSubmission.parse(onMachine(cpu, fast, '2026-11-26T04:30:00.000Z')).hardware)).toBe(
+        profile.fingerprint,
+      );
+    });
+
+    it('a replay stores no second measurement', async () => {
+      const doc = onMachine('Probe CPU C', figures({}), '2026-11-26T04:00:00.000Z');
+      const a = await ingestDocument(db, doc, 'c-1');
+      const b = await ingestDocument(db, doc, 'c-1');
+      expect(b.outcome).toBe('replayed');
+      expect(b.run.hardware.class).toBe(a.run.hardware.class);
+      expect(await prismaOf(db).hardwareMeasurement.count({ where: { runId: a.run.id } })).toBe(1);
+    });
+  });
+}
