@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HardwareSpec, StorageKind } from './hardware.ts';
+import { MeasuredHardware, StorageTier } from './measured-hardware.ts';
 import { DatabaseEnvironment, Engine } from './database.ts';
 import { RunNote, RunSubmissionOptions, Sample, TimeSeriesPoint } from './run.ts';
 import { identifier, isoDateTime, scalar, sha256Hex, text } from './primitives.ts';
@@ -102,6 +103,8 @@ export const HardwareSummary = z.object({
   memoryBytes: z.number(),
   storageKind: StorageKind,
   storageModel: z.string().nullable(),
+  /** The tier the first probe of this machine measured (it names the disk in the class); null when never probed. */
+  storageTier: StorageTier.nullable(),
   runs: z.number().int(),
   firstSeenAt: isoDateTime,
   lastSeenAt: isoDateTime,
@@ -118,9 +121,17 @@ export const HardwareListQuery = z.strictObject({
 });
 export type HardwareListQuery = z.infer<typeof HardwareListQuery>;
 
+/** One run's probe of its machine, as a hardware record lists it. */
+export const HardwareMeasurement = MeasuredHardware.omit({ notes: true }).extend({
+  runId: z.uuid(),
+  storageTier: StorageTier.nullable(),
+});
+
 export const HardwareDetail = HardwareSummary.extend({
   spec: HardwareSpec,
   scenarios: z.array(z.object({ key: z.string(), runs: z.number().int() })),
+  /** The newest 50 probes of this machine, newest first: the figures move, the fingerprint does not. */
+  measurements: z.array(HardwareMeasurement),
 });
 export type HardwareDetail = z.infer<typeof HardwareDetail>;
 

@@ -94,6 +94,34 @@ for (const backend of BACKENDS) {
       );
     });
 
+    it("a run shows its own figures; the hardware record lists every run's, newest first, and its tier", async () => {
+      const cpu = 'Probe CPU D';
+      const a = await ingestDocument(
+        db,
+        onMachine(cpu, figures({ cpuScore: 1000 }), '2026-11-26T04:00:00.000Z'),
+        'd-1',
+      );
+      const b = await ingestDocument(
+        db,
+        onMachine(cpu, figures({ cpuScore: 2000, measuredAt: '2026-11-27T05:00:00.000Z' }), '2026-11-27T04:00:00.000Z'),
+        'd-2',
+      );
+      const bare = await ingestDocument(db, onMachine(cpu, null, '2026-11-28T04:00:00.000Z'), 'd-3');
+      expect((await db.getRun(b.run.id))!.hardwareSpec.measured?.cpuScore).toBe(2000);
+      expect((await db.getRun(bare.run.id))!.hardwareSpec.measured).toBeUndefined();
+      const [ra, rb, rbare] = await db.getRuns([a.run.id, b.run.id, bare.run.id]);
+      expect([ra!.hardwareSpec.measured?.cpuScore, rb!.hardwareSpec.measured?.cpuScore]).toEqual([1000, 2000]);
+      expect(rbare!.hardwareSpec.measured).toBeUndefined();
+      const hw = await db.getHardware(a.run.hardware.fingerprint);
+      expect(hw!.storageTier).toBe('ssd-like');
+      expect(hw!.measurements.map((m) => [m.runId, m.cpuScore, m.storageTier])).toEqual([
+        [b.run.id, 2000, 'ssd-like'],
+        [a.run.id, 1000, 'ssd-like'],
+      ]);
+      const listed = await db.listHardware({ class: '2 cores / 24 GB / SSD-like', limit: 500 });
+      expect(listed.items.find((h) => h.fingerprint === a.run.hardware.fingerprint)?.storageTier).toBe('ssd-like');
+    });
+
     it('a replay stores no second measurement', async () => {
       const doc = onMachine('Probe CPU C', figures({}), '2026-11-26T04:00:00.000Z');
       const a = await ingestDocument(db, doc, 'c-1');
