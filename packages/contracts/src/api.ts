@@ -127,10 +127,13 @@ export const HardwareMeasurement = MeasuredHardware.omit({ notes: true }).extend
   storageTier: StorageTier.nullable(),
 });
 
+/** How many of a machine's probes its hardware record lists (the newest). */
+export const HARDWARE_MEASUREMENTS_SHOWN = 50;
+
 export const HardwareDetail = HardwareSummary.extend({
   spec: HardwareSpec,
   scenarios: z.array(z.object({ key: z.string(), runs: z.number().int() })),
-  /** The newest 50 probes of this machine, newest first: the figures move, the fingerprint does not. */
+  /** The newest probes of this machine (HARDWARE_MEASUREMENTS_SHOWN), newest first: the figures move, the fingerprint does not. */
   measurements: z.array(HardwareMeasurement),
 });
 export type HardwareDetail = z.infer<typeof HardwareDetail>;

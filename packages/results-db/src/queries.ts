@@ -15,6 +15,7 @@ import {
   StorageKind,
   StorageTier,
   MeasuredHardware,
+  HARDWARE_MEASUREMENTS_SHOWN,
 } from '@tunelab/contracts';
 import { z } from 'zod';
 import type { PrismaClient } from './generated/prisma/client.ts';
@@ -250,9 +251,6 @@ export async function listHardware(prisma: PrismaClient, q: HardwareListQuery) {
   };
 }
 
-/** The newest probes a hardware record lists (each run's figures; older ones stay in the database). */
-const MEASUREMENTS_SHOWN = 50;
-
 export async function getHardware(prisma: PrismaClient, fingerprint: string): Promise<HardwareDetailRecord | null> {
   const h = await prisma.hardwareProfile.findUnique({
     where: { fingerprint },
@@ -266,7 +264,7 @@ export async function getHardware(prisma: PrismaClient, fingerprint: string): Pr
   const measurements = await prisma.hardwareMeasurement.findMany({
     where: { hardwareProfileId: h.id },
     orderBy: { measuredAt: 'desc' },
-    take: MEASUREMENTS_SHOWN,
+    take: HARDWARE_MEASUREMENTS_SHOWN,
     omit: { hardwareProfileId: true },
   });
   return {
