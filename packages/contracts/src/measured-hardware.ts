@@ -30,6 +30,13 @@ export const MeasuredHardware = z.strictObject({
   cpuScore: finiteNumber.positive().max(1e12).nullable(),
   /** Name and version of the CPU workload: scores of different workloads are not comparable. */
   cpuWorkload: boundedString(64),
+  /**
+   * The 1-minute load average when the probe started, and the CPUs it is shared by: on a machine
+   * whose CPUs are saturated the figures measure the scheduler too (a read at queue depth 1 waits
+   * for a CPU to be woken on), so a reader can tell a loaded probe from an idle one.
+   */
+  loadAverage1m: finiteNumber.min(0).max(1e6).nullable().optional(),
+  logicalCpus: count.min(1).max(8192).nullable().optional(),
   notes: z.array(boundedString(500)).max(20).default([]),
 });
 export type MeasuredHardware = z.infer<typeof MeasuredHardware>;

@@ -21,6 +21,8 @@ const figures = (over: Partial<MeasuredHardware>): MeasuredHardware => ({
   seqWriteMBps: 222.2,
   cpuScore: 1693,
   cpuWorkload: 'tunelab-cpu-1/node-20',
+  loadAverage1m: 1.68,
+  logicalCpus: 2,
   notes: [],
   ...over,
 });
@@ -64,10 +66,20 @@ for (const backend of BACKENDS) {
         where: { hardwareProfileId: profile.id },
         orderBy: { measuredAt: 'asc' },
       });
-      expect(rows.map((r) => [r.runId, r.storageTier, r.readIopsQd1, r.fsyncP50Us, r.diskTool])).toEqual(
+      expect(
+        rows.map((r) => [
+          r.runId,
+          r.storageTier,
+          r.readIopsQd1,
+          r.fsyncP50Us,
+          r.diskTool,
+          r.loadAverage1m,
+          r.logicalCpus,
+        ]),
+      ).toEqual(
         expect.arrayContaining([
-          [first.run.id, 'ssd-like', 15_951, 155.5, 'fio-3.33'],
-          [second.run.id, 'hdd-like', 150, 9100, 'fio-3.33'],
+          [first.run.id, 'ssd-like', 15_951, 155.5, 'fio-3.33', 1.68, 2],
+          [second.run.id, 'hdd-like', 150, 9100, 'fio-3.33', 1.68, 2],
         ]),
       );
       expect(rows).toHaveLength(2);

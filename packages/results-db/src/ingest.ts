@@ -247,13 +247,13 @@ type ParentKeys = {
 type StoredRow = { id: string; received_at: Date; hardware_class: string };
 
 /**
- * The probe's figures as the statement's parameters $33…$45 (all null without a probe): the run's
+ * The probe's figures as the statement's parameters $33…$47 (all null without a probe): the run's
  * row in hardware_measurements, its tier, and the class its profile takes when this is the first
  * run that measured the machine.
  */
 function measurementColumns(s: RunSubmission, hardwareClass: string): unknown[] {
   const m = s.hardware.measured;
-  if (!m) return Array<null>(13).fill(null);
+  if (!m) return Array<null>(15).fill(null);
   return [
     m.measuredAt,
     m.durationMs,
@@ -268,6 +268,8 @@ function measurementColumns(s: RunSubmission, hardwareClass: string): unknown[] 
     m.cpuWorkload,
     storageTierOf(m),
     hardwareClass,
+    m.loadAverage1m ?? null,
+    m.logicalCpus ?? null,
   ];
 }
 
@@ -324,9 +326,9 @@ const INGEST_SQL = `WITH parent AS (
      ), m AS (
        INSERT INTO hardware_measurements (run_id, hardware_profile_id, measured_at, duration_ms, disk_tool, fsync_p50_us,
                                           fsync_p99_us, fsync_samples, read_iops_qd1, read_iops_qd16, seq_write_mbps,
-                                          cpu_score, cpu_workload, storage_tier)
+                                          cpu_score, cpu_workload, storage_tier, load_average_1m, logical_cpus)
        SELECT run.id, run.hardware_profile_id, $33::timestamptz, $34::float8, $35, $36::float8, $37::float8, $38::int,
-              $39::float8, $40::float8, $41::float8, $42::float8, $43, $44
+              $39::float8, $40::float8, $41::float8, $42::float8, $43, $44, $46::float8, $47::int
        FROM run WHERE $35::text IS NOT NULL
      ), seen AS (
        UPDATE hardware_profiles

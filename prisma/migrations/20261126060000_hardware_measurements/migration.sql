@@ -20,6 +20,8 @@ CREATE TABLE "hardware_measurements" (
     "seq_write_mbps" DOUBLE PRECISION,
     "cpu_score" DOUBLE PRECISION,
     "cpu_workload" TEXT NOT NULL,
+    "load_average_1m" DOUBLE PRECISION,
+    "logical_cpus" INTEGER,
     "storage_tier" TEXT,
 
     CONSTRAINT "hardware_measurements_pkey" PRIMARY KEY ("run_id")

@@ -39,7 +39,7 @@ export function cpuWorkloadIteration(values = new Int32Array(N)): number {
  */
 export function measureCpuScore(opts: { sliceMs?: number; slices?: number } = {}): number {
   const sliceMs = opts.sliceMs ?? 100;
-  const slices = opts.slices ?? 6;
+  const slices = opts.slices ?? 5;
   const values = new Int32Array(N);
   let sink = 0;
   const rates: number[] = [];

@@ -1,11 +1,11 @@
 /**
  * The disk figures measured by fio (https://fio.readthedocs.io), when `fio` is on PATH. Two fio
  * processes, each job after the previous one (`--stonewall`), on one temporary file:
- *  1. `seqwrite`: 1 MiB O_DIRECT writes of up to FILE_BYTES, at most 2 s, then fsync → MB/s;
+ *  1. `seqwrite`: 1 MiB O_DIRECT writes of up to FILE_BYTES, at most 1.5 s, then fsync → MB/s;
  *     `fsync`: 8 kB buffered writes over the written start of the file, each followed by
- *     fdatasync, at most 1 s → fio's sync latency percentiles (p50, p99).
- *  2. `qd1`: random 8 kB O_DIRECT reads (psync, one in flight) for 1 s; `qd16`: the same through
- *     libaio with 16 in flight, 1 s — both over the bytes step 1 wrote, never over unwritten
+ *     fdatasync, at most 0.75 s → fio's sync latency percentiles (p50, p99).
+ *  2. `qd1`: random 8 kB O_DIRECT reads (psync, one in flight) for 0.75 s; `qd16`: the same through
+ *     libaio with 16 in flight, 0.75 s — both over the bytes step 1 wrote, never over unwritten
  *     (preallocated) extents, which the filesystem answers with zeros without reading the disk.
  */
 import { execFile } from 'node:child_process';
@@ -58,7 +58,7 @@ export async function measureDiskWithFio(file: string, fileBytes: number): Promi
       '--bs=1m',
       '--direct=1',
       `--size=${fileBytes}`,
-      '--runtime=2',
+      '--runtime=1500ms',
       '--end_fsync=1',
       '--name=fsync',
       '--stonewall',
@@ -67,7 +67,7 @@ export async function measureDiskWithFio(file: string, fileBytes: number): Promi
       '--direct=0',
       '--size=8m',
       '--fdatasync=1',
-      '--runtime=1',
+      '--runtime=750ms',
     ],
     20_000,
   );
@@ -77,7 +77,7 @@ export async function measureDiskWithFio(file: string, fileBytes: number): Promi
   const us = (key: string) => (pct[key] === undefined ? null : pct[key] / 1000);
   let readIopsQd1: number | null = null;
   let readIopsQd16: number | null = null;
-  if (written < 8 * MIB) notes.push(`only ${written} bytes written in 2 s: random reads not measured`);
+  if (written < 8 * MIB) notes.push(`only ${written} bytes written in 1.5 s: random reads not measured`);
   else {
     const [qd1, qd16] = await fio(
       [
@@ -87,7 +87,7 @@ export async function measureDiskWithFio(file: string, fileBytes: number): Promi
         '--direct=1',
         `--size=${written}`,
         '--time_based',
-        '--runtime=1',
+        '--runtime=750ms',
         '--name=qd1',
         '--name=qd16',
         '--stonewall',

@@ -62,7 +62,7 @@ function writeSequential(
   const start = performance.now();
   let written = 0;
   try {
-    while (written < fileBytes && performance.now() - start < 2_000) {
+    while (written < fileBytes && performance.now() - start < 1_500) {
       written += writeSync(fd, chunk, 0, MIB, written);
     }
     fdatasyncSync(fd);
@@ -84,7 +84,7 @@ function timeFsync(file: string, written: number) {
   const span = Math.max(1, Math.min(1024, Math.floor(written / BLOCK)));
   try {
     const start = performance.now();
-    for (let i = 0; performance.now() - start < 1_000 && i < 10_000; i++) {
+    for (let i = 0; performance.now() - start < 750 && i < 10_000; i++) {
       writeSync(fd, block, 0, BLOCK, (i % span) * BLOCK);
       const t = process.hrtime.bigint();
       fdatasyncSync(fd);
@@ -142,15 +142,11 @@ process.stdout.write(JSON.stringify({ qd1, qd16 }));
 async function randomReads(file: string, written: number, notes: string[]) {
   const blocks = Math.floor(written / BLOCK);
   try {
-    const { stdout } = await run(
-      process.execPath,
-      ['--input-type=module', '-e', READER, file, String(blocks), '1000'],
-      {
-        env: { PATH: process.env.PATH ?? '', UV_THREADPOOL_SIZE: '16' },
-        timeout: 15_000,
-        killSignal: 'SIGKILL',
-      },
-    );
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', READER, file, String(blocks), '750'], {
+      env: { PATH: process.env.PATH ?? '', UV_THREADPOOL_SIZE: '16' },
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
     const r = JSON.parse(stdout) as { qd1: number; qd16: number };
     return { readIopsQd1: r.qd1 > 0 ? r.qd1 : null, readIopsQd16: r.qd16 > 0 ? r.qd16 : null };
   } catch (e) {
@@ -165,7 +161,7 @@ export async function measureDiskWithNode(file: string, fileBytes: number): Prom
   const seq = writeSequential(file, fileBytes, notes);
   const fsync = timeFsync(file, seq.written);
   let reads: Pick<DiskFigures, 'readIopsQd1' | 'readIopsQd16'> = { readIopsQd1: null, readIopsQd16: null };
-  if (seq.written < 8 * MIB) notes.push(`only ${seq.written} bytes written in 2 s: random reads not measured`);
+  if (seq.written < 8 * MIB) notes.push(`only ${seq.written} bytes written in 1.5 s: random reads not measured`);
   else if (seq.direct) reads = await randomReads(file, seq.written, notes);
   return { ...fsync, ...reads, seqWriteMBps: seq.mbps, notes };
 }

@@ -59,6 +59,7 @@ export async function measureHardware(opts: MeasureOptions): Promise<MeasuredHar
   checkDirectory(opts.dir);
   const started = performance.now();
   const measuredAt = new Date().toISOString();
+  const loadAverage1m = os.platform() === 'win32' ? null : Math.round(os.loadavg()[0]! * 100) / 100;
   const tool = opts.tool ?? 'auto';
   const fio = tool === 'node' ? null : await fioVersion();
   if (tool === 'fio' && !fio) throw new ProbeDirError('fio is not on PATH (Debian/Ubuntu: apt-get install fio)');
@@ -93,6 +94,8 @@ export async function measureHardware(opts: MeasureOptions): Promise<MeasuredHar
     ...figures,
     cpuScore,
     cpuWorkload: CPU_WORKLOAD,
+    loadAverage1m,
+    logicalCpus: os.availableParallelism(),
     notes,
   });
 }

@@ -58,7 +58,10 @@ function renderProbe(dir: string, m: MeasuredHardware, tier: StorageTier | null)
     ['CPU score, one core', `${fmt(m.cpuScore, 0, ' /s')} (${m.cpuWorkload})`],
     ['storage tier', tier ? STORAGE_TIER_LABELS[tier] : 'unknown'],
     ['why', storageTierReason(m)],
-    ['took', `${(m.durationMs / 1000).toFixed(1)} s`],
+    [
+      'took',
+      `${(m.durationMs / 1000).toFixed(1)} s${m.loadAverage1m == null ? '' : `, at load average ${m.loadAverage1m} on ${m.logicalCpus ?? '?'} CPUs`}`,
+    ],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
