@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HardwareSpec, StorageKind } from './hardware.ts';
+import { MeasuredHardware, StorageTier } from './measured-hardware.ts';
 import { DatabaseEnvironment, Engine } from './database.ts';
 import { RunNote, RunSubmissionOptions, Sample, TimeSeriesPoint } from './run.ts';
 import { RunNoiseDetail } from './noise.ts';
@@ -105,6 +106,8 @@ export const HardwareSummary = z.object({
   memoryBytes: z.number(),
   storageKind: StorageKind,
   storageModel: z.string().nullable(),
+  /** The tier the first probe of this machine measured (it names the disk in the class); null when never probed. */
+  storageTier: StorageTier.nullable(),
   runs: z.number().int(),
   firstSeenAt: isoDateTime,
   lastSeenAt: isoDateTime,
@@ -121,9 +124,20 @@ export const HardwareListQuery = z.strictObject({
 });
 export type HardwareListQuery = z.infer<typeof HardwareListQuery>;
 
+/** One run's probe of its machine, as a hardware record lists it. */
+export const HardwareMeasurement = MeasuredHardware.omit({ notes: true }).extend({
+  runId: z.uuid(),
+  storageTier: StorageTier.nullable(),
+});
+
+/** How many of a machine's probes its hardware record lists (the newest). */
+export const HARDWARE_MEASUREMENTS_SHOWN = 50;
+
 export const HardwareDetail = HardwareSummary.extend({
   spec: HardwareSpec,
   scenarios: z.array(z.object({ key: z.string(), runs: z.number().int() })),
+  /** The newest probes of this machine (HARDWARE_MEASUREMENTS_SHOWN), newest first: the figures move, the fingerprint does not. */
+  measurements: z.array(HardwareMeasurement),
 });
 export type HardwareDetail = z.infer<typeof HardwareDetail>;
 

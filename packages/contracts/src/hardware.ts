@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedString, finiteNumber, count } from './primitives.ts';
+import { MeasuredHardware, STORAGE_TIER_LABELS, storageTierOf } from './measured-hardware.ts';
 
 export const StorageKind = z.enum(['ssd', 'hdd', 'nvme', 'unknown']);
 export type StorageKind = z.infer<typeof StorageKind>;
@@ -22,6 +23,8 @@ export const HardwareSpec = z.strictObject({
   storage: z.strictObject({
     kind: StorageKind,
     model: boundedString(200).nullable().default(null),
+    /** True when the user stated the kind (`--storage`): it then wins over the measured tier. */
+    declared: z.boolean().optional(),
   }),
   filesystem: boundedString(64).nullable().default(null),
   os: boundedString(200),
@@ -29,6 +32,8 @@ export const HardwareSpec = z.strictObject({
   virtualization: boundedString(64).nullable().default(null),
   /** Volatile readings kept for display only; never part of the fingerprint. */
   cpuSpeedGhz: finiteNumber.min(0).max(100).optional(),
+  /** The probe's figures (fsync, random reads, sequential writes, CPU score); never part of the fingerprint. */
+  measured: MeasuredHardware.optional(),
 });
 export type HardwareSpec = z.infer<typeof HardwareSpec>;
 
@@ -50,14 +55,25 @@ export function stableHardwareFields(spec: HardwareSpec) {
   };
 }
 
+type StorageOf = Pick<HardwareSpec, 'storage'> & { measured?: HardwareSpec['measured'] };
+
 /**
- * The coarse class engineers think in: "8 cores / 32 GB / SSD".
+ * The disk as a class names it: the kind the user declared (`--storage`), else the tier the probe
+ * measured ("SSD-like"), else the kind the kernel's flags gave ("SSD", or "unknown disk").
+ */
+export function storageLabelOf(spec: StorageOf): string {
+  const tier = spec.measured && !spec.storage.declared ? storageTierOf(spec.measured) : null;
+  if (tier) return STORAGE_TIER_LABELS[tier];
+  return spec.storage.kind === 'unknown' ? 'unknown disk' : spec.storage.kind.toUpperCase();
+}
+
+/**
+ * The coarse class engineers think in: "8 cores / 32 GB / SSD" ("… / SSD-like" when measured).
  * Memory is rounded to the nearest power-of-two-ish bucket a person would name.
  */
-export function hardwareClassOf(spec: Pick<HardwareSpec, 'physicalCores' | 'memoryBytes' | 'storage'>): string {
+export function hardwareClassOf(spec: Pick<HardwareSpec, 'physicalCores' | 'memoryBytes'> & StorageOf): string {
   const gb = Math.round(spec.memoryBytes / GIB);
-  const disk = spec.storage.kind === 'unknown' ? 'unknown disk' : spec.storage.kind.toUpperCase();
-  return `${spec.physicalCores} cores / ${gb} GB / ${disk}`;
+  return `${spec.physicalCores} cores / ${gb} GB / ${storageLabelOf(spec)}`;
 }
 
 export const HardwareClass = z.string().max(100);

@@ -2,6 +2,7 @@ export * from './primitives.ts';
 export * from './units.ts';
 export * from './hardware.ts';
 export * from './engines.ts';
+export * from './measured-hardware.ts';
 export * from './database.ts';
 export * from './run.ts';
 export * from './noise.ts';

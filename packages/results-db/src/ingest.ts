@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   canonicalJson,
   hardwareClassOf,
+  storageTierOf,
   type RunAcceptedRecord,
   type RunSource,
   type RunSubmission,
@@ -67,8 +68,14 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const envHash = settingsHash(s.database.settings);
 
   // The children's arrays are made once, for the retry after new parent rows too.
-  const parentKeys = { s, fingerprint, envHash, children: childColumns(s, sql.binaryParameters) };
-  let stored: { id: string; received_at: Date } | undefined;
+  const parentKeys = {
+    s,
+    fingerprint,
+    envHash,
+    children: childColumns(s, sql.binaryParameters),
+    measurement: measurementColumns(s, hardwareClass),
+  };
+  let stored: StoredRow | undefined;
   try {
     const first = await storeRun(sql, input, text, storedKey, hash, source, parentKeys);
     stored =
@@ -95,7 +102,7 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
       status: 'stored',
       idempotencyKey: input.idempotencyKey,
       scenario: { key: s.scenario.key, version: s.scenario.version },
-      hardware: { fingerprint, class: hardwareClass },
+      hardware: { fingerprint, class: stored.hardware_class },
       samples: s.samples.length,
       timeSeriesPoints: s.timeSeries.length,
       receivedAt: new Date(stored.received_at).toISOString(),
@@ -193,8 +200,8 @@ async function createParents(
   await insertOrGet(
     tx,
     `INSERT INTO hardware_profiles (id, fingerprint, hardware_class, cpu_model, physical_cores, logical_cpus, memory_bytes,
-       storage_kind, storage_model, filesystem, os, kernel, virtualization, spec, source)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4::int, $5::int, $6::bigint, $7, $8, $9, $10, $11, $12, $13::jsonb, $14)
+       storage_kind, storage_model, filesystem, os, kernel, virtualization, spec, source, storage_tier)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4::int, $5::int, $6::bigint, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15)
      ON CONFLICT (fingerprint) DO NOTHING RETURNING id::text`,
     [
       fingerprint,
@@ -211,6 +218,7 @@ async function createParents(
       h.virtualization,
       JSON.stringify(h),
       source,
+      h.measured ? storageTierOf(h.measured) : null,
     ],
     `SELECT id::text FROM hardware_profiles WHERE fingerprint = $1`,
     [fingerprint],
@@ -228,14 +236,51 @@ async function createParents(
 }
 
 /** The parent rows' natural keys, and the children's arrays as the driver takes them (child-columns.ts). */
-type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string; children: (Buffer | string)[] };
+type ParentKeys = {
+  s: RunSubmission;
+  fingerprint: string;
+  envHash: string;
+  children: (Buffer | string)[];
+  measurement: unknown[];
+};
+
+type StoredRow = { id: string; received_at: Date; hardware_class: string };
+
+/**
+ * The probe's figures as the statement's parameters $33…$47 (all null without a probe): the run's
+ * row in hardware_measurements, its tier, and the class its profile takes when this is the first
+ * run that measured the machine.
+ */
+function measurementColumns(s: RunSubmission, hardwareClass: string): unknown[] {
+  const m = s.hardware.measured;
+  if (!m) return Array<null>(15).fill(null);
+  return [
+    m.measuredAt,
+    m.durationMs,
+    m.diskTool,
+    m.fsyncP50Us,
+    m.fsyncP99Us,
+    m.fsyncSamples,
+    m.readIopsQd1,
+    m.readIopsQd16,
+    m.seqWriteMBps,
+    m.cpuScore,
+    m.cpuWorkload,
+    storageTierOf(m),
+    hardwareClass,
+    m.loadAverage1m ?? null,
+    m.logicalCpus ?? null,
+  ];
+}
 
 /**
  * The whole run in one statement: it finds the three parent rows by their natural keys, checks
  * that the runner is active (and marks it seen — at most once a minute, so that a busy runner does
  * not rewrite its row and flush WAL on every submission), and inserts the run with
- * `ON CONFLICT (idempotency_key) DO NOTHING` together with its samples and points (+ hardware
- * last seen). Answers the stored row; undefined when the key is taken; 'new-parents' when a
+ * `ON CONFLICT (idempotency_key) DO NOTHING` together with its samples and points, the probe's
+ * figures (+ hardware last seen, and its storage tier and class when this run is the first that
+ * measured the machine: the tier is set once, so a later reading never moves a machine's class).
+ * Answers the stored row; undefined when the key is taken; 'new-parents' when a
  * parent row does not exist yet (nothing was written); raises RunnerRevokedError for a revoked
  * or removed runner.
  *
@@ -247,7 +292,7 @@ type ParentKeys = { s: RunSubmission; fingerprint: string; envHash: string; chil
  * checked by that migration's statement-level triggers, which see the run row this statement
  * inserts.
  */
-const INGEST_STATEMENT = 'tunelab_ingest_run_v2';
+const INGEST_STATEMENT = 'tunelab_ingest_run_v3';
 const INGEST_SQL = `WITH parent AS (
        SELECT (SELECT v.id FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
                 WHERE sc.key = $13 AND v.version_hash = $14) AS version_id,
@@ -262,7 +307,7 @@ const INGEST_SQL = `WITH parent AS (
        INSERT INTO runs (id, idempotency_key, request_hash, source, runner_id, scenario_version_id, hardware_profile_id,
                          database_environment_id, params, runner_version, started_at, finished_at, sample_count, time_series_count, document, noise)
        SELECT $2::uuid, $3, $4, $5, $6::uuid, parent.version_id, parent.hardware_id, parent.environment_id,
-              $7::jsonb, $8, $9::timestamptz, $10::timestamptz, $11::int, $12::int, $1::json, $33::jsonb
+              $7::jsonb, $8, $9::timestamptz, $10::timestamptz, $11::int, $12::int, $1::json, $48::jsonb
        FROM parent
        WHERE parent.runner_active AND parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL
          AND parent.environment_id IS NOT NULL
@@ -278,11 +323,25 @@ const INGEST_SQL = `WITH parent AS (
        SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value, t.point_param, t.point_value
        FROM run, unnest($26::text[], $27::int[], $28::text[], $29::float8[], $30::float8[], $31::text[], $32::float8[])
                    AS t(variant, repetition, metric, x, value, point_param, point_value)
+     ), m AS (
+       INSERT INTO hardware_measurements (run_id, hardware_profile_id, measured_at, duration_ms, disk_tool, fsync_p50_us,
+                                          fsync_p99_us, fsync_samples, read_iops_qd1, read_iops_qd16, seq_write_mbps,
+                                          cpu_score, cpu_workload, storage_tier, load_average_1m, logical_cpus)
+       SELECT run.id, run.hardware_profile_id, $33::timestamptz, $34::float8, $35, $36::float8, $37::float8, $38::int,
+              $39::float8, $40::float8, $41::float8, $42::float8, $43, $44, $46::float8, $47::int
+       FROM run WHERE $35::text IS NOT NULL
      ), seen AS (
-       UPDATE hardware_profiles SET last_seen_at = now()
-       WHERE id = (SELECT hardware_profile_id FROM run) AND last_seen_at < now() - interval '1 minute'
+       UPDATE hardware_profiles
+       SET last_seen_at = now(),
+           storage_tier = COALESCE(storage_tier, $44::text),
+           hardware_class = CASE WHEN storage_tier IS NULL AND $44::text IS NOT NULL THEN $45 ELSE hardware_class END
+       WHERE id = (SELECT hardware_profile_id FROM run)
+         AND (last_seen_at < now() - interval '1 minute' OR (storage_tier IS NULL AND $44::text IS NOT NULL))
+       RETURNING hardware_class
      )
      SELECT run.id::text AS id, run.received_at,
+            COALESCE((SELECT hardware_class FROM seen),
+                     (SELECT hardware_class FROM hardware_profiles WHERE fingerprint = $15)) AS hardware_class,
             (parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL AND parent.environment_id IS NOT NULL) AS parents_found,
             parent.runner_active
      FROM parent LEFT JOIN run ON true`;
@@ -295,11 +354,12 @@ async function storeRun(
   hash: string,
   source: string,
   k: ParentKeys,
-): Promise<{ id: string; received_at: Date } | undefined | 'new-parents'> {
+): Promise<StoredRow | undefined | 'new-parents'> {
   const s = input.submission;
   const [row] = await db.query<{
     id: string | null;
     received_at: Date | null;
+    hardware_class: string | null;
     parents_found: boolean;
     runner_active: boolean;
   }>(
@@ -324,6 +384,7 @@ async function storeRun(
       s.database.version,
       k.envHash,
       ...k.children,
+      ...k.measurement,
       s.noise ? JSON.stringify(s.noise) : null,
     ],
     INGEST_STATEMENT,
@@ -331,5 +392,7 @@ async function storeRun(
   if (!row) throw new Error('the run statement answered no row');
   if (!row.runner_active) throw new RunnerRevokedError(input.runnerId ?? '');
   if (!row.parents_found) return 'new-parents';
-  return row.id && row.received_at ? { id: row.id, received_at: row.received_at } : undefined;
+  return row.id && row.received_at && row.hardware_class
+    ? { id: row.id, received_at: row.received_at, hardware_class: row.hardware_class }
+    : undefined;
 }

@@ -12,6 +12,7 @@ import { createTestDatabase, scriptsOf } from './testing.ts';
 const TABLES = [
   'database_environments',
   'fleet_jobs',
+  'hardware_measurements',
   'hardware_profiles',
   'runners',
   'runs',

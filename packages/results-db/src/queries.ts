@@ -14,6 +14,9 @@ import {
   RunSubmissionOptions,
   RunNote,
   StorageKind,
+  StorageTier,
+  MeasuredHardware,
+  HARDWARE_MEASUREMENTS_SHOWN,
 } from '@tunelab/contracts';
 import { z } from 'zod';
 import type { PrismaClient } from './generated/prisma/client.ts';
@@ -114,7 +117,18 @@ export const storedSubmission = z.object({
   order: z.array(z.object({ variant: z.string(), repetition: z.number() })).optional(),
   notes: z.array(RunNote).optional(),
   warnings: z.array(z.string()).optional(),
+  hardware: z.object({ measured: MeasuredHardware.optional() }).optional(),
 });
+
+/**
+ * A run's hardware: its machine's spec (as first reported) with this run's own probe figures, or
+ * none when this run did not measure (the profile's copy belongs to another run).
+ */
+export function runHardwareSpec(profileSpec: unknown, doc: z.infer<typeof storedSubmission>) {
+  const { measured: _first, ...spec } = HardwareSpecSchema.parse(profileSpec);
+  const measured = doc.hardware?.measured;
+  return measured ? { ...spec, measured } : spec;
+}
 
 export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetailRecord | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
@@ -165,7 +179,7 @@ export async function getRun(prisma: PrismaClient, id: string): Promise<RunDetai
     ...toSummary(r),
     samples: samples.map(({ pointParam, pointValue, ...x }) => withPoint(x, pointParam, pointValue)),
     params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).parse(r.params),
-    hardwareSpec: HardwareSpecSchema.parse(r.hardwareProfile.spec),
+    hardwareSpec: runHardwareSpec(r.hardwareProfile.spec, doc),
     databaseEnvironment: DatabaseEnvironmentSchema.parse({
       engine: env.engine,
       version: env.version,
@@ -191,6 +205,7 @@ const hardwareSelect = {
   memoryBytes: true,
   storageKind: true,
   storageModel: true,
+  storageTier: true,
   firstSeenAt: true,
   lastSeenAt: true,
   _count: { select: { runs: true } },
@@ -208,6 +223,7 @@ function toHardwareSummary(
     memoryBytes: Number(h.memoryBytes),
     storageKind: StorageKind.parse(h.storageKind),
     storageModel: h.storageModel,
+    storageTier: h.storageTier === null ? null : StorageTier.parse(h.storageTier),
     runs: h._count.runs,
     firstSeenAt: h.firstSeenAt.toISOString(),
     lastSeenAt: h.lastSeenAt.toISOString(),
@@ -248,10 +264,21 @@ export async function getHardware(prisma: PrismaClient, fingerprint: string): Pr
     SELECT s.key, count(*) AS runs
     FROM runs r JOIN scenario_versions v ON v.id = r.scenario_version_id JOIN scenarios s ON s.id = v.scenario_id
     WHERE r.hardware_profile_id = ${h.id}::uuid GROUP BY s.key ORDER BY s.key`;
+  const measurements = await prisma.hardwareMeasurement.findMany({
+    where: { hardwareProfileId: h.id },
+    orderBy: { measuredAt: 'desc' },
+    take: HARDWARE_MEASUREMENTS_SHOWN,
+    omit: { hardwareProfileId: true },
+  });
   return {
     ...toHardwareSummary(h),
     spec: HardwareSpecSchema.parse(h.spec),
     scenarios: perScenario.map((s) => ({ key: s.key, runs: Number(s.runs) })),
+    measurements: measurements.map((m) => ({
+      ...m,
+      measuredAt: m.measuredAt.toISOString(),
+      storageTier: m.storageTier === null ? null : StorageTier.parse(m.storageTier),
+    })),
   };
 }
 

@@ -5,17 +5,17 @@
  * mapping: queries.ts), at a few statements per batch instead of a relation load per run.
  */
 import type { RunDetailRecord } from '@tunelab/contracts';
-import { DatabaseEnvironment, HardwareSpec, noiseDetailOf } from '@tunelab/contracts';
+import { DatabaseEnvironment, noiseDetailOf } from '@tunelab/contracts';
 import { z } from 'zod';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './connection.ts';
 import type { DbContext, Queries } from './context.ts';
-import { runSummarySelect, storedSubmission, toSummary, withPoint } from './queries.ts';
+import { runHardwareSpec, runSummarySelect, storedSubmission, toSummary, withPoint } from './queries.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const Params = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
-type DocRow = { id: string; options: unknown; order: unknown; notes: unknown; warnings: unknown };
+type DocRow = { id: string; options: unknown; order: unknown; notes: unknown; warnings: unknown; hardware: unknown };
 
 /** The details of the runs with these ids, in the order asked; ids it does not hold are left out. */
 export async function getRuns(
@@ -52,7 +52,8 @@ export async function getRuns(
     // The shown parts of the stored submission as JSON paths: the whole document repeats every sample.
     sql.query<DocRow>(
       `SELECT id::text, document->'options' AS options, document->'order' AS "order", document->'notes' AS notes,
-              document->'warnings' AS warnings
+              document->'warnings' AS warnings, CASE WHEN document->'hardware'->'measured' IS NOT NULL
+                   THEN json_build_object('measured', document->'hardware'->'measured') END AS hardware
        FROM runs WHERE id = ANY($1::uuid[])`,
       [wanted],
     ),
@@ -78,7 +79,7 @@ export async function getRuns(
           withPoint({ variant, repetition, metric, unit, value }, param, point),
         ),
         params: Params.parse(r.params),
-        hardwareSpec: HardwareSpec.parse(r.hardwareProfile.spec),
+        hardwareSpec: runHardwareSpec(r.hardwareProfile.spec, doc),
         databaseEnvironment: DatabaseEnvironment.parse({
           engine: env.engine,
           version: env.version,

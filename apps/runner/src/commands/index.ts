@@ -5,6 +5,7 @@
 import { agentCommand } from './agent.ts';
 import { cleanupCommand } from './cleanup.ts';
 import type { CommandModule } from './context.ts';
+import { probeCommand } from './probe.ts';
 import { runCommand } from './run.ts';
 import { scenariosCommand } from './scenarios.ts';
 import { serversCommand } from './servers.ts';
@@ -21,4 +22,5 @@ export const COMMANDS: readonly CommandModule[] = [
   spoolCommand,
   serversCommand,
   agentCommand,
+  probeCommand,
 ];

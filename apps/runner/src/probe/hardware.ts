@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { realpath } from 'node:fs/promises';
 import si from 'systeminformation';
-import { HardwareSpec, type StorageKind } from '@tunelab/contracts';
+import { HardwareSpec, STORAGE_TIER_LABELS, storageTierOf, type StorageKind } from '@tunelab/contracts';
+import { measureHardware, probeDirectoryFor } from './measure.ts';
 
 export type StorageProbe = {
   kind: StorageKind;
@@ -90,9 +91,33 @@ export function classifyDisk(d: {
 export type HardwareProbeOptions = {
   /** Data directory of a local server; null when unknown or the target is remote. */
   dataDirectory: string | null;
-  /** --storage given by the user; wins over detection. */
+  /** --storage given by the user; wins over detection and the measured tier. */
   storageOverride?: StorageKind;
+  /** Measure the disk of the data directory and the CPU (measure.ts, ~5 s); default true. */
+  measure?: boolean;
 };
+
+/** The probe's figures for the data directory's filesystem; a warning instead when it cannot write there. */
+async function measureDataDisk(dataDirectory: string, warnings: string[], notes: string[]) {
+  const dir = probeDirectoryFor(dataDirectory);
+  if (!dir) {
+    warnings.push(
+      `could not measure the disk: no directory on the filesystem of ${dataDirectory} is writable by this user (\`tunelab probe --dir DIR\` measures one)`,
+    );
+    return undefined;
+  }
+  try {
+    const m = await measureHardware({ dir });
+    const tier = storageTierOf(m);
+    notes.push(
+      `measured ${dir} with ${m.diskTool} in ${(m.durationMs / 1000).toFixed(1)} s: storage tier ${tier ? STORAGE_TIER_LABELS[tier] : 'unknown (random reads not measured)'}${m.notes.length ? `; ${m.notes.join('; ')}` : ''}`,
+    );
+    return m;
+  } catch (e) {
+    warnings.push(`could not measure the disk under ${dir}: ${(e as Error).message}`);
+    return undefined;
+  }
+}
 
 /** Builds the contracts HardwareSpec of this machine; warnings explain anything left unknown. */
 export async function probeHardware(
@@ -110,8 +135,12 @@ export async function probeHardware(
       warnings.push(`could not probe the storage of ${opts.dataDirectory}: ${(e as Error).message}`);
     }
   }
+  const measured =
+    opts.dataDirectory && opts.measure !== false
+      ? await measureDataDisk(opts.dataDirectory, warnings, notes)
+      : undefined;
   if (opts.storageOverride) storage = { ...storage, kind: opts.storageOverride };
-  else if (storage.kind === 'unknown')
+  else if (storage.kind === 'unknown' && !(measured && storageTierOf(measured)))
     warnings.push(`storage kind unknown (${storage.note}); pass --storage ssd|hdd|nvme`);
   const cpuModel = [cpu.manufacturer, cpu.brand].filter(Boolean).join(' ').replace(/\s+/g, ' ').trim() || 'unknown CPU';
   const virtualization = system.virtual ? (system.virtualHost || system.model || 'virtual').slice(0, 64) : null;
@@ -120,12 +149,13 @@ export async function probeHardware(
     physicalCores: Math.max(1, cpu.physicalCores || cpu.cores),
     logicalCpus: Math.max(1, cpu.cores),
     memoryBytes: mem.total,
-    storage: { kind: storage.kind, model: storage.model },
+    storage: { kind: storage.kind, model: storage.model, ...(opts.storageOverride ? { declared: true } : {}) },
     filesystem: storage.filesystem,
     os: `${os.distro} ${os.release}`.trim().slice(0, 200) || os.platform,
     kernel: os.kernel || 'unknown',
     virtualization,
     ...(cpu.speed > 0 ? { cpuSpeedGhz: cpu.speed } : {}),
+    ...(measured ? { measured } : {}),
   });
   return { spec, warnings, notes };
 }

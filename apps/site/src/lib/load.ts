@@ -19,6 +19,8 @@ import {
   type RunSummary,
   type ScenarioAnswers,
   type SimilarHardware,
+  storageTierOf,
+  HARDWARE_MEASUREMENTS_SHOWN,
 } from '@tunelab/contracts';
 import { findingsOf, mergeInputs } from '@tunelab/results-db';
 import { metricDirection, primaryMetric as primaryMetricKey } from '@tunelab/answers';
@@ -178,10 +180,20 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     const scenarios = [...perScenario.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([key, n]) => ({ key, runs: n }));
+    // Each run's detail carries its own probe: the machine's newest, as getHardware lists them.
+    const measurements = mine
+      .flatMap((r) => {
+        const m = runDetail.get(r.id)?.hardwareSpec.measured;
+        if (!m) return [];
+        const { notes: _notes, ...figures } = m;
+        return [{ ...figures, runId: r.id, storageTier: storageTierOf(m) }];
+      })
+      .sort((a, b) => (a.measuredAt < b.measuredAt ? 1 : a.measuredAt > b.measuredAt ? -1 : 0))
+      .slice(0, HARDWARE_MEASUREMENTS_SHOWN);
     detailList.push(
       validate(
         HardwareDetailSchema,
-        { ...h, spec: first.hardwareSpec, scenarios },
+        { ...h, spec: first.hardwareSpec, scenarios, measurements },
         `hardware profile ${h.fingerprint}`,
         source.description,
       ),

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  canonicalJson,
+  hardwareClassOf,
+  HardwareSpec,
+  MeasuredHardware,
+  RunSubmission,
+  stableHardwareFields,
+  storageTierOf,
+  storageTierReason,
+} from './index.ts';
+
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
+
+const figures = (over: Partial<MeasuredHardware> = {}): MeasuredHardware =>
+  MeasuredHardware.parse({
+    measuredAt: '2026-11-26T05:00:00.000Z',
+    durationMs: 4200,
+    diskTool: 'fio-3.33',
+    fsyncP50Us: 150,
+    fsyncP99Us: 800,
+    fsyncSamples: 500,
+    readIopsQd1: 16_000,
+    readIopsQd16: 47_000,
+    seqWriteMBps: 220,
+    cpuScore: 900,
+    cpuWorkload: 'tunelab-cpu-1',
+    ...over,
+  });
+
+describe('storageTierOf', () => {
+  it('divides at the documented latencies and the SATA bandwidth', () => {
+    expect(storageTierOf(figures({ readIopsQd1: 120, readIopsQd16: 300 }))).toBe('hdd-like');
+    expect(storageTierOf(figures({ readIopsQd1: 399.9 }))).toBe('hdd-like');
+    expect(storageTierOf(figures({ readIopsQd1: 400 }))).toBe('network-ssd');
+    expect(storageTierOf(figures({ readIopsQd1: 1_500, readIopsQd16: 3_000 }))).toBe('network-ssd');
+    expect(storageTierOf(figures())).toBe('ssd-like');
+    // 73,243 × 8 kB = 600.0 MB/s: more than SATA carries.
+    expect(storageTierOf(figures({ readIopsQd16: 73_243 }))).toBe('nvme-like');
+    expect(storageTierOf(figures({ readIopsQd16: 73_242 }))).toBe('ssd-like');
+    expect(storageTierOf(figures({ seqWriteMBps: 1_800 }))).toBe('nvme-like');
+  });
+
+  it('gives no tier without random reads (no O_DIRECT)', () => {
+    expect(storageTierOf(figures({ readIopsQd1: null, readIopsQd16: null }))).toBeNull();
+  });
+});
+
+describe('measured hardware in the spec', () => {
+  it('is optional: a spec without figures stays valid', () => {
+    expect(HardwareSpec.safeParse(fixture.hardware).success).toBe(true);
+    expect(
+      RunSubmission.safeParse({ ...fixture, hardware: { ...fixture.hardware, measured: figures() } }).success,
+    ).toBe(true);
+  });
+
+  it('refuses a negative or non-finite figure with its path', () => {
+    const r = HardwareSpec.safeParse({ ...fixture.hardware, measured: { ...figures(), readIopsQd1: -5 } });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues[0]!.path).toEqual(['measured', 'readIopsQd1']);
+  });
+
+  it('never moves the fingerprint fields: figures, tier and the declared flag are not identity', () => {
+    const bare = canonicalJson(stableHardwareFields(HardwareSpec.parse(fixture.hardware)));
+    for (const m of [
+      figures(),
+      figures({ readIopsQd1: 200, fsyncP50Us: 9000, cpuScore: 1 }),
+      figures({ seqWriteMBps: 3000 }),
+    ])
+      expect(canonicalJson(stableHardwareFields(HardwareSpec.parse({ ...fixture.hardware, measured: m })))).toBe(bare);
+    const declared = { ...fixture.hardware, storage: { ...fixture.hardware.storage, declared: true } };
+    expect(canonicalJson(stableHardwareFields(HardwareSpec.parse(declared)))).toBe(bare);
+  });
+
+  it('names the class by the measured tier unless the user declared the kind', () => {
+    const base = { physicalCores: 2, memoryBytes: 24 * 1024 ** 3 };
+    const unknown = { kind: 'unknown' as const, model: 'QEMU HARDDISK' };
+    expect(hardwareClassOf({ ...base, storage: unknown })).toBe('2 cores / 24 GB / unknown disk');
+    expect(hardwareClassOf({ ...base, storage: unknown, measured: figures() })).toBe('2 cores / 24 GB / SSD-like');
+    expect(
+      hardwareClassOf({ ...base, storage: { kind: 'nvme', model: null }, measured: figures({ readIopsQd1: 900 }) }),
+    ).toBe('2 cores / 24 GB / network SSD');
+    expect(
+      hardwareClassOf({ ...base, storage: { kind: 'hdd', model: null, declared: true }, measured: figures() }),
+    ).toBe('2 cores / 24 GB / HDD');
+    expect(
+      hardwareClassOf({ ...base, storage: unknown, measured: figures({ readIopsQd1: null, readIopsQd16: null }) }),
+    ).toBe('2 cores / 24 GB / unknown disk');
+  });
+});
+
+describe('storageTierReason', () => {
+  it('says which figure put the disk in its tier', () => {
+    expect(storageTierReason(figures({ readIopsQd1: 120 }))).toBe(
+      '120 random reads/s at queue depth 1, below 400 (2.5 ms a read): a disk that seeks',
+    );
+    expect(storageTierReason(figures())).toBe(
+      "16,000 random reads/s at queue depth 1 (local flash) and 385 MB/s of reads at queue depth 16 and 220 MB/s of writes: within SATA's 600 MB/s",
+    );
+    expect(storageTierReason(figures({ readIopsQd1: null }))).toMatch(/no tier/);
+  });
+});
