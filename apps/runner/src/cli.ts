@@ -29,6 +29,7 @@ import { installServer, listServers, removeServer, type InstallProgress } from '
 /** After the first Ctrl-C the process ends within this long, whatever state the run is in. */
 const STOP_WATCHDOG_MS = 9_500;
 import { addAgentCommand } from './agent/command.ts';
+import { addAdviseCommand } from './advise/command.ts';
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -618,6 +619,7 @@ export function buildCli(
   addAgentCommand(program, config, io, (code) => {
     exitCode = code;
   });
+  addAdviseCommand(program, config, io, (code) => (exitCode = code));
 
   return { program, exitCode: () => exitCode };
 }
