@@ -53,9 +53,7 @@ type Rule = {
   /** The scale parameter the answer is looked up by. */
   scale: string;
   rule: string;
-  build(
-    inspection: Inspection,
-  ):
+  build(inspection: Inspection):
     | {
         matched: number;
         items: { table: string | null; why: string; facts: TableAdvice['facts']; params: Record<string, number> }[];
@@ -67,7 +65,7 @@ const pgTableFacts = (t: PgTable): TableAdvice['facts'] => ({
   rows: t.rows,
   liveTuples: t.liveTuples,
   deadTuples: t.deadTuples,
-  heapBytes: t.heapBytes,
+  tableBytes: t.tableBytes,
   indexBytes: t.indexBytes,
   indexCount: t.indexCount,
   fillfactor: t.fillfactor,
@@ -89,7 +87,7 @@ const SCENARIO_RULES: Record<string, Rule> = {
         matched: pg.indexedWithDeadTuples.matched,
         items: pg.indexedWithDeadTuples.tables.map((t) => ({
           table: qualified(t),
-          why: `${int(t.deadTuples)} dead tuples (${pct(deadShare(t))}), ${t.indexCount} index${t.indexCount === 1 ? '' : 'es'} of ${bytes(t.indexBytes)}, heap ${bytes(t.heapBytes)}`,
+          why: `${int(t.deadTuples)} dead tuples (${pct(deadShare(t))}), ${t.indexCount} index${t.indexCount === 1 ? '' : 'es'} of ${bytes(t.indexBytes)}, table ${bytes(t.tableBytes)}`,
           facts: pgTableFacts(t),
           params: { rows: Math.round(t.rows) },
         })),
@@ -106,7 +104,7 @@ const SCENARIO_RULES: Record<string, Rule> = {
         matched: pg.bloated.matched,
         items: pg.bloated.tables.map((t) => ({
           table: qualified(t),
-          why: `${int(t.deadTuples)} dead of ${int(t.liveTuples + t.deadTuples)} tuples (${pct(deadShare(t))}), heap ${bytes(t.heapBytes)}`,
+          why: `${int(t.deadTuples)} dead of ${int(t.liveTuples + t.deadTuples)} tuples (${pct(deadShare(t))}), table ${bytes(t.tableBytes)}`,
           facts: pgTableFacts(t),
           params: { rows: Math.round(t.liveTuples + t.deadTuples) },
         })),
@@ -116,16 +114,16 @@ const SCENARIO_RULES: Record<string, Rule> = {
   'fillfactor-hot-updates': {
     engine: 'postgresql',
     scale: 'warehouses',
-    rule: `update-heavy tables with a low HOT ratio: at least ${int(RULES.minUpdates)} updates, under ${pct(RULES.maxHotFraction)} of them HOT, fillfactor ${RULES.minFillfactor} or more; most non-HOT updates first; warehouses = heap size ÷ 100 MB (a TPROC-C warehouse is about 100 MB)`,
+    rule: `update-heavy tables with a low HOT ratio: at least ${int(RULES.minUpdates)} updates, under ${pct(RULES.maxHotFraction)} of them HOT, fillfactor ${RULES.minFillfactor} or more; most non-HOT updates first; warehouses = table size ÷ 100 MB (a TPROC-C warehouse is about 100 MB)`,
     build: (i) => {
       const pg = i as PgInspection;
       return {
         matched: pg.hotUnfriendly.matched,
         items: pg.hotUnfriendly.tables.map((t) => ({
           table: qualified(t),
-          why: `${int(t.updates)} updates, ${pct(t.hotUpdates / Math.max(t.updates, 1))} HOT${t.newPageUpdates !== null ? `, ${int(t.newPageUpdates)} to a new page` : ''}, fillfactor ${t.fillfactor}, heap ${bytes(t.heapBytes)}`,
+          why: `${int(t.updates)} updates, ${pct(t.hotUpdates / Math.max(t.updates, 1))} HOT${t.newPageUpdates !== null ? `, ${int(t.newPageUpdates)} to a new page` : ''}, fillfactor ${t.fillfactor}, table ${bytes(t.tableBytes)}`,
           facts: pgTableFacts(t),
-          params: { warehouses: Math.max(1, Math.round(t.heapBytes / (100 * 1e6))) },
+          params: { warehouses: Math.max(1, Math.round(t.tableBytes / (100 * 1e6))) },
         })),
       };
     },
@@ -190,9 +188,6 @@ const SCENARIO_RULES: Record<string, Rule> = {
     },
   },
 };
-
-/** The scale parameter advise looks answers up by, per scenario (until scenario.yaml declares it). */
-export const scaleParamOf = (key: string): string | null => SCENARIO_RULES[key]?.scale ?? null;
 
 const engineMatches = (rule: Rule['engine'], engine: Inspection['engine']) =>
   rule === 'postgresql' ? engine === 'postgresql' : engine !== 'postgresql';

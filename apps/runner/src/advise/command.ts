@@ -58,7 +58,13 @@ export type AdviseReport = {
 /** Reads the target and builds the report (no output). */
 export async function advise(
   target: string,
-  opts: { api: string | null; limit: number; hardware: Hardware & { from: string }; scenariosDir: string },
+  opts: {
+    api: string | null;
+    limit: number;
+    /** Asked after the server was read (a bad target fails first, without probing this machine). */
+    hardware: () => Promise<Hardware & { from: string }>;
+    scenariosDir: string;
+  },
 ): Promise<AdviseReport> {
   let protocol: string;
   try {
@@ -66,7 +72,7 @@ export async function advise(
   } catch {
     throw new AdviseError(
       'usage',
-      `--target must be a connection URL such as postgres://user@host:5432/db or mysql://user@host:3306/db, got "${redactTarget(target)}"`,
+      `--target must be a connection URL such as postgres://user@host:5432/db or mysql://user@host:3306/db, got "${target.replace(/:[^:@/]*@/, ':***@')}"`,
     );
   }
   if (opts.api !== null) {
@@ -89,21 +95,29 @@ export async function advise(
   const inspectSeconds = (performance.now() - started) / 1000;
   const dirs = await listScenarioDirs(opts.scenariosDir);
   const scenarios = await Promise.all(dirs.map((d) => loadScenario(d)));
-  const mysqlTarget = isLocalMysqlTarget(target) ? redactTarget(target) : 'mysql://USER@SCRATCH-SERVER:3306/test';
+  const hardware = await opts.hardware();
+  const mysqlTarget = isLocalMysqlTarget(target) ? withoutPassword(target) : 'mysql://USER@SCRATCH-SERVER:3306/test';
   return {
     target: redactTarget(target),
     inspection,
     inspectSeconds,
-    hardware: opts.hardware,
+    hardware,
     api: opts.api,
     scenarios: await adviseFrom({
       inspection,
       scenarios: scenarios.sort((a, b) => a.key.localeCompare(b.key)),
-      hardware: opts.hardware,
+      hardware,
       answer: answerSource(opts.api),
       mysqlTarget,
     }),
   };
+}
+
+/** A local MySQL-family target for a printed command: the password is left to MYSQL_PWD. */
+function withoutPassword(target: string): string {
+  const u = new URL(target);
+  u.password = '';
+  return u.toString();
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -117,7 +131,11 @@ export function renderAdvice(r: AdviseReport): string {
     lines.push(
       `PostgreSQL ${i.version}, database ${i.database} at ${r.target}: ${int(i.tables)} tables, ${int(i.relationFiles)} relations with storage, recovery_init_sync_method = ${i.recoveryInitSyncMethod ?? '(none)'}; read in ${r.inspectSeconds.toFixed(2)} s`,
     );
-  else
+  if (i.engine === 'postgresql' && i.sizesFrom === 'catalog')
+    lines.push(
+      'sizes: from the catalog (relpages, as of the last VACUUM or ANALYZE): a table shown was locked exclusively for longer than the lock timeout',
+    );
+  if (i.engine !== 'postgresql')
     lines.push(
       `${i.engine === 'mariadb' ? 'MariaDB' : 'MySQL'} ${i.version} at ${r.target}: ${int(i.tables)} InnoDB tables, innodb_buffer_pool_size ${bytes(i.bufferPoolBytes)}; read in ${r.inspectSeconds.toFixed(2)} s`,
     );
@@ -207,7 +225,7 @@ export function addAdviseCommand(
         const report = await advise(opts.target!, {
           api: opts.api ?? config.apiUrl,
           limit: opts.limit,
-          hardware: await hardwareOf(opts),
+          hardware: () => hardwareOf(opts),
           scenariosDir: path.resolve(config.cwd, config.scenariosDir),
         });
         io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : renderAdvice(report));

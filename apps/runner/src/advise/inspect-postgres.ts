@@ -1,7 +1,7 @@
 /**
  * Reads a PostgreSQL server for `tunelab advise`: one READ ONLY, REPEATABLE READ transaction of
  * catalog and statistics queries (pg_class, pg_index, pg_stat_get_*, settings), rolled back.
- * No table is opened (sizes are relpages), no lock beyond the catalogs' AccessShare is taken,
+ * Only the tables shown have their sizes read (pg_table_size: an AccessShareLock, as a SELECT takes),
  * and nothing needs more than `pg_monitor` (the statistics functions are public). Tables are
  * filtered and ranked in SQL, so a catalog of 100,000 tables returns at most `limit` per rule.
  */
@@ -12,6 +12,9 @@ import { redactTarget } from '../engine/connect.ts';
 import { AdviseError, classifyConnectError } from './errors.ts';
 
 const APPLICATION_NAME = 'tunelab-advise';
+/** How long a size waits behind a table's exclusive lock before the sizes come from the catalog. */
+const LOCK_TIMEOUT_S = 5;
+const LOCK_NOT_AVAILABLE = '55P03';
 
 type Row = {
   rule: 'bloated' | 'indexed' | 'hot';
@@ -28,19 +31,32 @@ type Row = {
   indexes: number;
   index_pages: number;
   fillfactor: number;
+  table_bytes: number;
+  index_bytes: number;
 };
 
-function tablesQuery(versionNum: number): string {
+/**
+ * Sizes of the tables shown (at most `limit` per rule): from the files (pg_table_size,
+ * pg_indexes_size; an AccessShareLock each, like a SELECT's), or, when a table is locked
+ * exclusively past the lock timeout, from the catalog (relpages, as of the last VACUUM/ANALYZE).
+ */
+type Sizes = 'files' | 'catalog';
+
+function tablesQuery(versionNum: number, sizes: Sizes): string {
   const newpage = versionNum >= 160000 ? 'pg_stat_get_tuples_newpage_updated(c.oid)::float8' : 'NULL::float8';
   const pick = (rule: string, where: string, order: string) =>
     `(SELECT '${rule}' AS rule, count(*) OVER () AS matched, t.* FROM t WHERE ${where} ORDER BY ${order}, schema, name LIMIT $1)`;
+  const size =
+    sizes === 'files'
+      ? 'pg_table_size(p.oid)::float8 AS table_bytes, pg_indexes_size(p.oid)::float8 AS index_bytes'
+      : 'p.pages * current_setting($8)::float8 AS table_bytes, p.index_pages * current_setting($8)::float8 AS index_bytes';
   return `
     WITH ix AS (
       SELECT i.indrelid, count(*)::int AS n, sum(ic.relpages)::float8 AS pages
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
       GROUP BY i.indrelid
     ), t AS MATERIALIZED (
-      SELECT n.nspname AS schema, c.relname AS name,
+      SELECT c.oid, n.nspname AS schema, c.relname AS name,
              c.reltuples::float8 AS reltuples, c.relpages::float8 AS pages,
              pg_stat_get_live_tuples(c.oid)::float8 AS live,
              pg_stat_get_dead_tuples(c.oid)::float8 AS dead,
@@ -55,11 +71,13 @@ function tablesQuery(versionNum: number): string {
       WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
         AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
     )
-    ${pick('bloated', `dead >= $2 AND dead >= $3 * (live + dead)`, 'dead DESC')}
-    UNION ALL
-    ${pick('indexed', `indexes > 0 AND dead >= $2 AND dead >= $4 * (live + dead)`, 'dead DESC')}
-    UNION ALL
-    ${pick('hot', `upd >= $5 AND hot < $6 * upd AND fillfactor >= $7`, '(upd - hot) DESC')}`;
+    SELECT p.*, ${size} FROM (
+      ${pick('bloated', `dead >= $2 AND dead >= $3 * (live + dead)`, 'dead DESC')}
+      UNION ALL
+      ${pick('indexed', `indexes > 0 AND dead >= $2 AND dead >= $4 * (live + dead)`, 'dead DESC')}
+      UNION ALL
+      ${pick('hot', `upd >= $5 AND hot < $6 * upd AND fillfactor >= $7`, '(upd - hot) DESC')}
+    ) p`;
 }
 
 /** Inspects the database the URL names; `limit` tables at most per rule. */
@@ -79,7 +97,7 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
   try {
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Bounded: a catalog lock held by someone else, or a slow server, ends the read with a sentence.
-    await client.query("SET LOCAL statement_timeout = '300s'; SET LOCAL lock_timeout = '10s'");
+    await client.query(`SET LOCAL statement_timeout = '300s'; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_S}s'`);
     const head = await client.query<{
       version: string;
       num: string;
@@ -100,7 +118,7 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
     const h = head.rows[0]!;
     const versionNum = Number(h.num);
     const blockSize = Number(h.block);
-    const { rows } = await client.query<Row>(tablesQuery(versionNum), [
+    const values = [
       limit,
       RULES.minDeadTuples,
       RULES.rewriteDeadFraction,
@@ -108,11 +126,22 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
       RULES.minUpdates,
       RULES.maxHotFraction,
       RULES.minFillfactor,
-    ]);
+    ];
+    let sizes: Sizes = 'files';
+    let rows: Row[];
+    await client.query('SAVEPOINT sizes');
+    try {
+      rows = (await client.query<Row>(tablesQuery(versionNum, 'files'), values)).rows;
+    } catch (e) {
+      if ((e as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw e;
+      await client.query('ROLLBACK TO SAVEPOINT sizes');
+      sizes = 'catalog';
+      rows = (await client.query<Row>(tablesQuery(versionNum, 'catalog'), [...values, 'block_size'])).rows;
+    }
     await client.query('ROLLBACK');
     const picked = (rule: Row['rule']): Picked<PgTable> => {
       const of = rows.filter((r) => r.rule === rule);
-      return { matched: of.length ? Number(of[0]!.matched) : 0, tables: of.map((r) => tableOf(r, blockSize)) };
+      return { matched: of.length ? Number(of[0]!.matched) : 0, tables: of.map(tableOf) };
     };
     return {
       engine: 'postgresql',
@@ -125,6 +154,7 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
       databases: Number(h.databases),
       recoveryInitSyncMethod: h.method,
       blockSize,
+      sizesFrom: sizes,
       bloated: picked('bloated'),
       indexedWithDeadTuples: picked('indexed'),
       hotUnfriendly: picked('hot'),
@@ -137,15 +167,15 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
   }
 }
 
-function tableOf(r: Row, blockSize: number): PgTable {
+function tableOf(r: Row): PgTable {
   return {
     schema: r.schema,
     name: r.name,
     rows: r.reltuples >= 0 ? r.reltuples : r.live,
     liveTuples: r.live,
     deadTuples: r.dead,
-    heapBytes: r.pages * blockSize,
-    indexBytes: r.index_pages * blockSize,
+    tableBytes: r.table_bytes,
+    indexBytes: r.index_bytes,
     indexCount: r.indexes,
     fillfactor: r.fillfactor,
     updates: r.upd,

@@ -8,8 +8,8 @@ export type PgTable = {
   rows: number;
   liveTuples: number;
   deadTuples: number;
-  /** relpages × block size: as of the last VACUUM, ANALYZE or CREATE INDEX (no file is opened). */
-  heapBytes: number;
+  /** pg_table_size (heap, TOAST and maps) and pg_indexes_size; relpages-based when PgInspection.sizesFrom is `catalog`. */
+  tableBytes: number;
   indexBytes: number;
   indexCount: number;
   fillfactor: number;
@@ -36,6 +36,8 @@ export type PgInspection = {
   databases: number;
   recoveryInitSyncMethod: string | null;
   blockSize: number;
+  /** `files`: sizes of the tables shown are the files' (pg_table_size); `catalog`: relpages, because a table was locked. */
+  sizesFrom: 'files' | 'catalog';
   bloated: Picked<PgTable>;
   indexedWithDeadTuples: Picked<PgTable>;
   hotUnfriendly: Picked<PgTable>;
