@@ -43,3 +43,4 @@ export { readConfig, type RunnerConfig } from './config.ts';
 export { main, buildCli, parseRunArgs, type RunRequest } from './cli.ts';
 export { EXIT, CliError } from './exit-codes.ts';
 export { RUNNER_VERSION } from './version.ts';
+export type { AdviseReport } from './advise/command.ts';

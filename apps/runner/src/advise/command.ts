@@ -220,6 +220,15 @@ export function addAdviseCommand(
         StorageKind.options.filter((k) => k !== 'unknown'),
       ),
     )
+    .addHelpText(
+      'after',
+      `
+Exit codes:
+  0  the server was read (an API that does not answer only leaves the answers out)
+  1  the server refused the login or the read (no CONNECT on the database, no PROCESS)
+  2  --target is not a URL, its protocol is not supported, its database does not exist; --api is not http(s)
+  3  the server does not answer`,
+    )
     .action(async (opts: AdviseOptions) => {
       try {
         const report = await advise(opts.target!, {
