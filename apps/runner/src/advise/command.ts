@@ -216,9 +216,10 @@ export function addAdviseCommand(
     .option('--cores <n>', 'answers for hardware with this many cores (default: this machine)', positive)
     .option('--memory-gb <n>', 'answers for hardware with this much memory (default: this machine)', positive)
     .addOption(
-      new Option('--storage <kind>', 'answers for this storage kind (default: the disk of the OS temp dir)').choices(
-        StorageKind.options.filter((k) => k !== 'unknown'),
-      ),
+      new Option(
+        '--storage <kind>',
+        'answers for this storage kind (default: the disk of the OS temp dir; unknown: as runs that could not tell)',
+      ).choices(StorageKind.options),
     )
     .addHelpText(
       'after',
