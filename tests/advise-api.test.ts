@@ -105,7 +105,7 @@ describe('tunelab advise --api', () => {
     expect(orders.answer).toMatchObject({ status: 'answered', measuredAt: 10000, near: true, runs: 1 });
     if (orders.answer.status !== 'answered') return;
     expect(orders.answer.sentence).toMatch(
-      /^measured at rows = 10k on .+, PostgreSQL 15 \(1 runs\); yours is 8,000 \(1\.3× smaller\)$/,
+      /^measured at rows = 10k on .+, PostgreSQL 15 \(1 run\); yours is 8,000 \(1\.3× smaller\)$/,
     );
     expect(orders.answer.pairs.map((p) => `${p.baseline}→${p.candidate}`)).toEqual(['1-1→1-2', '2-1→2-2']);
     for (const p of orders.answer.pairs) expect(p.advice).toMatch(/^prefer |no measurable difference|not enough data/);

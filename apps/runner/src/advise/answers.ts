@@ -149,7 +149,7 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
       improvement: p.measured?.improvement ?? null,
       ci95: p.measured?.ci95 ?? null,
     })),
-    sentence: `measured at ${q.param} = ${fmt(measuredAt)} on ${hardwareClass}, ${engineName} (${g.group.runCount} runs); ${yours}${near ? '' : ': not measured near your scale'}`,
+    sentence: `measured at ${q.param} = ${fmt(measuredAt)} on ${hardwareClass}, ${engineName} (${g.group.runCount} run${g.group.runCount === 1 ? '' : 's'}); ${yours}${near ? '' : ': not measured near your scale'}`,
   };
 }
 
