@@ -75,7 +75,8 @@ export function answerSource(apiUrl: string | null): (q: AnswerQuestion) => Prom
 }
 
 async function fetchAnswers(apiUrl: string, q: AnswerQuestion): Promise<ScenarioAnswers | string> {
-  const url = new URL('/v1/answers', apiUrl);
+  // Relative to the API's URL, a path prefix included (as the submit client does).
+  const url = new URL('v1/answers', apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`);
   url.search = new URLSearchParams({ scenario: q.scenario, engine: q.engine, major: String(q.major) }).toString();
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(30_000), headers: { accept: 'application/json' } });
