@@ -17,28 +17,36 @@ const num = (v: unknown): number => (v === null || v === undefined || v === '' ?
 /** MariaDB's dict_table_t flag of PAGE_COMPRESSED=1 (bit 7); MySQL has no page compression. */
 const MARIADB_PAGE_COMPRESSED = 128;
 
-function candidatesQuery(engine: 'mariadb' | 'mysql'): string {
+const USER_TABLE = `NAME LIKE '%/%' AND SUBSTRING_INDEX(NAME, '/', 1) NOT IN ('mysql', 'sys', 'performance_schema', 'information_schema')`;
+
+/**
+ * The candidates from InnoDB's dictionary views (PROCESS), each view read alone: the large tables
+ * from the statistics view (index pages), the compressed ones from the tables view (row format,
+ * flags). information_schema views are materialized without indexes, so joining two of them is
+ * quadratic in the tables, and information_schema.TABLES opens every table it lists: both are
+ * asked only for the tables shown (by name).
+ */
+function viewsOf(engine: 'mariadb' | 'mysql') {
   const [tables, stats] =
     engine === 'mariadb' ? ['INNODB_SYS_TABLES', 'INNODB_SYS_TABLESTATS'] : ['INNODB_TABLES', 'INNODB_TABLESTATS'];
-  const pageCompressed = engine === 'mariadb' ? `(st.FLAG & ${MARIADB_PAGE_COMPRESSED}) <> 0` : 'FALSE';
-  return `
-    SELECT x.*, COUNT(*) OVER () AS matched FROM (
-      SELECT SUBSTRING_INDEX(st.NAME, '/', 1) AS db, SUBSTRING(st.NAME, LOCATE('/', st.NAME) + 1) AS tbl,
-             COALESCE(t.TABLE_ROWS, ss.NUM_ROWS) AS row_count,
-             COALESCE(t.DATA_LENGTH, ss.CLUST_INDEX_SIZE * @@innodb_page_size) AS data_bytes,
-             COALESCE(t.INDEX_LENGTH, ss.OTHER_INDEX_SIZE * @@innodb_page_size) AS index_bytes,
-             st.ROW_FORMAT AS row_format, st.ZIP_PAGE_SIZE AS zip, ${pageCompressed} AS page_compressed
-      FROM information_schema.${tables} st
-      LEFT JOIN information_schema.${stats} ss ON ss.TABLE_ID = st.TABLE_ID
-      LEFT JOIN information_schema.TABLES t
-        ON t.TABLE_SCHEMA = SUBSTRING_INDEX(st.NAME, '/', 1) AND t.TABLE_NAME = SUBSTRING(st.NAME, LOCATE('/', st.NAME) + 1)
-      WHERE st.NAME LIKE '%/%'
-        AND SUBSTRING_INDEX(st.NAME, '/', 1) NOT IN ('mysql', 'sys', 'performance_schema', 'information_schema')
-    ) x
-    WHERE x.data_bytes + x.index_bytes >= ? OR x.row_format = 'Compressed' OR x.page_compressed
-    ORDER BY x.data_bytes + x.index_bytes DESC, x.db, x.tbl
-    LIMIT ?`;
+  const pageCompressed = engine === 'mariadb' ? `(FLAG & ${MARIADB_PAGE_COMPRESSED}) <> 0` : 'FALSE';
+  const size = '(CLUST_INDEX_SIZE + OTHER_INDEX_SIZE) * @@innodb_page_size';
+  return {
+    count: `SELECT COUNT(*) AS n FROM information_schema.${tables} WHERE ${USER_TABLE}`,
+    large: `SELECT NAME AS name, COUNT(*) OVER () AS matched FROM information_schema.${stats}
+            WHERE ${USER_TABLE} AND ${size} >= ? ORDER BY ${size} DESC, NAME LIMIT ?`,
+    compressed: `SELECT NAME AS name, COUNT(*) OVER () AS matched FROM information_schema.${tables}
+                 WHERE ${USER_TABLE} AND (ROW_FORMAT = 'Compressed' OR ${pageCompressed}) ORDER BY NAME LIMIT ?`,
+    format: `SELECT NAME AS name, ROW_FORMAT AS row_format, ZIP_PAGE_SIZE AS zip, ${pageCompressed} AS page_compressed
+             FROM information_schema.${tables} WHERE NAME IN (?)`,
+    stats: `SELECT NAME AS name, NUM_ROWS AS row_count, CLUST_INDEX_SIZE AS clust, OTHER_INDEX_SIZE AS other
+            FROM information_schema.${stats} WHERE NAME IN (?)`,
+  };
 }
+
+/** InnoDB's file-name encoding of identifiers (`@002d` for `-`) back to the name. */
+const decodeName = (name: string) =>
+  name.replace(/@([0-9a-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 export async function inspectMysql(url: string, limit: number): Promise<MysqlInspection> {
   let options;
@@ -66,14 +74,14 @@ export async function inspectMysql(url: string, limit: number): Promise<MysqlIns
     const engine = flavourOf(version) as 'mariadb' | 'mysql';
     const pool = num(head!.pool);
     await query('START TRANSACTION READ ONLY');
-    let rows: Row[];
+    const views = viewsOf(engine);
     let count: Row[];
+    let large: Row[];
+    let compressed: Row[];
     try {
-      const views = engine === 'mariadb' ? 'INNODB_SYS_TABLES' : 'INNODB_TABLES';
-      count = await query(
-        `SELECT COUNT(*) AS n FROM information_schema.${views} WHERE NAME LIKE '%/%' AND SUBSTRING_INDEX(NAME, '/', 1) NOT IN ('mysql', 'sys', 'performance_schema', 'information_schema')`,
-      );
-      rows = await query(candidatesQuery(engine), [Math.ceil(pool * RULES.bufferPoolFraction), limit]);
+      count = await query(views.count);
+      large = await query(views.large, [Math.ceil(pool * RULES.bufferPoolFraction), limit]);
+      compressed = await query(views.compressed, [limit]);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'ER_SPECIFIC_ACCESS_DENIED_ERROR')
@@ -82,19 +90,41 @@ export async function inspectMysql(url: string, limit: number): Promise<MysqlIns
           `${redactTarget(url)}: insufficient privilege: reading InnoDB's tables needs the PROCESS privilege (GRANT PROCESS ON *.* TO …): ${(e as Error).message}`,
         );
       throw e;
-    } finally {
-      await query('ROLLBACK').catch(() => undefined);
     }
-    const tables: InnodbTable[] = rows.map((r) => ({
-      schema: String(r.db),
-      name: String(r.tbl),
-      rows: num(r.row_count),
-      dataBytes: num(r.data_bytes),
-      indexBytes: num(r.index_bytes),
-      rowFormat: String(r.row_format),
-      keyBlockSize: r.row_format === 'Compressed' && num(r.zip) > 0 ? num(r.zip) / 1024 : null,
-      pageCompressed: num(r.page_compressed) !== 0,
-    }));
+    const names = [...new Set([...large, ...compressed].map((r) => String(r.name)))];
+    const byName = async (sql: string) =>
+      new Map((names.length ? await query(sql, [names]) : []).map((r) => [String(r.name), r]));
+    const [formats, stats] = [await byName(views.format), await byName(views.stats)];
+    const tables: InnodbTable[] = [];
+    for (const full of names) {
+      const f = formats.get(full);
+      const st = stats.get(full);
+      const zip = num(f?.zip);
+      const page = zip > 0 ? zip : num(head!.page);
+      const slash = full.indexOf('/');
+      const schema = decodeName(full.slice(0, slash));
+      const name = decodeName(full.slice(slash + 1));
+      // Exact lengths where the user may see the table (constant schema and name: one table opened).
+      const [exact] = await query(
+        'SELECT TABLE_ROWS AS row_count, DATA_LENGTH AS data_bytes, INDEX_LENGTH AS index_bytes FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+        [schema, name],
+      );
+      const seen = exact && exact.data_bytes !== null;
+      tables.push({
+        schema,
+        name,
+        rows: num(seen ? exact.row_count : st?.row_count),
+        dataBytes: seen ? num(exact.data_bytes) : num(st?.clust) * page,
+        indexBytes: seen ? num(exact.index_bytes) : num(st?.other) * page,
+        rowFormat: String(f?.row_format ?? 'unknown'),
+        keyBlockSize: f?.row_format === 'Compressed' && zip > 0 ? zip / 1024 : null,
+        pageCompressed: num(f?.page_compressed) !== 0,
+      });
+    }
+    tables.sort((x, y) => y.dataBytes + y.indexBytes - (x.dataBytes + x.indexBytes) || x.name.localeCompare(y.name));
+    const overlap = large.filter((r) => compressed.some((c) => c.name === r.name)).length;
+    const matched = num(large[0]?.matched) + num(compressed[0]?.matched) - overlap;
+    await query('ROLLBACK');
     return {
       engine,
       version,
@@ -102,12 +132,14 @@ export async function inspectMysql(url: string, limit: number): Promise<MysqlIns
       tables: num(count[0]?.n),
       bufferPoolBytes: pool,
       pageSize: num(head!.page),
-      compressionCandidates: { matched: rows.length ? num(rows[0]!.matched) : 0, tables },
+      compressionCandidates: { matched, tables: tables.slice(0, limit) },
     };
   } catch (e) {
     if (e instanceof AdviseError) throw e;
     throw classifyConnectError(e, url);
   } finally {
+    // Ends the read-only transaction if a query failed inside it (a no-op after the ROLLBACK above).
+    await query('ROLLBACK').catch(() => undefined);
     await conn.end().catch(() => undefined);
   }
 }
