@@ -44,3 +44,4 @@ export { main, buildCli } from './cli.ts';
 export { parseRunArgs, type RunRequest } from './commands/run.ts';
 export { EXIT, CliError } from './exit-codes.ts';
 export { RUNNER_VERSION } from './version.ts';
+export type { AdviseReport } from './advise/command.ts';

@@ -2,6 +2,7 @@
  * The CLI's commands, in `--help` order: one module each (commands/<name>.ts). A new command is a
  * new file exporting a `CommandModule` and one entry here.
  */
+import { adviseCommand } from './advise.ts';
 import { agentCommand } from './agent.ts';
 import { cleanupCommand } from './cleanup.ts';
 import type { CommandModule } from './context.ts';
@@ -23,4 +24,5 @@ export const COMMANDS: readonly CommandModule[] = [
   serversCommand,
   agentCommand,
   probeCommand,
+  adviseCommand,
 ];

@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { DiskFigures } from './measure.ts';
+import type { DiskFigures } from './disk-figures.ts';
 
 const run = promisify(execFile);
 const MIB = 1024 * 1024;

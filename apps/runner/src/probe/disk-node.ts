@@ -15,7 +15,7 @@ import { execFile } from 'node:child_process';
 import { closeSync, constants, fdatasyncSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import * as hdr from 'hdr-histogram-js';
-import type { DiskFigures } from './measure.ts';
+import type { DiskFigures } from './disk-figures.ts';
 
 const run = promisify(execFile);
 const MIB = 1024 * 1024;

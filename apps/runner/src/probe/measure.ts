@@ -11,13 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { MeasuredHardware } from '@tunelab/contracts';
 import { CPU_WORKLOAD, measureCpuScore } from './cpu-score.ts';
+import type { DiskFigures } from './disk-figures.ts';
 import { fioVersion, measureDiskWithFio } from './disk-fio.ts';
 import { measureDiskWithNode } from './disk-node.ts';
-
-export type DiskFigures = Pick<
-  MeasuredHardware,
-  'fsyncP50Us' | 'fsyncP99Us' | 'fsyncSamples' | 'readIopsQd1' | 'readIopsQd16' | 'seqWriteMBps'
-> & { notes: string[] };
 
 export type DiskTool = 'auto' | 'fio' | 'node';
 

@@ -1,0 +1,161 @@
+/**
+ * TuneLab's measured answer nearest to a table's scale, for `tunelab advise`. The one place that
+ * asks the API: today GET /v1/answers per scenario, engine and major (one request per scenario,
+ * cached), then the nearest hardware class and, on it, the group measured at the nearest scale.
+ * When the API answers at any scale (`at=`, issue 30 part 1) only `lookupAnswer` changes.
+ */
+import { ScenarioAnswers, type StorageKind } from '@tunelab/contracts';
+
+export type Hardware = { cores: number; memoryGb: number; storage: StorageKind };
+
+export type AnswerQuestion = {
+  scenario: string;
+  engine: string;
+  major: number;
+  /** The scale parameter (rows, tables, warehouses) and the table's value of it. */
+  param: string;
+  value: number;
+  hardware: Hardware;
+};
+
+export type PairSummary = {
+  baseline: string;
+  candidate: string;
+  /** "prefer 1-2 (…) over 1-1 (…)", or why there is no preference (the answer engine's words). */
+  advice: string;
+  /** The candidate's improvement over the baseline (0.3 = 30% better), with its 95% interval. */
+  improvement: number | null;
+  ci95: { low: number | null; high: number | null } | null;
+};
+
+export type AnswerNear =
+  | {
+      status: 'answered';
+      hardwareClass: string;
+      /** The scale the answer was measured at, and whether it is within NEAR_SCALE of the table's. */
+      measuredAt: number;
+      near: boolean;
+      runs: number;
+      group: string;
+      pairs: PairSummary[];
+      sentence: string;
+    }
+  | { status: 'not-measured' | 'no-api' | 'unavailable'; sentence: string };
+
+/** A measured scale within this factor of the table's (either way) is "near". */
+export const NEAR_SCALE = 10;
+/** Beyond this hardware distance (|log2 cores ratio| + |log2 memory ratio|, as the API's "hardware like mine") a class is not near. */
+const NEAR_HARDWARE = 2;
+
+const fmt = (n: number) =>
+  n >= 1e9
+    ? `${+(n / 1e9).toFixed(1)} G`
+    : n >= 1e6
+      ? `${+(n / 1e6).toFixed(1)} M`
+      : n >= 1e4
+        ? `${+(n / 1e3).toFixed(0)}k`
+        : n.toLocaleString('en-US');
+
+/** Answers questions from the API at `apiUrl` (null: every answer says how to get one). */
+export function answerSource(apiUrl: string | null): (q: AnswerQuestion) => Promise<AnswerNear> {
+  const cache = new Map<string, Promise<ScenarioAnswers | string>>();
+  return async (q) => {
+    if (!apiUrl)
+      return {
+        status: 'no-api',
+        sentence: 'no answer asked: give --api URL (or TUNELAB_API_URL) for TuneLab’s answers',
+      };
+    const key = `${q.scenario}/${q.engine}/${q.major}`;
+    let pending = cache.get(key);
+    if (!pending) cache.set(key, (pending = fetchAnswers(apiUrl, q)));
+    const answers = await pending;
+    if (typeof answers === 'string') return { status: 'unavailable', sentence: answers };
+    return lookupAnswer(answers, q);
+  };
+}
+
+async function fetchAnswers(apiUrl: string, q: AnswerQuestion): Promise<ScenarioAnswers | string> {
+  // Relative to the API's URL, a path prefix included (as the submit client does).
+  const url = new URL('v1/answers', apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`);
+  url.search = new URLSearchParams({ scenario: q.scenario, engine: q.engine, major: String(q.major) }).toString();
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(30_000), headers: { accept: 'application/json' } });
+    const body: unknown = await response.json().catch(() => null);
+    if (!response.ok) {
+      const detail = (body as { detail?: string } | null)?.detail;
+      return `the API at ${apiUrl} answered ${response.status}${detail ? `: ${detail}` : ''}`;
+    }
+    const parsed = ScenarioAnswers.safeParse(body);
+    return parsed.success ? parsed.data : `the API at ${apiUrl} sent answers this runner cannot read`;
+  } catch (e) {
+    return `the API at ${apiUrl} did not answer (${(e as Error).message})`;
+  }
+}
+
+/** The group on the nearest hardware class (same engine and major) at the nearest scale. */
+export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): AnswerNear {
+  const groups = answers.groups.filter(
+    (g) =>
+      g.group.source === 'measured' &&
+      g.group.engine.engine === q.engine &&
+      g.group.engine.major === q.major &&
+      scaleOf(g, q.param) !== null,
+  );
+  const engineName = `${q.engine === 'postgresql' ? 'PostgreSQL' : q.engine === 'mariadb' ? 'MariaDB' : 'MySQL'} ${q.major}`;
+  if (!groups.length) return { status: 'not-measured', sentence: `not measured on ${engineName} yet` };
+  const distance = (g: (typeof groups)[number]) =>
+    Math.abs(Math.log2(g.group.hardware.physicalCores / q.hardware.cores)) +
+    Math.abs(Math.log2(Math.max(g.group.hardware.memoryGb, 1) / Math.max(q.hardware.memoryGb, 1)));
+  const sameStorage = (g: (typeof groups)[number]) => g.group.hardware.storageKind === q.hardware.storage;
+  const ranked = [...groups].sort(
+    (a, b) =>
+      Number(sameStorage(b)) - Number(sameStorage(a)) ||
+      distance(a) - distance(b) ||
+      b.group.runCount - a.group.runCount,
+  );
+  const best = ranked[0]!;
+  const hardwareClass = best.group.hardware.class;
+  if (!sameStorage(best) || distance(best) > NEAR_HARDWARE)
+    return {
+      status: 'not-measured',
+      sentence: `not measured near your hardware on ${engineName} (nearest: ${hardwareClass})`,
+    };
+  const onClass = ranked.filter((g) => g.group.hardware.class === hardwareClass);
+  const target = Math.max(q.value, 1);
+  const byScale = onClass.sort(
+    (a, b) =>
+      Math.abs(Math.log(scaleOf(a, q.param)! / target)) - Math.abs(Math.log(scaleOf(b, q.param)! / target)) ||
+      b.group.runCount - a.group.runCount,
+  );
+  const g = byScale[0]!;
+  const measuredAt = scaleOf(g, q.param)!;
+  const factor = Math.max(measuredAt, 1) / target;
+  const near = factor <= NEAR_SCALE && factor >= 1 / NEAR_SCALE;
+  const ratio = target / Math.max(measuredAt, 1);
+  const yours =
+    measuredAt === q.value
+      ? 'the same as yours'
+      : `yours is ${fmt(q.value)} (${+(ratio >= 1 ? ratio : 1 / ratio).toPrecision(2)}× ${ratio >= 1 ? 'larger' : 'smaller'})`;
+  return {
+    status: 'answered',
+    hardwareClass,
+    measuredAt,
+    near,
+    runs: g.group.runCount,
+    group: g.group.key,
+    pairs: g.pairs.map((p) => ({
+      baseline: p.baseline,
+      candidate: p.candidate,
+      advice: p.advice,
+      improvement: p.measured?.improvement ?? null,
+      ci95: p.measured?.ci95 ?? null,
+    })),
+    sentence: `measured at ${q.param} = ${fmt(measuredAt)} on ${hardwareClass}, ${engineName} (${g.group.runCount} run${g.group.runCount === 1 ? '' : 's'}); ${yours}${near ? '' : ': not measured near your scale'}`,
+  };
+}
+
+function scaleOf(g: ScenarioAnswers['groups'][number], param: string): number | null {
+  if (g.group.point?.param === param) return g.group.point.value;
+  const v = g.group.params[param];
+  return typeof v === 'number' && v > 0 ? v : null;
+}

@@ -1,0 +1,185 @@
+/**
+ * Reads a PostgreSQL server for `tunelab advise`: one READ ONLY, REPEATABLE READ transaction of
+ * catalog and statistics queries (pg_class, pg_index, pg_stat_get_*, settings), rolled back.
+ * Only the tables shown have their sizes read (pg_table_size: an AccessShareLock, as a SELECT takes),
+ * and nothing needs more than `pg_monitor` (the statistics functions are public). Tables are
+ * filtered and ranked in SQL, so a catalog of 100,000 tables returns at most `limit` per rule.
+ */
+import pg from 'pg';
+import type { PgInspection, PgTable, Picked } from './types.ts';
+import { RULES } from './thresholds.ts';
+import { redactTarget } from '../engine/connect.ts';
+import { AdviseError, classifyConnectError } from './errors.ts';
+
+const APPLICATION_NAME = 'tunelab-advise';
+/** How long a size waits behind a table's exclusive lock before the sizes come from the catalog. */
+const LOCK_TIMEOUT_S = 5;
+const LOCK_NOT_AVAILABLE = '55P03';
+
+type Row = {
+  rule: 'bloated' | 'indexed' | 'hot';
+  matched: string;
+  schema: string;
+  name: string;
+  reltuples: number;
+  pages: number;
+  live: number;
+  dead: number;
+  upd: number;
+  hot: number;
+  newpage: number | null;
+  indexes: number;
+  index_pages: number;
+  fillfactor: number;
+  table_bytes: number;
+  index_bytes: number;
+};
+
+/**
+ * Sizes of the tables shown (at most `limit` per rule): from the files (pg_table_size,
+ * pg_indexes_size; an AccessShareLock each, like a SELECT's), or, when a table is locked
+ * exclusively past the lock timeout, from the catalog (relpages, as of the last VACUUM/ANALYZE).
+ */
+type Sizes = 'files' | 'catalog';
+
+function tablesQuery(versionNum: number, sizes: Sizes): string {
+  const newpage = versionNum >= 160000 ? 'pg_stat_get_tuples_newpage_updated(c.oid)::float8' : 'NULL::float8';
+  const pick = (rule: string, where: string, order: string) =>
+    `(SELECT '${rule}' AS rule, count(*) OVER () AS matched, t.* FROM t WHERE ${where} ORDER BY ${order}, schema, name LIMIT $1)`;
+  const size =
+    sizes === 'files'
+      ? 'pg_table_size(p.oid)::float8 AS table_bytes, pg_indexes_size(p.oid)::float8 AS index_bytes'
+      : 'p.pages * current_setting($8)::float8 AS table_bytes, p.index_pages * current_setting($8)::float8 AS index_bytes';
+  return `
+    WITH ix AS (
+      SELECT i.indrelid, count(*)::int AS n, sum(ic.relpages)::float8 AS pages
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+      GROUP BY i.indrelid
+    ), t AS MATERIALIZED (
+      SELECT c.oid, n.nspname AS schema, c.relname AS name,
+             c.reltuples::float8 AS reltuples, c.relpages::float8 AS pages,
+             pg_stat_get_live_tuples(c.oid)::float8 AS live,
+             pg_stat_get_dead_tuples(c.oid)::float8 AS dead,
+             pg_stat_get_tuples_updated(c.oid)::float8 AS upd,
+             pg_stat_get_tuples_hot_updated(c.oid)::float8 AS hot,
+             ${newpage} AS newpage,
+             coalesce(ix.n, 0) AS indexes, coalesce(ix.pages, 0) AS index_pages,
+             coalesce((SELECT substring(o FROM 12)::int FROM unnest(c.reloptions) o WHERE o LIKE 'fillfactor=%'), 100) AS fillfactor
+      FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      LEFT JOIN ix ON ix.indrelid = c.oid
+      WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
+        AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
+    )
+    SELECT p.*, ${size} FROM (
+      ${pick('bloated', `dead >= $2 AND dead >= $3 * (live + dead)`, 'dead DESC')}
+      UNION ALL
+      ${pick('indexed', `indexes > 0 AND dead >= $2 AND dead >= $4 * (live + dead)`, 'dead DESC')}
+      UNION ALL
+      ${pick('hot', `upd >= $5 AND hot < $6 * upd AND fillfactor >= $7`, '(upd - hot) DESC')}
+    ) p`;
+}
+
+/** Inspects the database the URL names; `limit` tables at most per rule. */
+export async function inspectPostgres(url: string, limit: number): Promise<PgInspection> {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: APPLICATION_NAME,
+    connectionTimeoutMillis: 10_000,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (e) {
+    await client.end().catch(() => undefined);
+    throw classifyConnectError(e, url);
+  }
+  try {
+    await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // Bounded: a catalog lock held by someone else, or a slow server, ends the read with a sentence.
+    await client.query(`SET LOCAL statement_timeout = '300s'; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_S}s'`);
+    const head = await client.query<{
+      version: string;
+      num: string;
+      database: string;
+      method: string | null;
+      block: string;
+      databases: string;
+      tables: string;
+      files: string;
+    }>(`SELECT current_setting('server_version') AS version, current_setting('server_version_num') AS num,
+               current_database() AS database, current_setting('recovery_init_sync_method', true) AS method,
+               current_setting('block_size') AS block,
+               (SELECT count(*) FROM pg_database WHERE datallowconn) AS databases,
+               (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE c.relkind IN ('r', 'm') AND c.relpersistence <> 't'
+                   AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%') AS tables,
+               (SELECT count(*) FROM pg_class WHERE relkind IN ('r', 'i', 't', 'm', 'S') AND relpersistence <> 't') AS files`);
+    const h = head.rows[0]!;
+    const versionNum = Number(h.num);
+    const blockSize = Number(h.block);
+    const values = [
+      limit,
+      RULES.minDeadTuples,
+      RULES.rewriteDeadFraction,
+      RULES.indexCleanupDeadFraction,
+      RULES.minUpdates,
+      RULES.maxHotFraction,
+      RULES.minFillfactor,
+    ];
+    let sizes: Sizes = 'files';
+    let rows: Row[];
+    await client.query('SAVEPOINT sizes');
+    try {
+      rows = (await client.query<Row>(tablesQuery(versionNum, 'files'), values)).rows;
+    } catch (e) {
+      if ((e as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw e;
+      await client.query('ROLLBACK TO SAVEPOINT sizes');
+      sizes = 'catalog';
+      rows = (await client.query<Row>(tablesQuery(versionNum, 'catalog'), [...values, 'block_size'])).rows;
+    }
+    await client.query('ROLLBACK');
+    const picked = (rule: Row['rule']): Picked<PgTable> => {
+      const of = rows.filter((r) => r.rule === rule);
+      return { matched: of.length ? Number(of[0]!.matched) : 0, tables: of.map(tableOf) };
+    };
+    return {
+      engine: 'postgresql',
+      version: h.version,
+      versionNum,
+      major: Math.floor(versionNum / 10000),
+      database: h.database,
+      tables: Number(h.tables),
+      relationFiles: Number(h.files),
+      databases: Number(h.databases),
+      recoveryInitSyncMethod: h.method,
+      blockSize,
+      sizesFrom: sizes,
+      bloated: picked('bloated'),
+      indexedWithDeadTuples: picked('indexed'),
+      hotUnfriendly: picked('hot'),
+    };
+  } catch (e) {
+    if (e instanceof AdviseError) throw e;
+    throw new AdviseError('read', `could not read the catalog of ${redactTarget(url)}: ${(e as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function tableOf(r: Row): PgTable {
+  return {
+    schema: r.schema,
+    name: r.name,
+    rows: r.reltuples >= 0 ? r.reltuples : r.live,
+    liveTuples: r.live,
+    deadTuples: r.dead,
+    tableBytes: r.table_bytes,
+    indexBytes: r.index_bytes,
+    indexCount: r.indexes,
+    fillfactor: r.fillfactor,
+    updates: r.upd,
+    hotUpdates: r.hot,
+    newPageUpdates: r.newpage,
+  };
+}
