@@ -14,8 +14,23 @@ export type { PairClaim } from '@tunelab/answers';
 export type ClassAnswer = ScenarioAnswers['groups'][number];
 export type PairView = ClassAnswer['pairs'][number];
 
-/** One answer per group (class × conditions × point), the groups with the most runs first (the package's order). */
-export const scenarioAnswers = (sc: ScenarioView): ClassAnswer[] => sc.answers?.groups ?? [];
+/**
+ * One answer per group (class × conditions × point), the groups with the most runs first (the
+ * package's order), except that the server versions of one class under the same conditions sit
+ * together, oldest major first.
+ */
+export function scenarioAnswers(sc: ScenarioView): ClassAnswer[] {
+  const groups = sc.answers?.groups ?? [];
+  const keyOf = (a: ClassAnswer) =>
+    `${a.group.hardware.class}|${JSON.stringify(a.group.params)}|${a.group.scenario.version}|${a.group.point?.value ?? ''}|${a.group.engine.engine}`;
+  const firstAt = new Map<string, number>();
+  groups.forEach((a, i) => {
+    if (!firstAt.has(keyOf(a))) firstAt.set(keyOf(a), i);
+  });
+  return [...groups].sort(
+    (x, y) => firstAt.get(keyOf(x))! - firstAt.get(keyOf(y))! || x.group.engine.major - y.group.engine.major,
+  );
+}
 
 /** One declared pair across a group's sweep points: consecutive points with the same advice and agreement. */
 export type SweepPairSummary = {
