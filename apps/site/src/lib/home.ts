@@ -9,7 +9,7 @@ import type { Agreement } from '@tunelab/contracts';
 import { formatP } from '@tunelab/answers';
 import type { SimilarCandidate } from '@tunelab/answers/similar';
 import type { ClassAnswer, PairView } from './answer.ts';
-import { formatValue } from './format.ts';
+import { formatValue, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
 
@@ -108,6 +108,24 @@ export type AnswerLine = {
   reasons: string[];
 };
 
+/** "5.0 s for 1-1 vs 2.2 s for 1-2": a pair's means in the group's unit (null when a side is missing). */
+export function meansText(
+  g: Pick<ComparisonGroup, 'variants' | 'unit'>,
+  p: Pick<PairView, 'baseline' | 'candidate'>,
+  format: DurationFormat,
+): string | null {
+  const mean = (v: string) => g.variants.find((x) => x.variant === v)?.mean;
+  const b = mean(p.baseline);
+  const c = mean(p.candidate);
+  if (b === undefined || c === undefined) return null;
+  // A duration in h:mm:ss and a size in bytes carry their own unit.
+  const withUnit = (v: number) => {
+    const text = formatValue(v, g.unit, format);
+    return g.unit === 'bytes' || (g.unit === 's' && format === 'hms') ? text : `${text} ${g.unit}`;
+  };
+  return `${withUnit(b)} for ${p.baseline} vs ${withUnit(c)} for ${p.candidate}`;
+}
+
 /** How strong a pair's evidence is: significant first, then the smallest p, then the most repetitions. */
 function strength(p: PairView, g: ComparisonGroup): [number, number, number] {
   const m = p.measured;
@@ -122,18 +140,11 @@ const byStrength = (a: [number, number, number], b: [number, number, number]) =>
 
 function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const g = a.group;
-  const unit = sc.metric.unit;
   const format = measuredFormat(sc, g);
   const mean = (v: string) => g.variants.find((x) => x.variant === v)?.mean;
   const b = mean(p.baseline);
   const c = mean(p.candidate);
-  const figures =
-    b === undefined || c === undefined
-      ? null
-      : `${formatValue(b, unit, format)} ${format === 'hms' ? '' : unit} for ${p.baseline} vs ${formatValue(c, unit, format)} ${format === 'hms' ? '' : unit} for ${p.candidate}`.replace(
-          /  +/g,
-          ' ',
-        );
+  const figures = meansText(g, p, format);
   const m = p.measured;
   const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
   const evidence = m?.welch
