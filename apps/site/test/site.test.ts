@@ -170,48 +170,32 @@ describe('site built from a results database with measured and published runs', 
   it('home → scenario → hardware → run, without JavaScript', async () => {
     await page.goto(`${server.url}/`);
     await expect(page.locator('h1').textContent()).resolves.toContain('faster on hardware like yours');
-    const card = page.locator('section.scenario-summary', { hasText: 'vacuum-index-cleanup' });
-    // The home page gives each scenario's answer per hardware class, with the agreement.
-    await expect(card.locator('.answer-card', { hasText: '4 cores / 16 GB / SSD' }).textContent()).resolves.toMatch(
-      /contradicts the article\s*prefer 1-1 .* over 1-2 .* — 1-2 [\d.]+% worse \(95% CI/,
+    // The home page answers: one line per measured scenario, strongest evidence first, each with
+    // its verdict, both means, the class, the server and the agreement with the article.
+    const lines = page.locator('.answer-line');
+    expect(await lines.count()).toBe(5);
+    await expect(lines.first().locator('.line-answer strong').textContent()).resolves.toMatch(/^prefer /);
+    for (const l of await lines.all()) {
+      await expect(l.locator('.line-where').textContent()).resolves.toMatch(/^On .+, (PostgreSQL|MariaDB) \d+/);
+      await expect(l.locator('.badge').count()).resolves.toBe(1);
+    }
+    // Then every class and scale per server version: the contradicting class's cell says 1-2 is worse.
+    const vic = page.locator('tbody#m-vacuum-index-cleanup');
+    await expect(
+      vic.locator('tr', { hasText: '4 cores / 16 GB / SSD' }).locator('td', { hasText: '1-2' }).textContent(),
+    ).resolves.toMatch(/1-2: worse ×[\d.]+/);
+    expect(await vic.locator('tr[data-class]').count()).toBe(4);
+    // A swept scenario's cell folds its points: at how many of them the verdict holds.
+    await expect(page.locator('tbody#m-recovery-init-sync td:not(.unmeasured)').first().textContent()).resolves.toMatch(
+      /better at 3 of 3 tables/,
     );
-    await expect(card.textContent()).resolves.toMatch(/8 measured runs on 4 machines · newest data \d{4}-\d{2}-\d{2}/);
-    // A swept scenario gets one card per class, its points folded into each pair's line.
-    const swept = page.locator('section.scenario-summary', { hasText: 'recovery-init-sync' });
-    await expect(swept.locator('.answer-card').count()).resolves.toBe(1);
-    await expect(swept.locator('.answer-card .answer-class').textContent()).resolves.toBe(
-      '2 cores / 24 GB / SSD · PostgreSQL 15',
+    await expect(page.locator('tbody#m-fillfactor-hot-updates td:not(.unmeasured)').allTextContents()).resolves.toEqual(
+      [expect.stringMatching(/ff80: too few runs at 3 of 3 vus/)],
     );
-    // The article's figure at 10,000 tables counts: reproduced there; the other points are measured
-    // at table counts the article did not, so they are not comparable.
-    await expect(swept.locator('.answer-pair').allTextContents()).resolves.toEqual([
-      expect.stringMatching(/not comparable\s*prefer syncfs .* over fsync .* at tables = 3,000/),
-      expect.stringMatching(
-        /reproduces the article\s*prefer syncfs .* over fsync .* at tables = 10,000 — syncfs [\d.]+% better/,
-      ),
-      expect.stringMatching(/not comparable\s*prefer syncfs .* over fsync .* at tables = 30,000/),
-    ]);
-    const ff = page.locator('section.scenario-summary', { hasText: 'fillfactor-hot-updates' });
-    // The size table is the article's figure: its ratios reproduce it; the NOPM verdicts need more
-    // runs. Each line's badge is about that line: the NOPM line never wears the ratio's "reproduces".
-    await expect(ff.locator('.answer-pair').allTextContents()).resolves.toEqual(
-      ['ff80', 'ff60', 'ff40'].flatMap((v) => [
-        expect.stringMatching(
-          new RegExp(
-            `^not enough data\\s*new orders per minute:\\s*${v} .* vs ff100 .*: not enough data yet at vus = 1, 2, 4$`,
-          ),
-        ),
-        expect.stringMatching(
-          new RegExp(
-            `^reproduces the article\\s*data size ÷ ff100:\\s*${v} [\\d.]+ here, [\\d.]+ in the article at vus = 1, 2, 4$`,
-          ),
-        ),
-      ]),
-    );
-    await expectBadgesFollowTheirSentences(page);
     await page.screenshot({ path: join(SCREENSHOTS, '1-home.png'), fullPage: true });
 
-    await card.locator('h2 a').click();
+    const card = vic.locator('tr.matrix-scenario');
+    await card.locator('th a').click();
     await page.waitForURL('**/scenarios/vacuum-index-cleanup/');
     await checkAnswerBlock(page);
     // The article's table for server 1, in its own format: h:mm:ss averages and its "37%".
