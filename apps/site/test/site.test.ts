@@ -173,7 +173,7 @@ describe('site built from a results database with measured and published runs', 
     // The home page answers: one line per measured scenario, strongest evidence first, each with
     // its verdict, both means, the class, the server and the agreement with the article.
     const lines = page.locator('.answer-line');
-    expect(await lines.count()).toBe(5);
+    expect(await lines.count()).toBe(4);
     await expect(lines.first().locator('.line-answer strong').textContent()).resolves.toMatch(/^prefer /);
     for (const l of await lines.all()) {
       await expect(l.locator('.line-where').textContent()).resolves.toMatch(/^On .+, (PostgreSQL|MariaDB) \d+/);
