@@ -77,7 +77,7 @@ describe('the scenario page per server version', () => {
     expect(section).toMatch(
       /Measured on PostgreSQL 14, 15 and 17; the same pairs under equal conditions side by side: .+ on PostgreSQL 14 and 17\./,
     );
-    const tables = section.match(/<table class="version-table"[\s\S]*?<\/table>/g) ?? [];
+    const tables = section.match(/<table class="version-table stack"[\s\S]*?<\/table>/g) ?? [];
     expect(tables).toHaveLength(2);
     for (const t of tables) {
       expect([...t.matchAll(/data-major="(\d+)"/g)].map((m) => m[1])).toEqual(['14', '17']);
