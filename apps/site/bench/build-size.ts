@@ -21,6 +21,8 @@ import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from '../test/seed.ts';
 import { loadBenchEnv } from './env.ts';
+import { pageWeights, printWeights } from './page-weight.ts';
+import { seedAnswersFixture } from '../test/answers-fixture.ts';
 import { CORES, DISKS, ingestFleet, MEMORY, seedFleet } from './seed-fleet.ts';
 
 const BENCH = loadBenchEnv();
@@ -44,8 +46,9 @@ const rows: {
   msPerPage: number;
 }[] = [];
 try {
+  if (BENCH.BENCH_PARTS.has('weight')) await pageWeight();
   // BENCH_SIZES=0 leaves the sweep out (only the fleet figures).
-  for (const size of SIZES.filter((n) => n > 0)) {
+  for (const size of BENCH.BENCH_PARTS.has('sizes') ? SIZES.filter((n) => n > 0) : []) {
     const dataDir = join(work, `db-${size}`);
     const seedStart = performance.now();
     const db = await openResultsDb(undefined, { dataDir });
@@ -101,9 +104,26 @@ try {
     );
   });
 
-  await fleetScale();
+  if (BENCH.BENCH_PARTS.has('fleet')) await fleetScale();
 } finally {
   await rm(work, { recursive: true, force: true });
+}
+
+/** Page weight over issue 32's fixture (every scenario's real run, three majors, two scales), and of an earlier build. */
+async function pageWeight() {
+  const dataDir = join(work, 'db-weight');
+  const db = await openResultsDb(undefined, { dataDir });
+  try {
+    await seedAnswersFixture(db);
+  } finally {
+    await db.close();
+  }
+  const out = join(work, 'dist-weight');
+  const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
+  if (build.code !== 0) throw new Error(`build over the page-weight fixture failed:\n${build.output.slice(-3000)}`);
+  if (BENCH.BENCH_WEIGHT_BEFORE)
+    printWeights(`page weight of ${BENCH.BENCH_WEIGHT_BEFORE} (before)`, await pageWeights(BENCH.BENCH_WEIGHT_BEFORE));
+  printWeights('page weight over the issue 32 fixture (this code)', await pageWeights(out));
 }
 
 /**

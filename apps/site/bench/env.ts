@@ -3,6 +3,17 @@ import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 
 const BenchEnv = z.object({
+  /** Which parts run, comma-separated: weight (page weight over issue 32's fixture), sizes, fleet. */
+  BENCH_PARTS: z
+    .string()
+    .regex(
+      /^\s*(weight|sizes|fleet)\s*(,\s*(weight|sizes|fleet)\s*)*$/,
+      'must be a comma-separated list of weight, sizes, fleet',
+    )
+    .default('weight,sizes,fleet')
+    .transform((s) => new Set(s.split(',').map((x) => x.trim()))),
+  /** Also print the page weight of a site built earlier into this directory (e.g. by an older commit), for a before/after. */
+  BENCH_WEIGHT_BEFORE: z.string().min(1).optional(),
   /** Hardware-profile counts to build the site over, comma-separated. */
   BENCH_SIZES: z
     .string()

@@ -80,7 +80,7 @@ it('the large groupâ€™s chart is two SVG files in a <picture>; the small groupâ€
     expect(svg).toMatch(/<title>[^<]*8 cores[^<]*<\/title><desc>1-1: 60 values/);
     expect(svg).toContain(`viewBox="0 0 ${width === 'wide' ? 640 : 360} `);
   }
-  expect(small?.[2]).toMatch(/<div role="img" aria-label="Box and strip plot[^"]*" class="chart-wide"><svg/);
+  expect(small?.[2]).toMatch(/<div role="img" aria-label="Box and strip plot[^"]*" class="chart-one"><svg/);
 });
 
 it('in a browser the chart file is fetched when its fold opens, at the width of the screen', async () => {

@@ -142,7 +142,7 @@ describe('the How sure chart', () => {
           await figure.scrollIntoViewIfNeeded();
           // To look at (outside the checkout): the chart as a reader sees it at this width.
           await figure.screenshot({ path: join(tmpdir(), `tunelab-difference-chart-${width}-${c}.png`) });
-          const handle = await figure.locator(`.chart-${kind} svg`).elementHandle();
+          const handle = await figure.locator('svg').elementHandle();
           const id = `dc-${c}-${kind}`;
           await handle.evaluate((e, v) => e.setAttribute('data-test-id', v), id);
           const { svg, rows } = await rowsOf(`svg[data-test-id="${id}"]`);

@@ -7,6 +7,7 @@ import {
   type SimilarHardwareQuery,
   StorageKind,
 } from '@tunelab/contracts';
+import { isLike, rankSimilar as rankClasses } from '@tunelab/answers/similar';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 import { GIB } from './comparison-samples.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -14,13 +15,10 @@ import type { DbContext, Queries } from './context.ts';
 /** The placeholder CPU model published.ts gives an article's machine the article never described. */
 const UNDESCRIBED = '%hardware not described%';
 
-/** Beyond this distance (two doublings of cores or memory) a class is not "like" the machine. */
-export const SIMILAR_DISTANCE = 2;
-
 /**
- * The hardware classes closest to a machine: same storage kind first, then by
- * |log2(cores ratio)| + |log2(memory ratio)| (doubling the cores counts as much as doubling the
- * memory), then the most runs. Unknown storage sorts last. Null when the fingerprint is unknown.
+ * The hardware classes closest to a machine, ranked by `rankSimilar` of `@tunelab/answers` (the
+ * site's picker ranks with it too): same storage kind first, then by |log2(cores ratio)| +
+ * |log2(memory ratio)|, then the most runs; unknown storage last. Null when the fingerprint is unknown.
  */
 export async function findSimilarHardware(
   prisma: PrismaClient,
@@ -70,7 +68,7 @@ export async function findSimilarBySpec(prisma: PrismaClient, q: SimilarBySpecQu
   const items = await rankSimilar(prisma, { cores, memoryGb, storage }, rest);
   return {
     spec: { cores, memoryGb, storage },
-    like: items.some((i) => i.sameStorage && i.storageKind !== 'unknown' && i.distance <= SIMILAR_DISTANCE),
+    like: items.some(isLike),
     items,
   };
 }
@@ -117,48 +115,43 @@ function rankRows(
   spec: { cores: number; memoryGb: number; storage: string },
   q: Omit<SimilarHardwareQuery, never>,
 ): SimilarHardwareRecord['items'] {
-  const cores = spec.cores;
-  const memGb = Math.max(1, spec.memoryGb);
-  return rows
-    .map((r) => {
-      const sameStorage = r.storage_kind === spec.storage;
-      const distance =
-        Math.abs(Math.log2(r.physical_cores / cores)) + Math.abs(Math.log2(Math.max(1, r.memory_gb) / memGb));
-      const comparison: ComparisonParams = {
-        storage: r.storage_kind,
-        minCores: String(r.physical_cores),
-        maxCores: String(r.physical_cores),
-        minMemoryGb: String(r.memory_gb),
-        maxMemoryGb: String(r.memory_gb),
-        source: r.source,
-        groupBy: 'class',
-        ...(q.scenario !== undefined ? { scenario: q.scenario } : {}),
-      };
-      return {
-        class: r.hardware_class,
-        source: r.source === 'published' ? ('published' as const) : ('measured' as const),
-        storageKind: StorageKind.parse(r.storage_kind),
-        physicalCores: r.physical_cores,
-        memoryGb: r.memory_gb,
-        sameStorage,
-        distance: Number(distance.toFixed(4)),
-        profiles: Number(r.profiles),
-        runs: Number(r.runs),
-        scenarios: [...r.scenarios].sort(),
-        newestRunAt: r.newest.toISOString(),
-        comparison,
-      };
-    })
-    .sort(
-      (x, y) =>
-        Number(y.sameStorage) - Number(x.sameStorage) ||
-        Number(x.storageKind === 'unknown') - Number(y.storageKind === 'unknown') ||
-        x.distance - y.distance ||
-        y.runs - x.runs ||
-        x.class.localeCompare(y.class) ||
-        x.source.localeCompare(y.source),
-    )
-    .slice(0, q.limit);
+  const candidates = rows.map((r) => ({
+    class: r.hardware_class,
+    source: r.source === 'published' ? ('published' as const) : ('measured' as const),
+    storageKind: StorageKind.parse(r.storage_kind),
+    physicalCores: r.physical_cores,
+    memoryGb: r.memory_gb,
+    runs: Number(r.runs),
+    profiles: Number(r.profiles),
+    scenarios: [...r.scenarios].sort(),
+    newestRunAt: r.newest.toISOString(),
+  }));
+  return rankClasses(candidates, spec, q.limit).map((c) => {
+    const comparison: ComparisonParams = {
+      storage: c.storageKind,
+      minCores: String(c.physicalCores),
+      maxCores: String(c.physicalCores),
+      minMemoryGb: String(c.memoryGb),
+      maxMemoryGb: String(c.memoryGb),
+      source: c.source,
+      groupBy: 'class',
+      ...(q.scenario !== undefined ? { scenario: q.scenario } : {}),
+    };
+    return {
+      class: c.class,
+      source: c.source,
+      storageKind: c.storageKind,
+      physicalCores: c.physicalCores,
+      memoryGb: c.memoryGb,
+      sameStorage: c.sameStorage,
+      distance: c.distance,
+      profiles: c.profiles,
+      runs: c.runs,
+      scenarios: c.scenarios,
+      newestRunAt: c.newestRunAt,
+      comparison,
+    };
+  });
 }
 
 /** "Hardware like mine" as `ResultsDb` methods (see context.ts). */

@@ -2,8 +2,10 @@
  * Charts are SVG strings rendered at build time by Apache ECharts' server-side renderer
  * (https://echarts.apache.org/handbook/en/how-to/cross-platform/server/), so pages need no
  * JavaScript. Each chart gets a <title> and <desc> inside the SVG; the page wraps it in a
- * <figure role="img" aria-label> with a caption. Every chart is rendered twice, wide and narrow,
- * so text stays readable on a phone (the page shows one of the two with CSS).
+ * <figure role="img" aria-label> with a caption. A chart on a page is drawn once, at SCALABLE
+ * px, and scales with the page (×1.33 at most on a desktop, ×0.75 on a 390 px phone), so its text
+ * stays readable at both without drawing it twice (issue 32: the second drawing was a quarter of
+ * a scenario page's gzipped bytes). A chart file (chart-files.ts) still has a wide and a narrow one.
  *
  * Chart kinds: distribution (box + strip per variant), difference (forest plot per hardware
  * group), sweep (a metric against the sweep point, one line per variant) and series (a
@@ -22,6 +24,10 @@ const PALETTE = ['#1f4e79', '#b45309', '#2f6f4f', '#7b2d8b', '#9f1239', '#0e7490
 export const WIDE = 640;
 export const NARROW = 360;
 
+/** The width a chart on a page is drawn at (then scaled by CSS). */
+export const SCALABLE = 480;
+
+/** A chart's SVG; `wide` and `narrow` are one and the same drawing (SCALABLE px) for a chart on a page. */
 export type ChartSvg = { wide: string; narrow: string };
 
 function render(option: echarts.EChartsCoreOption, width: number, height: number, title: string, desc: string): string {
@@ -55,7 +61,8 @@ function one(build: Build, width: number, title: string, desc: string): string {
 }
 
 function both(build: Build, title: string, desc: string): ChartSvg {
-  return { wide: one(build, WIDE, title, desc), narrow: one(build, NARROW, title, desc) };
+  const svg = one(build, SCALABLE, title, desc);
+  return { wide: svg, narrow: svg };
 }
 
 /**

@@ -198,7 +198,7 @@ export function publishedTables(sc: ScenarioView): PublishedTable[] {
  * The article's h:mm:ss suits runs of minutes; a machine whose every variant takes under a minute
  * (the default scale) is shown in seconds instead, where 0.859 reads better than 0:00:00.86.
  */
-export function measuredFormat(sc: ScenarioView, g: ComparisonGroup): DurationFormat {
+export function measuredFormat(sc: ScenarioView, g: Pick<ComparisonGroup, 'variants'>): DurationFormat {
   return sc.format === 'hms' && g.variants.every((v) => Math.abs(v.mean) < 60) ? 's' : sc.format;
 }
 

@@ -1,0 +1,302 @@
+/**
+ * The home page's answers (issue 32): one line per scenario that answers — its strongest piece of
+ * evidence, with the class, server versions, scale, absolute figures and the article's
+ * comparability — ranked by the strength of the evidence, and a scenario × server version matrix
+ * of verdict cells over every measured class and condition (nothing dropped). Everything here
+ * arranges what `@tunelab/answers` computed; nothing decides a verdict.
+ */
+import { ENGINE_FACTS, ENGINES, type Agreement } from '@tunelab/contracts';
+import { formatP } from '@tunelab/answers';
+import type { SimilarCandidate } from '@tunelab/answers/similar';
+import type { ClassAnswer, PairView } from './answer.ts';
+import { formatValue, type DurationFormat } from './format.ts';
+import type { ScenarioView, SiteData } from './load.ts';
+import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
+
+const GIB = 1024 ** 3;
+type ComparisonGroup = ClassAnswer['group'];
+const ENGINE: Record<string, string> = Object.fromEntries(ENGINES.map((e) => [e, ENGINE_FACTS[e].name]));
+
+/**
+ * The measured hardware classes with their runs (of one scenario, or of all), as GET /v1/similar
+ * counts them (`?scenario=<key>&source=measured`, or `?source=measured`): what the picker ranks.
+ */
+export function similarCandidates(data: SiteData, scenarioKey: string | null): SimilarCandidate[] {
+  const byFingerprint = new Map(data.hardware.map((h) => [h.fingerprint, h]));
+  const rows = new Map<string, SimilarCandidate>();
+  for (const r of data.runs) {
+    if (r.source !== 'measured' || (scenarioKey !== null && r.scenario.key !== scenarioKey)) continue;
+    const h = byFingerprint.get(r.hardware.fingerprint);
+    if (!h) continue;
+    const memoryGb = Math.round(h.memoryBytes / GIB);
+    const key = `${h.class}|${h.storageKind}|${h.physicalCores}|${memoryGb}`;
+    const row = rows.get(key) ?? {
+      class: h.class,
+      source: 'measured',
+      storageKind: h.storageKind,
+      physicalCores: h.physicalCores,
+      memoryGb,
+      runs: 0,
+    };
+    row.runs++;
+    rows.set(key, row);
+  }
+  return [...rows.values()];
+}
+
+const num = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
+
+/**
+ * The parameters worth naming beside a scenario's figures: its scale (those scenario.yaml gives
+ * a `published:` value, the article's) and any that differ between its groups.
+ */
+function shownParams(sc: ScenarioView): Set<string> {
+  const keys = new Set(
+    Object.entries(sc.folder?.doc.params ?? {})
+      .filter(([, p]) => (p as { published?: unknown }).published !== undefined)
+      .map(([k]) => k),
+  );
+  const groups = sc.answers?.groups ?? [];
+  for (const k of new Set(groups.flatMap((a) => Object.keys(a.group.params))))
+    if (new Set(groups.map((a) => JSON.stringify(a.group.params[k] ?? null))).size > 1) keys.add(k);
+  for (const k of keys) if (k.startsWith('published.')) keys.delete(k);
+  return keys;
+}
+
+/** "rows = 800,000": the group's scale (see shownParams), the sweep point included. */
+const paramsText = (shown: Set<string>, g: ComparisonGroup, withPoint: boolean): string =>
+  [
+    ...Object.entries(g.params).filter(([k]) => shown.has(k)),
+    ...(withPoint && g.point ? [[g.point.param, g.point.value] as const] : []),
+  ]
+    .map(([k, v]) => `${k} = ${num(v)}`)
+    .join(', ');
+
+/** "PostgreSQL 14, 15 and 17" */
+export function serversText(servers: readonly { engine: string; major: number }[]): string {
+  const byEngine = new Map<string, number[]>();
+  for (const s of servers) byEngine.set(s.engine, [...new Set([...(byEngine.get(s.engine) ?? []), s.major])]);
+  return [...byEngine]
+    .map(([engine, majors]) => {
+      const sorted = majors.sort((a, b) => a - b);
+      const name = ENGINE[engine] ?? engine;
+      return `${name} ${sorted.length > 1 ? `${sorted.slice(0, -1).join(', ')} and ${sorted.at(-1)}` : sorted[0]}`;
+    })
+    .join('; ');
+}
+
+export type AnswerLine = {
+  scenario: ScenarioView;
+  answer: ClassAnswer;
+  pair: PairView;
+  anchor: string;
+  /** "2 cores / 24 GB / SSD" */
+  hardwareClass: string;
+  /** Where the same verdict holds on several majors of the class (same conditions), all of them; else the group's. */
+  servers: string;
+  /** Whether other majors of the class disagree with this one. */
+  versionsDiffer: boolean;
+  scale: string;
+  /** "5.0 s for 1-1 vs 2.2 s for 1-2", from the group's means. */
+  figures: string | null;
+  /** "×0.44" the candidate's mean over the baseline's. */
+  ratio: string | null;
+  evidence: string | null;
+  significant: boolean;
+  agreement: Agreement;
+  /** The first words of the reasons ("scale", "hardware"). */
+  reasons: string[];
+};
+
+/** "5.0 s for 1-1 vs 2.2 s for 1-2": a pair's means in the group's unit (null when a side is missing). */
+export function meansText(
+  g: Pick<ComparisonGroup, 'variants' | 'unit'>,
+  p: Pick<PairView, 'baseline' | 'candidate'>,
+  format: DurationFormat,
+): string | null {
+  const mean = (v: string) => g.variants.find((x) => x.variant === v)?.mean;
+  const b = mean(p.baseline);
+  const c = mean(p.candidate);
+  if (b === undefined || c === undefined) return null;
+  // A duration in h:mm:ss and a size in bytes carry their own unit.
+  const withUnit = (v: number) => {
+    const text = formatValue(v, g.unit, format);
+    return g.unit === 'bytes' || (g.unit === 's' && format === 'hms') ? text : `${text} ${g.unit}`;
+  };
+  return `${withUnit(b)} for ${p.baseline} vs ${withUnit(c)} for ${p.candidate}`;
+}
+
+/** How strong a pair's evidence is: significant first, then the smallest p, then the most repetitions. */
+function strength(p: PairView, g: ComparisonGroup): [number, number, number] {
+  const m = p.measured;
+  const n = g.variants
+    .filter((v) => v.variant === p.baseline || v.variant === p.candidate)
+    .reduce((s, v) => s + v.n, 0);
+  if (!m || m.verdict.kind === 'insufficient-data' || m.verdict.kind === 'descriptive') return [3, 1, -n];
+  return [m.verdict.significant ? 0 : 1, m.welch?.p ?? 1, -n];
+}
+const byStrength = (a: [number, number, number], b: [number, number, number]) =>
+  a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
+  const g = a.group;
+  const format = measuredFormat(sc, g);
+  const mean = (v: string) => g.variants.find((x) => x.variant === v)?.mean;
+  const b = mean(p.baseline);
+  const c = mean(p.candidate);
+  const figures = meansText(g, p, format);
+  const m = p.measured;
+  const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
+  const evidence = m?.welch
+    ? `p ${formatP(m.welch.p)}, n = ${nOf(p.baseline)} + ${nOf(p.candidate)}`
+    : m
+      ? `n = ${nOf(p.baseline)} + ${nOf(p.candidate)}`
+      : null;
+  const same = sc.answers?.versions.comparisons.find(
+    (v) =>
+      v.hardwareClass === g.hardware.class &&
+      v.baseline === p.baseline &&
+      v.candidate === p.candidate &&
+      v.scenarioVersion === g.scenario.version &&
+      JSON.stringify(v.params) === JSON.stringify(g.params) &&
+      (v.point?.value ?? null) === (g.point?.value ?? null),
+  );
+  return {
+    scenario: sc,
+    answer: a,
+    pair: p,
+    anchor: groupAnchor(g),
+    hardwareClass: g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
+    servers: serversText(same?.sameVerdict ? same.rows : [g.engine]),
+    versionsDiffer: same !== undefined && !same.sameVerdict,
+    scale: paramsText(shownParams(sc), g, true),
+    figures,
+    ratio: b !== undefined && c !== undefined && b !== 0 ? `×${(c / b).toPrecision(2)}` : null,
+    evidence,
+    significant: m?.verdict.significant ?? false,
+    agreement: p.agreement,
+    reasons: [...new Set(p.reasons.map((r) => r.split(':')[0]!))],
+  };
+}
+
+/** Per scenario with measured answers, its strongest line; the scenarios ranked by it (strongest first). */
+export function answerLines(data: SiteData): AnswerLine[] {
+  const best: { line: AnswerLine; key: [number, number, number] }[] = [];
+  for (const sc of data.scenarios) {
+    let top: { a: ClassAnswer; p: PairView; key: [number, number, number] } | null = null;
+    for (const a of sc.answers?.groups ?? [])
+      for (const p of a.pairs) {
+        const key = strength(p, a.group);
+        if (!top || byStrength(key, top.key) < 0) top = { a, p, key };
+      }
+    if (top) best.push({ line: lineOf(sc, top.a, top.p), key: top.key });
+  }
+  return best.sort((x, y) => byStrength(x.key, y.key)).map((b) => b.line);
+}
+
+export type MatrixCell = {
+  anchor: string;
+  pairs: { pair: PairView; word: string; ratio: string | null; kind: string; points: string | null }[];
+};
+export type MatrixRow = {
+  /** The class as stored ("2 cores / 24 GB / unknown disk": what the picker matches). */
+  hardwareClass: string;
+  /** The class for people ("… / virtual or unknown disk"). */
+  label: string;
+  conditions: string;
+  cells: Map<string, MatrixCell>;
+};
+export type MatrixScenario = { scenario: ScenarioView; rows: MatrixRow[] };
+
+/** The cell's word for one group's pair. */
+function cellWord(p: PairView): { word: string; kind: string } {
+  const k = p.measured?.verdict.kind ?? 'insufficient-data';
+  if (k === 'faster') return { word: 'better', kind: 'better' };
+  if (k === 'slower') return { word: 'worse', kind: 'worse' };
+  if (k === 'no-significant-difference') return { word: 'no sure difference', kind: 'none' };
+  if (k === 'descriptive') return { word: 'no verdict', kind: 'none' };
+  return { word: 'too few runs', kind: 'insufficient' };
+}
+
+export const serverLabel = (s: { engine: string; major: number }) => `${ENGINE[s.engine] ?? s.engine} ${s.major}`;
+export const serverKey = (s: { engine: string; major: number }) => `${s.engine} ${s.major}`;
+
+/**
+ * Every measured group of every scenario in a matrix: one row per scenario × class × conditions
+ * (the parameters; a sweep's points fold into one cell), one column per server version. A cell
+ * names each declared pair's verdict; a sweep's cell counts the points where the verdict holds.
+ */
+export function answerMatrix(data: SiteData): {
+  servers: { engine: string; major: number }[];
+  scenarios: MatrixScenario[];
+} {
+  const servers = new Map<string, { engine: string; major: number }>();
+  const scenarios: MatrixScenario[] = [];
+  for (const sc of data.scenarios) {
+    const rows = new Map<string, MatrixRow>();
+    const groups = new Map<string, Map<string, ClassAnswer[]>>();
+    const shown = shownParams(sc);
+    const versions = new Set((sc.answers?.groups ?? []).map((a) => a.group.scenario.version)).size;
+    for (const a of sc.answers?.groups ?? []) {
+      const g = a.group;
+      servers.set(serverKey(g.engine), g.engine);
+      const conditions = [paramsText(shown, g, false), versions > 1 ? versionLabel(sc, g.scenario.version) : '']
+        .filter(Boolean)
+        .join(' · ');
+      const rowKey = `${g.hardware.class}|${JSON.stringify(g.params)}|${g.scenario.version}`;
+      const row = rows.get(rowKey) ?? {
+        hardwareClass: g.hardware.class,
+        label: g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
+        conditions,
+        cells: new Map(),
+      };
+      rows.set(rowKey, row);
+      const cells = groups.get(rowKey) ?? new Map<string, ClassAnswer[]>();
+      groups.set(rowKey, cells);
+      cells.set(serverKey(g.engine), [...(cells.get(serverKey(g.engine)) ?? []), a]);
+    }
+    for (const [rowKey, cells] of groups)
+      for (const [server, list] of cells) {
+        const sorted = [...list].sort((x, y) => (x.group.point?.value ?? 0) - (y.group.point?.value ?? 0));
+        const first = sorted[0]!;
+        const pairs = first.pairs.map((p0, i) => {
+          const words = sorted
+            .map((a) => a.pairs[i])
+            .filter((p): p is PairView => p !== undefined)
+            .map(cellWord);
+          if (sorted.length === 1) {
+            const g = first.group;
+            const mean = (v: string) => g.variants.find((x) => x.variant === v)?.mean;
+            const b = mean(p0.baseline);
+            const c = mean(p0.candidate);
+            const { word, kind } = words[0]!;
+            return {
+              pair: p0,
+              word,
+              kind,
+              ratio:
+                b !== undefined && c !== undefined && b !== 0 && kind !== 'insufficient'
+                  ? `×${(c / b).toPrecision(2)}`
+                  : null,
+              points: null,
+            };
+          }
+          // A sweep: the commonest word, and at how many of the points it holds.
+          const counts = new Map<string, { word: string; kind: string; n: number }>();
+          for (const w of words) counts.set(w.word, { ...w, n: (counts.get(w.word)?.n ?? 0) + 1 });
+          const top = [...counts.values()].sort((x, y) => y.n - x.n)[0]!;
+          return {
+            pair: p0,
+            word: top.word,
+            kind: top.kind,
+            ratio: null,
+            points: `${top.n} of ${words.length} ${first.group.point?.param ?? 'points'}`,
+          };
+        });
+        rows.get(rowKey)!.cells.set(server, { anchor: groupAnchor(first.group), pairs });
+      }
+    if (rows.size > 0) scenarios.push({ scenario: sc, rows: [...rows.values()] });
+  }
+  const sortedServers = [...servers.values()].sort((a, b) => a.engine.localeCompare(b.engine) || a.major - b.major);
+  return { servers: sortedServers, scenarios };
+}
