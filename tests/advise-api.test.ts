@@ -108,7 +108,18 @@ describe('tunelab advise --api', () => {
       /^measured at rows = 10k on .+, PostgreSQL 15 \(1 run\); yours is 8,000 \(1\.3× smaller\)$/,
     );
     expect(orders.answer.pairs.map((p) => `${p.baseline}→${p.candidate}`)).toEqual(['1-1→1-2', '2-1→2-2']);
-    for (const p of orders.answer.pairs) expect(p.advice).toMatch(/^prefer |no measurable difference|not enough data/);
+    for (const p of orders.answer.pairs)
+      expect(p.advice).toMatch(
+        /^prefer |no measurable difference|not enough data|: not enough repetitions to be sure$/,
+      );
+    // Asked at the table's own scale (at=rows:8000): two measured sizes are too few for a fit.
+    expect(orders.answer.atScale.map((p) => [p.baseline, p.candidate, p.status])).toEqual([
+      ['1-1', '1-2', 'insufficient-data'],
+      ['2-1', '2-2', 'insufficient-data'],
+    ]);
+    expect(orders.answer.atScale[0]!.sentence).toMatch(
+      /^rows measured at 2 values \(1,000, 10,000\); an answer at any scale needs 3 for both variants/,
+    );
 
     const events = tableOf(report, 'vacuum-index-cleanup', 'public.events');
     expect(events.params).toEqual({ rows: 150000 });
@@ -125,7 +136,7 @@ describe('tunelab advise --api', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/public\.orders: 8,000 dead tuples \(50%\), 1 index/);
     expect(r.stdout).toMatch(
-      /answer: measured at rows = 10k on .+; yours is 8,000 \(1\.3× smaller\)\n {6}(prefer|1-2)/,
+      /answer: measured at rows = 10k on .+; yours is 8,000 \(1\.3× smaller\)\n {6}at your scale, 1-1 vs 1-2: rows measured at 2 values[^\n]*\n {6}at your scale, 2-1 vs 2-2: [^\n]*\n {6}(prefer|1-2|2-2)/,
     );
   });
 

@@ -300,6 +300,7 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
         param: rule.scale,
         value: item.params[rule.scale] ?? 0,
         hardware: input.hardware,
+        declaredScale: doc.scale?.param === rule.scale,
       });
       tables.push({
         table: item.table,

@@ -1,8 +1,10 @@
 /**
- * TuneLab's measured answer nearest to a table's scale, for `tunelab advise`. The one place that
- * asks the API: today GET /v1/answers per scenario, engine and major (one request per scenario,
- * cached), then the nearest hardware class and, on it, the group measured at the nearest scale.
- * When the API answers at any scale (`at=`, issue 30 part 1) only `lookupAnswer` changes.
+ * TuneLab's answer for a table, for `tunelab advise`. The one place that asks the API: GET
+ * /v1/answers per scenario, engine and major, the nearest hardware class and, on it, the group
+ * measured at the nearest scale; for a scenario that declares its scale parameter, with
+ * `at=PARAM:VALUE` too, so the answer is given at the table's own scale (fitted across every
+ * measured scale, with its intervals — or refused, with the reason, when the table is too far
+ * outside what was measured).
  */
 import { ScenarioAnswers, type StorageKind } from '@tunelab/contracts';
 
@@ -16,6 +18,20 @@ export type AnswerQuestion = {
   param: string;
   value: number;
   hardware: Hardware;
+  /** Whether `param` is the scale parameter the scenario declares (scenario.yaml `scale`): the API answers at `value`. */
+  declaredScale?: boolean;
+};
+
+/** The answer at the table's own scale (GET /v1/answers?at=…), per declared pair. */
+export type AtScalePair = {
+  baseline: string;
+  candidate: string;
+  status: 'answered' | 'refused' | 'insufficient-data';
+  /** The API's sentence: the ratio with its intervals, or why it does not answer there. */
+  sentence: string;
+  ratio: number | null;
+  ci95: { low: number | null; high: number | null } | null;
+  pi95: { low: number | null; high: number | null } | null;
 };
 
 export type PairSummary = {
@@ -38,6 +54,8 @@ export type AnswerNear =
       runs: number;
       group: string;
       pairs: PairSummary[];
+      /** At the table's own scale, on the same class and major (empty when the API gave none). */
+      atScale: AtScalePair[];
       sentence: string;
     }
   | { status: 'not-measured' | 'no-api' | 'unavailable'; sentence: string };
@@ -65,7 +83,7 @@ export function answerSource(apiUrl: string | null): (q: AnswerQuestion) => Prom
         status: 'no-api',
         sentence: 'no answer asked: give --api URL (or TUNELAB_API_URL) for TuneLab’s answers',
       };
-    const key = `${q.scenario}/${q.engine}/${q.major}`;
+    const key = `${q.scenario}/${q.engine}/${q.major}${q.declaredScale ? `@${q.param}:${Math.round(q.value)}` : ''}`;
     let pending = cache.get(key);
     if (!pending) cache.set(key, (pending = fetchAnswers(apiUrl, q)));
     const answers = await pending;
@@ -77,7 +95,12 @@ export function answerSource(apiUrl: string | null): (q: AnswerQuestion) => Prom
 async function fetchAnswers(apiUrl: string, q: AnswerQuestion): Promise<ScenarioAnswers | string> {
   // Relative to the API's URL, a path prefix included (as the submit client does).
   const url = new URL('v1/answers', apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`);
-  url.search = new URLSearchParams({ scenario: q.scenario, engine: q.engine, major: String(q.major) }).toString();
+  url.search = new URLSearchParams({
+    scenario: q.scenario,
+    engine: q.engine,
+    major: String(q.major),
+    ...(q.declaredScale && q.value >= 1 ? { at: `${q.param}:${Math.round(q.value)}` } : {}),
+  }).toString();
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(30_000), headers: { accept: 'application/json' } });
     const body: unknown = await response.json().catch(() => null);
@@ -143,6 +166,7 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
     near,
     runs: g.group.runCount,
     group: g.group.key,
+    atScale: atScaleOf(answers, hardwareClass, q),
     pairs: g.pairs.map((p) => ({
       baseline: p.baseline,
       candidate: p.candidate,
@@ -152,6 +176,22 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
     })),
     sentence: `measured at ${q.param} = ${fmt(measuredAt)} on ${hardwareClass}, ${engineName} (${g.group.runCount} run${g.group.runCount === 1 ? '' : 's'}); ${yours}${near ? '' : ': not measured near your scale'}`,
   };
+}
+
+/** The API's answers at the table's scale for this class and major (the group with the most runs). */
+function atScaleOf(answers: ScenarioAnswers, hardwareClass: string, q: AnswerQuestion): AtScalePair[] {
+  const group = (answers.atScale?.groups ?? [])
+    .filter((g) => g.hardwareClass === hardwareClass && g.engine === q.engine && g.major === q.major)
+    .sort((a, b) => b.runs - a.runs)[0];
+  return (group?.pairs ?? []).map((p) => ({
+    baseline: p.baseline,
+    candidate: p.candidate,
+    status: p.status,
+    sentence: p.sentence,
+    ratio: p.ratio,
+    ci95: p.ci95,
+    pi95: p.pi95,
+  }));
 }
 
 function scaleOf(g: ScenarioAnswers['groups'][number], param: string): number | null {

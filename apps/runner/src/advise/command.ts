@@ -163,6 +163,9 @@ export function renderAdvice(r: AdviseReport): string {
       for (const b of t.beyondRange) lines.push(`    note: ${b}`);
       lines.push(`    answer: ${t.answer.sentence}`);
       if (t.answer.status === 'answered')
+        for (const p of t.answer.atScale)
+          lines.push(`      at your scale, ${p.baseline} vs ${p.candidate}: ${p.sentence}`);
+      if (t.answer.status === 'answered')
         for (const p of t.answer.pairs)
           lines.push(
             `      ${p.advice}${p.improvement !== null ? ` (${p.candidate} vs ${p.baseline}: ${signed(p.improvement)}${p.ci95 && p.ci95.low !== null && p.ci95.high !== null ? `, 95% CI ${signed(p.ci95.low)} … ${signed(p.ci95.high)}` : ''})` : ''}`,
