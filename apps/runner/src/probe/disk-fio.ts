@@ -34,8 +34,13 @@ export async function fioVersion(): Promise<string | null> {
   }
 }
 
-async function fio(args: string[], timeoutMs: number): Promise<FioJob[]> {
-  const { stdout } = await run('fio', ['--output-format=json', ...args], {
+/** Wraps a command line (a resource envelope's `wrap`: fio then runs inside its cgroup). */
+export type Wrap = (argv: readonly string[]) => string[];
+
+async function fio(args: string[], timeoutMs: number, wrap?: Wrap): Promise<FioJob[]> {
+  const argv = ['fio', '--output-format=json', ...args];
+  const [file, ...rest] = wrap ? wrap(argv) : argv;
+  const { stdout } = await run(file!, rest, {
     timeout: timeoutMs,
     killSignal: 'SIGKILL',
     maxBuffer: 16 * MIB,
@@ -47,7 +52,7 @@ async function fio(args: string[], timeoutMs: number): Promise<FioJob[]> {
   return doc.jobs;
 }
 
-export async function measureDiskWithFio(file: string, fileBytes: number): Promise<DiskFigures> {
+export async function measureDiskWithFio(file: string, fileBytes: number, wrap?: Wrap): Promise<DiskFigures> {
   const notes: string[] = [];
   const common = [`--filename=${file}`, '--ioengine=psync', '--thread', '--group_reporting=0'];
   const [seq, sync] = await fio(
@@ -70,6 +75,7 @@ export async function measureDiskWithFio(file: string, fileBytes: number): Promi
       '--runtime=750ms',
     ],
     20_000,
+    wrap,
   );
   const written = Math.floor((seq?.write.io_bytes ?? 0) / MIB) * MIB;
   const seqWriteMBps = seq && seq.job_runtime > 0 ? seq.write.io_bytes / 1e6 / (seq.job_runtime / 1000) : null;
@@ -95,6 +101,7 @@ export async function measureDiskWithFio(file: string, fileBytes: number): Promi
         '--iodepth=16',
       ],
       20_000,
+      wrap,
     );
     readIopsQd1 = qd1 && qd1.read.iops > 0 ? qd1.read.iops : null;
     readIopsQd16 = qd16 && qd16.read.iops > 0 ? qd16.read.iops : null;

@@ -163,3 +163,34 @@ describe.skipIf(!root || !v1)('a managed PostgreSQL server inside an envelope (r
     for (const d of envelope.dirs) expect(existsSync(d)).toBe(false);
   });
 });
+
+describe.skipIf(!root || !v1 || spawnSync('fio', ['--version']).status !== 0)(
+  'the probe inside an envelope measures the envelope (root, cgroup v1 and fio)',
+  () => {
+    it('a 150-IOPS read throttle probes as HDD-like, the same disk outside as faster', async () => {
+      const { measureHardware } = await import('./measure.ts');
+      const { storageTierOf } = await import('@tunelab/contracts');
+      const dir = mkdtempSync(path.join(tmpdir(), 'tunelab-envelope-probe-'));
+      const device = deviceOf(dir);
+      if (!device) return expect.fail(`no block device found for ${dir}`);
+      const envelope = await createEnvelope(parseEnvelope('read-iops=150'), { device });
+      try {
+        const inside = await measureHardware({
+          dir,
+          tool: 'fio',
+          wrap: (argv) => envelope.wrap(argv),
+          fileBytes: 16 * 1024 * 1024,
+        });
+        const outside = await measureHardware({ dir, tool: 'fio', fileBytes: 16 * 1024 * 1024 });
+        // fio at queue depth 1 and 16 inside the throttle: about 150 reads/s either way.
+        expect(inside.readIopsQd1).toBeLessThan(225);
+        expect(inside.readIopsQd16).toBeLessThan(225);
+        expect(storageTierOf(inside)).toBe('hdd-like');
+        expect(outside.readIopsQd16!).toBeGreaterThan(2 * inside.readIopsQd16!);
+      } finally {
+        await envelope.remove();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { MeasuredHardware } from '@tunelab/contracts';
 import { CPU_WORKLOAD, measureCpuScore } from './cpu-score.ts';
 import type { DiskFigures } from './disk-figures.ts';
-import { fioVersion, measureDiskWithFio } from './disk-fio.ts';
+import { fioVersion, measureDiskWithFio, type Wrap } from './disk-fio.ts';
 import { measureDiskWithNode } from './disk-node.ts';
 
 export type DiskTool = 'auto' | 'fio' | 'node';
@@ -48,6 +48,11 @@ export type MeasureOptions = {
   /** auto (default): fio when on PATH, else the runner's probe. */
   tool?: DiskTool;
   fileBytes?: number;
+  /**
+   * Runs the disk probe inside a resource envelope (envelope.ts `wrap`): the figures are the
+   * envelope's. Needs fio (the runner's own probe runs in this process, outside any envelope).
+   */
+  wrap?: Wrap;
 };
 
 /** Measures the disk under `opts.dir` and this CPU. Throws ProbeDirError for a directory it cannot use. */
@@ -58,7 +63,10 @@ export async function measureHardware(opts: MeasureOptions): Promise<MeasuredHar
   const loadAverage1m = os.platform() === 'win32' ? null : Math.round(os.loadavg()[0]! * 100) / 100;
   const tool = opts.tool ?? 'auto';
   const fio = tool === 'node' ? null : await fioVersion();
-  if (tool === 'fio' && !fio) throw new ProbeDirError('fio is not on PATH (Debian/Ubuntu: apt-get install fio)');
+  if ((tool === 'fio' || opts.wrap) && !fio)
+    throw new ProbeDirError(
+      `fio is not on PATH (Debian/Ubuntu: apt-get install fio)${opts.wrap ? '; a probe inside an envelope needs it' : ''}`,
+    );
   const file = path.join(opts.dir, `.tunelab-probe-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const remove = () => rmSync(file, { force: true });
   process.once('exit', remove); // Ctrl-C or a crash mid-probe still removes the file
@@ -68,9 +76,9 @@ export async function measureHardware(opts: MeasureOptions): Promise<MeasuredHar
   try {
     if (fio) {
       try {
-        disk = await measureDiskWithFio(file, fileBytes);
+        disk = await measureDiskWithFio(file, fileBytes, opts.wrap);
       } catch (e) {
-        if (tool === 'fio') throw e;
+        if (tool === 'fio' || opts.wrap) throw e;
         const why = ((e as { stderr?: string }).stderr || (e as Error).message).trim().split('\n')[0] ?? '';
         disk = await measureDiskWithNode(file, fileBytes);
         disk.notes.unshift(`${fio} failed (${why.slice(0, 200)}): measured by the runner instead`);
