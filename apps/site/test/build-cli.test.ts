@@ -45,7 +45,7 @@ describe('npm run site:build -- --outDir DIR', () => {
     expect(r.code, r.output).toBe(0);
     expect(r.output).toContain(`full build: 0 runs → ${out}`);
     expect(existsSync(join(out, 'index.html'))).toBe(true);
-    expect(await readFile(join(out, 'index.html'), 'utf8')).toContain('Not measured yet.');
+    expect(await readFile(join(out, 'index.html'), 'utf8')).toContain('Not measured yet:');
   });
 
   it('refuses an unknown flag with its usage, exit 2', async () => {
