@@ -82,7 +82,10 @@ async function fleetOn(backend: 'postgresql' | 'pglite', agents: string[], prefi
     },
     // As the operator: runner names are not public.
     async job(id: string) {
-      return Job.parse(await (await fetch(`${url}/v1/jobs/${id}`, { headers: asOperator })).json());
+      const res = await fetch(`${url}/v1/jobs/${id}`, { headers: asOperator });
+      const body: unknown = await res.json();
+      if (!res.ok) throw new Error(`GET /v1/jobs/${id} answered ${res.status}: ${JSON.stringify(body)}`);
+      return Job.parse(body);
     },
     async jobs() {
       return JobList.parse(await (await fetch(`${url}/v1/jobs?limit=1000`, { headers: asOperator })).json()).items;
