@@ -68,6 +68,8 @@ function directReads(wrap: (argv: string[]) => string[], file: string, count: nu
   return count / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
+// Skipped only without root or without cgroup v1 memory/blkio (writing cgroups needs both); CI runs
+// as root on cgroup v1, so it runs there.
 describe.skipIf(!root || !v1)('an envelope on a real process (root and cgroup v1; runs in CI, which is root)', () => {
   let dir: string;
   let file: string;
@@ -132,6 +134,7 @@ describe.skipIf(!root || !v1)('an envelope on a real process (root and cgroup v1
   });
 });
 
+// Skipped only without root or cgroup v1, as above; runs in CI.
 describe.skipIf(!root || !v1)('a managed PostgreSQL server inside an envelope (root and cgroup v1)', () => {
   it('runs the postmaster and every backend it forks inside the envelope, and leaves nothing behind', async () => {
     const { createManagedCluster, findServerBinaries } = await import('../engines/managed-postgresql/cluster/index.ts');
@@ -164,6 +167,8 @@ describe.skipIf(!root || !v1)('a managed PostgreSQL server inside an envelope (r
   });
 });
 
+// Skipped without root, cgroup v1 or fio (the probe inside an envelope runs fio in the cgroup: the
+// runner's own probe runs in this process, outside it). CI runs as root with the Debian fio package.
 describe.skipIf(!root || !v1 || spawnSync('fio', ['--version']).status !== 0)(
   'the probe inside an envelope measures the envelope (root, cgroup v1 and fio)',
   () => {
