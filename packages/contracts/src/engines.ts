@@ -42,6 +42,11 @@ export const ENGINE_FACTS = {
   mariadb: { name: 'MariaDB', protocol: 'mysql', schemes: ['mariadb:'], defaultPort: 3306, majorParts: 2 },
 } as const satisfies Record<EngineName, EngineFacts>;
 
+/** An engine's display name by its key ("postgresql" → "PostgreSQL"), for keys read from stored data. */
+export const ENGINE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  ENGINES.map((e) => [e, ENGINE_FACTS[e].name]),
+);
+
 /**
  * The PostgreSQL majors a managed server (`--server MAJOR`, `servers install`) exists for: the
  * majors a job may name for a PostgreSQL scenario, and the server majors coverage expects. The

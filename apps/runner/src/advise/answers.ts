@@ -6,7 +6,7 @@
  * measured scale, with its intervals — or refused, with the reason, when the table is too far
  * outside what was measured).
  */
-import { ScenarioAnswers, type StorageKind } from '@tunelab/contracts';
+import { ENGINE_NAMES, ScenarioAnswers, type StorageKind } from '@tunelab/contracts';
 
 export type Hardware = { cores: number; memoryGb: number; storage: StorageKind };
 
@@ -124,7 +124,7 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
       g.group.engine.major === q.major &&
       scaleOf(g, q.param) !== null,
   );
-  const engineName = `${q.engine === 'postgresql' ? 'PostgreSQL' : q.engine === 'mariadb' ? 'MariaDB' : 'MySQL'} ${q.major}`;
+  const engineName = `${ENGINE_NAMES[q.engine] ?? q.engine} ${q.major}`;
   if (!groups.length) return { status: 'not-measured', sentence: `not measured on ${engineName} yet` };
   const distance = (g: (typeof groups)[number]) =>
     Math.abs(Math.log2(g.group.hardware.physicalCores / q.hardware.cores)) +

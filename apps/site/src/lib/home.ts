@@ -5,7 +5,7 @@
  * of verdict cells over every measured class and condition (nothing dropped). Everything here
  * arranges what `@tunelab/answers` computed; nothing decides a verdict.
  */
-import { ENGINE_FACTS, ENGINES, type Agreement } from '@tunelab/contracts';
+import { ENGINE_NAMES as ENGINE, type Agreement } from '@tunelab/contracts';
 import { formatP } from '@tunelab/answers';
 import type { SimilarCandidate } from '@tunelab/answers/similar';
 import type { ClassAnswer, PairView } from './answer.ts';
@@ -15,7 +15,6 @@ import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
 
 const GIB = 1024 ** 3;
 type ComparisonGroup = ClassAnswer['group'];
-const ENGINE: Record<string, string> = Object.fromEntries(ENGINES.map((e) => [e, ENGINE_FACTS[e].name]));
 
 /**
  * The measured hardware classes with their runs (of one scenario, or of all), as GET /v1/similar
