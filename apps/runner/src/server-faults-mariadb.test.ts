@@ -50,7 +50,17 @@ function newRun(extraEnv: Record<string, string> = {}) {
     ...extraEnv,
   };
   const args = ['run', 'innodb-compression-insert', '--target', proxy.url(TEST_MYSQL_URL), '--repetitions', '1'];
-  for (const p of ['rows=50000000', 'max_seconds=60', 'threads=2', 'batch_rows=50', 'sample_every_rows=1000'])
+  // The run's pool must differ from the one found, or a pool left unrestored could not be seen (a
+  // shared server may already run at the scenario's 16 MiB, left there by an interrupted run).
+  const poolMb = poolBefore === 16 * 1024 * 1024 ? 32 : 16;
+  for (const p of [
+    'rows=50000000',
+    'max_seconds=60',
+    'threads=2',
+    'batch_rows=50',
+    'sample_every_rows=1000',
+    `buffer_pool_mb=${poolMb}`,
+  ])
     args.push('--param', p);
   return { runId, env, args: [...args, '--run-id', runId] };
 }
