@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RunNoise } from '@tunelab/contracts';
+import { coefficientOfVariation } from '@tunelab/stats';
 
 /**
  * Repetitions of each probe before the window and again after it: up to PROBE_RUNS, fewer (never
@@ -29,9 +30,11 @@ const IO_BLOCK = 8192;
 const TICK_MS = 100;
 
 /**
- * A fixed, deterministic CPU workload (xorshift32 and integer mixing, no allocation, no I/O):
- * the same instructions every time, so the spread of its wall time is the machine's, not its.
- * Answers a checksum so the loop cannot be optimised away.
+ * A fixed, deterministic CPU workload (xorshift32 and integer mixing, no allocation, no I/O): the
+ * same instructions every time, so the spread of its wall time is the machine's, not its. Answers
+ * a checksum so the loop cannot be optimised away. Not the hardware probe's score workload
+ * (cpu-score.ts): that one sorts a typed array, and its wall time spread 2–10× more side by side
+ * (CV 42–76 % against 7–23 % at load 2.5–2.9), which would flag quiet runs as noisy.
  */
 export function cpuWorkload(iterations: number = CPU_ITERATIONS): number {
   let x = 2463534242;
@@ -74,11 +77,8 @@ async function runIoProbe(file: string): Promise<number> {
 
 /** Sample CV in percent (sd with n − 1); null below two values. */
 function cvPercent(xs: readonly number[]): number | null {
-  if (xs.length < 2) return null;
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  if (mean <= 0) return null;
-  const variance = xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1);
-  return (Math.sqrt(variance) / mean) * 100;
+  if (xs.length < 2 || xs.reduce((a, b) => a + b, 0) <= 0) return null;
+  return coefficientOfVariation(xs) * 100;
 }
 
 function quantile(sorted: readonly number[], q: number): number {
