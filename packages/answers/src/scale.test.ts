@@ -49,6 +49,16 @@ function runsAt(
   );
 }
 
+/** answerAtScale for one scale of one parameter, on the primary metric by default. */
+const ask = (
+  doc: ScenarioDocument,
+  rows: readonly SampleRow[],
+  param: string,
+  value: number,
+  metric = 'duration',
+  direction: 'lower-is-better' | 'higher-is-better' = 'lower-is-better',
+) => answerAtScale({ doc, rows, at: { param, value }, metric, direction });
+
 const LAW = {
   // INDEX_CLEANUP grows more slowly than dropping and re-creating: they cross at 400,000 rows.
   '1-1': (rows: number) => 2 * (rows / 400_000) ** 0.9,
@@ -62,13 +72,7 @@ describe('answers at the user’s scale', () => {
   it('answers inside the measured range with intervals, a crossing and held-out errors', async () => {
     const doc = await load('vacuum-index-cleanup');
     const rows = runsAt(doc, SCALES, LAW);
-    const out = answerAtScale({
-      doc,
-      rows,
-      at: { param: 'rows', value: 1_000_000 },
-      metric: 'duration',
-      direction: 'lower-is-better',
-    });
+    const out = ask(doc, rows, 'rows', 1_000_000);
     expect(out.groups).toHaveLength(1);
     const g = out.groups[0]!;
     expect(g).toMatchObject({ major: 16, engine: 'postgresql', runs: 5, params: {} });
@@ -100,26 +104,14 @@ describe('answers at the user’s scale', () => {
       [40_000_000, /40,000,000 is 25× beyond the largest/],
       [10_000, /10,000 is 10× below the smallest/],
     ] as const) {
-      const p = answerAtScale({
-        doc,
-        rows,
-        at: { param: 'rows', value },
-        metric: 'duration',
-        direction: 'lower-is-better',
-      }).groups[0]!.pairs[0]!;
+      const p = ask(doc, rows, 'rows', value).groups[0]!.pairs[0]!;
       expect(p.status).toBe('refused');
       expect(p.ratio).toBeNull();
       expect(p.sentence).toMatch(words);
       expect(p.sentence).toContain(`tunelab run vacuum-index-cleanup --param rows=${value} --server 16`);
     }
     // Within the limit it answers and says it extrapolates.
-    const near = answerAtScale({
-      doc,
-      rows,
-      at: { param: 'rows', value: 3_200_000 },
-      metric: 'duration',
-      direction: 'lower-is-better',
-    });
+    const near = ask(doc, rows, 'rows', 3_200_000);
     expect(near.groups[0]!.pairs[0]!.status).toBe('answered');
     expect(near.groups[0]!.pairs[0]!.sentence).toMatch(/2× outside the measured range: an extrapolation/);
   });
@@ -128,13 +120,7 @@ describe('answers at the user’s scale', () => {
     const doc = await load('vacuum-index-cleanup');
     const two = runsAt(doc, SCALES.slice(0, 2), LAW);
     const other = runsAt(doc, SCALES, LAW, { major: 17, db_version: '17.2' });
-    const out = answerAtScale({
-      doc,
-      rows: [...two, ...other],
-      at: { param: 'rows', value: 150_000 },
-      metric: 'duration',
-      direction: 'lower-is-better',
-    });
+    const out = ask(doc, [...two, ...other], 'rows', 150_000);
     expect(out.groups.map((g) => g.major)).toEqual([16, 17]);
     const [p16, p17] = out.groups.map((g) => g.pairs[0]!);
     expect(p16!.status).toBe('insufficient-data');
@@ -151,13 +137,7 @@ describe('answers at the user’s scale', () => {
       point_value: r.params['rows'] as number,
       params: { tables: r.params['rows'], drop_caches: false },
     }));
-    const out = answerAtScale({
-      doc,
-      rows,
-      at: { param: 'tables', value: 20_000 },
-      metric: 'restart_duration',
-      direction: 'lower-is-better',
-    });
+    const out = ask(doc, rows, 'tables', 20_000, 'restart_duration', 'lower-is-better');
     expect(out.groups).toHaveLength(1);
     expect(out.groups[0]!.params).toEqual({ drop_caches: false });
     expect(out.groups[0]!.pairs[0]!.status).toBe('answered');
@@ -165,24 +145,8 @@ describe('answers at the user’s scale', () => {
 
   it('throws ScaleQueryError for a scenario without a scale or another parameter', async () => {
     const ff = await load('fillfactor-hot-updates');
-    expect(() =>
-      answerAtScale({
-        doc: ff,
-        rows: [],
-        at: { param: 'rows', value: 5 },
-        metric: 'nopm',
-        direction: 'higher-is-better',
-      }),
-    ).toThrow(ScaleQueryError);
+    expect(() => ask(ff, [], 'rows', 5, 'nopm', 'higher-is-better')).toThrow(ScaleQueryError);
     const vic = await load('vacuum-index-cleanup');
-    expect(() =>
-      answerAtScale({
-        doc: vic,
-        rows: [],
-        at: { param: 'tables', value: 5 },
-        metric: 'duration',
-        direction: 'lower-is-better',
-      }),
-    ).toThrow(/scale parameter is rows, not tables/);
+    expect(() => ask(vic, [], 'tables', 5)).toThrow(/scale parameter is rows, not tables/);
   });
 });

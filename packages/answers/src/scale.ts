@@ -45,8 +45,10 @@ export class ScaleQueryError extends Error {
   readonly field = 'at';
 }
 
-const num = (x: number) => new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 }).format(x);
-const count = (x: number) => new Intl.NumberFormat('en-US').format(Math.round(x));
+const THREE_DIGITS = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+const WHOLE = new Intl.NumberFormat('en-US');
+const num = (x: number) => THREE_DIGITS.format(x);
+const count = (x: number) => WHOLE.format(Math.round(x));
 const TIME_UNITS = new Set(['s', 'ms', 'us', 'µs', 'ns', 'min', 'h']);
 
 type Acc = { first: SampleRow; byVariant: Map<string, ScalePoint[]>; runs: Set<string> };
