@@ -52,7 +52,9 @@ describe('tunelab run --scale-sweep', () => {
       }),
     );
     expect(rows.sort((a, b) => a - b)).toEqual([300, 600, 1200]);
-  });
+    // Three runs one after another, each a CLI start (~10 s at load 10), a disk probe (≤ 6.6 s), the
+    // noise probes (≤ 2 s) and a tiny fixture: up to ~90 s each on a busy machine.
+  }, 300_000);
 
   it.each([
     [['--out', 'x.json'], /cannot be combined with --out/],
