@@ -220,7 +220,8 @@ export function verdict(input: VerdictInput): Verdict {
   else if (within)
     sentence = `${c} and ${b} show no measurable difference: the ${formatLevel(level)}% CI of the change lies within ±${formatPercent(EQUIVALENCE_MARGIN)} (${change.short}, ${details})`;
   else
-    sentence = `Not enough repetitions to be sure whether ${c} differs from ${b}: the ${formatLevel(level)}% CI of the change, ${formatChange(difference.ci)}, cannot exclude a change beyond ±${formatPercent(EQUIVALENCE_MARGIN)} (${change.short}, ${formatLevel(level)}% CI ${formatInterval(shownCi)}, ${pText}, ${n})`;
+    // One interval, in the convention of the words beside it (not the signed change next to its mirror).
+    sentence = `Not enough repetitions to be sure whether ${c} differs from ${b}: ${change.short}, but the ${formatLevel(level)}% CI, ${formatInterval(shownCi)}, cannot exclude a change beyond ±${formatPercent(EQUIVALENCE_MARGIN)} (${pText}, ${n})`;
   return { kind, sentence, relative, ci, absolute, conclusive: significant || within, ...base };
 }
 
@@ -272,13 +273,6 @@ function formatAbsoluteInterval(i: Interval, unit: string | undefined): string {
     Number(x.toPrecision(3)).toLocaleString('en-US', { maximumSignificantDigits: 3 }).replace('-', '−');
   const u = unit === '%' || unit === 'percent' ? ' percentage points' : unit ? ` ${unit}` : '';
   return `${f(i.low)} to ${f(i.high)}${u}`;
-}
-
-/** "−38.7% to +29.7%": a change with its sign. */
-function formatChange(i: Interval): string {
-  if (!Number.isFinite(i.low) || !Number.isFinite(i.high)) return UNBOUNDED_INTERVAL_TEXT;
-  const f = (x: number) => (x > 0 ? `+${formatPercent(x)}` : formatPercent(x));
-  return `${f(i.low)} to ${f(i.high)}`;
 }
 
 /**
