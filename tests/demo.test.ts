@@ -75,7 +75,9 @@ describe('npm start (the demo)', () => {
       expect(r.out).toMatch(/vacuum-full-rewrite: measured and stored/);
       expect(r.out).toMatch(/published · 8 cores \/ 32 GB \/ SSD: 1-2 is 37\.5% faster than 1-1/);
       // Whatever the verdict at this tiny scale (significant, equivalent or not enough repetitions), it names the variants.
-      expect(r.out).toMatch(/vacuum-index-cleanup · measured · [^\n]+: (?:Not enough repetitions to be sure whether )?[12]-[12] /);
+      expect(r.out).toMatch(
+        /vacuum-index-cleanup · measured · [^\n]+: (?:Not enough repetitions to be sure whether )?[12]-[12] /,
+      );
       const index = join(siteDir, 'index.html');
       expect(existsSync(index)).toBe(true);
       expect(readFileSync(index, 'utf8')).toMatch(/vacuum-index-cleanup/);
