@@ -11,7 +11,15 @@ import { COMMANDS } from './commands/index.ts';
 import type { Io } from './commands/context.ts';
 import { EXIT_CODES_HELP } from './commands/help.ts';
 import { readConfig, type RunnerConfig } from './config.ts';
-import { EngineError, Interrupted, LeftBehind, RunFailed, TargetUnreachable, UsageError } from './errors.ts';
+import {
+  EngineError,
+  EnvelopeUnavailable,
+  Interrupted,
+  LeftBehind,
+  RunFailed,
+  TargetUnreachable,
+  UsageError,
+} from './errors.ts';
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts';
 import { RUNNER_VERSION } from './version.ts';
 
@@ -35,6 +43,7 @@ function exitCodeOf(e: EngineError): ExitCode {
   if (e instanceof LeftBehind) return EXIT.LEFT_BEHIND;
   if (e instanceof UsageError) return EXIT.USAGE;
   if (e instanceof TargetUnreachable) return EXIT.TARGET_UNREACHABLE;
+  if (e instanceof EnvelopeUnavailable) return EXIT.ENVELOPE_UNAVAILABLE;
   if (e instanceof Interrupted) return EXIT.INTERRUPTED;
   if (e instanceof RunFailed) return EXIT.RUN_FAILED;
   return EXIT.RUN_FAILED;

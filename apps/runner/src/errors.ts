@@ -31,3 +31,11 @@ export class Interrupted extends EngineError {
 export class LeftBehind extends EngineError {
   override name = 'LeftBehind';
 }
+
+/**
+ * A resource envelope was asked for (`--envelope`) and this machine cannot apply it (not root, no
+ * cgroup controller, no block device for I/O limits): nothing was run, never an unconstrained run.
+ */
+export class EnvelopeUnavailable extends EngineError {
+  override name = 'EnvelopeUnavailable';
+}

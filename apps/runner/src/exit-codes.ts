@@ -13,6 +13,8 @@ export const EXIT = {
   LEFT_BEHIND: 5,
   /** The API refused this runner (token unknown or revoked, runner too old) before anything was measured. */
   API_REFUSED: 6,
+  /** `--envelope` was given and this machine cannot apply it (not root, no cgroup controller): nothing was run. */
+  ENVELOPE_UNAVAILABLE: 7,
   /** Interrupted by SIGINT/SIGTERM after cleaning up (128 + SIGINT). */
   INTERRUPTED: 130,
 } as const;

@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   canonicalJson,
+  effectiveMemoryBytes,
   hardwareClassOf,
+  type HardwareEnvelope,
   HardwareSpec,
+  isEmulatedClass,
   MeasuredHardware,
   RunSubmission,
   stableHardwareFields,
@@ -101,5 +104,49 @@ describe('storageTierReason', () => {
       "16,000 random reads/s at queue depth 1 (local flash) and 385 MB/s of reads at queue depth 16 and 220 MB/s of writes: within SATA's 600 MB/s",
     );
     expect(storageTierReason(figures({ readIopsQd1: null }))).toMatch(/no tier/);
+  });
+});
+
+describe('a resource envelope in the spec', () => {
+  const envelope = (over: Partial<HardwareEnvelope> = {}): HardwareEnvelope => ({
+    memoryBytes: 2 * 1024 ** 3,
+    readIops: 150,
+    mechanism: 'cgroup-v1',
+    description: 'memory 2GB, reads 150 IOPS with cgroup v1',
+    ...over,
+  });
+
+  it('is part of the fingerprint (never pooled with the unconstrained machine), its words are not', () => {
+    const bare = canonicalJson(stableHardwareFields(HardwareSpec.parse(fixture.hardware)));
+    const limited = (e: HardwareEnvelope) =>
+      canonicalJson(stableHardwareFields(HardwareSpec.parse({ ...fixture.hardware, envelope: e })));
+    expect(limited(envelope())).not.toBe(bare);
+    expect(limited(envelope({ readIops: 300 }))).not.toBe(limited(envelope()));
+    expect(limited(envelope({ description: 'other words', mechanism: 'cgroup-v2' }))).toBe(limited(envelope()));
+    // A spec without an envelope keeps the fingerprint fields it always had (no new key).
+    expect(Object.keys(stableHardwareFields(HardwareSpec.parse(fixture.hardware)))).not.toContain('envelope');
+  });
+
+  it('names the class with the memory limit and "emulated"; the memory a server had is the limit', () => {
+    const base = { physicalCores: 2, memoryBytes: 24 * 1024 ** 3, storage: { kind: 'unknown' as const, model: null } };
+    const hdd = figures({ readIopsQd1: 150, readIopsQd16: 150 });
+    const c = hardwareClassOf({ ...base, measured: hdd, envelope: envelope() });
+    expect(c).toBe('2 cores / 2 GB of 24 GB / HDD-like, emulated');
+    expect(isEmulatedClass(c)).toBe(true);
+    expect(isEmulatedClass(hardwareClassOf({ ...base, measured: hdd }))).toBe(false);
+    expect(hardwareClassOf({ ...base, measured: hdd, envelope: envelope({ memoryBytes: 512 * 1024 ** 2 }) })).toBe(
+      '2 cores / 512 MB of 24 GB / HDD-like, emulated',
+    );
+    // I/O limits only: the machine's memory.
+    const { memoryBytes: _m, ...io } = envelope();
+    expect(hardwareClassOf({ ...base, measured: hdd, envelope: io })).toBe('2 cores / 24 GB / HDD-like, emulated');
+    expect(effectiveMemoryBytes({ memoryBytes: base.memoryBytes, envelope: envelope() })).toBe(2 * 1024 ** 3);
+    expect(effectiveMemoryBytes({ memoryBytes: base.memoryBytes })).toBe(base.memoryBytes);
+  });
+
+  it('refuses a limit that is not a positive number, naming its path', () => {
+    const r = HardwareSpec.safeParse({ ...fixture.hardware, envelope: envelope({ readIops: 0 }) });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues[0]!.path).toEqual(['envelope', 'readIops']);
   });
 });

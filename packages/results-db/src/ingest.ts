@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   canonicalJson,
+  effectiveMemoryBytes,
   hardwareClassOf,
   storageTierOf,
   type RunAcceptedRecord,
@@ -209,7 +210,8 @@ async function createParents(
       h.cpuModel,
       h.physicalCores,
       h.logicalCpus,
-      String(h.memoryBytes),
+      // An emulated profile (an envelope) is ranked and grouped by the memory its server had.
+      String(effectiveMemoryBytes(h)),
       h.storage.kind,
       h.storage.model,
       h.filesystem,

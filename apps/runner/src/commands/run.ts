@@ -18,6 +18,7 @@ import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS
 import type { RunOptions } from '../engine/types.ts';
 import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
 import { postgresTargetFromEnvironment } from '../engines/postgresql/environment.ts';
+import { ENVELOPE_HELP, EnvelopeSyntaxError, parseEnvelope, type Envelope } from '../probe/envelope.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { renderRunTable } from '../report/table.ts';
 import {
@@ -73,6 +74,7 @@ type RunCommandOptions = {
   server?: string;
   set?: Record<string, string>;
   scaleSweep?: boolean;
+  envelope?: string;
 };
 
 /** What `tunelab run …` asks for: the scenario, its parameter overrides and the run options. */
@@ -89,6 +91,8 @@ export type RunRequest = {
     server?: number;
     /** `--set name=value` settings of a managed server. */
     serverSettings?: Record<string, string>;
+    /** `--envelope`: the managed server runs inside a cgroup with these limits. */
+    envelope?: Envelope;
   };
 };
 
@@ -147,6 +151,10 @@ function defineRunCommand(program: Command): Command {
       '--cluster-dir <dir>',
       'scenarios on a managed cluster: where its data directory goes, e.g. on the disk under test (default: the OS temp dir); removed at the end',
     )
+    .option(
+      '--envelope <limits>',
+      `run the server the runner manages (--server, or a scenario on a managed cluster) inside a cgroup with these limits, to reproduce an article's conditions on this machine: ${ENVELOPE_HELP}; needs root and cgroups (exit 7 where it cannot); the run's class says "emulated"`,
+    )
     .addOption(storageOption())
     .option(
       '--stall-timeout <seconds>',
@@ -171,6 +179,7 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
       ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
       ...(opts.server !== undefined ? { server: parseMajor(opts.server) } : {}),
       ...(opts.set ? { serverSettings: opts.set } : {}),
+      ...(opts.envelope !== undefined ? { envelope: envelopeOf(opts.envelope) } : {}),
       scale: opts.publishedScale ? 'published' : 'default',
       ...(opts.untilStable
         ? {
@@ -182,6 +191,15 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
         : {}),
     },
   };
+}
+
+function envelopeOf(text: string): Envelope {
+  try {
+    return parseEnvelope(text);
+  } catch (e) {
+    if (e instanceof EnvelopeSyntaxError) throw new CliError(e.message, EXIT.USAGE);
+    throw e;
+  }
 }
 
 /**
@@ -281,6 +299,7 @@ function runOptionsOf(
       ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}),
       ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}),
       ...(o.serverSettings ? { settings: o.serverSettings } : {}),
+      ...(o.envelope ? { envelope: o.envelope } : {}),
     },
     stallTimeoutMs: (opts.stallTimeout ?? config.stallTimeoutSeconds) * 1000,
     cleanupRetryMs: config.cleanupRetrySeconds * 1000,

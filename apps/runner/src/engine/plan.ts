@@ -57,6 +57,10 @@ export function planRun(opts: RunOptions): RunPlan {
     throw new UsageError(
       `--set changes the settings of a server the runner manages (--server MAJOR); on a server of yours, change them there (ALTER SYSTEM, postgresql.conf)`,
     );
+  if (target.kind !== 'managed' && m?.envelope)
+    throw new UsageError(
+      `--envelope limits a server the runner starts and stops (--server MAJOR, or a scenario on a managed cluster); ${doc.key} runs on the --target server, which the runner does not put in a cgroup`,
+    );
   if (opts.server !== undefined && m?.clusterBin !== undefined)
     throw new UsageError(
       '--server and --cluster-bin both choose the server binaries; give one (--server: from the npm registry; --cluster-bin: a local bin directory)',

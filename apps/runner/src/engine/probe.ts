@@ -45,8 +45,12 @@ export async function probe(
   for (const [k, v] of Object.entries(doc.settings.expect)) {
     const actual = ownValue(database.settings, k);
     if (actual !== undefined && normalizeSetting(actual) === normalizeSetting(String(v))) continue;
-    // Not in the recorded settings: the server runs its default, named where it is known.
-    const shown = actual ?? `${engineDefault(env.engine, k) ?? 'its default'} (the default)`;
+    // Not in the recorded settings: the server runs its default, named where it is known (and a
+    // default equal to the article's value is no difference).
+    const fallback = engineDefault(env.engine, k);
+    if (actual === undefined && fallback != null && normalizeSetting(fallback) === normalizeSetting(String(v)))
+      continue;
+    const shown = actual ?? `${fallback ?? 'its default'} (the default)`;
     log.warn(`server setting ${k} is ${shown} here; the published run used ${v}`);
   }
   conn.globals = await changeGlobals(admin, doc.settings.global, plan.params, env.engine);
@@ -73,7 +77,16 @@ export async function probe(
   const dataDirectory = local ? await admin.dataDirectory() : null;
   if (local && !dataDirectory)
     log.warn('data_directory is not readable by this database user; storage kind comes from --storage only');
-  const hw = await probeHardware({ dataDirectory, ...(storage ? { storageOverride: storage } : {}) });
+  const hw = await probeHardware({
+    dataDirectory,
+    ...(storage ? { storageOverride: storage } : {}),
+    ...(handle.envelope ? { envelope: handle.envelope } : {}),
+  });
+  if (handle.envelope)
+    log.notes.push({
+      kind: 'envelope',
+      text: `the server ran inside a resource envelope: ${handle.envelope.record.description}; answers drawn from this run are for emulated conditions`,
+    });
   hw.warnings.forEach((w) => log.warn(w));
   hw.notes.forEach((text) => log.notes.push({ kind: 'storage-probe', text }));
 

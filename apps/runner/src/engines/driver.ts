@@ -4,8 +4,9 @@
  * owns, and open sessions on those databases to run SQL and collect sizes and counters.
  * `pg` and `mysql2` are imported only by the files implementing it.
  */
-import type { DatabaseEnvironment, Engine } from '@tunelab/contracts';
+import type { DatabaseEnvironment, Engine, HardwareEnvelope } from '@tunelab/contracts';
 import { UsageError } from '../errors.ts';
+import type { Envelope } from '../probe/envelope.ts';
 
 export type RelationSizes = { relation: string; table: number; indexes: number; total: number };
 export type TableStats = Record<string, number>;
@@ -158,6 +159,11 @@ export type TargetHandle = {
   cluster?: ManagedCluster;
   /** What the server is, for the run's notes (e.g. a managed server's build and settings). */
   description?: string;
+  /**
+   * The resource envelope the server runs in (`--envelope`): recorded with the run's hardware;
+   * `wrap` runs the disk probe inside it, so its figures are the envelope's.
+   */
+  envelope?: { record: HardwareEnvelope; wrap: (argv: readonly string[]) => string[] };
   close(): Promise<void>;
 };
 
@@ -204,6 +210,8 @@ export type ManagedOpenOptions = {
     settings?: Record<string, string>;
     /** The runner's ledger (TUNELAB_LEDGER_DIR): managed clusters are recorded there, orphans swept. */
     ledgerDir?: string;
+    /** `--envelope`: the server runs inside a cgroup with these limits (probe/envelope.ts). */
+    envelope?: Envelope;
   };
   /** The scenario's requires.minServerVersionNum: older binaries are refused before initdb. */
   minServerVersionNum?: number;

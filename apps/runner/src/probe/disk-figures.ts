@@ -5,3 +5,6 @@ export type DiskFigures = Pick<
   MeasuredHardware,
   'fsyncP50Us' | 'fsyncP99Us' | 'fsyncSamples' | 'readIopsQd1' | 'readIopsQd16' | 'seqWriteMBps'
 > & { notes: string[] };
+
+/** Wraps a command line (a resource envelope's `wrap`: the probe's child process then runs inside its cgroup). */
+export type Wrap = (argv: readonly string[]) => string[];

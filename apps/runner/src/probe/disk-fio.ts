@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { DiskFigures } from './disk-figures.ts';
+import type { DiskFigures, Wrap } from './disk-figures.ts';
 
 const run = promisify(execFile);
 const MIB = 1024 * 1024;
@@ -33,9 +33,6 @@ export async function fioVersion(): Promise<string | null> {
     return null;
   }
 }
-
-/** Wraps a command line (a resource envelope's `wrap`: fio then runs inside its cgroup). */
-export type Wrap = (argv: readonly string[]) => string[];
 
 async function fio(args: string[], timeoutMs: number, wrap?: Wrap): Promise<FioJob[]> {
   const argv = ['fio', '--output-format=json', ...args];

@@ -21,6 +21,9 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, readFile, realpath, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import bytes from 'bytes';
+import { EnvelopeUnavailable } from '../errors.ts';
+
+export { EnvelopeUnavailable };
 
 export type Envelope = {
   /** memory.limit_in_bytes / memory.max */
@@ -34,8 +37,6 @@ export type Envelope = {
 
 /** Bad `--envelope` text: the CLI prints the message and exits with a usage error. */
 export class EnvelopeSyntaxError extends Error {}
-/** The machine cannot constrain a process (not root, no controller): nothing was run. */
-export class EnvelopeUnavailable extends Error {}
 
 const MB = 1_000_000;
 const NAMES = {

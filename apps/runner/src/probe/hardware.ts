@@ -1,7 +1,13 @@
 import path from 'node:path';
 import { realpath } from 'node:fs/promises';
 import si from 'systeminformation';
-import { HardwareSpec, STORAGE_TIER_LABELS, storageTierOf, type StorageKind } from '@tunelab/contracts';
+import {
+  HardwareSpec,
+  STORAGE_TIER_LABELS,
+  storageTierOf,
+  type HardwareEnvelope,
+  type StorageKind,
+} from '@tunelab/contracts';
 import { measureHardware, probeDirectoryFor } from './measure.ts';
 
 export type StorageProbe = {
@@ -95,10 +101,20 @@ export type HardwareProbeOptions = {
   storageOverride?: StorageKind;
   /** Measure the disk of the data directory and the CPU (measure.ts, ~5 s); default true. */
   measure?: boolean;
+  /**
+   * The resource envelope the server runs in: recorded in the spec, and the disk is probed inside
+   * it (fio through `wrap`), so the figures and the tier are the envelope's.
+   */
+  envelope?: { record: HardwareEnvelope; wrap: (argv: readonly string[]) => string[] };
 };
 
 /** The probe's figures for the data directory's filesystem; a warning instead when it cannot write there. */
-async function measureDataDisk(dataDirectory: string, warnings: string[], notes: string[]) {
+async function measureDataDisk(
+  dataDirectory: string,
+  warnings: string[],
+  notes: string[],
+  wrap?: (argv: readonly string[]) => string[],
+) {
   const dir = probeDirectoryFor(dataDirectory);
   if (!dir) {
     warnings.push(
@@ -107,10 +123,10 @@ async function measureDataDisk(dataDirectory: string, warnings: string[], notes:
     return undefined;
   }
   try {
-    const m = await measureHardware({ dir });
+    const m = await measureHardware({ dir, ...(wrap ? { wrap } : {}) });
     const tier = storageTierOf(m);
     notes.push(
-      `measured ${dir} with ${m.diskTool} in ${(m.durationMs / 1000).toFixed(1)} s: storage tier ${tier ? STORAGE_TIER_LABELS[tier] : 'unknown (random reads not measured)'}${m.notes.length ? `; ${m.notes.join('; ')}` : ''}`,
+      `measured ${dir}${wrap ? ' inside the envelope' : ''} with ${m.diskTool} in ${(m.durationMs / 1000).toFixed(1)} s: storage tier ${tier ? STORAGE_TIER_LABELS[tier] : 'unknown (random reads not measured)'}${m.notes.length ? `; ${m.notes.join('; ')}` : ''}`,
     );
     return m;
   } catch (e) {
@@ -137,7 +153,7 @@ export async function probeHardware(
   }
   const measured =
     opts.dataDirectory && opts.measure !== false
-      ? await measureDataDisk(opts.dataDirectory, warnings, notes)
+      ? await measureDataDisk(opts.dataDirectory, warnings, notes, opts.envelope?.wrap)
       : undefined;
   if (opts.storageOverride) storage = { ...storage, kind: opts.storageOverride };
   else if (storage.kind === 'unknown' && !(measured && storageTierOf(measured)))
@@ -156,6 +172,7 @@ export async function probeHardware(
     virtualization,
     ...(cpu.speed > 0 ? { cpuSpeedGhz: cpu.speed } : {}),
     ...(measured ? { measured } : {}),
+    ...(opts.envelope ? { envelope: opts.envelope.record } : {}),
   });
   return { spec, warnings, notes };
 }

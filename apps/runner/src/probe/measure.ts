@@ -12,7 +12,8 @@ import path from 'node:path';
 import { MeasuredHardware } from '@tunelab/contracts';
 import { CPU_WORKLOAD, measureCpuScore } from './cpu-score.ts';
 import type { DiskFigures } from './disk-figures.ts';
-import { fioVersion, measureDiskWithFio, type Wrap } from './disk-fio.ts';
+import { fioVersion, measureDiskWithFio } from './disk-fio.ts';
+import type { Wrap } from './disk-figures.ts';
 import { measureDiskWithNode } from './disk-node.ts';
 
 export type DiskTool = 'auto' | 'fio' | 'node';
@@ -50,7 +51,8 @@ export type MeasureOptions = {
   fileBytes?: number;
   /**
    * Runs the disk probe inside a resource envelope (envelope.ts `wrap`): the figures are the
-   * envelope's. Needs fio (the runner's own probe runs in this process, outside any envelope).
+   * envelope's. With fio all of them; the runner's own probe only its random reads (a child
+   * process), said in its notes.
    */
   wrap?: Wrap;
 };
@@ -63,10 +65,7 @@ export async function measureHardware(opts: MeasureOptions): Promise<MeasuredHar
   const loadAverage1m = os.platform() === 'win32' ? null : Math.round(os.loadavg()[0]! * 100) / 100;
   const tool = opts.tool ?? 'auto';
   const fio = tool === 'node' ? null : await fioVersion();
-  if ((tool === 'fio' || opts.wrap) && !fio)
-    throw new ProbeDirError(
-      `fio is not on PATH (Debian/Ubuntu: apt-get install fio)${opts.wrap ? '; a probe inside an envelope needs it' : ''}`,
-    );
+  if (tool === 'fio' && !fio) throw new ProbeDirError('fio is not on PATH (Debian/Ubuntu: apt-get install fio)');
   const file = path.join(opts.dir, `.tunelab-probe-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const remove = () => rmSync(file, { force: true });
   process.once('exit', remove); // Ctrl-C or a crash mid-probe still removes the file
@@ -78,13 +77,13 @@ export async function measureHardware(opts: MeasureOptions): Promise<MeasuredHar
       try {
         disk = await measureDiskWithFio(file, fileBytes, opts.wrap);
       } catch (e) {
-        if (tool === 'fio' || opts.wrap) throw e;
+        if (tool === 'fio') throw e;
         const why = ((e as { stderr?: string }).stderr || (e as Error).message).trim().split('\n')[0] ?? '';
-        disk = await measureDiskWithNode(file, fileBytes);
+        disk = await measureDiskWithNode(file, fileBytes, opts.wrap);
         disk.notes.unshift(`${fio} failed (${why.slice(0, 200)}): measured by the runner instead`);
         diskTool = 'tunelab-node';
       }
-    } else disk = await measureDiskWithNode(file, fileBytes);
+    } else disk = await measureDiskWithNode(file, fileBytes, opts.wrap);
   } finally {
     remove();
     process.off('exit', remove);

@@ -12,7 +12,11 @@
  * Each session here reconnects once when a call fails because the connection is gone (the server
  * crashed earlier, so the failed call never ran) and replays the session settings it was given.
  */
+import { tmpdir } from 'node:os';
+import type { HardwareEnvelope } from '@tunelab/contracts';
 import { UsageError } from '../../errors.ts';
+import { createEnvelope, type AppliedEnvelope, type Envelope } from '../../probe/envelope.ts';
+import { probeStorageOf } from '../../probe/hardware.ts';
 import { binariesOf, defaultServersDir, ensureServer } from './servers/store.ts';
 import {
   capabilityOf,
@@ -137,6 +141,22 @@ async function binariesFor(opts: ManagedOpenOptions): Promise<{ binaries: Server
   };
 }
 
+/**
+ * The cgroup the server will run in, on the disk of the directory its data directory goes into
+ * (`--cluster-dir`, else the OS temp dir): I/O limits apply to that disk's request queue.
+ */
+async function openEnvelope(envelope: Envelope, clusterDir: string | undefined): Promise<AppliedEnvelope> {
+  const dir = clusterDir ?? tmpdir();
+  const needsIo = ['readIops', 'writeIops', 'readBps', 'writeBps'].some((k) => k in envelope);
+  const device = needsIo ? (await probeStorageOf(dir)).device : null;
+  return createEnvelope(envelope, { device });
+}
+
+/** What the run records of its envelope (contracts' HardwareEnvelope). */
+function envelopeRecord(applied: AppliedEnvelope): HardwareEnvelope {
+  return { ...applied.envelope, mechanism: applied.mechanism, description: applied.description.slice(0, 500) };
+}
+
 /** Lines of a failed start that blame the settings (`--set`): a usage error, not a failed run. */
 const SETTING_ERROR =
   /unrecognized configuration parameter|invalid value for parameter|parameter "[^"]+" requires|configuration file "[^"]*" contains errors/;
@@ -145,7 +165,12 @@ export const managedPostgresqlProvider: ManagedProvider = {
   engine: 'postgresql',
   async open(opts) {
     const { signal, options } = opts;
-    const { binaries, build } = await binariesFor(opts);
+    // An envelope this machine cannot apply is refused before anything is installed or started.
+    const envelope = options?.envelope ? await openEnvelope(options.envelope, options.clusterDir) : undefined;
+    const { binaries, build } = await binariesFor(opts).catch(async (e: unknown) => {
+      await envelope?.remove();
+      throw e;
+    });
     const settings = options?.settings ?? {};
     const cluster = await createManagedCluster({
       binaries,
@@ -155,12 +180,24 @@ export const managedPostgresqlProvider: ManagedProvider = {
       say: opts.info,
       ...(options?.ledgerDir !== undefined ? { ledgerDir: options.ledgerDir } : {}),
       ...(options?.clusterDir !== undefined ? { parentDir: options.clusterDir } : {}),
+      ...(envelope ? { envelope } : {}),
+    }).catch(async (e: unknown) => {
+      await envelope?.remove();
+      throw e;
     });
+    // The cluster first (its processes leave the cgroup as they exit), then the envelope.
+    const close = async () => {
+      try {
+        await cluster.destroy();
+      } finally {
+        await envelope?.remove();
+      }
+    };
     let readyMs: number;
     try {
       readyMs = (await cluster.start({}, signal)).readyMs;
     } catch (e) {
-      await cluster.destroy();
+      await close();
       const message = e instanceof Error ? e.message : String(e);
       if (Object.keys(settings).length > 0 && SETTING_ERROR.test(message))
         throw new UsageError(
@@ -171,14 +208,15 @@ export const managedPostgresqlProvider: ManagedProvider = {
       throw e;
     }
     const set = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
-    const description = `a throwaway ${binaries.version.replace(/^postgres \(PostgreSQL\) /, 'PostgreSQL ')} server managed by the runner (${build ? `${build} from the npm registry` : `binaries in ${binaries.dir}`}), ready ${Math.round(readyMs)} ms after its start${set.length ? `; --set ${set.join(' ')}` : ''}`;
+    const description = `a throwaway ${binaries.version.replace(/^postgres \(PostgreSQL\) /, 'PostgreSQL ')} server managed by the runner (${build ? `${build} from the npm registry` : `binaries in ${binaries.dir}`}), ready ${Math.round(readyMs)} ms after its start${set.length ? `; --set ${set.join(' ')}` : ''}${envelope ? `; inside an envelope: ${envelope.description}` : ''}`;
     opts.info(description);
     return {
       driver: reconnectingPostgresDriver,
       url: cluster.url(),
       cluster,
       description,
-      close: () => cluster.destroy(),
+      ...(envelope ? { envelope: { record: envelopeRecord(envelope), wrap: (argv) => envelope.wrap(argv) } } : {}),
+      close,
     };
   },
 };

@@ -1,0 +1,145 @@
+/**
+ * `tunelab run KEY --server MAJOR --envelope …` as a user runs it (issue 29 §2): the throwaway
+ * server runs inside a cgroup, the probe inside it reports the envelope's tier, the run records the
+ * envelope and its class says "emulated"; bad limits and a server of the user's are usage errors,
+ * a runner that cannot use cgroups exits 7 — none of them measures or installs anything.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hardwareClassOf, isEmulatedClass, storageTierOf, type RunSubmission } from '@tunelab/contracts';
+import { EXIT } from '../exit-codes.ts';
+import { runTunelab } from '../test-support/cli.ts';
+import { TEST_PG_URL } from '../test-support/pg.ts';
+import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
+
+const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-envelope-run-'));
+// The managed server's OS user must reach --cluster-dir.
+await chmod(tmp, 0o755);
+afterAll(() => rm(tmp, { recursive: true, force: true }));
+
+const env = {
+  TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR,
+  TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
+  TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'),
+};
+const tiny = ['--param', 'rows=2000', '--repetitions', '1', '--cluster-dir', tmp];
+const root = process.getuid?.() === 0;
+const v1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs') && existsSync('/sys/fs/cgroup/blkio/cgroup.procs');
+const envelopeDirs = () =>
+  ['memory', 'blkio'].flatMap((h) =>
+    existsSync(`/sys/fs/cgroup/${h}`)
+      ? readdirSync(`/sys/fs/cgroup/${h}`).filter((d) => d.startsWith('tunelab-envelope-'))
+      : [],
+  );
+
+describe('tunelab run --envelope', () => {
+  it.skipIf(!root || !v1)(
+    'runs the managed server inside the envelope: the run records it, probes the envelope’s tier and is classed "emulated"',
+    async () => {
+      const before = envelopeDirs();
+      const out = path.join(tmp, 'run.json');
+      const r = await runTunelab(
+        [
+          'run',
+          'vacuum-index-cleanup',
+          '--server',
+          '17',
+          '--envelope',
+          'memory=512MB,read-iops=150',
+          ...tiny,
+          '--out',
+          out,
+        ],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(EXIT.OK);
+      expect(r.stderr).toMatch(/inside an envelope: memory 512MB, reads 150 IOPS with cgroup v1/);
+      const { submission } = JSON.parse(await readFile(out, 'utf8')) as { submission: RunSubmission };
+      expect(submission.hardware.envelope).toMatchObject({ memoryBytes: 512 * 1024 ** 2, readIops: 150 });
+      // The probe ran inside the throttle: about 150 reads/s, HDD-like, whatever the disk outside.
+      const m = submission.hardware.measured!;
+      expect(m.readIopsQd1).toBeLessThan(225);
+      expect(storageTierOf(m)).toBe('hdd-like');
+      const cls = hardwareClassOf(submission.hardware);
+      expect(cls).toMatch(/^\d+ cores \/ 512 MB of \d+ GB \/ HDD-like, emulated$/);
+      expect(isEmulatedClass(cls)).toBe(true);
+      expect(submission.notes.map((n) => n.kind)).toContain('envelope');
+      // The cgroups are gone with the server.
+      expect(envelopeDirs()).toEqual(before);
+    },
+    240_000,
+  );
+
+  it.each([
+    [['--envelope', 'memory=1'], /--envelope memory=1: expected a size of at least 64MB/],
+    [['--envelope', 'cpus=2'], /--envelope: unknown limit "cpus"/],
+    [['--envelope', 'read-iops=-3'], /--envelope read-iops=-3: expected a positive number/],
+  ])('refuses bad limits %j with a usage error, before anything runs', async (args, message) => {
+    const r = await runTunelab(['run', 'vacuum-index-cleanup', '--server', '17', ...args, ...tiny], env);
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(env.TUNELAB_RUNS_DIR) ? await readdir(env.TUNELAB_RUNS_DIR) : []).toEqual([]);
+  });
+
+  it('refuses an envelope around a server of the user’s (--target): the runner does not put it in a cgroup', async () => {
+    const r = await runTunelab(
+      ['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--envelope', 'read-iops=150', '--param', 'rows=2000'],
+      env,
+    );
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stderr).toMatch(/--envelope limits a server the runner starts and stops/);
+  });
+
+  // A runner that is not root cannot use cgroups: one sentence, exit 7, nothing installed or run.
+  const postgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
+  it.skipIf(!root || !postgresUser)(
+    'exits 7 without root, before installing or starting anything',
+    async () => {
+      const servers = await mkdtemp(path.join(os.tmpdir(), 'tunelab-envelope-servers-'));
+      await chmod(servers, 0o777);
+      try {
+        const r = spawnSync(
+          'runuser',
+          [
+            '-u',
+            'postgres',
+            '--',
+            process.execPath,
+            path.resolve(import.meta.dirname, '../../bin/tunelab.mjs'),
+            'run',
+            'vacuum-index-cleanup',
+            '--server',
+            '17',
+            '--envelope',
+            'memory=1GB',
+            '--param',
+            'rows=2000',
+          ],
+          {
+            encoding: 'utf8',
+            timeout: 120_000,
+            env: {
+              PATH: process.env.PATH ?? '',
+              HOME: servers,
+              TUNELAB_SERVERS_DIR: servers,
+              TUNELAB_RUNS_DIR: path.join(servers, 'runs'),
+              TUNELAB_SPOOL_DIR: path.join(servers, 'spool'),
+              TUNELAB_LEDGER_DIR: path.join(servers, 'ledger'),
+            },
+          },
+        );
+        expect(r.status, r.stderr).toBe(EXIT.ENVELOPE_UNAVAILABLE);
+        expect(r.stderr).toMatch(/an envelope limits a server with cgroups, which needs root/);
+        // Nothing installed: the servers directory holds no major.
+        expect((await readdir(servers)).filter((f) => /^\d+$/.test(f))).toEqual([]);
+      } finally {
+        await rm(servers, { recursive: true, force: true });
+      }
+    },
+    150_000,
+  );
+});
