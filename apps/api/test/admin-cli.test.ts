@@ -94,7 +94,9 @@ describe('tunelab admin names the results database it wrote (issue 31 §6)', () 
     } finally {
       await rm(parent, { recursive: true, force: true });
     }
-  });
+    // Three CLI processes one after another, each starting an embedded PGlite database (the first
+    // also migrating it): 60 s in all at load 8 in CI, so up to ~50 s each on a busy machine.
+  }, 180_000);
 
   it('names a PostgreSQL database by its URL with the password masked, on every command that writes', async () => {
     const url = new URL(database.url);
@@ -119,5 +121,7 @@ describe('tunelab admin names the results database it wrote (issue 31 §6)', () 
     const refused = await pg('revoke-runner', 'named-box');
     expect(refused.code).toBe(1);
     expect(refused.stderr).not.toContain('wrote to');
-  });
+    // Seven CLI processes one after another: 56 s in all at load 8 in CI, so ~8 s each; up to
+    // ~30 s each on a busier machine.
+  }, 240_000);
 });
