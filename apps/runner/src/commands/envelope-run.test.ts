@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { hardwareClassOf, isEmulatedClass, storageTierOf, type RunSubmission } from '@tunelab/contracts';
 import { EXIT } from '../exit-codes.ts';
 import { runTunelab } from '../test-support/cli.ts';
+import { TEST_MYSQL_URL } from '../test-support/mysql.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
 
@@ -92,6 +93,62 @@ describe('tunelab run --envelope', () => {
     );
     expect(r.code).toBe(EXIT.USAGE);
     expect(r.stderr).toMatch(/--envelope limits a server the runner starts and stops/);
+  });
+
+  it.skipIf(!root || !v1)(
+    'moves a local MariaDB server into an I/O envelope for the run and back to its own cgroups after it',
+    async () => {
+      const pidFile = spawnSync('mariadb', ['-h127.0.0.1', '-uroot', '-N', '-e', 'SELECT @@pid_file'], {
+        encoding: 'utf8',
+      }).stdout.trim();
+      const pid = Number((await readFile(pidFile, 'utf8')).trim());
+      const cgroups = () => readFile(`/proc/${pid}/cgroup`, 'utf8');
+      const before = await cgroups();
+      const dirsBefore = envelopeDirs();
+      const out = path.join(tmp, 'mariadb-run.json');
+      const r = await runTunelab(
+        [
+          'run',
+          'innodb-compression-insert',
+          '--target',
+          TEST_MYSQL_URL,
+          '--envelope',
+          'read-iops=150',
+          '--param',
+          'rows=2000',
+          '--param',
+          'threads=1',
+          '--param',
+          'sample_every_rows=1000',
+          '--repetitions',
+          '1',
+          '--out',
+          out,
+        ],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(EXIT.OK);
+      const { submission } = JSON.parse(await readFile(out, 'utf8')) as { submission: RunSubmission };
+      expect(submission.hardware.envelope).toMatchObject({ readIops: 150, mechanism: 'cgroup-v1' });
+      expect(submission.hardware.envelope!.description).toMatch(
+        new RegExp(`the server's process ${pid} was moved in for the run and back after it`),
+      );
+      expect(storageTierOf(submission.hardware.measured!)).toBe('hdd-like');
+      expect(hardwareClassOf(submission.hardware)).toMatch(/HDD-like, emulated$/);
+      // Back where it was, and no envelope left.
+      expect(await cgroups()).toBe(before);
+      expect(envelopeDirs()).toEqual(dirsBefore);
+    },
+    240_000,
+  );
+
+  it('refuses a memory limit on a server of the user’s: a running server keeps what it holds', async () => {
+    const r = await runTunelab(
+      ['run', 'innodb-compression-insert', '--target', TEST_MYSQL_URL, '--envelope', 'memory=1GB'],
+      env,
+    );
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.stderr).toMatch(/--envelope memory=… is for a server the runner starts/);
   });
 
   // A runner that is not root cannot use cgroups: one sentence, exit 7, nothing installed or run.

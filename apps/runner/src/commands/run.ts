@@ -153,7 +153,7 @@ function defineRunCommand(program: Command): Command {
     )
     .option(
       '--envelope <limits>',
-      `run the server the runner manages (--server, or a scenario on a managed cluster) inside a cgroup with these limits, to reproduce an article's conditions on this machine: ${ENVELOPE_HELP}; needs root and cgroups (exit 7 where it cannot); the run's class says "emulated"`,
+      `run the server the runner manages (--server, or a scenario on a managed cluster) inside a cgroup with these limits, to reproduce an article's conditions on this machine (a local MySQL/MariaDB --target: I/O limits only, moved in for the run): ${ENVELOPE_HELP}; needs root and cgroups (exit 7 where it cannot); the run's class says "emulated"`,
     )
     .addOption(storageOption())
     .option(

@@ -16,6 +16,7 @@ import {
   type UntilStable,
 } from './stopping.ts';
 import type { RunOptions } from './types.ts';
+import type { Envelope } from '../probe/envelope.ts';
 
 /** Everything a run creates on the target starts with this, so cleanup can find it. */
 export const DATABASE_PREFIX = 'tunelab_';
@@ -42,6 +43,8 @@ export type RunPlan = {
   target: ReturnType<typeof planTarget>;
   /** Options of a managed target (`--cluster-bin`, `--cluster-dir`, `--server`, `--set`). */
   managed?: ManagedTargetOptions;
+  /** `--envelope` around a local MySQL/MariaDB server of the user's (local-envelope.ts). */
+  localEnvelope?: Envelope;
 };
 
 export function planRun(opts: RunOptions): RunPlan {
@@ -57,10 +60,18 @@ export function planRun(opts: RunOptions): RunPlan {
     throw new UsageError(
       `--set changes the settings of a server the runner manages (--server MAJOR); on a server of yours, change them there (ALTER SYSTEM, postgresql.conf)`,
     );
-  if (target.kind !== 'managed' && m?.envelope)
-    throw new UsageError(
-      `--envelope limits a server the runner starts and stops (--server MAJOR, or a scenario on a managed cluster); ${doc.key} runs on the --target server, which the runner does not put in a cgroup`,
-    );
+  if (target.kind !== 'managed' && m?.envelope) {
+    // A server of the user's: only a local MySQL/MariaDB server, one process moved in for the run
+    // (local-envelope.ts), and only I/O limits.
+    if (!target.driver.engines.some((e) => e === 'mysql' || e === 'mariadb'))
+      throw new UsageError(
+        `--envelope limits a server the runner starts and stops (--server MAJOR, or a scenario on a managed cluster), or a local MySQL/MariaDB server; ${doc.key} runs on the --target server, which the runner does not put in a cgroup`,
+      );
+    if (m.envelope.memoryBytes !== undefined)
+      throw new UsageError(
+        '--envelope memory=… is for a server the runner starts: a running server of yours keeps the memory it holds, and a limit below it could make the kernel kill it; give it I/O limits only (read-iops, write-iops, read-mbps, write-mbps) and size its buffer pool instead',
+      );
+  }
   if (opts.server !== undefined && m?.clusterBin !== undefined)
     throw new UsageError(
       '--server and --cluster-bin both choose the server binaries; give one (--server: from the npm registry; --cluster-bin: a local bin directory)',
@@ -114,6 +125,7 @@ export function planRun(opts: RunOptions): RunPlan {
     appName: appNameOf(runId),
     template: `${prefix}tpl`,
     target,
+    ...(target.kind === 'server' && m?.envelope ? { localEnvelope: m.envelope } : {}),
     ...(opts.managed || opts.server !== undefined
       ? { managed: { ...opts.managed, ...(opts.server !== undefined ? { server: opts.server } : {}) } }
       : {}),

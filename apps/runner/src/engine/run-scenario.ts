@@ -7,6 +7,7 @@
 import { EngineError, Interrupted, LeftBehind, RunFailed } from '../errors.ts';
 import { assemble } from './assemble.ts';
 import { connect } from './connect.ts';
+import { enterLocalEnvelope } from './local-envelope.ts';
 import { describeLeftovers } from './leftovers.ts';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './stall.ts';
 import { buildFixture } from './fixture.ts';
@@ -56,6 +57,7 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
   let failure: unknown;
   let failedAt = 0;
   try {
+    if (plan.localEnvelope) await enterLocalEnvelope(conn, plan.localEnvelope);
     const probed = await probe(plan, conn, log, opts.storage);
     stage = 'building the fixture';
     const buildSeconds = await buildFixture(plan, conn, probed, log, signal);

@@ -110,6 +110,11 @@ export type AdminSession = {
   environment(): Promise<DatabaseEnvironment & { serverVersionNum: number }>;
   /** The server's data directory, or null when this user may not read it. */
   dataDirectory(): Promise<string | null>;
+  /**
+   * The file holding the server process's pid (MySQL/MariaDB `@@pid_file`), for a local server
+   * put in a resource envelope; absent where the runner does not envelope a server of the user's.
+   */
+  pidFile?(): Promise<string | null>;
   createDatabase(name: string, template?: string): Promise<void>;
   dropDatabase(name: string): Promise<void>;
   listDatabases(prefix: string): Promise<string[]>;

@@ -126,7 +126,7 @@ describe.skipIf(!root || !v1)('an envelope on a real process (root and cgroup v1
     try {
       await envelope.enter(sleeper.pid!);
       expect(await envelope.pids()).toContain(sleeper.pid);
-      expect(readFileSync(`/proc/${sleeper.pid}/cgroup`, 'utf8')).toMatch(/memory:\/tunelab-envelope-[0-9a-f]{8}/);
+      expect(readFileSync(`/proc/${sleeper.pid}/cgroup`, 'utf8')).toMatch(/memory:\/tunelab-envelope-\d+-[0-9a-f]{8}/);
     } finally {
       sleeper.kill();
       await envelope.remove();
@@ -200,4 +200,33 @@ describe.skipIf(!root || !v1)('the probe inside an envelope measures the envelop
       }
     },
   );
+});
+
+describe.skipIf(!root || !v1)('envelopes left by a runner that was killed outright (root and cgroup v1)', () => {
+  it('are swept by the next envelope: their processes go back to the root cgroup and the cgroups go', async () => {
+    const { sweepOrphanEnvelopes } = await import('./envelope.ts');
+    // A pid that is surely gone: a process that has exited.
+    const gone = spawnSync('true').pid;
+    const dir = `/sys/fs/cgroup/memory/tunelab-envelope-${gone}-deadbeef`;
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(dir);
+    const sleeper = spawn('sleep', ['30']);
+    try {
+      writeFileSync(path.join(dir, 'cgroup.procs'), String(sleeper.pid));
+      const swept = await sweepOrphanEnvelopes();
+      expect(swept).toContain(dir);
+      expect(existsSync(dir)).toBe(false);
+      expect(readFileSync(`/proc/${sleeper.pid}/cgroup`, 'utf8')).toMatch(/:memory:\/\n/);
+      // A live runner's envelope is left alone.
+      const mine = await createEnvelope(parseEnvelope('memory=256MB'), { device: null });
+      try {
+        await sweepOrphanEnvelopes();
+        for (const d of mine.dirs) expect(existsSync(d)).toBe(true);
+      } finally {
+        await mine.remove();
+      }
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
 });

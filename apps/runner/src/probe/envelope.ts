@@ -18,7 +18,7 @@
  * never a silent unconstrained run.
  */
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readFile, realpath, rmdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, realpath, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import bytes from 'bytes';
 import { EnvelopeUnavailable } from '../errors.ts';
@@ -277,6 +277,36 @@ async function applyV2(e: Envelope, devnum: string | null, id: string): Promise<
   };
 }
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Envelopes whose runner is gone: their processes go back to the root cgroup, the cgroups go. */
+export async function sweepOrphanEnvelopes(): Promise<string[]> {
+  const swept: string[] = [];
+  const parents = [path.join(V1, 'memory'), path.join(V1, 'blkio'), V1];
+  for (const parent of parents) {
+    const names = await readdir(parent).catch(() => [] as string[]);
+    for (const name of names) {
+      const m = /^tunelab-envelope-(\d+)-[0-9a-f]+$/.exec(name);
+      if (!m || alive(Number(m[1]))) continue;
+      const dir = path.join(parent, name);
+      for (const pid of await pidsOf(path.join(dir, 'cgroup.procs')))
+        await writeFile(path.join(parent, 'cgroup.procs'), String(pid)).catch(() => {});
+      await rmdir(dir).then(
+        () => swept.push(dir),
+        () => {},
+      );
+    }
+  }
+  return swept;
+}
+
 /**
  * A cgroup holding `envelope`'s limits, for processes that use `device` (the data directory's
  * disk; needed for I/O limits). Throws EnvelopeUnavailable with a sentence where it cannot.
@@ -290,8 +320,47 @@ export async function createEnvelope(envelope: Envelope, opts: { device: string 
   if (needsIo && !opts.device)
     throw new EnvelopeUnavailable('I/O limits need the data directory’s block device, and none was found');
   const devnum = needsIo && opts.device ? await diskNumbers(opts.device) : null;
-  const id = randomBytes(4).toString('hex');
+  await sweepOrphanEnvelopes();
+  // The creator's pid in the name: a runner killed outright (SIGKILL) leaves its cgroup, and the
+  // next envelope on this machine moves what is in it back to the root and removes it.
+  const id = `${process.pid}-${randomBytes(4).toString('hex')}`;
   if (await exists(path.join(V1, 'memory', 'cgroup.procs'))) return applyV1(envelope, devnum, id);
   if (await exists('/sys/fs/cgroup/cgroup.controllers')) return applyV2(envelope, devnum, id);
   throw new EnvelopeUnavailable('no cgroup v1 memory/blkio or cgroup v2 hierarchy is mounted under /sys/fs/cgroup');
+}
+
+/** A process's cgroups (/proc/PID/cgroup): v1 lines name their controllers, v2's is hierarchy 0. */
+export type CgroupMembership = { hierarchy: string; controllers: string[]; path: string }[];
+
+export async function cgroupsOf(pid: number): Promise<CgroupMembership> {
+  const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => {
+    throw new EnvelopeUnavailable(`process ${pid} is not visible in /proc (not on this machine, or gone)`);
+  });
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [hierarchy = '', controllers = '', p = '/'] = line.split(':');
+      return { hierarchy, controllers: controllers.split(',').filter(Boolean), path: p };
+    });
+}
+
+/**
+ * Moves a process that was moved into `applied` back into the cgroups it was in before
+ * (`membership`, read before `enter`), so a server of the user's leaves the run as it came.
+ */
+export async function moveBack(pid: number, membership: CgroupMembership, applied: AppliedEnvelope): Promise<void> {
+  for (const dir of applied.dirs) {
+    let procs: string | null = null;
+    if (applied.mechanism === 'cgroup-v1') {
+      const controller = path.basename(path.dirname(dir));
+      const line = membership.find((l) => l.controllers.includes(controller));
+      if (line) procs = path.join(V1, controller, line.path, 'cgroup.procs');
+    } else {
+      const line = membership.find((l) => l.hierarchy === '0');
+      if (line) procs = path.join('/sys/fs/cgroup', line.path, 'cgroup.procs');
+    }
+    // A process that is gone has nothing to move; remove() takes what is left to the root.
+    if (procs) await writeFile(procs, String(pid)).catch(() => {});
+  }
 }

@@ -78,6 +78,12 @@ export function parseMysqlTarget(target: string): ConnectOptions {
   };
 }
 
+/** A server variable's text (`@@datadir`), or null when empty. */
+async function serverVariable(conn: Parameters<typeof rows>[0], name: 'datadir' | 'pid_file'): Promise<string | null> {
+  const [r] = await rows(conn, `SELECT @@${name} AS v`);
+  return r?.v ? String(r.v) : null;
+}
+
 export function isLocalMysqlTarget(target: string): boolean {
   try {
     const host = new URL(target).hostname;
@@ -321,10 +327,8 @@ export const mysqlDriver: Driver = {
         // Comparable like PostgreSQL's server_version_num: 10.11.19 → 101119, 8.0.36 → 80036.
         return { ...env, serverVersionNum: parsed.major * 10000 + parsed.minor * 100 + patch };
       },
-      async dataDirectory() {
-        const [r] = await rows(conn, 'SELECT @@datadir AS d');
-        return r?.d ? String(r.d) : null;
-      },
+      dataDirectory: () => serverVariable(conn, 'datadir'),
+      pidFile: () => serverVariable(conn, 'pid_file'),
       async createDatabase(name, template) {
         await rows(conn, `CREATE DATABASE ${quoteIdentMysql(name)}`);
         if (template) await copyDatabase(conn, template, name);
