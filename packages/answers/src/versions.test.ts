@@ -133,6 +133,25 @@ describe('answerVersions', async () => {
       /^No evidence that the version changes the answer \(interaction tests between PostgreSQL 14 and 17: smallest Holm-adjusted p = /,
     );
     expect(c.summary).not.toMatch(/verdict changes/);
+    // The noisy side says what its own verdict says: not "no difference", too few repetitions.
+    expect(c.summary).toMatch(
+      /verdicts per version: 1-2 better than 1-1 on 14; not enough repetitions to be sure on 17\.$/,
+    );
+  });
+
+  it('says "no measurable difference on" a version only where the verdict is conclusive', () => {
+    const v = answerVersions(
+      withDurations({
+        14: { '1-1': [10, 10.05, 9.95], '1-2': [10.02, 10.03, 9.97] },
+        17: { '1-1': [10, 13, 7], '1-2': [10, 12.5, 7.6] },
+      }),
+    );
+    const c = pairOf(v);
+    expect(c.rows.map((r) => r.verdict.kind)).toEqual(['no-significant-difference', 'no-significant-difference']);
+    expect(c.sameVerdict).toBe(false);
+    expect(c.summary).toMatch(
+      /verdicts per version: no measurable difference on 14; not enough repetitions to be sure on 17\.$/,
+    );
   });
 
   it('says "the version changes the answer" when the interaction test holds', () => {

@@ -113,7 +113,7 @@ const two = (x: number | null) => (x === null ? 'unbounded' : Number(x.toPrecisi
 const VERDICT_WORDS: Record<PairComparison['verdict']['kind'], string> = {
   faster: 'better',
   slower: 'worse',
-  'no-significant-difference': 'no significant difference',
+  'no-significant-difference': 'no measurable difference',
   'insufficient-data': 'not enough data',
   descriptive: 'descriptive (no verdict)',
 };
@@ -123,11 +123,19 @@ function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versi
   changes: boolean;
   text: string;
 } {
-  const kinds = new Set(c.rows.map((r) => r.verdict.kind));
-  const word = (k: PairComparison['verdict']['kind']) =>
-    k === 'faster' || k === 'slower' ? `${c.candidate} ${VERDICT_WORDS[k]} than ${c.baseline}` : VERDICT_WORDS[k];
-  const parts = [...kinds].map(
-    (k) => `${word(k)} on ${list(c.rows.filter((r) => r.verdict.kind === k).map((r) => String(r.major)))}`,
+  // A non-significant verdict is "no measurable difference" only when it is conclusive (its
+  // interval within ±10%), else "not enough repetitions to be sure", as the verdict itself says.
+  const word = (v: PairComparison['verdict']) =>
+    v.kind === 'faster' || v.kind === 'slower'
+      ? `${c.candidate} ${VERDICT_WORDS[v.kind]} than ${c.baseline}`
+      : v.kind === 'no-significant-difference'
+        ? v.conclusive
+          ? 'no measurable difference'
+          : 'not enough repetitions to be sure'
+        : VERDICT_WORDS[v.kind];
+  const words = [...new Set(c.rows.map((r) => word(r.verdict)))];
+  const parts = words.map(
+    (w) => `${w} on ${list(c.rows.filter((r) => word(r.verdict) === w).map((r) => String(r.major)))}`,
   );
   const verdicts = `verdicts per version: ${parts.join('; ')}`;
   const differing = c.interactions.filter((i) => i.differs);
@@ -138,21 +146,21 @@ function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versi
         ? `${c.candidate} ÷ ${c.baseline} on ${best.a} is ${two(best.estimate)}× what it is on ${best.b} (95% CI ${two(best.ci95.low)}–${two(best.ci95.high)})`
         : `${c.candidate} − ${c.baseline} on ${best.a} differs from that on ${best.b} by ${two(best.estimate)} ${c.unit} (95% CI ${two(best.ci95.low)} to ${two(best.ci95.high)})`;
     return {
-      same: kinds.size === 1,
+      same: words.length === 1,
       changes: true,
       text: `The version changes the answer: ${what}, Holm-adjusted interaction p ${formatP(best.adjusted.p).replace(/^p /, '')} over ${best.adjusted.family} tests; ${verdicts}.`,
     };
   }
   if (c.interactions.length === 0)
     return {
-      same: kinds.size === 1,
+      same: words.length === 1,
       changes: false,
       text: `Not enough runs to test whether the version changes the answer (at least 3 runs of each variant on two versions are needed); ${verdicts}.`,
     };
   const smallest = Math.min(...c.interactions.map((i) => i.adjusted.p));
   const family = c.interactions[0]!.adjusted.family;
   return {
-    same: kinds.size === 1,
+    same: words.length === 1,
     changes: false,
     text: `No evidence that the version changes the answer (interaction tests between ${ENGINE_FACTS[c.engine].name} ${list(c.rows.map((r) => String(r.major)))}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family} tests); ${verdicts}.`,
   };
