@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
       db = getDb();
     });
 
-    it('stores each run’s figures; figures that change never split the machine, and the first tier names its class', async () => {
+    it('stores each run’s figures; figures that change never split the machine, and one slower reading does not move its class', async () => {
       const cpu = 'Probe CPU A';
       const first = await ingestDocument(db, onMachine(cpu, figures({}), '2026-11-26T04:00:00.000Z'), 'm-1');
       expect(first.run.hardware.class).toBe('2 cores / 24 GB / SSD-like');
@@ -83,6 +83,37 @@ for (const backend of BACKENDS) {
         ]),
       );
       expect(rows).toHaveLength(2);
+    });
+
+    it('the tier follows the median of the machine’s probes: one loaded first probe does not fix a wrong class', async () => {
+      const cpu = 'Probe CPU M';
+      // The first probe ran on a saturated machine: its reads waited for a CPU (network-SSD figures).
+      const loaded = figures({ readIopsQd1: 1_500, readIopsQd16: 9_000, loadAverage1m: 15 });
+      const a = await ingestDocument(db, onMachine(cpu, loaded, '2026-11-26T04:00:00.000Z'), 'med-1');
+      expect(a.run.hardware.class).toBe('2 cores / 24 GB / network SSD');
+      const quiet = figures({});
+      const b = await ingestDocument(db, onMachine(cpu, quiet, '2026-11-26T04:10:00.000Z'), 'med-2');
+      // Median of two (1,500 and 15,951 reads/s): 8,726 — local flash.
+      expect(b.run.hardware.class).toBe('2 cores / 24 GB / SSD-like');
+      const c = await ingestDocument(db, onMachine(cpu, loaded, '2026-11-26T04:20:00.000Z'), 'med-3');
+      // Two loaded readings of three: the median is a loaded one again, and the class says so.
+      expect(c.run.hardware.class).toBe('2 cores / 24 GB / network SSD');
+      const d = await ingestDocument(db, onMachine(cpu, quiet, '2026-11-26T04:30:00.000Z'), 'med-4');
+      const e = await ingestDocument(db, onMachine(cpu, quiet, '2026-11-26T04:40:00.000Z'), 'med-5');
+      expect([d, e].map((x) => x.run.hardware.class)).toEqual([
+        '2 cores / 24 GB / SSD-like',
+        '2 cores / 24 GB / SSD-like',
+      ]);
+      // One machine throughout, and every run of it is in the class it has now.
+      expect(new Set([a, b, c, d, e].map((x) => x.run.hardware.fingerprint)).size).toBe(1);
+      const listed = await db.listHardware({ class: '2 cores / 24 GB / SSD-like', limit: 500 });
+      expect(listed.items.some((h) => h.fingerprint === a.run.hardware.fingerprint)).toBe(true);
+      // A kind the user declared (--storage) is never moved by figures.
+      const declared = onMachine('Probe CPU M2', loaded, '2026-11-26T05:00:00.000Z');
+      declared.hardware.storage = { kind: 'hdd', model: 'QEMU HARDDISK', declared: true };
+      const f = await ingestDocument(db, declared, 'med-6');
+      const g = await ingestDocument(db, { ...declared, hardware: { ...declared.hardware, measured: quiet } }, 'med-7');
+      expect([f, g].map((x) => x.run.hardware.class)).toEqual(['2 cores / 24 GB / HDD', '2 cores / 24 GB / HDD']);
     });
 
     it('a machine first stored without a probe takes the tier of its first measured run: "unknown disk" goes', async () => {

@@ -91,6 +91,11 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
   }
+  // A reading whose tier differs from the machine's: the tier (and the class it names) follows
+  // the median of every probe of the machine, so one loaded probe never fixes a wrong class.
+  const m = s.hardware.measured;
+  if (stored && m && !s.hardware.storage.declared && storageTierOf(m) !== stored.storage_tier)
+    stored.hardware_class = (await retier(sql, fingerprint, s.hardware)) ?? stored.hardware_class;
   if (!stored) {
     const winner = await findByKey(prisma, storedKey);
     if (!winner) throw new Error(`run with Idempotency-Key ${input.idempotencyKey} neither stored nor found`);
@@ -109,6 +114,30 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
       receivedAt: new Date(stored.received_at).toISOString(),
     },
   };
+}
+
+/**
+ * Sets a machine's storage tier from the median of its probes' figures (random reads at queue
+ * depth 1 and 16, sequential writes) and names it in its class; answers the class when it moved.
+ */
+async function retier(sql: SqlRunner, fingerprint: string, spec: RunSubmission['hardware']): Promise<string | null> {
+  const [median] = await sql.query<{ qd1: number | null; qd16: number | null; mbps: number | null }>(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY m.read_iops_qd1) AS qd1,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY m.read_iops_qd16) AS qd16,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY m.seq_write_mbps) AS mbps
+       FROM hardware_measurements m JOIN hardware_profiles h ON h.id = m.hardware_profile_id
+      WHERE h.fingerprint = $1`,
+    [fingerprint],
+  );
+  if (!median || median.qd1 === null || !spec.measured) return null;
+  const figures = { readIopsQd1: median.qd1, readIopsQd16: median.qd16, seqWriteMBps: median.mbps };
+  const tier = storageTierOf(figures);
+  const [moved] = await sql.query<{ hardware_class: string }>(
+    `UPDATE hardware_profiles SET storage_tier = $2, hardware_class = $3
+      WHERE fingerprint = $1 AND storage_tier IS DISTINCT FROM $2 RETURNING hardware_class`,
+    [fingerprint, tier, hardwareClassOf({ ...spec, measured: { ...spec.measured, ...figures } })],
+  );
+  return moved?.hardware_class ?? null;
 }
 
 type StoredRun = NonNullable<Awaited<ReturnType<typeof findByKey>>>;
@@ -246,7 +275,7 @@ type ParentKeys = {
   measurement: unknown[];
 };
 
-type StoredRow = { id: string; received_at: Date; hardware_class: string };
+type StoredRow = { id: string; received_at: Date; hardware_class: string; storage_tier: string | null };
 
 /**
  * The probe's figures as the statement's parameters $33…$47 (all null without a probe): the run's
@@ -294,7 +323,7 @@ function measurementColumns(s: RunSubmission, hardwareClass: string): unknown[] 
  * checked by that migration's statement-level triggers, which see the run row this statement
  * inserts.
  */
-const INGEST_STATEMENT = 'tunelab_ingest_run_v3';
+const INGEST_STATEMENT = 'tunelab_ingest_run_v4';
 const INGEST_SQL = `WITH parent AS (
        SELECT (SELECT v.id FROM scenario_versions v JOIN scenarios sc ON sc.id = v.scenario_id
                 WHERE sc.key = $13 AND v.version_hash = $14) AS version_id,
@@ -339,11 +368,13 @@ const INGEST_SQL = `WITH parent AS (
            hardware_class = CASE WHEN storage_tier IS NULL AND $44::text IS NOT NULL THEN $45 ELSE hardware_class END
        WHERE id = (SELECT hardware_profile_id FROM run)
          AND (last_seen_at < now() - interval '1 minute' OR (storage_tier IS NULL AND $44::text IS NOT NULL))
-       RETURNING hardware_class
+       RETURNING hardware_class, storage_tier
      )
      SELECT run.id::text AS id, run.received_at,
             COALESCE((SELECT hardware_class FROM seen),
                      (SELECT hardware_class FROM hardware_profiles WHERE fingerprint = $15)) AS hardware_class,
+            COALESCE((SELECT storage_tier FROM seen),
+                     (SELECT storage_tier FROM hardware_profiles WHERE fingerprint = $15)) AS storage_tier,
             (parent.version_id IS NOT NULL AND parent.hardware_id IS NOT NULL AND parent.environment_id IS NOT NULL) AS parents_found,
             parent.runner_active
      FROM parent LEFT JOIN run ON true`;
@@ -362,6 +393,7 @@ async function storeRun(
     id: string | null;
     received_at: Date | null;
     hardware_class: string | null;
+    storage_tier: string | null;
     parents_found: boolean;
     runner_active: boolean;
   }>(
@@ -395,6 +427,6 @@ async function storeRun(
   if (!row.runner_active) throw new RunnerRevokedError(input.runnerId ?? '');
   if (!row.parents_found) return 'new-parents';
   return row.id && row.received_at && row.hardware_class
-    ? { id: row.id, received_at: row.received_at, hardware_class: row.hardware_class }
+    ? { id: row.id, received_at: row.received_at, hardware_class: row.hardware_class, storage_tier: row.storage_tier }
     : undefined;
 }
