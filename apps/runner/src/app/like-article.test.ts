@@ -24,16 +24,16 @@ const full = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-re
 const host = { memoryBytes: 24 * GIB, cores: 2 };
 
 describe('planLikeArticle', () => {
-  it('at the default size: 256 MB of table → rows, a memory limit of data ÷ 0.375, settings × their ratios', () => {
+  it('at the default size: 1 GB of table → rows, a memory limit of data ÷ 0.375, settings × their ratios', () => {
     const p = planLikeArticle(vic, {}, host);
     expect(p.machine.hardware).toBe('server-1');
-    expect(p.dataBytes).toBe(256 * MIB);
-    // 268,435,456 bytes ÷ 499 bytes a row
-    expect(p.value).toBe(537_947);
-    // 256 MB ÷ 0.375 = 682.7 MB → whole MB
-    expect(p.memoryBytes).toBe(683 * MIB);
-    // 0.6667 × 256 MB = 170.7 MB; 0.1333 × 256 MB = 34.1 MB
-    expect(p.scaled).toEqual({ shared_buffers: '171MB', maintenance_work_mem: '34MB', max_wal_size: '171MB' });
+    expect(p.dataBytes).toBe(GIB);
+    // 1,073,741,824 bytes ÷ 499 bytes a row
+    expect(p.value).toBe(2_151_787);
+    // 1024 MB ÷ 0.375 = 2,730.7 MB → whole MB
+    expect(p.memoryBytes).toBe(2731 * MIB);
+    // 0.6667 × 1024 MB = 682.7 MB; 0.1333 × 1024 MB = 136.5 MB
+    expect(p.scaled).toEqual({ shared_buffers: '683MB', maintenance_work_mem: '136MB', max_wal_size: '683MB' });
     // The article's other settings (settings.expect), at its values.
     expect(p.article).toEqual({
       autovacuum: 'off',
@@ -41,6 +41,13 @@ describe('planLikeArticle', () => {
       wal_compression: 'off',
       max_parallel_maintenance_workers: '4',
     });
+  });
+
+  it('at 256 MB', () => {
+    const p = planLikeArticle(vic, { size: '256MB' }, host);
+    // 268,435,456 ÷ 499; 256 ÷ 0.375 = 682.7; 0.6667 × 256 = 170.7; 0.1333 × 256 = 34.1
+    expect([p.value, p.memoryBytes]).toEqual([537_947, 683 * MIB]);
+    expect(p.scaled).toEqual({ shared_buffers: '171MB', maintenance_work_mem: '34MB', max_wal_size: '171MB' });
   });
 
   it('below 16 MB a setting is rounded to 8 kB pages', () => {
@@ -123,7 +130,7 @@ describe('ioLimitFor: an I/O limit only when the article’s disk is slower than
 
 describe('chooseLikeArticle', () => {
   it('server-1 on an SSD-like 2-core machine: memory limit and settings; not cores, not the absolute size', () => {
-    const c = chooseLikeArticle(planLikeArticle(vic, {}, host), 'ssd-like', host);
+    const c = chooseLikeArticle(planLikeArticle(vic, { size: '256MB' }, host), 'ssd-like', host);
     expect(c.params).toEqual({ rows: '537947' });
     expect(c.envelope).toEqual({ memoryBytes: 683 * MIB });
     expect(c.settings).toMatchObject({ shared_buffers: '171MB', autovacuum: 'off' });
