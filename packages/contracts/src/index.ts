@@ -9,6 +9,7 @@ export * from './noise.ts';
 export * from './api.ts';
 export * from './canonical.ts';
 export * from './scenario.ts';
+export * from './article-conditions.ts';
 export * from './comparisons.ts';
 export * from './answers.ts';
 export * from './scenario-names.ts';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseSizeText } from './article-conditions.ts';
 import {
   findPlaceholders,
   formatIssuePath,
@@ -40,7 +41,70 @@ const doc = () => ({
   repetitions: { default: 3, published: 5 },
 });
 
+const articleMachine = () => ({
+  hardware: 'server-1',
+  data_size: '12GB',
+  data_to_memory: 0.375,
+  settings_to_data: { shared_buffers: 0.6667 },
+  storage_tier: 'ssd-like',
+});
+const articleConditions = () => ({
+  param: 'rows',
+  bytes_per_unit: 499,
+  default_size: '256MB',
+  machines: [articleMachine()],
+});
+
 describe('ScenarioDocument', () => {
+  it('accepts article conditions and reads their sizes', () => {
+    const r = validateScenarioDocument({ ...doc(), article_conditions: articleConditions() });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.scenario.article_conditions?.machines[0]?.settings_to_data).toEqual({ shared_buffers: 0.6667 });
+    expect(parseSizeText('256MB')).toBe(256 * 1024 ** 2);
+    expect(parseSizeText('12 GB')).toBe(12 * 1024 ** 3);
+    expect(parseSizeText('6552kB')).toBe(6552 * 1024);
+    expect(parseSizeText('1.5GB')).toBe(1.5 * 1024 ** 3);
+    expect(parseSizeText('256')).toBeNull();
+    expect(parseSizeText('256mb')).toBeNull();
+  });
+
+  it.each([
+    ['article conditions over an unknown parameter', { param: 'tables' }, 'article_conditions.param'],
+    ['article conditions over an enum parameter', { param: 'mode' }, 'article_conditions.param'],
+    ['article conditions without a size unit', { default_size: '256' }, 'article_conditions.default_size'],
+    [
+      'article conditions whose default size is below the parameter minimum',
+      { default_size: '1kB', bytes_per_unit: 1e6 },
+      'article_conditions.default_size',
+    ],
+    ['article conditions with a negative bytes per unit', { bytes_per_unit: -1 }, 'article_conditions.bytes_per_unit'],
+    ['article conditions without machines', { machines: [] }, 'article_conditions.machines'],
+    [
+      'article conditions listing a machine twice',
+      { machines: [articleMachine(), articleMachine()] },
+      'article_conditions.machines[1].hardware',
+    ],
+    [
+      'an article machine with a ratio of zero',
+      { machines: [{ ...articleMachine(), data_to_memory: 0 }] },
+      'article_conditions.machines[0].data_to_memory',
+    ],
+    [
+      'an article machine with an unknown storage tier',
+      { machines: [{ ...articleMachine(), storage_tier: 'floppy' }] },
+      'article_conditions.machines[0].storage_tier',
+    ],
+    [
+      'an article machine scaling a setting that is not a setting name',
+      { machines: [{ ...articleMachine(), settings_to_data: { 'Shared Buffers': 0.5 } }] },
+      'article_conditions.machines[0].settings_to_data.Shared Buffers',
+    ],
+  ] as const)('rejects %s at %s', (_name, change, path) => {
+    const r = validateScenarioDocument({ ...doc(), article_conditions: { ...articleConditions(), ...change } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues.map((i) => i.path)).toContain(path);
+  });
+
   it('accepts a valid document and fills defaults', () => {
     const r = validateScenarioDocument(doc());
     expect(r.ok).toBe(true);

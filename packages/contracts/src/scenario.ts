@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ArticleConditions, parseSizeText } from './article-conditions.ts';
 import { Engine } from './database.ts';
 import { MetricDef } from './metrics/index.ts';
 import { boundedString, identifier, ownValue, scalar } from './primitives.ts';
@@ -188,6 +189,46 @@ function checkScale(
     ctx.addIssue({ code: 'custom', path: ['scale', 'points'], message: 'expected each value once' });
 }
 
+/**
+ * The article's conditions size an integer parameter; the default size gives a value within its
+ * bounds; each machine is listed once.
+ */
+function checkArticleConditions(
+  c: ArticleConditions,
+  doc: { params: Record<string, ParamDef> },
+  ctx: z.RefinementCtx,
+): void {
+  const def = ownValue(doc.params, c.param);
+  if (def?.type !== 'integer') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['article_conditions', 'param'],
+      message: def
+        ? `the parameter a data size maps to must be an integer parameter; ${c.param} is ${def.type}`
+        : `unknown parameter "${c.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
+    });
+  } else {
+    const value = Math.round((parseSizeText(c.default_size) ?? 0) / c.bytes_per_unit);
+    const problem = checkParamValue(def, value);
+    if (problem)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['article_conditions', 'default_size'],
+        message: `${c.default_size} is ${c.param}=${value}, outside the parameter's bounds: ${problem}`,
+      });
+  }
+  const seen = new Set<string>();
+  c.machines.forEach((m, i) => {
+    if (seen.has(m.hardware))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['article_conditions', 'machines', i, 'hardware'],
+        message: `machine "${m.hardware}" is listed twice`,
+      });
+    seen.add(m.hardware);
+  });
+}
+
 export const ScenarioDocument = z
   .strictObject({
     key: identifier,
@@ -260,6 +301,8 @@ export const ScenarioDocument = z
     }),
     /** How the report site presents the scenario; optional. */
     report: ReportSpec.default({ relevant_settings: [], charts: [] }),
+    /** The article's conditions as ratios, for `tunelab run --like-article` (article-conditions.ts). */
+    article_conditions: ArticleConditions.optional(),
   })
   .superRefine((doc, ctx) => {
     if (doc.target && !doc.engines.includes(doc.target.managed)) {
@@ -305,6 +348,7 @@ export const ScenarioDocument = z
       });
     }
     if (doc.scale) checkScale(doc.scale, doc, ctx);
+    if (doc.article_conditions) checkArticleConditions(doc.article_conditions, doc, ctx);
     const variantKeys = new Set<string>();
     doc.variants.forEach((v, i) => {
       if (variantKeys.has(v.key))

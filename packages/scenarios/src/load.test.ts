@@ -42,7 +42,43 @@ const withDoc = (mutate: (d: ReturnType<typeof valid>) => unknown, extra: Files 
   };
 };
 
+/** A folder whose scenario states article conditions over a published.json with one machine. */
+const withArticle = (machine: Record<string, unknown>): Files =>
+  withDoc(
+    (d) => ({
+      ...d,
+      article_conditions: {
+        param: 'rows',
+        bytes_per_unit: 100,
+        default_size: '1MB',
+        machines: [
+          {
+            hardware: 'server-1',
+            data_size: '12GB',
+            data_to_memory: 0.375,
+            settings_to_data: { shared_buffers: 0.6667 },
+            storage_tier: 'ssd-like',
+            ...machine,
+          },
+        ],
+      },
+    }),
+    {
+      'published.json': JSON.stringify({
+        source: { title: 'An article', publisher: 'A blog' },
+        scenario: 'demo',
+        setup: { server_settings: { shared_buffers: '8192MB' } },
+        hardware: [{ id: 'server-1', cpu_cores: 8, memory_gb: 32, disk: 'ssd', runs_s: { a: [1], b: [2] } }],
+      }),
+    },
+  );
+
 describe('loadScenario', () => {
+  it('loads article conditions that agree with published.json', async () => {
+    const s = await loadScenario(await folder(withArticle({})));
+    expect(s.doc.article_conditions?.machines[0]?.data_to_memory).toBe(0.375);
+  });
+
   it('loads a valid folder and hashes it', async () => {
     const s = await loadScenario(await folder(withDoc(() => undefined)));
     expect(s.key).toBe('demo');
@@ -148,6 +184,27 @@ describe('loadScenario', () => {
       file: 'demo/scenario.yaml',
       path: 'report.ratios[0].published',
       message: /published.json has no map of variant → number named "size_ratio"/,
+    },
+    {
+      name: 'article conditions of a machine published.json does not describe',
+      files: withArticle({ hardware: 'server-9' }),
+      file: 'demo/scenario.yaml',
+      path: 'article_conditions.machines[0].hardware',
+      message: /published.json describes no machine "server-9"; expected one of: server-1/,
+    },
+    {
+      name: 'a data:memory ratio that is not the article’s',
+      files: withArticle({ data_to_memory: 0.5 }),
+      file: 'demo/scenario.yaml',
+      path: 'article_conditions.machines[0].data_to_memory',
+      message: /0.5 is not 12GB over the 32 GB of published.json's server-1 \(0.375\)/,
+    },
+    {
+      name: 'a setting:data ratio that is not the article’s',
+      files: withArticle({ settings_to_data: { shared_buffers: 0.25 } }),
+      file: 'demo/scenario.yaml',
+      path: 'article_conditions.machines[0].settings_to_data.shared_buffers',
+      message: /0.25 is not published.json's shared_buffers 8192MB over 12GB \(0.6667\)/,
     },
     {
       name: 'missing SQL file',

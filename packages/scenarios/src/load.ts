@@ -11,6 +11,7 @@ import {
   type Step,
 } from '@tunelab/contracts';
 
+import { checkArticleConditions } from './article-conditions.ts';
 import { checkConditions, publishedConditions } from './conditions.ts';
 import { hashScenarioFolder } from './hash.ts';
 import { parsePublished, publishedFigures, readPublishedBytes, type PublishedData } from './published.ts';
@@ -124,6 +125,8 @@ export async function loadScenario(dir: string): Promise<LoadedScenario> {
   }
   const conditions = publishedConditions(published?.file);
   if (conditions) issues.push(...checkConditions(conditions, doc, `${folder}/published.json`));
+  if (doc.article_conditions)
+    issues.push(...checkArticleConditions(doc.article_conditions, published?.file ?? null, yamlFile));
   // report.ratios[].published names a map of variant → number in published.json.
   (doc.report.ratios ?? []).forEach((r, i) => {
     if (r.published === undefined) return;

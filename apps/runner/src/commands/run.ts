@@ -3,11 +3,21 @@
  * path `tunelab agent` also takes (app/run-and-deliver.ts), prints the table (or the run as JSON)
  * and sets the exit code. Ctrl-C drops the run's databases; the process ends within 10 s.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type StorageKind } from '@tunelab/contracts';
+import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type RunNote, type StorageKind } from '@tunelab/contracts';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import { checkToken } from '../app/api-client.ts';
+import {
+  checkRootForEnvelope,
+  chooseLikeArticle,
+  hostFacts,
+  likeArticleClashes,
+  measureTierHere,
+  planLikeArticle,
+  type LikeArticleRequest,
+} from '../app/like-article.ts';
 import { runAndDeliver } from '../app/run-and-deliver.ts';
 import { scaleSweepRuns } from '../app/scale-sweep.ts';
 import { SWEEP_BEFORE_RUN_MS, sweepLeftovers } from '../app/sweep.ts';
@@ -75,6 +85,9 @@ type RunCommandOptions = {
   set?: Record<string, string>;
   scaleSweep?: boolean;
   envelope?: string;
+  likeArticle?: boolean;
+  likeArticleSize?: string;
+  likeArticleMachine?: string;
 };
 
 /** What `tunelab run …` asks for: the scenario, its parameter overrides and the run options. */
@@ -93,6 +106,8 @@ export type RunRequest = {
     serverSettings?: Record<string, string>;
     /** `--envelope`: the managed server runs inside a cgroup with these limits. */
     envelope?: Envelope;
+    /** `--like-article`: the scale, envelope and settings are chosen from the article's conditions. */
+    likeArticle?: LikeArticleRequest;
   };
 };
 
@@ -155,6 +170,18 @@ function defineRunCommand(program: Command): Command {
       '--envelope <limits>',
       `run the server the runner manages (--server, or a scenario on a managed cluster) inside a cgroup with these limits, to reproduce an article's conditions on this machine (a local MySQL/MariaDB --target: I/O limits only, moved in for the run): ${ENVELOPE_HELP}; needs root and cgroups (exit 7 where it cannot); the run's class says "emulated"`,
     )
+    .option(
+      '--like-article',
+      "reproduce the article's conditions (scenario.yaml article_conditions: data:memory, size settings:data, disk tier) at a size this machine runs in minutes: picks the scale parameter, a memory limit, an I/O limit when the article's disk was slower than this one (measured first), the size settings and the article's other settings, prints them in one line and runs with them as --param, --envelope and --set would; needs a server the runner manages and root (exit 7 otherwise); not with --envelope, --published-scale, --scale-sweep or a --param/--set of what it picks",
+    )
+    .option(
+      '--like-article-size <size>',
+      "with --like-article: the data size, e.g. 128MB or 1GB (binary units; default: the scenario's article_conditions.default_size)",
+    )
+    .option(
+      '--like-article-machine <id>',
+      "with --like-article: which of the article's machines (a published.json hardware id the scenario lists; default: the first)",
+    )
     .addOption(storageOption())
     .option(
       '--stall-timeout <seconds>',
@@ -171,6 +198,11 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
       EXIT.USAGE,
     );
   }
+  if (!opts.likeArticle && (opts.likeArticleSize !== undefined || opts.likeArticleMachine !== undefined))
+    throw new CliError(
+      `${opts.likeArticleSize !== undefined ? '--like-article-size' : '--like-article-machine'} only applies with --like-article`,
+      EXIT.USAGE,
+    );
   return {
     scenario: key,
     ...(opts.target !== undefined ? { target: opts.target } : {}),
@@ -180,6 +212,14 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
       ...(opts.server !== undefined ? { server: parseMajor(opts.server) } : {}),
       ...(opts.set ? { serverSettings: opts.set } : {}),
       ...(opts.envelope !== undefined ? { envelope: envelopeOf(opts.envelope) } : {}),
+      ...(opts.likeArticle
+        ? {
+            likeArticle: {
+              ...(opts.likeArticleSize !== undefined ? { size: opts.likeArticleSize } : {}),
+              ...(opts.likeArticleMachine !== undefined ? { machine: opts.likeArticleMachine } : {}),
+            },
+          }
+        : {}),
       scale: opts.publishedScale ? 'published' : 'default',
       ...(opts.untilStable
         ? {
@@ -275,12 +315,55 @@ function stopOnSignals(io: Io): { signal: AbortSignal; release: () => void } {
   };
 }
 
+/**
+ * `--like-article`: checks what it can before anything is measured (the scenario states the
+ * article's conditions, a managed server, no clash with an option it picks, a data size that
+ * keeps the ratios); the function it returns measures this disk's tier, prints the choice and
+ * puts it into the request as the `--param`, `--envelope` and `--set` it stands for, and returns
+ * the run's `like-article` note.
+ */
+async function checkLikeArticle(
+  request: RunRequest,
+  scenario: LoadedScenario,
+  opts: RunCommandOptions,
+  io: Io,
+): Promise<() => Promise<RunNote>> {
+  const o = request.options;
+  const host = await hostFacts();
+  const plan = planLikeArticle(scenario, o.likeArticle ?? {}, host);
+  if (request.target !== undefined || (o.server === undefined && !scenario.doc.target))
+    throw new CliError(
+      `--like-article runs the article's conditions on a server the runner starts inside a cgroup: give --server MAJOR (${SUPPORTED_MAJORS.join(', ')})${request.target !== undefined ? ' instead of --target' : ''}`,
+      EXIT.USAGE,
+    );
+  const clashes = likeArticleClashes(plan, {
+    params: request.params,
+    ...(o.serverSettings ? { settings: o.serverSettings } : {}),
+    envelope: o.envelope !== undefined,
+  });
+  if (o.scale === 'published') clashes.unshift('--published-scale (--like-article chooses the scale)');
+  if (clashes.length) throw new CliError(`--like-article cannot be combined with ${clashes.join('; ')}`, EXIT.USAGE);
+  checkRootForEnvelope();
+  return async () => {
+    const dir = opts.clusterDir !== undefined ? path.resolve(opts.clusterDir) : os.tmpdir();
+    io.err(`tunelab: --like-article: measuring the disk under ${dir} (a few seconds)…\n`);
+    const here = await measureTierHere(dir);
+    const choice = chooseLikeArticle(plan, here.tier, host);
+    io.err(`tunelab: ${choice.line}\n`);
+    request.params = { ...request.params, ...choice.params };
+    o.envelope = choice.envelope;
+    o.serverSettings = { ...o.serverSettings, ...choice.settings };
+    return { ...choice.note, text: `${choice.note.text}; this disk: ${here.words}` };
+  };
+}
+
 /** The engine's options for this request. */
 function runOptionsOf(
   scenario: LoadedScenario,
   request: RunRequest,
   opts: RunCommandOptions,
   config: RunnerConfig,
+  notes: RunNote[] = [],
 ): Omit<RunOptions, 'signal' | 'onEvent'> {
   const o = request.options;
   return {
@@ -304,6 +387,7 @@ function runOptionsOf(
     stallTimeoutMs: (opts.stallTimeout ?? config.stallTimeoutSeconds) * 1000,
     cleanupRetryMs: config.cleanupRetrySeconds * 1000,
     ledger: createLedger(config.ledgerDir),
+    ...(notes.length ? { notes } : {}),
   };
 }
 
@@ -312,6 +396,11 @@ function runOptionsOf(
  * first run that does not end with exit 0 and exits with its code.
  */
 async function runScaleSweep(key: string, opts: RunCommandOptions, context: CommandContext): Promise<void> {
+  if (opts.likeArticle)
+    throw new CliError(
+      '--scale-sweep measures the scale points of scenario.yaml; --like-article chooses one scale from the article’s conditions: give one of them',
+      EXIT.USAGE,
+    );
   const clash = [opts.out && '--out', opts.json && '--json', opts.runId && '--run-id'].filter(Boolean);
   if (clash.length)
     throw new CliError(
@@ -334,7 +423,10 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
   const request = runRequestOf(key, opts);
   const api = apiFrom(opts, config);
   const scenario = await loadByKey(config, key);
+  // A --like-article the scenario or the options cannot take is a usage error before anything else.
+  const likeArticle = request.options.likeArticle ? await checkLikeArticle(request, scenario, opts, io) : null;
   if (api) await checkApiBeforeRun(api, (line) => io.err(`${line}\n`));
+  const notes = likeArticle ? [await likeArticle()] : [];
   targetFromEnvironment(request, scenario, io);
   const progress = createProgress({ tty: io.isTTY && !opts.json });
   const stop = stopOnSignals(io);
@@ -353,7 +445,7 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
   // Nothing measured is lost: the run reaches stdout (--json) before anything can fail, and the
   // run file exists (where asked, else in the OS temp dir) before any network call.
   const delivered = await runAndDeliver(
-    { ...runOptionsOf(scenario, request, opts, config), signal: stop.signal, onEvent: progress.onEvent },
+    { ...runOptionsOf(scenario, request, opts, config, notes), signal: stop.signal, onEvent: progress.onEvent },
     {
       config,
       api,

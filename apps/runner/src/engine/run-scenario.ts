@@ -31,6 +31,7 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
   let abortedAt = signal.aborted ? Date.now() : 0;
   signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
   const log = createRunLog(opts.onEvent ?? (() => {}));
+  log.notes.push(...(opts.notes ?? []));
   const startedAt = new Date();
   const ledger = plan.target.kind === 'server' ? opts.ledger : undefined;
   await ledger?.begin(plan.runId, plan.target.kind === 'server' ? plan.target.url : '', (text) => log.warn(text));

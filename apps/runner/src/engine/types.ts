@@ -1,5 +1,5 @@
 import type { ManagedTargetOptions } from '../engines/managed-postgresql/provider.ts';
-import type { RunSubmission, StorageKind, SweepPoint } from '@tunelab/contracts';
+import type { RunNote, RunSubmission, StorageKind, SweepPoint } from '@tunelab/contracts';
 import type { RelationSizes, TupleStats } from '../engines/driver.ts';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import type { StopDecision, UntilStableOptions } from './stopping.ts';
@@ -55,6 +55,8 @@ export type RunOptions = {
   cleanupRetryMs?: number;
   /** The record of this run on this machine (leftovers.ts), for a `--target` server. */
   ledger?: Ledger;
+  /** Notes the caller adds to the run: what chose its options (`--like-article`). */
+  notes?: RunNote[];
 };
 
 /** Physical state of the observed relations at the start of a variant run (restore checks). */

@@ -39,6 +39,8 @@ export type Envelope = {
 export class EnvelopeSyntaxError extends Error {}
 
 const MB = 1_000_000;
+/** The smallest memory limit: below it a PostgreSQL server's own processes do not fit. */
+export const MIN_ENVELOPE_MEMORY_BYTES = 64 * 1024 * 1024;
 const NAMES = {
   memory: 'memoryBytes',
   'read-iops': 'readIops',
@@ -72,7 +74,7 @@ export function parseEnvelope(text: string): Envelope {
     if (out[key] !== undefined) throw new EnvelopeSyntaxError(`--envelope: ${name} is given twice`);
     if (name === 'memory') {
       const n = /^\d+(\.\d+)?\s*(b|kb|mb|gb|tb)$/i.test(value) ? bytes.parse(value) : null;
-      if (n === null || !(n >= 64 * 1024 * 1024))
+      if (n === null || !(n >= MIN_ENVELOPE_MEMORY_BYTES))
         throw new EnvelopeSyntaxError(
           `--envelope memory=${value}: expected a size of at least 64MB with its unit, e.g. memory=2GB`,
         );

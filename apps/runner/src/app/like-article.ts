@@ -1,0 +1,308 @@
+/**
+ * `tunelab run KEY --like-article` (issue 29 §2): the article's conditions, stated as ratios in
+ * scenario.yaml `article_conditions`, reproduced at a data size this machine runs in minutes. From
+ * the data size it picks the scale parameter's value (bytes per unit), a memory limit (data ÷
+ * data:memory), the size settings (setting:data × data, in 8 kB pages or whole MB) and the
+ * article's other server settings (scenario.yaml settings.expect), and an I/O limit only when the
+ * article's disk tier is slower than the one measured here. The run itself is an ordinary run with
+ * `--param`, `--envelope` and `--set`: this module only chooses them, and says what it chose and
+ * what it could not reproduce (cores, the absolute size) in one line and a `like-article` note.
+ */
+import os from 'node:os';
+import {
+  STORAGE_TIER_LABELS,
+  ownValue,
+  parseSizeText,
+  storageTierOf,
+  type ArticleMachineConditions,
+  type PublishedMachine,
+  type RunNote,
+  type ScenarioDocument,
+  type StorageTier,
+} from '@tunelab/contracts';
+import type { LoadedScenario } from '@tunelab/scenarios';
+import si from 'systeminformation';
+import { EnvelopeUnavailable, UsageError } from '../errors.ts';
+import { MIN_ENVELOPE_MEMORY_BYTES, type Envelope } from '../probe/envelope.ts';
+import { measureHardware } from '../probe/measure.ts';
+
+const KIB = 1024;
+const MIB = 1024 ** 2;
+const GIB = 1024 ** 3;
+
+/**
+ * Slowest first. A disk is throttled to the article's tier only when it measures faster; a faster
+ * tier than this disk's cannot be made.
+ */
+const TIER_ORDER: readonly StorageTier[] = ['hdd-like', 'network-ssd', 'ssd-like', 'nvme-like'];
+
+/**
+ * The limit that makes a faster disk probe as a tier (contracts' STORAGE_TIER_THRESHOLDS tell the
+ * tiers by random 8 kB reads at queue depth 1, and NVMe from SATA by bandwidth):
+ * - HDD-like: 150 reads/s, a 7200 rpm disk's seek plus half a turn (~75–150 IOPS; the envelope
+ *   test shows a 150-IOPS limit probes HDD-like).
+ * - network SSD: 1,000 reads/s, 1 ms a read, inside the 0.4–2.5 ms band of network block storage.
+ * - SSD-like: 550 MB/s of reads and writes, SATA III's practical ceiling (600 MB/s on the wire).
+ * - NVMe-like: the fastest tier; nothing to throttle to.
+ * An IOPS limit counts a large sequential request as one, so an HDD-like throttle makes sequential
+ * scans slower than a real disk's (a cgroup limit cannot tell seeks from streams); and cgroup v1
+ * does not charge buffered writes to the server (envelope.ts).
+ */
+export const TIER_THROTTLES: Readonly<Record<StorageTier, Envelope | null>> = {
+  'hdd-like': { readIops: 150 },
+  'network-ssd': { readIops: 1000 },
+  'ssd-like': { readBps: 550_000_000, writeBps: 550_000_000 },
+  'nvme-like': null,
+};
+
+/**
+ * The smallest value of a size setting the server accepts (PostgreSQL's documented minimums;
+ * max_wal_size: two WAL segments of the default 16 MB). A data size that would scale a setting
+ * below it is refused: the ratio could not be kept.
+ */
+const SETTING_FLOORS: Readonly<Record<string, number>> = {
+  shared_buffers: 128 * KIB,
+  maintenance_work_mem: 1024 * KIB,
+  work_mem: 64 * KIB,
+  max_wal_size: 32 * MIB,
+  min_wal_size: 32 * MIB,
+  effective_cache_size: 8 * KIB,
+};
+
+/** Bad `--like-article…` input, or one this scenario or machine cannot take: exit 2, nothing measured. */
+export class LikeArticleError extends UsageError {}
+
+/** "256 MB", "1.5 GB", "683 MB", "12 GB" (binary units, as postgresql.conf reads them). */
+export function formatSize(n: number): string {
+  if (n >= GIB) return `${Number((n / GIB).toFixed(1))} GB`;
+  if (n >= MIB) return `${Number((n / MIB).toFixed(n >= 10 * MIB ? 0 : 1))} MB`;
+  return `${Math.round(n / KIB)} kB`;
+}
+
+/** A size setting's value: whole MB from 16 MB up, else 8 kB pages written in kB. */
+export function settingValueOf(n: number): string {
+  if (n >= 16 * MIB) return `${Math.round(n / MIB)}MB`;
+  return `${Math.max(1, Math.round(n / (8 * KIB))) * 8}kB`;
+}
+
+const ratioText = (r: number) => String(Number(r.toFixed(3)));
+const count = (n: number) => n.toLocaleString('en-US');
+
+export type LikeArticleRequest = {
+  /** `--like-article-size`, as typed. */
+  size?: string;
+  /** `--like-article-machine`: a published machine id. */
+  machine?: string;
+};
+
+/** What --like-article chose before the disk is measured: size, scale value, memory, settings. */
+export type LikeArticlePlan = {
+  machine: ArticleMachineConditions;
+  /** The article's machine in published.json (cores, memory, label). */
+  published: PublishedMachine;
+  param: string;
+  dataBytes: number;
+  value: number;
+  memoryBytes: number;
+  /** Size settings scaled with the data, name → value for `--set`. */
+  scaled: Record<string, string>;
+  /** The article's other server settings (settings.expect), at its values. */
+  article: Record<string, string>;
+};
+
+/** This machine, as far as the choice needs it. */
+export type Host = { memoryBytes: number; cores: number };
+
+/** The machine `--like-article-machine` names, or the first the scenario lists. */
+function machineOf(doc: ScenarioDocument, id: string | undefined): ArticleMachineConditions {
+  const machines = doc.article_conditions!.machines;
+  if (id === undefined) return machines[0]!;
+  const m = machines.find((x) => x.hardware === id);
+  if (!m)
+    throw new LikeArticleError(
+      `--like-article-machine ${id}: ${doc.key} states the conditions of ${machines.map((x) => x.hardware).join(', ')}`,
+    );
+  return m;
+}
+
+/**
+ * The data size, the scale value, the memory limit and the settings for `request` (pure).
+ * Throws LikeArticleError naming what is wrong: a size that does not parse, one that would scale
+ * the memory or a setting below its floor, a memory limit above this machine's memory, a value
+ * outside the parameter's bounds.
+ */
+export function planLikeArticle(
+  scenario: Pick<LoadedScenario, 'doc' | 'published'>,
+  request: LikeArticleRequest,
+  host: Host,
+): LikeArticlePlan {
+  const { doc } = scenario;
+  const c = doc.article_conditions;
+  if (!c)
+    throw new LikeArticleError(
+      `scenario ${doc.key} states no article conditions (article_conditions in its scenario.yaml), so --like-article has nothing to reproduce; --envelope, --set and --param set conditions by hand`,
+    );
+  const machine = machineOf(doc, request.machine);
+  // The loader checked that published.json describes every listed machine.
+  const published = scenario.published?.file.hardware?.find((m) => m.id === machine.hardware);
+  if (!published) throw new LikeArticleError(`published.json of ${doc.key} describes no machine ${machine.hardware}`);
+  const sizeText = request.size ?? c.default_size;
+  const dataBytes = parseSizeText(sizeText);
+  if (dataBytes === null || dataBytes <= 0)
+    throw new LikeArticleError(
+      `--like-article-size ${sizeText}: expected a size with its unit, e.g. 256MB or 1GB (binary units, as in postgresql.conf)`,
+    );
+  // The smallest data size that keeps every ratio above the floor of what it sizes.
+  const floors = [
+    { what: 'the memory limit', ratio: 1 / machine.data_to_memory, floor: MIN_ENVELOPE_MEMORY_BYTES },
+    ...Object.entries(machine.settings_to_data).map(([name, ratio]) => ({
+      what: name,
+      ratio,
+      floor: ownValue(SETTING_FLOORS, name) ?? 8 * KIB,
+    })),
+  ];
+  const smallest = Math.max(...floors.map((f) => Math.ceil(f.floor / f.ratio / MIB) * MIB));
+  const below = floors.find((f) => dataBytes * f.ratio < f.floor);
+  if (below)
+    throw new LikeArticleError(
+      `--like-article-size ${sizeText}: too small to keep the article's ratios — ${below.what} would be ${formatSize(dataBytes * below.ratio)}, below its minimum of ${formatSize(below.floor)}; give at least ${formatSize(smallest)}`,
+    );
+  const memoryBytes = Math.round(dataBytes / machine.data_to_memory / MIB) * MIB;
+  if (memoryBytes > host.memoryBytes)
+    throw new LikeArticleError(
+      `--like-article-size ${sizeText}: the memory limit would be ${formatSize(memoryBytes)}, more than the ${formatSize(host.memoryBytes)} this machine has; give at most ${formatSize(Math.floor(host.memoryBytes * machine.data_to_memory))}`,
+    );
+  const param = c.param;
+  const value = Math.max(1, Math.round(dataBytes / c.bytes_per_unit));
+  const def = ownValue(doc.params, param);
+  if (
+    def?.type === 'integer' &&
+    ((def.min !== undefined && value < def.min) || (def.max !== undefined && value > def.max))
+  )
+    throw new LikeArticleError(
+      `--like-article-size ${sizeText} is ${param}=${count(value)}, outside ${doc.key}'s bounds for ${param} (${def.min ?? '…'} to ${def.max ?? '…'})`,
+    );
+  const scaled = Object.fromEntries(
+    Object.entries(machine.settings_to_data).map(([name, ratio]) => [name, settingValueOf(dataBytes * ratio)]),
+  );
+  const article = Object.fromEntries(
+    Object.entries(doc.settings.expect)
+      .filter(([name]) => ownValue(scaled, name) === undefined)
+      .map(([name, v]) => [name, String(v)]),
+  );
+  return { machine, published, param, dataBytes, value, memoryBytes, scaled, article };
+}
+
+/** The I/O limit for the article's tier on a disk of tier `here` (null: not measured here). */
+export function ioLimitFor(
+  article: StorageTier,
+  here: StorageTier | null,
+): { limit: Envelope | null; reproduced: boolean; words: string } {
+  const tier = `disk tier ${STORAGE_TIER_LABELS[article]}`;
+  if (here === null)
+    return { limit: null, reproduced: false, words: `${tier} (this disk's tier could not be measured)` };
+  const a = TIER_ORDER.indexOf(article);
+  const h = TIER_ORDER.indexOf(here);
+  const measured = `this disk measures ${STORAGE_TIER_LABELS[here]}`;
+  if (a === h) return { limit: null, reproduced: true, words: `${tier} (${measured}; no I/O limit)` };
+  if (a > h) return { limit: null, reproduced: false, words: `${tier} (${measured}, slower)` };
+  const limit = TIER_THROTTLES[article]!;
+  return { limit, reproduced: true, words: `${tier} (${measured}, throttled to ${describeLimit(limit)})` };
+}
+
+function describeLimit(e: Envelope): string {
+  const parts = [
+    e.readIops !== undefined ? `${count(e.readIops)} reads/s` : '',
+    e.readBps !== undefined ? `${e.readBps / 1e6} MB/s of reads` : '',
+    e.writeBps !== undefined ? `${e.writeBps / 1e6} MB/s of writes` : '',
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
+/** What --like-article chose, ready for the run: `--param`, `--envelope`, `--set`, the line and the note. */
+export type LikeArticleChoice = {
+  params: Record<string, string>;
+  envelope: Envelope;
+  settings: Record<string, string>;
+  /** Printed before the run. */
+  line: string;
+  note: RunNote;
+};
+
+/** The choice from a plan, this disk's tier and this machine's cores (pure). */
+export function chooseLikeArticle(plan: LikeArticlePlan, here: StorageTier | null, host: Host): LikeArticleChoice {
+  const { machine, published } = plan;
+  const io = ioLimitFor(machine.storage_tier, here);
+  const articleData = parseSizeText(machine.data_size)!;
+  const reproduced = [
+    `data:memory ${ratioText(machine.data_to_memory)} (a ${formatSize(plan.dataBytes)} table, ${plan.param}=${count(plan.value)}, in a ${formatSize(plan.memoryBytes)} memory limit)`,
+    ...Object.entries(machine.settings_to_data).map(
+      ([name, ratio]) => `${name}:data ${ratioText(ratio)} (${name}=${plan.scaled[name]})`,
+    ),
+  ];
+  if (io.reproduced) reproduced.push(io.words);
+  const notReproduced: string[] = [];
+  if (!io.reproduced) notReproduced.push(io.words);
+  if (published.cpu_cores !== host.cores)
+    notReproduced.push(`${published.cpu_cores} cores (this machine has ${host.cores})`);
+  // The absolute size is reproduced only by running at it.
+  if (Math.abs(plan.dataBytes / articleData - 1) > 0.05)
+    notReproduced.push(`absolute size ${formatSize(articleData)} (here ${formatSize(plan.dataBytes)})`);
+  const articleSettings = Object.entries(plan.article).map(([k, v]) => `${k}=${v}`);
+  const who = `the article's ${published.id} (${published.label ?? `${published.cpu_cores} cores, ${published.memory_gb} GB RAM, ${published.disk}`})`;
+  const text = `${who}: reproduces ${reproduced.join(', ')}${articleSettings.length ? `; the article's settings ${articleSettings.join(', ')}` : ''}; not reproduced: ${notReproduced.join(', ') || 'nothing'}`;
+  return {
+    params: { [plan.param]: String(plan.value) },
+    envelope: { memoryBytes: plan.memoryBytes, ...(io.limit ?? {}) },
+    settings: { ...plan.scaled, ...plan.article },
+    line: `like ${text}`,
+    note: { kind: 'like-article', text: `emulated like ${text}` },
+  };
+}
+
+/** The options --like-article chooses that the user also gave: each is a clash (exit 2). */
+export function likeArticleClashes(
+  plan: Pick<LikeArticlePlan, 'param' | 'scaled' | 'article'>,
+  given: { params: Record<string, string>; settings?: Record<string, string>; envelope: boolean },
+): string[] {
+  const clashes: string[] = [];
+  if (given.envelope) clashes.push('--envelope (--like-article chooses the envelope)');
+  if (ownValue(given.params, plan.param) !== undefined)
+    clashes.push(`--param ${plan.param} (--like-article chooses it from the data size; --like-article-size sets that)`);
+  for (const name of Object.keys(given.settings ?? {}))
+    if (ownValue(plan.scaled, name) !== undefined)
+      clashes.push(`--set ${name} (--like-article scales it with the data)`);
+    else if (ownValue(plan.article, name) !== undefined)
+      clashes.push(`--set ${name} (--like-article sets the article's value, ${plan.article[name]})`);
+  return clashes;
+}
+
+/** This machine's memory and the cores its class names (physical, as the hardware probe counts them). */
+export async function hostFacts(): Promise<Host> {
+  const cpu = await si.cpu();
+  return { memoryBytes: os.totalmem(), cores: Math.max(1, cpu.physicalCores || cpu.cores) };
+}
+
+/**
+ * Where cgroups cannot be used --like-article cannot run: said before anything is measured
+ * (exit 7, as `--envelope`), never an unconstrained run instead.
+ */
+export function checkRootForEnvelope(): void {
+  if (process.getuid?.() !== 0)
+    throw new EnvelopeUnavailable(
+      '--like-article runs the server inside an envelope, which limits it with cgroups and needs root; the runner is not root',
+    );
+}
+
+/**
+ * This disk's tier, measured outside any envelope on the filesystem the server's data directory
+ * goes to (the probe of `tunelab probe`, ~6 s).
+ */
+export async function measureTierHere(dir: string): Promise<{ tier: StorageTier | null; words: string }> {
+  const m = await measureHardware({ dir });
+  const tier = storageTierOf(m);
+  return {
+    tier,
+    words: `${dir} measured ${tier ? STORAGE_TIER_LABELS[tier] : 'no tier'} (${m.readIopsQd1 === null ? 'random reads not measured' : `${count(Math.round(m.readIopsQd1))} random reads/s at queue depth 1`}, ${m.diskTool}, ${(m.durationMs / 1000).toFixed(1)} s)`,
+  };
+}

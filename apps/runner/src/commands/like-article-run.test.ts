@@ -1,0 +1,223 @@
+/**
+ * `tunelab run KEY --server MAJOR --like-article` as a user runs it (issue 29 §2): the choice is
+ * printed in one line, the run is an ordinary run with the chosen --param, --envelope and --set
+ * (recorded as such, with a `like-article` note), and its class says "emulated". Every input it
+ * cannot take is a usage error before anything is measured, installed or started.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hardwareClassOf, isEmulatedClass, storageTierOf, type RunSubmission } from '@tunelab/contracts';
+import { EXIT } from '../exit-codes.ts';
+import { runTunelab } from '../test-support/cli.ts';
+import { TEST_PG_URL } from '../test-support/pg.ts';
+import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
+
+const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-like-article-'));
+// The managed server's OS user must reach --cluster-dir.
+await chmod(tmp, 0o755);
+afterAll(() => rm(tmp, { recursive: true, force: true }));
+
+const env = {
+  TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR,
+  TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
+  TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'),
+};
+const root = process.getuid?.() === 0;
+const v1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs') && existsSync('/sys/fs/cgroup/blkio/cgroup.procs');
+const MIB = 1024 ** 2;
+const envelopeDirs = () =>
+  ['memory', 'blkio'].flatMap((h) =>
+    existsSync(`/sys/fs/cgroup/${h}`)
+      ? readdirSync(`/sys/fs/cgroup/${h}`).filter((d) => d.startsWith('tunelab-envelope-'))
+      : [],
+  );
+
+describe('tunelab run --like-article', () => {
+  // The article's HDD machine at the smallest size that keeps its ratios (48 MB: max_wal_size's
+  // floor of 32 MB): the memory limit, the settings and a read throttle, all in one run.
+  it.skipIf(!root || !v1)(
+    'runs like the article’s server-2: the chosen scale, envelope and settings are the run’s, with a like-article note, classed "emulated"',
+    async () => {
+      const before = envelopeDirs();
+      const out = path.join(tmp, 'run.json');
+      const r = await runTunelab(
+        [
+          'run',
+          'vacuum-index-cleanup',
+          '--server',
+          '17',
+          '--like-article',
+          '--like-article-machine',
+          'server-2',
+          '--like-article-size',
+          '48MB',
+          '--repetitions',
+          '1',
+          '--cluster-dir',
+          tmp,
+          '--out',
+          out,
+        ],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(EXIT.OK);
+      // One line before the run says what was chosen and what is not reproduced.
+      expect(r.stderr).toMatch(
+        /tunelab: like the article's server-2 \(8 cores, 32 GB RAM, HDD\): reproduces data:memory 0.375 \(a 48 MB table, rows=100,865, in a 128 MB memory limit\), shared_buffers:data 0.667 \(shared_buffers=32MB\), maintenance_work_mem:data 0.133 \(maintenance_work_mem=6552kB\), max_wal_size:data 0.667 \(max_wal_size=32MB\), disk tier HDD-like \(this disk measures [^)]*, throttled to 150 reads\/s\); the article's settings autovacuum=off, synchronous_commit=off, wal_compression=off, max_parallel_maintenance_workers=4; not reproduced: \d+ cores \(this machine has \d+\), absolute size 12 GB \(here 48 MB\)\n/,
+      );
+      const { submission } = JSON.parse(await readFile(out, 'utf8')) as { submission: RunSubmission };
+      // The run is an ordinary one with the chosen --param, --envelope and --set.
+      expect(submission.params['rows']).toBe(100_865);
+      expect(submission.hardware.envelope).toMatchObject({ memoryBytes: 128 * MIB, readIops: 150 });
+      expect(submission.options?.serverSettings).toEqual({
+        shared_buffers: '32MB',
+        maintenance_work_mem: '6552kB',
+        max_wal_size: '32MB',
+        autovacuum: 'off',
+        synchronous_commit: 'off',
+        wal_compression: 'off',
+        max_parallel_maintenance_workers: '4',
+      });
+      expect(submission.database.settings['shared_buffers']).toBe('32MB');
+      const note = submission.notes.find((n) => n.kind === 'like-article');
+      expect(note?.text).toMatch(/^emulated like the article's server-2 .*; not reproduced: .*absolute size 12 GB/);
+      expect(note?.text).toMatch(/; this disk: .* measured (SSD-like|NVMe-like|network SSD) \(/);
+      // The table it built is the size asked for (bytes_per_unit of scenario.yaml), within 5 %.
+      const size = submission.samples.find((s) => s.metric === 'table_size_before')!.value;
+      expect(Math.abs(size / (48 * MIB) - 1)).toBeLessThan(0.05);
+      // The probe inside the throttle: HDD-like, as the article's disk.
+      expect(storageTierOf(submission.hardware.measured!)).toBe('hdd-like');
+      const cls = hardwareClassOf(submission.hardware);
+      expect(cls).toMatch(/^\d+ cores \/ 128 MB of \d+ GB \/ HDD-like, emulated$/);
+      expect(isEmulatedClass(cls)).toBe(true);
+      expect(envelopeDirs()).toEqual(before);
+    },
+    300_000,
+  );
+
+  // Every input --like-article cannot take: exit 2 with a sentence, before the disk is measured
+  // and before a server is installed or started; no run file.
+  it.each([
+    [
+      'a scenario without article conditions',
+      ['vacuum-full-rewrite', '--server', '17', '--like-article'],
+      /scenario vacuum-full-rewrite states no article conditions \(article_conditions in its scenario.yaml\)/,
+    ],
+    [
+      'no managed server',
+      ['vacuum-index-cleanup', '--like-article'],
+      /--like-article runs the article's conditions on a server the runner starts inside a cgroup: give --server MAJOR/,
+    ],
+    [
+      'a server of the user’s',
+      ['vacuum-index-cleanup', '--target', TEST_PG_URL, '--like-article'],
+      /give --server MAJOR \([\d, ]+\) instead of --target/,
+    ],
+    [
+      'an explicit envelope',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--envelope', 'memory=1GB'],
+      /--like-article cannot be combined with --envelope \(--like-article chooses the envelope\)/,
+    ],
+    [
+      'the scale parameter',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--param', 'rows=5000'],
+      /--like-article cannot be combined with --param rows/,
+    ],
+    [
+      'a setting it scales',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--set', 'shared_buffers=1GB'],
+      /--like-article cannot be combined with --set shared_buffers \(--like-article scales it with the data\)/,
+    ],
+    [
+      'a setting of the article’s',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--set', 'autovacuum=on'],
+      /--set autovacuum \(--like-article sets the article's value, off\)/,
+    ],
+    [
+      'the published scale',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--published-scale'],
+      /--like-article cannot be combined with --published-scale/,
+    ],
+    [
+      'a scale sweep',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--scale-sweep'],
+      /--scale-sweep measures the scale points of scenario.yaml; --like-article chooses one scale/,
+    ],
+    [
+      'a size too small for the ratios',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--like-article-size', '10MB'],
+      /--like-article-size 10MB: too small to keep the article's ratios .* give at least 48 MB/,
+    ],
+    [
+      'a size without its unit',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--like-article-size', '256'],
+      /--like-article-size 256: expected a size with its unit/,
+    ],
+    [
+      'a machine the scenario does not list',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article', '--like-article-machine', 'server-3'],
+      /--like-article-machine server-3: vacuum-index-cleanup states the conditions of server-1, server-2/,
+    ],
+    [
+      'a size without --like-article',
+      ['vacuum-index-cleanup', '--server', '17', '--like-article-size', '64MB'],
+      /--like-article-size only applies with --like-article/,
+    ],
+  ])('refuses %s with a usage error, measuring nothing', async (_name, args, message) => {
+    const r = await runTunelab(['run', ...args, '--cluster-dir', tmp], env);
+    expect(r.code, r.stderr).toBe(EXIT.USAGE);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/measuring the disk/);
+    expect(existsSync(env.TUNELAB_RUNS_DIR) ? await readdir(env.TUNELAB_RUNS_DIR) : []).toEqual([]);
+  });
+
+  // Not root: the envelope cannot be made, so nothing is measured (exit 7, as --envelope).
+  const postgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
+  it.skipIf(!root || !postgresUser)(
+    'exits 7 without root, before measuring the disk or installing anything',
+    async () => {
+      const home = await mkdtemp(path.join(os.tmpdir(), 'tunelab-like-article-user-'));
+      await chmod(home, 0o777);
+      try {
+        const r = spawnSync(
+          'runuser',
+          [
+            '-u',
+            'postgres',
+            '--',
+            process.execPath,
+            path.resolve(import.meta.dirname, '../../bin/tunelab.mjs'),
+            'run',
+            'vacuum-index-cleanup',
+            '--server',
+            '17',
+            '--like-article',
+          ],
+          {
+            encoding: 'utf8',
+            timeout: 120_000,
+            env: {
+              PATH: process.env.PATH ?? '',
+              HOME: home,
+              TUNELAB_SERVERS_DIR: home,
+              TUNELAB_RUNS_DIR: path.join(home, 'runs'),
+              TUNELAB_SPOOL_DIR: path.join(home, 'spool'),
+              TUNELAB_LEDGER_DIR: path.join(home, 'ledger'),
+            },
+          },
+        );
+        expect(r.status, r.stderr).toBe(EXIT.ENVELOPE_UNAVAILABLE);
+        expect(r.stderr).toMatch(/--like-article runs the server inside an envelope, which .* needs root/);
+        expect(r.stderr).not.toMatch(/measuring the disk/);
+        expect((await readdir(home)).filter((f) => /^\d+$/.test(f))).toEqual([]);
+      } finally {
+        await rm(home, { recursive: true, force: true });
+      }
+    },
+    150_000,
+  );
+});
