@@ -159,7 +159,9 @@ describe('the picker ranks a pasted `tunelab probe --json` as POST /v1/similar d
       await page.click('form.picker .picker-probe summary');
       await page.click('form.picker .picker-forget');
       await page.waitForFunction(() => !location.search.includes('fsyncP50Us'));
-      await expect.poll(() => page.locator('.picker-result').textContent()).toMatch(/^Say which storage/);
+      await expect
+        .poll(() => page.locator('.picker-result').textContent(), { timeout: 20_000 })
+        .toMatch(/^Say which storage/);
       expect(await page.locator('.picker-result').getAttribute('data-class')).toBeNull();
     });
 
@@ -195,7 +197,7 @@ describe('the picker ranks a pasted `tunelab probe --json` as POST /v1/similar d
       await page.goto(`${server.url}/scenarios/${SCENARIO}/`);
       await paste(text);
       const result = page.locator('.picker-result');
-      await expect.poll(() => result.textContent()).toMatch(said);
+      await expect.poll(() => result.textContent(), { timeout: 20_000 }).toMatch(said);
       expect(await result.getAttribute('data-class')).toBeNull();
       expect(await page.locator('[data-picker-target] .picked').count()).toBe(0);
       expect(new URL(page.url()).search).toBe('');
