@@ -418,9 +418,9 @@ describe('site built from a results database with measured and published runs', 
       '8 cores / 32 GB / NVME',
     );
     expect(new URL(p.url()).search).toBe('?cores=2&memory=4&storage=nvme');
-    // …but five doublings away is not hardware like it, and the picker says so.
+    // …but five doublings apart in cores and memory (2.5 on average) is not hardware like it, and the picker says so.
     await expect(p.locator('.picker-result').textContent()).resolves.toMatch(
-      /^No measured class is like 2 cores \/ 4 GB \/ NVME: the nearest, 8 cores \/ 32 GB \/ NVME.*, is 5\.0 doublings away/,
+      /^No measured class is like 2 cores \/ 4 GB \/ NVME: the nearest, 8 cores \/ 32 GB \/ NVME.*, is 2\.50 doublings away/,
     );
     // Two classes side by side, in the URL too.
     await p.locator('.answer-card', { hasText: '2 cores / 24 GB / SSD' }).locator('.compare-toggle input').check();

@@ -13,7 +13,8 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-export async function serveStatic(root: string): Promise<{ url: string; close: () => Promise<void> }> {
+/** Serves `root` on 127.0.0.1:`port` (0: any free port). */
+export async function serveStatic(root: string, port = 0): Promise<{ url: string; close: () => Promise<void> }> {
   const base = resolve(root);
   const server: Server = createServer((req, res) => void answer(req, res));
   async function answer(req: IncomingMessage, res: ServerResponse) {
@@ -30,8 +31,8 @@ export async function serveStatic(root: string): Promise<{ url: string; close: (
       res.end('not found');
     }
   }
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
   const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((ok) => server.close(() => ok())) };
+  const bound = typeof addr === 'object' && addr ? addr.port : 0;
+  return { url: `http://127.0.0.1:${bound}`, close: () => new Promise<void>((ok) => server.close(() => ok())) };
 }

@@ -4,6 +4,16 @@ import { Engine } from './database.ts';
 import { identifier, isoDateTime, sha256Hex } from './primitives.ts';
 import { SweepPoint } from './run.ts';
 import { NoiseCounts, NoisyPolicy } from './noise.ts';
+import { StorageTier } from './measured-hardware.ts';
+import {
+  checkSimilarSpec,
+  SimilarBasis,
+  SimilarFigures,
+  similarFigureParams,
+  similarParamsOfProbe,
+  SimilarStorage,
+  type ProbeReport,
+} from './similar-hardware.ts';
 
 // ─── Queries ─────────────────────────────────────────────────────────────────────────────────
 // Querystrings arrive as text: numbers are coerced, every key is bounded, unknown keys are refused.
@@ -132,16 +142,66 @@ export const SimilarHardwareQuery = z.strictObject({
 });
 export type SimilarHardwareQuery = z.infer<typeof SimilarHardwareQuery>;
 
-/** "Hardware like mine" for a machine that is not stored: its spec. */
-export const SimilarBySpecQuery = z.strictObject({
-  cores: cores,
-  memoryGb: z.coerce.number().int().min(1).max(1_048_576),
-  storage: StorageKind,
+/**
+ * "Hardware like mine" for a machine that is not stored: its spec, and optionally its probe's
+ * figures (the names `tunelab probe --json` prints). `storage` may be left out when `readIopsQd1`
+ * is given: the tier of the figures stands for it.
+ */
+export const SimilarBySpecQuery = z
+  .strictObject({
+    cores: cores,
+    memoryGb: z.coerce.number().int().min(1).max(1_048_576),
+    storage: SimilarStorage.optional(),
+    ...similarFigureParams,
+    scenario: identifier.optional(),
+    source: ComparisonSource.default('all'),
+    limit: z.coerce.number().int().min(1).max(200).default(20),
+  })
+  .superRefine(checkSimilarSpec);
+export type SimilarBySpecQuery = z.infer<typeof SimilarBySpecQuery>;
+
+/** POST /v1/similar's query: the body (`tunelab probe --json`) gives the figures; these override its machine. */
+export const SimilarByProbeQuery = z.strictObject({
+  cores: cores.optional(),
+  memoryGb: z.coerce.number().int().min(1).max(1_048_576).optional(),
+  storage: SimilarStorage.optional(),
   scenario: identifier.optional(),
   source: ComparisonSource.default('all'),
   limit: z.coerce.number().int().min(1).max(200).default(20),
 });
-export type SimilarBySpecQuery = z.infer<typeof SimilarBySpecQuery>;
+export type SimilarByProbeQuery = z.infer<typeof SimilarByProbeQuery>;
+
+/**
+ * A probe's JSON and POST /v1/similar's query as the query GET /v1/similar would take, or the
+ * fields that are missing or wrong (by their query-parameter name).
+ */
+export function similarQueryOfProbe(
+  report: ProbeReport,
+  q: SimilarByProbeQuery,
+): { ok: true; query: SimilarBySpecQuery } | { ok: false; errors: { field: string; message: string }[] } {
+  const { scenario, source, limit, ...over } = q;
+  const params = similarParamsOfProbe(report, over);
+  const errors: { field: string; message: string }[] = [];
+  for (const field of ['cores', 'memoryGb'] as const)
+    if (params[field] === undefined)
+      errors.push({
+        field,
+        message: `required: the probe's JSON has no machine (a runner before this one did not print it), so give ?${field}=`,
+      });
+  if (errors.length > 0) return { ok: false, errors };
+  const parsed = SimilarBySpecQuery.safeParse({ ...params, source, limit, ...(scenario ? { scenario } : {}) });
+  if (parsed.success) return { ok: true, query: parsed.data };
+  return {
+    ok: false,
+    errors: parsed.error.issues.map((i) => ({
+      field: i.path.map(String).join('/'),
+      message:
+        i.path[0] === 'storage'
+          ? 'required: the probe measured no random reads (no tier) and its machine’s storage kind is unknown, so give ?storage='
+          : i.message,
+    })),
+  };
+}
 
 // ─── Responses ───────────────────────────────────────────────────────────────────────────────
 
@@ -299,11 +359,23 @@ export const SimilarHardwareGroup = z.object({
   class: z.string(),
   source: z.enum(['measured', 'published']),
   storageKind: StorageKind,
+  /** The tier the class's machines' first probe measured; null when none was probed. */
+  storageTier: StorageTier.nullable(),
+  /** The storage the class was ranked as: its kind when the kernel (or --storage) knew it, else its tier's. */
+  storage: SimilarStorage,
   physicalCores: z.number().int(),
   memoryGb: z.number().int(),
+  /** The median of the probes of the class's runs counted here; null when none was probed. */
+  figures: SimilarFigures.nullable(),
+  /** How many probes `figures` is the median of. */
+  probes: z.number().int(),
   sameStorage: z.boolean(),
-  /** |log2(cores ratio)| + |log2(memory ratio)|: 0 = same size, 1 = one doubling away. */
+  /**
+   * Mean |log2 ratio| over `basis` (the figures both the machine and the class have): 0 = the same,
+   * 1 = on average one doubling apart per figure.
+   */
   distance: z.number(),
+  basis: z.array(SimilarBasis),
   profiles: z.number().int(),
   runs: z.number().int(),
   scenarios: z.array(z.string()),
@@ -315,16 +387,30 @@ export const SimilarHardware = z.object({
     fingerprint: sha256Hex,
     class: z.string(),
     storageKind: StorageKind,
+    storageTier: StorageTier.nullable(),
+    storage: SimilarStorage,
     physicalCores: z.number().int(),
     memoryGb: z.number().int(),
+    /** The median of every probe of this machine; null when it was never probed. */
+    figures: SimilarFigures.nullable(),
+    probes: z.number().int(),
   }),
   items: z.array(SimilarHardwareGroup),
 });
 export type SimilarHardware = z.infer<typeof SimilarHardware>;
 
 export const SimilarBySpec = z.object({
-  spec: z.object({ cores: z.number().int(), memoryGb: z.number().int(), storage: StorageKind }),
-  /** False when no class has the same (known) storage kind within two doublings of cores and memory: the items are then the nearest, not alike. */
+  spec: z.object({
+    cores: z.number().int(),
+    memoryGb: z.number().int(),
+    /** The storage ranked against: the one given (or the probe machine's kernel kind), else the tier of the figures', else unknown. */
+    storage: SimilarStorage,
+    /** The tier the given random reads show; null without them. */
+    storageTier: StorageTier.nullable(),
+    /** The figures given; null when none. */
+    figures: SimilarFigures.nullable(),
+  }),
+  /** False when no class has the same known storage within a mean of one doubling per figure: the items are then the nearest, not alike. */
   like: z.boolean(),
   items: z.array(SimilarHardwareGroup),
 });

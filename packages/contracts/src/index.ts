@@ -3,6 +3,7 @@ export * from './units.ts';
 export * from './hardware.ts';
 export * from './engines.ts';
 export * from './measured-hardware.ts';
+export * from './similar-hardware.ts';
 export * from './database.ts';
 export * from './run.ts';
 export * from './noise.ts';

@@ -157,7 +157,7 @@ for (const backend of ['postgresql', 'pglite'] as const) {
       expect((await db.listFindings(FindingsQuery.parse({ scenario: 'cmp', limit: '2' }))).items).toHaveLength(2);
     });
 
-    it('similar hardware: same storage first, then distance in cores and memory', async () => {
+    it('similar hardware: same storage first, then distance in cores and memory (no probes here)', async () => {
       const hdd = await prismaOf(db).hardwareProfile.findFirstOrThrow({ where: { cpuModel: 'Spinning box' } });
       const res = (await db.findSimilarHardware(hdd.fingerprint, SimilarHardwareQuery.parse({})))!;
       expect(res.items.map((i) => i.class)).toEqual([
@@ -166,7 +166,9 @@ for (const backend of ['postgresql', 'pglite'] as const) {
         '8 cores / 32 GB / SSD',
       ]);
       expect(res.items[0]).toMatchObject({ sameStorage: true, distance: 0 });
-      expect(res.items[2]!.distance).toBeCloseTo(2 + Math.log2(32 / 24), 3);
+      // The mean |log2 ratio| of cores and memory, the only figures these classes have.
+      expect(res.items[2]!.distance).toBeCloseTo((2 + Math.log2(32 / 24)) / 2, 3);
+      expect(res.items.every((i) => i.basis.join() === 'cores,memory')).toBe(true);
       expect(await db.findSimilarHardware('f'.repeat(64), SimilarHardwareQuery.parse({}))).toBeNull();
     });
   });

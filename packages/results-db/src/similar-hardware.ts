@@ -1,13 +1,27 @@
-/** "Hardware like mine": the hardware classes closest to a machine, by storage, cores and memory. */
+/**
+ * "Hardware like mine": the hardware classes closest to a machine, by storage, cores, memory and
+ * the figures its probe measured (`@tunelab/answers/similar` ranks; this reads the classes, their
+ * runs and the probes of those runs).
+ */
 import {
   type ComparisonParams,
   type SimilarBySpecQuery,
   type SimilarBySpecRecord,
   type SimilarHardwareRecord,
   type SimilarHardwareQuery,
+  similarSpecOf,
+  SimilarStorage,
   StorageKind,
+  StorageTier,
 } from '@tunelab/contracts';
-import { isLike, rankSimilar as rankClasses } from '@tunelab/answers/similar';
+import {
+  classFigures,
+  isLike,
+  rankSimilar as rankClasses,
+  similarStorageOf,
+  type ProbeFigures,
+  type SimilarSpec,
+} from '@tunelab/answers/similar';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 import { GIB } from './comparison-samples.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -17,8 +31,10 @@ const UNDESCRIBED = '%hardware not described%';
 
 /**
  * The hardware classes closest to a machine, ranked by `rankSimilar` of `@tunelab/answers` (the
- * site's picker ranks with it too): same storage kind first, then by |log2(cores ratio)| +
- * |log2(memory ratio)|, then the most runs; unknown storage last. Null when the fingerprint is unknown.
+ * site's picker ranks with it too): same storage first, then the mean |log2 ratio| over the
+ * figures both have (cores, memory, and the probe's where both were probed), then the most runs;
+ * unknown storage last. The machine's figures are the median of all its probes. Null when the
+ * fingerprint is unknown.
  */
 export async function findSimilarHardware(
   prisma: PrismaClient,
@@ -38,89 +54,112 @@ export async function findSimilarHardwareMany(
   if (fingerprints.length === 0) return out;
   const machines = await prisma.hardwareProfile.findMany({
     where: { fingerprint: { in: [...fingerprints] } },
-    select: { fingerprint: true, hardwareClass: true, storageKind: true, physicalCores: true, memoryBytes: true },
+    select: {
+      fingerprint: true,
+      hardwareClass: true,
+      storageKind: true,
+      storageTier: true,
+      physicalCores: true,
+      memoryBytes: true,
+      measurements: {
+        select: { fsyncP50Us: true, readIopsQd1: true, seqWriteMBps: true, cpuScore: true, cpuWorkload: true },
+      },
+    },
   });
   if (machines.length === 0) return out;
   const rows = await similarRows(prisma, q);
   for (const machine of machines) {
     const memoryGb = Math.round(Number(machine.memoryBytes) / GIB);
+    const storageKind = StorageKind.parse(machine.storageKind);
+    const storageTier = machine.storageTier === null ? null : StorageTier.parse(machine.storageTier);
+    const figures = classFigures(machine.measurements);
     out.set(machine.fingerprint, {
       machine: {
         fingerprint: machine.fingerprint,
         class: machine.hardwareClass,
-        storageKind: StorageKind.parse(machine.storageKind),
+        storageKind,
+        storageTier,
+        storage: SimilarStorage.parse(similarStorageOf(storageKind, storageTier)),
         physicalCores: machine.physicalCores,
         memoryGb,
+        figures,
+        probes: machine.measurements.length,
       },
-      items: rankRows(rows, { cores: machine.physicalCores, memoryGb, storage: machine.storageKind }, q),
+      items: rankRows(rows, { cores: machine.physicalCores, memoryGb, storage: storageKind, storageTier, figures }, q),
     });
   }
   return out;
 }
 
 /**
- * The classes closest to a machine described by its spec (a new user's machine, never stored).
- * `like` is false when no class has the same storage kind within two doublings: the nearest one
- * is then listed, but it is not hardware like this.
+ * The classes closest to a machine described by its spec and figures (a new user's machine, never
+ * stored). `like` is false when no class has the same known storage within a mean of one doubling
+ * per figure: the nearest one is then listed, but it is not hardware like this.
  */
 export async function findSimilarBySpec(prisma: PrismaClient, q: SimilarBySpecQuery): Promise<SimilarBySpecRecord> {
-  const { cores, memoryGb, storage, ...rest } = q;
-  const items = await rankSimilar(prisma, { cores, memoryGb, storage }, rest);
+  const spec = similarSpecOf(q);
+  const items = rankRows(await similarRows(prisma, q), spec, q);
   return {
-    spec: { cores, memoryGb, storage },
+    spec: { ...spec, storage: SimilarStorage.parse(similarStorageOf(spec.storage, spec.storageTier)) },
     like: items.some(isLike),
     items,
   };
-}
-
-async function rankSimilar(
-  prisma: PrismaClient,
-  spec: { cores: number; memoryGb: number; storage: string },
-  q: Omit<SimilarHardwareQuery, never>,
-): Promise<SimilarHardwareRecord['items']> {
-  return rankRows(await similarRows(prisma, q), spec, q);
 }
 
 type ClassRow = {
   hardware_class: string;
   source: string;
   storage_kind: string;
+  storage_tier: string | null;
   physical_cores: number;
   memory_gb: number;
   profiles: bigint;
   runs: bigint;
   scenarios: string[];
   newest: Date;
+  /** The probes of the class's runs (json_agg: numbers as PostgreSQL prints float8, which round-trip exactly). */
+  probes: ProbeFigures[] | null;
 };
 
-/** Runs per hardware class and source (what every machine's ranking is made from). */
-async function similarRows(prisma: PrismaClient, q: Omit<SimilarHardwareQuery, never>): Promise<ClassRow[]> {
+/** Runs per hardware class and source, with their runs' probes (what every machine's ranking is made from). */
+async function similarRows(
+  prisma: PrismaClient,
+  q: Pick<SimilarHardwareQuery, 'scenario' | 'source'>,
+): Promise<ClassRow[]> {
   // An article's machine it never described has placeholder cores and memory: never ranked as hardware.
   const conditions: Prisma.Sql[] = [Prisma.sql`NOT (r.source = 'published' AND h.cpu_model LIKE ${UNDESCRIBED})`];
   if (q.scenario !== undefined) conditions.push(Prisma.sql`sc.key = ${q.scenario}`);
   if (q.source !== 'all') conditions.push(Prisma.sql`r.source = ${q.source}`);
   return prisma.$queryRaw<ClassRow[]>`
-    SELECT h.hardware_class, r.source, h.storage_kind, h.physical_cores, round(h.memory_bytes / ${GIB}::float8)::int AS memory_gb,
-           count(DISTINCT h.id) AS profiles, count(*) AS runs, array_agg(DISTINCT sc.key) AS scenarios, max(r.received_at) AS newest
+    SELECT h.hardware_class, r.source, h.storage_kind, h.storage_tier, h.physical_cores,
+           round(h.memory_bytes / ${GIB}::float8)::int AS memory_gb,
+           count(DISTINCT h.id) AS profiles, count(*) AS runs, array_agg(DISTINCT sc.key) AS scenarios, max(r.received_at) AS newest,
+           json_agg(json_build_object('fsyncP50Us', m.fsync_p50_us, 'readIopsQd1', m.read_iops_qd1,
+                                      'seqWriteMBps', m.seq_write_mbps, 'cpuScore', m.cpu_score, 'cpuWorkload', m.cpu_workload))
+             FILTER (WHERE m.run_id IS NOT NULL) AS probes
     FROM runs r
     JOIN hardware_profiles h ON h.id = r.hardware_profile_id
     JOIN scenario_versions v ON v.id = r.scenario_version_id
     JOIN scenarios sc ON sc.id = v.scenario_id
+    LEFT JOIN hardware_measurements m ON m.run_id = r.id
     ${conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
-    GROUP BY 1, 2, 3, 4, 5`;
+    GROUP BY 1, 2, 3, 4, 5, 6`;
 }
 
 function rankRows(
   rows: readonly ClassRow[],
-  spec: { cores: number; memoryGb: number; storage: string },
-  q: Omit<SimilarHardwareQuery, never>,
+  spec: SimilarSpec,
+  q: Pick<SimilarHardwareQuery, 'scenario' | 'limit'>,
 ): SimilarHardwareRecord['items'] {
   const candidates = rows.map((r) => ({
     class: r.hardware_class,
     source: r.source === 'published' ? ('published' as const) : ('measured' as const),
     storageKind: StorageKind.parse(r.storage_kind),
+    storageTier: r.storage_tier === null ? null : StorageTier.parse(r.storage_tier),
     physicalCores: r.physical_cores,
     memoryGb: r.memory_gb,
+    figures: classFigures(r.probes ?? []),
+    probes: r.probes?.length ?? 0,
     runs: Number(r.runs),
     profiles: Number(r.profiles),
     scenarios: [...r.scenarios].sort(),
@@ -141,10 +180,15 @@ function rankRows(
       class: c.class,
       source: c.source,
       storageKind: c.storageKind,
+      storageTier: c.storageTier,
+      storage: SimilarStorage.parse(c.storage),
       physicalCores: c.physicalCores,
       memoryGb: c.memoryGb,
+      figures: c.figures,
+      probes: c.probes,
       sameStorage: c.sameStorage,
       distance: c.distance,
+      basis: c.basis,
       profiles: c.profiles,
       runs: c.runs,
       scenarios: c.scenarios,
@@ -161,6 +205,6 @@ export const similarHardwareQueries = {
   /** findSimilarHardware for several machines at once (one aggregate), by fingerprint; unknown ones left out. */
   findSimilarHardwareMany: (db: DbContext, fingerprints: readonly string[], q: SimilarHardwareQuery) =>
     findSimilarHardwareMany(db.prisma, fingerprints, q),
-  /** "Hardware like mine" for a machine given by its spec (cores, memory, storage kind). */
+  /** "Hardware like mine" for a machine given by its spec (cores, memory, storage) and its probe's figures. */
   findSimilarBySpec: (db: DbContext, q: SimilarBySpecQuery) => findSimilarBySpec(db.prisma, q),
 } satisfies Queries;

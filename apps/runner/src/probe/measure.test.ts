@@ -2,7 +2,14 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hardwareClassOf, MeasuredHardware, RunSubmission, storageTierOf, StorageTier } from '@tunelab/contracts';
+import {
+  hardwareClassOf,
+  MeasuredHardware,
+  ProbeReport,
+  RunSubmission,
+  storageTierOf,
+  StorageTier,
+} from '@tunelab/contracts';
 import { cleanupRun } from '../engine/run-scenario.ts';
 import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -86,11 +93,19 @@ describe('tunelab probe', () => {
     expect(table.stdout).toMatch(/^fsync 8 kB, p50 +[\d.]+ ms$/m);
     const json = await runTunelab(['probe', '--dir', dir, '--json', '--tool', 'node'], {});
     expect(json.code).toBe(EXIT.OK);
-    const { directory, tier, ...figures } = JSON.parse(json.stdout);
+    const report = ProbeReport.parse(JSON.parse(json.stdout));
+    const { directory, tier, machine, ...figures } = report;
     expect(directory).toBe(dir);
     const m = MeasuredHardware.parse(figures);
     expect(m.diskTool).toBe('tunelab-node');
     expect(StorageTier.parse(tier)).toBe(storageTierOf(m));
+    // The machine, so that the JSON alone is a "hardware like mine" query (POST /v1/similar).
+    const { spec } = await probeHardware({ dataDirectory: dir, measure: false });
+    expect(machine).toEqual({
+      physicalCores: spec.physicalCores,
+      memoryBytes: spec.memoryBytes,
+      storageKind: spec.storage.kind,
+    });
     expect(await readdir(dir)).toEqual([]);
   });
 

@@ -4,11 +4,13 @@ import {
   storageTierOf,
   storageTierReason,
   type MeasuredHardware,
+  type ProbeReport,
   type StorageTier,
 } from '@tunelab/contracts';
 import { driverFor } from '../engines/index.ts';
 import { redactTarget } from '../engine/connect.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
+import { probeHardware } from './hardware.ts';
 import { measureHardware, ProbeDirError, type DiskTool } from './measure.ts';
 
 const PROBE_HELP = `
@@ -80,7 +82,10 @@ export function addProbeCommand(program: Command, io: { out: (s: string) => void
         .choices(['auto', 'fio', 'node'])
         .default('auto'),
     )
-    .option('--json', 'print JSON (the figures, the directory and the tier)')
+    .option(
+      '--json',
+      "print JSON (the figures, the directory, the tier and the machine: what POST /v1/similar and the site's picker take)",
+    )
     .addHelpText('after', PROBE_HELP)
     .action(async (opts: ProbeFlags) => {
       if (opts.dir !== undefined && opts.target !== undefined)
@@ -94,7 +99,16 @@ export function addProbeCommand(program: Command, io: { out: (s: string) => void
         throw e;
       }
       const tier = storageTierOf(m);
-      if (opts.json) io.out(`${JSON.stringify({ directory: dir, tier, ...m }, null, 2)}\n`);
-      else io.out(renderProbe(dir, m, tier));
+      if (opts.json) {
+        // The machine too, so that the JSON alone is a "hardware like mine" query (POST /v1/similar, the site's picker).
+        const { spec } = await probeHardware({ dataDirectory: dir, measure: false });
+        const report: ProbeReport = {
+          directory: dir,
+          tier,
+          ...m,
+          machine: { physicalCores: spec.physicalCores, memoryBytes: spec.memoryBytes, storageKind: spec.storage.kind },
+        };
+        io.out(`${JSON.stringify(report, null, 2)}\n`);
+      } else io.out(renderProbe(dir, m, tier));
     });
 }

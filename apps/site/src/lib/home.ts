@@ -7,41 +7,15 @@
  */
 import { ENGINE_NAMES as ENGINE, type Agreement } from '@tunelab/contracts';
 import { formatP } from '@tunelab/answers';
-import type { SimilarCandidate } from '@tunelab/answers/similar';
 import type { ClassAnswer, PairView } from './answer.ts';
 import { formatValue, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
 
-const GIB = 1024 ** 3;
 type ComparisonGroup = ClassAnswer['group'];
 
-/**
- * The measured hardware classes with their runs (of one scenario, or of all), as GET /v1/similar
- * counts them (`?scenario=<key>&source=measured`, or `?source=measured`): what the picker ranks.
- */
-export function similarCandidates(data: SiteData, scenarioKey: string | null): SimilarCandidate[] {
-  const byFingerprint = new Map(data.hardware.map((h) => [h.fingerprint, h]));
-  const rows = new Map<string, SimilarCandidate>();
-  for (const r of data.runs) {
-    if (r.source !== 'measured' || (scenarioKey !== null && r.scenario.key !== scenarioKey)) continue;
-    const h = byFingerprint.get(r.hardware.fingerprint);
-    if (!h) continue;
-    const memoryGb = Math.round(h.memoryBytes / GIB);
-    const key = `${h.class}|${h.storageKind}|${h.physicalCores}|${memoryGb}`;
-    const row = rows.get(key) ?? {
-      class: h.class,
-      source: 'measured',
-      storageKind: h.storageKind,
-      physicalCores: h.physicalCores,
-      memoryGb,
-      runs: 0,
-    };
-    row.runs++;
-    rows.set(key, row);
-  }
-  return [...rows.values()];
-}
+/** What the picker ranks: see similar-candidates.ts (kept importable from here for the pages). */
+export { similarCandidates } from './similar-candidates.ts';
 
 const num = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
 

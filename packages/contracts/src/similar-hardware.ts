@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { boundedString, count } from './primitives.ts';
+import { StorageKind } from './hardware.ts';
+import { MeasuredHardware, StorageTier, storageTierOf } from './measured-hardware.ts';
+
+/**
+ * "Hardware like mine" given by a user's own figures: the JSON `tunelab probe --json` prints (the
+ * body of POST /v1/similar, pasted into the site's picker) and the figures as query parameters
+ * (GET /v1/similar). How the classes are ranked is `@tunelab/answers/similar`.
+ */
+
+const GIB = 1024 ** 3;
+
+/** The machine `tunelab probe --json` ran on: cores, memory, and the storage kind the kernel's flags give the directory. */
+export const ProbeMachine = z.strictObject({
+  physicalCores: count.min(1).max(4096),
+  memoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53 - 1),
+  storageKind: StorageKind,
+});
+export type ProbeMachine = z.infer<typeof ProbeMachine>;
+
+/**
+ * What `tunelab probe --json` prints: the probe's figures (MeasuredHardware), the directory it
+ * measured, the tier it derived and the machine. `directory`, `tier` and `machine` are optional so
+ * that figures written by hand, or printed by a runner before `machine` was added, are accepted;
+ * the tier is always derived again from the figures (`storageTierOf`), never taken from the text.
+ */
+export const ProbeReport = MeasuredHardware.extend({
+  directory: boundedString(4096).optional(),
+  tier: StorageTier.nullable().optional(),
+  machine: ProbeMachine.optional(),
+});
+export type ProbeReport = z.infer<typeof ProbeReport>;
+
+/** The storage a machine is ranked as: a kind, network-ssd (a measured tier no kernel flag names), or unknown. */
+export const SimilarStorage = z.enum(['ssd', 'hdd', 'nvme', 'network-ssd', 'unknown']);
+export type SimilarStorage = z.infer<typeof SimilarStorage>;
+
+const figure = (max: number, what: string) => z.coerce.number().positive().max(max).optional().describe(what);
+
+/** A user's probe figures as query parameters: the names `tunelab probe --json` prints. */
+export const similarFigureParams = {
+  fsyncP50Us: figure(1e9, 'fsync latency of an 8 kB write, p50, in µs (tunelab probe --json: fsyncP50Us)'),
+  readIopsQd1: figure(1e9, 'random 8 kB reads per second with O_DIRECT at queue depth 1 (readIopsQd1)'),
+  readIopsQd16: figure(1e9, 'the same at queue depth 16 (readIopsQd16): only tells NVMe-like from SSD-like'),
+  seqWriteMBps: figure(1e7, 'sequential write MB/s, until durable (seqWriteMBps)'),
+  cpuScore: figure(1e12, 'single-core CPU score (cpuScore); compared only with scores of the same cpuWorkload'),
+  cpuWorkload: boundedString(64)
+    .optional()
+    .describe('the workload the CPU score was measured with, e.g. tunelab-cpu-1/node-20 (cpuWorkload)'),
+};
+type FigureParams = { [K in keyof typeof similarFigureParams]?: z.infer<(typeof similarFigureParams)[K]> };
+
+/** Storage, or random reads whose tier stands for it; a CPU score with its workload. */
+export function checkSimilarSpec(q: FigureParams & { storage?: SimilarStorage }, ctx: z.RefinementCtx): void {
+  if (q.storage === undefined && q.readIopsQd1 === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['storage'],
+      message:
+        'required (ssd, hdd, nvme, network-ssd or unknown), unless readIopsQd1 is given: its storage tier stands for it',
+    });
+  if (q.cpuScore !== undefined && q.cpuWorkload === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['cpuWorkload'],
+      message:
+        'required with cpuScore: scores of different workloads are not compared (tunelab probe --json prints it)',
+    });
+  if (q.cpuWorkload !== undefined && q.cpuScore === undefined)
+    ctx.addIssue({ code: 'custom', path: ['cpuScore'], message: 'required with cpuWorkload' });
+}
+
+/** A class's or a machine's probe figures: per figure the median of its probes, the CPU score per workload. */
+export const SimilarFigures = z.object({
+  fsyncP50Us: z.number().nullable(),
+  readIopsQd1: z.number().nullable(),
+  seqWriteMBps: z.number().nullable(),
+  cpu: z.array(z.object({ workload: z.string(), score: z.number() })),
+});
+export type SimilarFigures = z.infer<typeof SimilarFigures>;
+
+/** What a distance can rest on (see `@tunelab/answers/similar`). */
+export const SimilarBasis = z.enum(['cores', 'memory', 'fsync', 'iops', 'mbps', 'cpu']);
+export type SimilarBasis = z.infer<typeof SimilarBasis>;
+
+/**
+ * The machine a validated query describes, as the ranking takes it: cores, memory, the storage
+ * given (unknown when none), the tier its random reads show (null without them) and its figures
+ * (null when none was given). GET /v1/similar, POST /v1/similar and the site's picker all build
+ * their machine with this.
+ */
+export function similarSpecOf(q: FigureParams & { cores: number; memoryGb: number; storage?: SimilarStorage }): {
+  cores: number;
+  memoryGb: number;
+  storage: SimilarStorage;
+  storageTier: StorageTier | null;
+  figures: SimilarFigures | null;
+} {
+  const given = [q.fsyncP50Us, q.readIopsQd1, q.seqWriteMBps, q.cpuScore].some((x) => x !== undefined);
+  return {
+    cores: q.cores,
+    memoryGb: q.memoryGb,
+    storage: q.storage ?? 'unknown',
+    storageTier:
+      q.readIopsQd1 === undefined
+        ? null
+        : storageTierOf({
+            readIopsQd1: q.readIopsQd1,
+            readIopsQd16: q.readIopsQd16 ?? null,
+            seqWriteMBps: q.seqWriteMBps ?? null,
+          }),
+    figures: given
+      ? {
+          fsyncP50Us: q.fsyncP50Us ?? null,
+          readIopsQd1: q.readIopsQd1 ?? null,
+          seqWriteMBps: q.seqWriteMBps ?? null,
+          cpu:
+            q.cpuScore !== undefined && q.cpuWorkload !== undefined
+              ? [{ workload: q.cpuWorkload, score: q.cpuScore }]
+              : [],
+        }
+      : null,
+  };
+}
+
+/**
+ * The query parameters (GET /v1/similar's names) a probe's JSON stands for: its figures, and from
+ * `machine` the cores, the memory (whole GB, rounded as a hardware class rounds it) and the storage
+ * kind when the kernel knew it. `over` (cores, memoryGb, storage given beside the JSON) wins.
+ */
+export function similarParamsOfProbe(
+  report: ProbeReport,
+  over: { cores?: number; memoryGb?: number; storage?: SimilarStorage } = {},
+): Record<string, string | number> {
+  const m = report.machine;
+  const out: Record<string, string | number | undefined> = {
+    cores: over.cores ?? m?.physicalCores,
+    memoryGb: over.memoryGb ?? (m ? Math.max(1, Math.round(m.memoryBytes / GIB)) : undefined),
+    storage: over.storage ?? (m && m.storageKind !== 'unknown' ? m.storageKind : undefined),
+    fsyncP50Us: report.fsyncP50Us ?? undefined,
+    readIopsQd1: report.readIopsQd1 ?? undefined,
+    readIopsQd16: report.readIopsQd16 ?? undefined,
+    seqWriteMBps: report.seqWriteMBps ?? undefined,
+    cpuScore: report.cpuScore ?? undefined,
+    cpuWorkload: report.cpuScore === null ? undefined : report.cpuWorkload,
+  };
+  return Object.fromEntries(Object.entries(out).filter((e): e is [string, string | number] => e[1] !== undefined));
+}
