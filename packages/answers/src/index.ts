@@ -10,9 +10,11 @@ export {
   answerPair,
   articleMachine,
   comparability,
+  groupMajor,
   groupName,
   hardwareDistance,
   nearestArticleMachine,
+  serverName,
   settingValues,
   storageName,
   type AnswerGroup,
@@ -40,7 +42,7 @@ export { findingsOf, groupSamples, type Filters, type SampleRow } from './groups
 export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
-export { answerVersions, serverName } from './versions.ts';
+export { answerVersions } from './versions.ts';
 export { formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
 export {
   answerAtScale,

@@ -5,12 +5,13 @@
  * of verdict cells over every measured class and condition (nothing dropped). Everything here
  * arranges what `@tunelab/answers` computed; nothing decides a verdict.
  */
-import { ENGINE_NAMES as ENGINE, type Agreement } from '@tunelab/contracts';
+import type { Agreement } from '@tunelab/contracts';
 import { formatP } from '@tunelab/answers';
 import type { SimilarCandidate } from '@tunelab/answers/similar';
 import type { ClassAnswer, PairView } from './answer.ts';
 import { formatValue, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
+import { compareServers, groupServer, rowServer, serverKey, serversText, type Server } from './servers.ts';
 import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
 
 const GIB = 1024 ** 3;
@@ -70,19 +71,6 @@ const paramsText = (shown: Set<string>, g: ComparisonGroup, withPoint: boolean):
   ]
     .map(([k, v]) => `${k} = ${num(v)}`)
     .join(', ');
-
-/** "PostgreSQL 14, 15 and 17" */
-export function serversText(servers: readonly { engine: string; major: number }[]): string {
-  const byEngine = new Map<string, number[]>();
-  for (const s of servers) byEngine.set(s.engine, [...new Set([...(byEngine.get(s.engine) ?? []), s.major])]);
-  return [...byEngine]
-    .map(([engine, majors]) => {
-      const sorted = majors.sort((a, b) => a - b);
-      const name = ENGINE[engine] ?? engine;
-      return `${name} ${sorted.length > 1 ? `${sorted.slice(0, -1).join(', ')} and ${sorted.at(-1)}` : sorted[0]}`;
-    })
-    .join('; ');
-}
 
 export type AnswerLine = {
   scenario: ScenarioView;
@@ -166,7 +154,9 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
     pair: p,
     anchor: groupAnchor(g),
     hardwareClass: g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
-    servers: serversText(same?.sameVerdict ? same.rows : [g.engine]),
+    servers: serversText(
+      same?.sameVerdict ? same.rows.map((r) => rowServer(r, sc.answers?.groups ?? [])) : [groupServer(g)],
+    ),
     versionsDiffer: same !== undefined && !same.sameVerdict,
     scale: paramsText(shownParams(sc), g, true),
     figures,
@@ -217,19 +207,16 @@ function cellWord(p: PairView): { word: string; kind: string } {
   return { word: 'too few runs', kind: 'insufficient' };
 }
 
-export const serverLabel = (s: { engine: string; major: number }) => `${ENGINE[s.engine] ?? s.engine} ${s.major}`;
-export const serverKey = (s: { engine: string; major: number }) => `${s.engine} ${s.major}`;
-
 /**
  * Every measured group of every scenario in a matrix: one row per scenario × class × conditions
  * (the parameters; a sweep's points fold into one cell), one column per server version. A cell
  * names each declared pair's verdict; a sweep's cell counts the points where the verdict holds.
  */
 export function answerMatrix(data: SiteData): {
-  servers: { engine: string; major: number }[];
+  servers: Server[];
   scenarios: MatrixScenario[];
 } {
-  const servers = new Map<string, { engine: string; major: number }>();
+  const servers = new Map<string, Server>();
   const scenarios: MatrixScenario[] = [];
   for (const sc of data.scenarios) {
     const rows = new Map<string, MatrixRow>();
@@ -238,7 +225,8 @@ export function answerMatrix(data: SiteData): {
     const versions = new Set((sc.answers?.groups ?? []).map((a) => a.group.scenario.version)).size;
     for (const a of sc.answers?.groups ?? []) {
       const g = a.group;
-      servers.set(serverKey(g.engine), g.engine);
+      const server = groupServer(g);
+      servers.set(serverKey(server), server);
       const conditions = [paramsText(shown, g, false), versions > 1 ? versionLabel(sc, g.scenario.version) : '']
         .filter(Boolean)
         .join(' · ');
@@ -252,7 +240,7 @@ export function answerMatrix(data: SiteData): {
       rows.set(rowKey, row);
       const cells = groups.get(rowKey) ?? new Map<string, ClassAnswer[]>();
       groups.set(rowKey, cells);
-      cells.set(serverKey(g.engine), [...(cells.get(serverKey(g.engine)) ?? []), a]);
+      cells.set(serverKey(server), [...(cells.get(serverKey(server)) ?? []), a]);
     }
     for (const [rowKey, cells] of groups)
       for (const [server, list] of cells) {
@@ -296,6 +284,5 @@ export function answerMatrix(data: SiteData): {
       }
     if (rows.size > 0) scenarios.push({ scenario: sc, rows: [...rows.values()] });
   }
-  const sortedServers = [...servers.values()].sort((a, b) => a.engine.localeCompare(b.engine) || a.major - b.major);
-  return { servers: sortedServers, scenarios };
+  return { servers: [...servers.values()].sort(compareServers), scenarios };
 }
