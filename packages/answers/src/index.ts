@@ -43,7 +43,7 @@ export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
 export { answerVersions } from './versions.ts';
-export { formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
+export { decidingP, formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
 export {
   answerAtScale,
   checkScaleQuery,

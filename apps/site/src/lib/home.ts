@@ -6,7 +6,7 @@
  * arranges what `@tunelab/answers` computed; nothing decides a verdict.
  */
 import type { Agreement } from '@tunelab/contracts';
-import { formatP } from '@tunelab/answers';
+import { decidingP } from '@tunelab/answers';
 import type { SimilarCandidate } from '@tunelab/answers/similar';
 import type { ClassAnswer, PairView } from './answer.ts';
 import { formatValue, type DurationFormat } from './format.ts';
@@ -113,14 +113,14 @@ export function meansText(
   return `${withUnit(b)} for ${p.baseline} vs ${withUnit(c)} for ${p.candidate}`;
 }
 
-/** How strong a pair's evidence is: significant first, then the smallest p, then the most repetitions. */
+/** How strong a pair's evidence is: significant first, then the smallest deciding p, then the most repetitions. */
 function strength(p: PairView, g: ComparisonGroup): [number, number, number] {
   const m = p.measured;
   const n = g.variants
     .filter((v) => v.variant === p.baseline || v.variant === p.candidate)
     .reduce((s, v) => s + v.n, 0);
   if (!m || m.verdict.kind === 'insufficient-data' || m.verdict.kind === 'descriptive') return [3, 1, -n];
-  return [m.verdict.significant ? 0 : 1, m.welch?.p ?? 1, -n];
+  return [m.verdict.significant ? 0 : 1, decidingP(m)?.p ?? 1, -n];
 }
 const byStrength = (a: [number, number, number], b: [number, number, number]) =>
   a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -134,11 +134,9 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const figures = meansText(g, p, format);
   const m = p.measured;
   const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
-  const evidence = m?.welch
-    ? `p ${formatP(m.welch.p)}, n = ${nOf(p.baseline)} + ${nOf(p.candidate)}`
-    : m
-      ? `n = ${nOf(p.baseline)} + ${nOf(p.candidate)}`
-      : null;
+  // The p the verdict was decided by (Holm-adjusted when the answer made several tests), never the raw one beside it.
+  const decided = decidingP(m ?? null);
+  const evidence = m ? `${decided ? `${decided.text}, ` : ''}n = ${nOf(p.baseline)} + ${nOf(p.candidate)}` : null;
   const same = sc.answers?.versions.comparisons.find(
     (v) =>
       v.hardwareClass === g.hardware.class &&

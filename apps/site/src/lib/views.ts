@@ -5,7 +5,7 @@
 import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
-import { engineDefault, isNoiseSetting, meanImprovement, normalizeSetting } from '@tunelab/answers';
+import { decidingP, engineDefault, isNoiseSetting, meanImprovement, normalizeSetting } from '@tunelab/answers';
 import { groupServer, serverKey, serverLabel } from './servers.ts';
 import {
   formatDuration,
@@ -270,7 +270,8 @@ function makeMeasuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
         candidate: c.candidate,
         sentence: c.verdict.sentence,
         kind: c.verdict.kind,
-        p: c.welch?.p ?? null,
+        // The p the verdict was decided by (Holm-adjusted when the answer made several tests).
+        p: decidingP(c)?.p ?? null,
         improvement: c.improvement,
       })),
     };
