@@ -47,9 +47,12 @@ export { decidingP, formatP, meanImprovement, pairClaims, verdictMagnitude, type
 export {
   answerAtScale,
   checkScaleQuery,
+  fitScaleCurves,
   MIN_SCALES,
   SCALE_EXTRAPOLATION_LIMIT,
   ScaleQueryError,
   type AnswerAtScaleInput,
+  type FitScaleCurvesInput,
   type ScaleQuery,
 } from './scale.ts';
+export { answerCurvesAtScale, answersAtScale } from './scale-curves.ts';
