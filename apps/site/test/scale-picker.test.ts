@@ -136,7 +136,7 @@ const expected = (api: ScaleAnswers) =>
         piLow: p.status === 'answered' ? String(p.pi95!.low) : null,
         piHigh: p.status === 'answered' ? String(p.pi95!.high) : null,
         sentence: p.sentence,
-        crossing: p.crossing?.sentence ?? null,
+        crossing: p.crossing ? `Where the order changes: ${p.crossing.sentence}` : null,
       })),
     }));
 

@@ -88,7 +88,8 @@ export type AnswerLine = {
   figures: string | null;
   /** "×0.44" the candidate's mean over the baseline's. */
   ratio: string | null;
-  evidence: string | null;
+  /** "Holm-adjusted p = 0.042" (the p the verdict was decided by) and "n = 3 + 3"; null without a measured pair. */
+  evidence: { p: string | null; n: string } | null;
   significant: boolean;
   agreement: Agreement;
   /** The first words of the reasons ("scale", "hardware"). */
@@ -136,7 +137,7 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
   // The p the verdict was decided by (Holm-adjusted when the answer made several tests), never the raw one beside it.
   const decided = decidingP(m ?? null);
-  const evidence = m ? `${decided ? `${decided.text}, ` : ''}n = ${nOf(p.baseline)} + ${nOf(p.candidate)}` : null;
+  const evidence = m ? { p: decided?.text ?? null, n: `n = ${nOf(p.baseline)} + ${nOf(p.candidate)}` } : null;
   const same = sc.answers?.versions.comparisons.find(
     (v) =>
       v.hardwareClass === g.hardware.class &&
