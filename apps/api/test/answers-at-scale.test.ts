@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Problem, ScenarioAnswers } from '@tunelab/contracts';
+import { answerCurvesAtScale } from '@tunelab/answers';
 import { startApi } from './helpers.ts';
 
 const SCENARIOS = fileURLToPath(new URL('../../../scenarios/', import.meta.url));
@@ -77,6 +78,23 @@ describe('answers at the user’s scale, over real runs at four table sizes', ()
     expect(pair.sentence).toBe(
       'Measured from 25,000–200,000 rows; 40,000,000 is 200× beyond the largest (answers go at most 4× outside the measured range). Measure it: tunelab run vacuum-index-cleanup --param rows=40000000 --server 15',
     );
+  });
+
+  it('serves the fitted curves `atScale` is computed from, which answer any scale the same way without the samples', async () => {
+    const { body: plain } = await get<ScenarioAnswers>('/v1/answers?scenario=vacuum-index-cleanup');
+    const curves = plain.scaleCurves!;
+    expect(curves).toMatchObject({ scenario: 'vacuum-index-cleanup', param: 'rows', limit: 4, minScales: 3 });
+    expect(curves.groups).toHaveLength(1);
+    expect(curves.groups[0]).toMatchObject({ server: 'PostgreSQL 15', serverFlags: '--server 15' });
+    expect(curves.groups[0]!.curves.every((c) => c.line !== null && c.scales.length === 4)).toBe(true);
+    for (const value of [120_000, 40_000_000, 3_000])
+      expect(answerCurvesAtScale(curves, value)).toEqual(
+        (await get<ScenarioAnswers>(`/v1/answers?scenario=vacuum-index-cleanup&at=rows:${value}`)).body.atScale,
+      );
+    // A scenario without a scale parameter has none.
+    expect(
+      (await get<ScenarioAnswers>('/v1/answers?scenario=fillfactor-hot-updates')).body.scaleCurves,
+    ).toBeUndefined();
   });
 
   it.each([

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
-import type { SimilarBySpec } from '@tunelab/contracts';
+import type { PairComparison, ScenarioAnswers, SimilarBySpec } from '@tunelab/contracts';
+import { formatP } from '@tunelab/answers';
 import { buildApp } from '@tunelab/api';
 import { openResultsDb } from '@tunelab/results-db';
 import { seedAnswersFixture } from './answers-fixture.ts';
@@ -94,12 +95,94 @@ describe('the home page answers on its first screen', () => {
     expect(strong).toEqual([...strong].sort((a, b) => a - b));
     // Every server version measured has its column; vacuum-index-cleanup has a row per class and scale.
     const columns = await page.locator('table.matrix-table thead th').allTextContents();
-    expect(columns).toEqual(['Class · scale', 'MariaDB 10', 'PostgreSQL 14', 'PostgreSQL 15', 'PostgreSQL 17']);
+    // The MariaDB run is 10.11.19: its major is 10.11 (contracts' majorOfParts), never "MariaDB 10".
+    expect(columns).toEqual(['Class · scale', 'PostgreSQL 14', 'PostgreSQL 15', 'PostgreSQL 17', 'MariaDB 10.11']);
+    await expect(page.locator('.lede').textContent()).resolves.toContain('PostgreSQL 14, 15 and 17; MariaDB 10.11');
     const vic = page.locator('tbody#m-vacuum-index-cleanup tr[data-class]');
     expect(await vic.count()).toBe(4);
     await expect(vic.locator('td a').count()).resolves.toBe(2 + 1 + 3 + 3);
     // The lede does not say "many machines" beside "2 machines".
     await expect(page.locator('.lede').textContent()).resolves.not.toContain('many machines');
+  });
+});
+
+describe('server majors', () => {
+  it('names MariaDB 10.11 by its release line on every page that names a server', async () => {
+    for (const path of ['/', '/scenarios/innodb-compression-insert/', '/coverage/']) {
+      await page.goto(`${server.url}${path}`);
+      const text = await page.evaluate(() => document.body.innerText);
+      expect(text, path).toContain('MariaDB 10.11');
+      expect(text, path).not.toMatch(/MariaDB 10(?![.\d])/);
+    }
+  });
+});
+
+describe('the p beside a verdict', () => {
+  it('is the p the verdict was decided by, as GET /v1/answers gives it (Holm-adjusted when several tests)', async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    const db = await openResultsDb(undefined, { dataDir });
+    const app = await buildApp({ resultsDb: db, migrate: false, fleet: false, readRateLimitPerMinute: 100_000 });
+    // The site answers with noisy runs left out (its default).
+    const answersOf = async (scenario: string) => {
+      const res = await app.inject({ method: 'GET', url: `/v1/answers?scenario=${scenario}&noisy=exclude` });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<ScenarioAnswers>();
+    };
+    const decided = (m: PairComparison) =>
+      m.adjusted && m.adjusted.family > 1 ? `Holm-adjusted p ${formatP(m.adjusted.p)}` : `p ${formatP(m.welch!.p)}`;
+    let adjustedLines = 0;
+    let adjustedRows = 0;
+    try {
+      await page.goto(`${server.url}/`);
+      const lines = await page.locator('.answer-line').evaluateAll((els) =>
+        els.map((e) => ({
+          scenario: e.getAttribute('data-scenario')!,
+          group: e.getAttribute('data-group')!,
+          baseline: e.getAttribute('data-baseline')!,
+          candidate: e.getAttribute('data-candidate')!,
+          evidence: e.querySelector('.line-answer .meta')?.textContent ?? '',
+        })),
+      );
+      for (const l of lines) {
+        const a = (await answersOf(l.scenario)).groups.find((g) => g.group.key === l.group)!;
+        const m = a.pairs.find((p) => p.baseline === l.baseline && p.candidate === l.candidate)!.measured!;
+        if (!m.welch) continue;
+        expect(l.evidence, l.scenario).toContain(decided(m));
+        if (m.adjusted && m.adjusted.family > 1) {
+          adjustedLines++;
+          // Not the raw p beside a verdict the adjusted one decided.
+          expect(l.evidence.replace(decided(m), '')).not.toContain(`p ${formatP(m.welch.p)}`);
+        }
+      }
+      // The scenario page's versions table: each row's verdict with the p its group's answer decided it by.
+      const vic = (await answersOf('vacuum-index-cleanup')).groups;
+      await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
+      const rows = await page.locator('section.version-pair').evaluateAll((sections) =>
+        sections.flatMap((s) =>
+          Array.from(s.querySelectorAll('table.version-table:not(.variant-across) tbody tr')).map((tr) => ({
+            group: tr.getAttribute('data-group')!,
+            baseline: s.getAttribute('data-baseline')!,
+            candidate: s.getAttribute('data-candidate')!,
+            verdict: tr.querySelector('td[data-label="Verdict"]')?.textContent ?? '',
+          })),
+        ),
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        const m = vic
+          .find((g) => g.group.key === r.group)!
+          .pairs.find((p) => p.baseline === r.baseline && p.candidate === r.candidate)!.measured!;
+        if (!m.welch) continue;
+        expect(r.verdict).toContain(decided(m));
+        if (m.adjusted && m.adjusted.family > 1) adjustedRows++;
+      }
+    } finally {
+      await app.close();
+      await db.close();
+    }
+    // The fixture's answers make several tests per group: the test saw adjusted p-values on both pages.
+    expect(adjustedLines).toBeGreaterThan(0);
+    expect(adjustedRows).toBeGreaterThan(0);
   });
 });
 

@@ -34,6 +34,15 @@ describe('coverage matrix', () => {
           },
           {
             scenario: 'a',
+            hardwareClass: '2 cores / 8 GB / SSD',
+            engine: 'mariadb',
+            server: 10,
+            runs: 1,
+            newestRun: '2026-11-20T00:00:00.000Z',
+            openJobs: 0,
+          },
+          {
+            scenario: 'a',
             hardwareClass: null,
             engine: 'postgresql',
             server: null,
@@ -47,12 +56,15 @@ describe('coverage matrix', () => {
         { key: 'a', title: 'A' },
         { key: 'b', title: 'B' },
       ],
+      // Coverage counts MariaDB by its first number; the runs say which release line it was.
+      (scenario, engine, first) => (scenario === 'a' && engine === 'mariadb' && first === 10 ? ['10.11'] : []),
     );
     expect(m.rows.map((r) => [r.scenario, r.server, r.cells.map((c) => c?.runs ?? null)])).toEqual([
-      ['a', 'postgresql 16', [3, null]],
+      ['a', 'MariaDB 10.11', [1, null]],
+      ['a', 'PostgreSQL 16', [3, null]],
       ['b', '—', [null, null]],
     ]);
-    expect(m).toMatchObject({ filled: 1, gaps: 3 });
+    expect(m).toMatchObject({ filled: 2, gaps: 4 });
     expect(m.unclassedJobs.get('a')).toBe(2);
   });
 });

@@ -388,6 +388,17 @@ export function answerPair(
   return { ...base, agreement, reasons, notes, article };
 }
 
+/**
+ * A group's major as its release line (PostgreSQL 17, MariaDB 10.11: contracts' majorOfParts of
+ * its servers' two numbers), not `engine.major`, the first number alone (10 for MariaDB 10.11).
+ */
+export const groupMajor = (g: Pick<AnswerGroup, 'engine' | 'databaseVersions'>): string =>
+  majorOfParts(g.engine.engine, g.databaseVersions[0] ?? { major: g.engine.major, minor: 0 });
+
+/** "MariaDB 10.11" */
+export const serverName = (g: Pick<AnswerGroup, 'engine' | 'databaseVersions'>): string =>
+  `${ENGINE_FACTS[g.engine.engine].name} ${groupMajor(g)}`;
+
 /** "2 cores / 8 GB / virtual or unknown disk · MariaDB 10.11 · rows = 20,000 · threads = 8" */
 export function groupName(scenario: ScenarioInput, g: AnswerGroup): string {
   const scale = Object.entries(scenario.doc.params)
@@ -395,7 +406,7 @@ export function groupName(scenario: ScenarioInput, g: AnswerGroup): string {
     .map(([name]) => `${name} = ${num(g.params[name])}`);
   return [
     g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
-    `${ENGINE_FACTS[g.engine.engine].name} ${majorOfParts(g.engine.engine, g.databaseVersions[0] ?? { major: g.engine.major, minor: 0 })}`,
+    serverName(g),
     ...(g.point ? [`${g.point.param} = ${num(g.point.value)}`] : []),
     ...scale,
   ].join(' · ');

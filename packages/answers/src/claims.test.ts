@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatP, meanImprovement, pairClaims, verdictMagnitude } from './claims.ts';
+import { decidingP, formatP, meanImprovement, pairClaims, verdictMagnitude } from './claims.ts';
 import { comparePair } from './compare.ts';
 
 // Durations of fillfactor-like runs: ff80 about 20% slower than ff100, one run of NOPM each.
@@ -90,6 +90,14 @@ describe('numbers of a verdict for people', () => {
     expect(verdictMagnitude('ff100', adjusted)).toMatch(
       /^ff100 \d+\.\d% better \(95% CI .*\), Holm-adjusted p = 0\.0040$/,
     );
+    // The p beside a verdict is the one that decided it: Holm's when the answer made several tests.
+    expect(decidingP(adjusted)).toEqual({ p: 0.004, adjusted: true, text: 'Holm-adjusted p = 0.0040' });
+    expect(decidingP(faster)).toEqual({ p: faster.welch!.p, adjusted: false, text: `p ${formatP(faster.welch!.p)}` });
+    const alone = comparePair('ff80', 'ff100', ff80, ff100, 'lower-is-better', {
+      adjusted: { method: 'holm', p: 0.5, family: 1 },
+    });
+    expect(decidingP(alone)?.adjusted).toBe(false);
+    expect(decidingP(null)).toBeNull();
     expect(formatP(0.000045)).toBe('< 0.001');
     expect(formatP(0.0091)).toBe('= 0.0091');
   });

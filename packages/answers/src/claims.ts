@@ -68,6 +68,21 @@ const pct = (x: number) => `${(Math.abs(x) * 100).toFixed(1)}%`;
 export const formatP = (p: number) => (p < 0.001 ? '< 0.001' : `= ${p.toPrecision(2)}`);
 
 /**
+ * The p a pair's verdict was decided by, in words: Holm's adjusted p when the answer made several
+ * tests ("Holm-adjusted p = 0.012"), else Welch's ("p = 0.012"); null without a test. Every page
+ * and report that prints a p beside a verdict prints this one.
+ */
+export function decidingP(c: Pick<PairComparison, 'welch' | 'adjusted'> | null): {
+  p: number;
+  adjusted: boolean;
+  text: string;
+} | null {
+  if (c?.adjusted && c.adjusted.family > 1)
+    return { p: c.adjusted.p, adjusted: true, text: `Holm-adjusted p ${formatP(c.adjusted.p)}` };
+  return c?.welch ? { p: c.welch.p, adjusted: false, text: `p ${formatP(c.welch.p)}` } : null;
+}
+
+/**
  * "syncfs 37.5% better (95% CI 21.8%–50.1%), p = 0.002" (or "Holm-adjusted p = …" when the
  * answer made several tests): the size and confidence of a
  * significant verdict, in the metric's direction (better / worse); null for anything else.
@@ -85,11 +100,7 @@ export function verdictMagnitude(candidate: string, c: PairComparison | null): s
         : c.improvement >= 0
           ? ` (95% CI ${pct(ci.low)}–${pct(ci.high)})`
           : ` (95% CI ${pct(ci.high)}–${pct(ci.low)})`;
-  // The p that decided the verdict: Holm's over the answer's tests when there were several.
-  const p =
-    c.adjusted && c.adjusted.family > 1
-      ? `Holm-adjusted p ${formatP(c.adjusted.p)}`
-      : `p ${c.welch ? formatP(c.welch.p) : 'n/a'}`;
+  const p = decidingP(c)?.text ?? 'p n/a';
   return `${candidate} ${pct(c.improvement)} ${word}${interval}, ${p}`;
 }
 

@@ -10,9 +10,11 @@ export {
   answerPair,
   articleMachine,
   comparability,
+  groupMajor,
   groupName,
   hardwareDistance,
   nearestArticleMachine,
+  serverName,
   settingValues,
   storageName,
   type AnswerGroup,
@@ -40,14 +42,17 @@ export { findingsOf, groupSamples, type Filters, type SampleRow } from './groups
 export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
-export { answerVersions, serverName } from './versions.ts';
-export { formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
+export { answerVersions } from './versions.ts';
+export { decidingP, formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
 export {
   answerAtScale,
   checkScaleQuery,
+  fitScaleCurves,
   MIN_SCALES,
   SCALE_EXTRAPOLATION_LIMIT,
   ScaleQueryError,
   type AnswerAtScaleInput,
+  type FitScaleCurvesInput,
   type ScaleQuery,
 } from './scale.ts';
+export { answerCurvesAtScale, answersAtScale } from './scale-curves.ts';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ScenarioDocument } from '@tunelab/contracts';
+import { ScaleCurves, type ScenarioDocument } from '@tunelab/contracts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 import { seededRandom } from '@tunelab/stats';
 import type { SampleRow } from './groups.ts';
-import { answerAtScale, ScaleQueryError, SCALE_EXTRAPOLATION_LIMIT } from './scale.ts';
+import { answerAtScale, fitScaleCurves, ScaleQueryError, SCALE_EXTRAPOLATION_LIMIT } from './scale.ts';
+import { answerCurvesAtScale, answersAtScale } from './scale-curves.ts';
 
 const load = async (key: string) => (await loadScenario(`${DEFAULT_SCENARIOS_DIR}${key}`)).doc;
 
@@ -148,5 +149,32 @@ describe('answers at the user’s scale', () => {
     expect(() => ask(ff, [], 'rows', 5, 'nopm', 'higher-is-better')).toThrow(ScaleQueryError);
     const vic = await load('vacuum-index-cleanup');
     expect(() => ask(vic, [], 'tables', 5)).toThrow(/scale parameter is rows, not tables/);
+  });
+
+  it('answers from the fitted curves alone, after a trip through JSON and the contract (as a page gets them)', async () => {
+    const doc = await load('vacuum-index-cleanup');
+    const rows = runsAt(doc, SCALES, LAW);
+    const curves = fitScaleCurves({ doc, rows, param: 'rows', metric: 'duration', direction: 'lower-is-better' });
+    const shipped = ScaleCurves.parse(JSON.parse(JSON.stringify(curves)));
+    for (const value of [400_000, 3_000_000, 10_000, 100_000_000])
+      expect(answerCurvesAtScale(shipped, value)).toEqual(ask(doc, rows, 'rows', value));
+    // The curves hold the lines' parameters, not the samples: a few hundred bytes per variant.
+    expect(JSON.stringify(shipped.groups[0]!.curves[0]).length).toBeLessThan(1000);
+    expect(answersAtScale(shipped, shipped.groups[0]!)).toBe(true);
+    expect(() => answerCurvesAtScale(shipped, 0)).toThrow(RangeError);
+  });
+
+  it('keeps two release lines of one engine apart (MariaDB 10.6 and 10.11 are two groups)', async () => {
+    const doc = await load('vacuum-index-cleanup');
+    const at = (minor: number) =>
+      runsAt(doc, SCALES, LAW, { engine: 'mariadb', db_version: `10.${minor}.9-MariaDB`, major: 10, minor });
+    const curves = fitScaleCurves({
+      doc,
+      rows: [...at(6), ...at(11)],
+      param: 'rows',
+      metric: 'duration',
+      direction: 'lower-is-better',
+    });
+    expect(curves.groups.map((g) => g.server)).toEqual(['MariaDB 10.11', 'MariaDB 10.6']);
   });
 });

@@ -1,42 +1,26 @@
 /**
  * Answers at the user's scale (pure): per hardware class × engine major × the parameters other
- * than the scale, each declared pair's variants are fitted across every measured scale of the
- * scenario's scale parameter (scenario.yaml `scale`) and answered at the asked one — the ratio
- * candidate ÷ baseline with its 95 % confidence interval and the interval one new pair of runs
- * would fall in, the scale where the order changes, and each fit's held-out errors. A scale too
- * far outside the measured range is refused with the command that measures it.
+ * than the scale, each variant is fitted across every measured scale of the scenario's scale
+ * parameter (scenario.yaml `scale`) — `fitScaleCurves`, the curves GET /v1/answers serves as
+ * `scaleCurves` — and the declared pairs are answered at the asked scale from those curves by
+ * `answerCurvesAtScale` (scale-curves.ts, the function the site runs in the browser too).
  */
 import {
+  ENGINE_FACTS,
+  Engine,
   SUPPORTED_POSTGRESQL_MAJORS,
+  majorOfParts,
   type ScaleAnswers,
-  type ScaleFit,
-  type ScaleGroupAnswer,
-  type ScalePairAnswer,
+  type ScaleCurve,
+  type ScaleCurves,
   type ScenarioDocument,
   type UsedDirection,
 } from '@tunelab/contracts';
-import {
-  crossingScale,
-  extrapolationFactor,
-  formatP,
-  heldOutErrors,
-  logLogFit,
-  pairAtScale,
-  predictAt,
-  type LogLogFit,
-  type ScalePoint,
-} from '@tunelab/stats';
+import { heldOutErrors, logLogFit, type ScalePoint } from '@tunelab/stats';
 import type { SampleRow } from './groups.ts';
+import { answerCurvesAtScale, MIN_SCALES, SCALE_EXTRAPOLATION_LIMIT } from './scale-curves.ts';
 
-/**
- * Answers go at most this factor beyond the measured range, either side. A power law fitted on
- * a 4–16× range of sizes and carried 4× further is the usual limit of such extrapolations (the
- * held-out errors the answers print say how well it held inside the range); further out, chores
- * change regime (the table outgrows memory, the index no longer fits maintenance_work_mem).
- */
-export const SCALE_EXTRAPOLATION_LIMIT = 4;
-/** The fewest distinct measured scales answered from: two to fit, one more to check the fit. */
-export const MIN_SCALES = 3;
+export { MIN_SCALES, SCALE_EXTRAPOLATION_LIMIT } from './scale-curves.ts';
 
 export type ScaleQuery = { param: string; value: number };
 
@@ -44,12 +28,6 @@ export type ScaleQuery = { param: string; value: number };
 export class ScaleQueryError extends Error {
   readonly field = 'at';
 }
-
-const THREE_DIGITS = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
-const WHOLE = new Intl.NumberFormat('en-US');
-const num = (x: number) => THREE_DIGITS.format(x);
-const count = (x: number) => WHOLE.format(Math.round(x));
-const TIME_UNITS = new Set(['s', 'ms', 'us', 'µs', 'ns', 'min', 'h']);
 
 type Acc = { first: SampleRow; byVariant: Map<string, ScalePoint[]>; runs: Set<string> };
 
@@ -67,145 +45,30 @@ function keyOf(r: SampleRow, param: string): { key: string; params: Record<strin
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') params[k] = v;
   }
   const point = r.point_param && r.point_param !== param ? `@${r.point_param}=${r.point_value}` : '';
-  const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.hardware_class}/${r.engine}-${r.major}/${JSON.stringify(params)}[${r.unit}]${point}`;
+  // One group per release line, as the answers' groups (MariaDB 10.6 and 10.11 are two).
+  const key = `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.hardware_class}/${r.engine}-${majorOfParts(Engine.parse(r.engine), r)}/${JSON.stringify(params)}[${r.unit}]${point}`;
   return { key, params };
 }
 
-function command(doc: ScenarioDocument, q: ScaleQuery, engine: string, major: number): string {
-  const base = `tunelab run ${doc.key} --param ${q.param}=${Math.round(q.value)}`;
+/** How the command that measures another scale reaches the group's server. */
+function serverFlags(engine: string, major: number): string {
   if (engine === 'postgresql')
     return (SUPPORTED_POSTGRESQL_MAJORS as readonly number[]).includes(major)
-      ? `${base} --server ${major}`
-      : `${base} --target postgres://USER@HOST:5432/DB`;
-  return `${base} --target mysql://USER@HOST:3306/DB`;
+      ? `--server ${major}`
+      : '--target postgres://USER@HOST:5432/DB';
+  return '--target mysql://USER@HOST:3306/DB';
 }
-
-type PairContext = {
-  doc: ScenarioDocument;
-  q: ScaleQuery;
-  acc: Acc;
-  unit: string;
-  direction: UsedDirection;
-  metricLabel: string;
-};
 
 const label = (doc: ScenarioDocument, variant: string) => doc.variants.find((v) => v.key === variant)?.label ?? variant;
 
-function fitOf(ctx: PairContext, variant: string, fit: LogLogFit | null, points: ScalePoint[]): ScaleFit {
-  const prediction = fit ? predictAt(fit, ctx.q.value) : null;
+function curveOf(doc: ScenarioDocument, variant: string, points: ScalePoint[]): ScaleCurve {
   return {
     variant,
-    label: label(ctx.doc, variant),
-    slope: fit?.slope ?? 0,
-    intercept: fit?.intercept ?? 0,
+    label: label(doc, variant),
+    line: logLogFit(points),
     n: points.length,
     scales: [...new Set(points.map((p) => p.x))].sort((a, b) => a - b),
     heldOut: heldOutErrors(points),
-    prediction: prediction && { estimate: prediction.estimate, ci95: prediction.ci, pi95: prediction.pi },
-  };
-}
-
-function ratioWords(ctx: PairContext, ratio: number, b: string): string {
-  if (TIME_UNITS.has(ctx.unit)) return `to take ${num(ratio)}× as long as ${b}`;
-  return `to give ${num(ratio)}× the ${ctx.metricLabel} of ${b}`;
-}
-
-function crossingOf(ctx: PairContext, base: LogLogFit, cand: LogLogFit, baseline: string, candidate: string) {
-  const c = crossingScale(base, cand);
-  // A crossing far outside what was measured is no finding (lines that differ a little in slope
-  // always meet somewhere).
-  const shared = { min: Math.max(base.range.min, cand.range.min), max: Math.min(base.range.max, cand.range.max) };
-  if (!c || extrapolationFactor(shared, c.x) > SCALE_EXTRAPOLATION_LIMIT) return null;
-  const lower = c.lowerAbove === 'baseline' ? baseline : candidate;
-  const better =
-    ctx.direction === 'lower-is-better' && TIME_UNITS.has(ctx.unit) ? 'is faster' : `has the lower ${ctx.metricLabel}`;
-  const interval = c.interval
-    ? `95 % interval ${num(c.interval.low)}–${num(c.interval.high)}`
-    : 'the data do not bound it';
-  const where = c.withinRange ? '' : ', outside the measured range: an extrapolation';
-  return {
-    x: c.x,
-    interval: c.interval,
-    lowerAbove: lower,
-    withinRange: c.withinRange,
-    sentence: `${label(ctx.doc, lower)} ${better} above ≈ ${num(c.x)} ${ctx.q.param} (${interval}${where}).`,
-  };
-}
-
-function answerPairAtScale(ctx: PairContext, baseline: string, candidate: string): ScalePairAnswer {
-  const { doc, q, acc } = ctx;
-  const bPts = acc.byVariant.get(baseline) ?? [];
-  const cPts = acc.byVariant.get(candidate) ?? [];
-  const base = logLogFit(bPts);
-  const cand = logLogFit(cPts);
-  const fits = [fitOf(ctx, baseline, base, bPts), fitOf(ctx, candidate, cand, cPts)];
-  const cmd = command(doc, q, acc.first.engine, acc.first.major);
-  const scales = new Set([...bPts, ...cPts].map((p) => p.x));
-  const none = { ratio: null, ci95: null, pi95: null, p: null, extrapolation: null, crossing: null };
-  const heldOut = fits.flatMap((f) => f.heldOut.map((h) => Math.abs(h.errorPct)));
-  const heldOutMaxAbsErrorPct = heldOut.length ? Math.max(...heldOut) : null;
-  const shared = fits.map((f) => f.scales.length);
-  if (!base || !cand || Math.min(...shared) < MIN_SCALES) {
-    const measured = [...scales].sort((a, b) => a - b).map(count);
-    return {
-      baseline,
-      candidate,
-      status: 'insufficient-data',
-      sentence: `${q.param} measured at ${measured.length === 1 ? 'one value' : `${measured.length} values`} (${measured.join(', ') || 'none'}); an answer at any scale needs ${MIN_SCALES} for both variants. Measure more: tunelab run ${doc.key} --scale-sweep.`,
-      ...none,
-      heldOutMaxAbsErrorPct,
-      fits,
-      command: cmd,
-    };
-  }
-  const pair = pairAtScale(base, cand, q.value);
-  const min = Math.max(base.range.min, cand.range.min);
-  const max = Math.min(base.range.max, cand.range.max);
-  const range = `${count(min)}–${count(max)} ${q.param}`;
-  const crossing = crossingOf(ctx, base, cand, baseline, candidate);
-  if (pair.extrapolation > SCALE_EXTRAPOLATION_LIMIT) {
-    const side =
-      q.value > max
-        ? `${num(pair.extrapolation)}× beyond the largest`
-        : `${num(pair.extrapolation)}× below the smallest`;
-    return {
-      baseline,
-      candidate,
-      status: 'refused',
-      sentence: `Measured from ${range}; ${count(q.value)} is ${side} (answers go at most ${SCALE_EXTRAPOLATION_LIMIT}× outside the measured range). Measure it: ${cmd}`,
-      ...none,
-      extrapolation: pair.extrapolation,
-      crossing,
-      heldOutMaxAbsErrorPct,
-      fits,
-      command: cmd,
-    };
-  }
-  const b = label(doc, baseline);
-  const c = label(doc, candidate);
-  const excludesOne = pair.ci.low > 1 || pair.ci.high < 1;
-  const how = `95 % CI ${num(pair.ci.low)}–${num(pair.ci.high)}×; one new pair of runs: ${num(pair.pi.low)}–${num(pair.pi.high)}×; ${formatP(pair.p)}`;
-  const outside =
-    pair.extrapolation > 1 ? ` This is ${num(pair.extrapolation)}× outside the measured range: an extrapolation.` : '';
-  const held =
-    heldOutMaxAbsErrorPct === null ? '' : ` Held-out error of the fits: up to ${num(heldOutMaxAbsErrorPct)} %.`;
-  const verdict = excludesOne
-    ? `${c} is expected ${ratioWords(ctx, pair.ratio, b)} (${how}).`
-    : `No evidence of a difference: ${c} is expected ${ratioWords(ctx, pair.ratio, b)} (${how}).`;
-  return {
-    baseline,
-    candidate,
-    status: 'answered',
-    sentence: `At ${count(q.value)} ${q.param}, fitted from ${range} (${scales.size} sizes, n = ${bPts.length} + ${cPts.length}): ${verdict}${outside}${held}`,
-    ratio: pair.ratio,
-    ci95: pair.ci,
-    pi95: pair.pi,
-    p: pair.p,
-    extrapolation: pair.extrapolation,
-    crossing,
-    heldOutMaxAbsErrorPct,
-    fits,
-    command: cmd,
   };
 }
 
@@ -228,15 +91,17 @@ export function checkScaleQuery(doc: ScenarioDocument, at: ScaleQuery): void {
     );
 }
 
-export function answerAtScale(input: AnswerAtScaleInput): ScaleAnswers {
-  const { doc, at, metric } = input;
-  checkScaleQuery(doc, at);
+export type FitScaleCurvesInput = Omit<AnswerAtScaleInput, 'at'> & { param: string };
+
+/** Each variant fitted across the measured values of `param`, per class × major × the other parameters. */
+export function fitScaleCurves(input: FitScaleCurvesInput): ScaleCurves {
+  const { doc, param, metric } = input;
   const groups = new Map<string, Acc & { params: Record<string, string | number | boolean> }>();
   for (const r of input.rows) {
     if (r.source !== 'measured' || r.scenario_key !== doc.key) continue;
-    const x = scaleOf(r, at.param);
+    const x = scaleOf(r, param);
     if (!(x > 0) || !(r.value > 0)) continue;
-    const { key, params } = keyOf(r, at.param);
+    const { key, params } = keyOf(r, param);
     let acc = groups.get(key);
     if (!acc) groups.set(key, (acc = { first: r, byVariant: new Map(), runs: new Set(), params }));
     acc.runs.add(r.run_id);
@@ -245,29 +110,40 @@ export function answerAtScale(input: AnswerAtScaleInput): ScaleAnswers {
     acc.byVariant.set(r.variant, list);
   }
   const def = doc.metrics.find((m) => m.key === metric);
-  const metricLabel = def?.label ?? metric;
-  const answered: ScaleGroupAnswer[] = [...groups.entries()]
+  const fitted = [...groups.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, acc]) => {
-      const ctx: PairContext = { doc, q: at, acc, unit: acc.first.unit, direction: input.direction, metricLabel };
+      const engine = Engine.parse(acc.first.engine);
       return {
         key,
         hardwareClass: acc.first.hardware_class,
-        engine: acc.first.engine as ScaleGroupAnswer['engine'],
+        engine,
         major: acc.first.major,
         params: acc.params,
         runs: acc.runs.size,
-        pairs: doc.comparisons.map((p) => answerPairAtScale(ctx, p.baseline, p.candidate)),
+        server: `${ENGINE_FACTS[engine].name} ${majorOfParts(engine, acc.first)}`,
+        unit: acc.first.unit,
+        serverFlags: serverFlags(engine, acc.first.major),
+        curves: [...acc.byVariant].map(([variant, points]) => curveOf(doc, variant, points)),
       };
     });
   return {
-    param: at.param,
-    value: at.value,
+    scenario: doc.key,
+    param,
     metric,
+    metricLabel: def?.label ?? metric,
     unit: def?.unit ?? input.rows[0]?.unit ?? '',
+    direction: input.direction,
     limit: SCALE_EXTRAPOLATION_LIMIT,
     minScales: MIN_SCALES,
-    groups: answered,
-    empty: answered.length ? null : `no measured runs of ${doc.key} with ${metric} yet`,
+    pairs: doc.comparisons.map((p) => ({ baseline: p.baseline, candidate: p.candidate })),
+    groups: fitted,
+    empty: fitted.length ? null : `no measured runs of ${doc.key} with ${metric} yet`,
   };
+}
+
+/** The declared pairs at `at`: the curves fitted from `rows`, answered at its value. */
+export function answerAtScale(input: AnswerAtScaleInput): ScaleAnswers {
+  checkScaleQuery(input.doc, input.at);
+  return answerCurvesAtScale(fitScaleCurves({ ...input, param: input.at.param }), input.at.value);
 }

@@ -71,6 +71,24 @@ describe('answerVersions', async () => {
     expect(answerVersions([]).sentence).toBe('No server version is measured yet.');
   });
 
+  it('names a MariaDB major by its release line (10.11, not 10), in the sentence and the conditions', async () => {
+    const innodb = await loadScenario(
+      fileURLToPath(new URL('../../../scenarios/innodb-compression-insert', import.meta.url)),
+    );
+    const mariadb = run('innodb-compression-insert.json');
+    expect(mariadb.database).toMatchObject({ engine: 'mariadb', major: 10, minor: 11 });
+    const groups = answerRun({
+      doc: innodb.doc,
+      published: innodb.published,
+      run: mariadb,
+      metric: innodb.doc.metrics[0]!.key,
+    }).groups;
+    const v = answerVersions(groups);
+    expect(v.sentence).toMatch(/^Measured on MariaDB 10\.11 only — .* on MariaDB 10\.11; /);
+    expect(v.sentence).not.toMatch(/MariaDB 10(?![.\d])/);
+    expect(groups[0]!.name).toContain('MariaDB 10.11');
+  });
+
   it('never puts two parameter values side by side', () => {
     // A copy of the 14 run labelled with another scale is another group: it never pairs with the 17 run.
     const other = RunSubmission.parse({ ...RUNS[14], params: { rows: 2000 } });

@@ -18,11 +18,8 @@ import {
   type VersionRow,
 } from '@tunelab/contracts';
 import { adjustPValues, formatP, interactionTest, type Moments } from '@tunelab/stats';
-import type { AnswerGroup } from './answer.ts';
+import { groupMajor, serverName, type AnswerGroup } from './answer.ts';
 import type { GroupAnswerOf } from './scenario.ts';
-
-/** "PostgreSQL 17" */
-export const serverName = (engine: Engine, major: number) => `${ENGINE_FACTS[engine].name} ${major}`;
 
 type VersionSide = NonNullable<VersionRow['baseline']>;
 
@@ -33,7 +30,7 @@ const list = (xs: readonly string[]) =>
 
 /** The group's name without its engine-and-major part: the conditions two majors share. */
 function conditionsOf(a: Answered): string {
-  const server = serverName(a.group.engine.engine, a.group.engine.major);
+  const server = serverName(a.group);
   return a.name
     .split(' · ')
     .filter((part) => part !== server)
@@ -118,7 +115,14 @@ const VERDICT_WORDS: Record<PairComparison['verdict']['kind'], string> = {
   descriptive: 'descriptive (no verdict)',
 };
 
-function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versionChangesAnswer'>): {
+/**
+ * `majors`: each row's release line ("10.11"; the row's `major` holds the first number only), in
+ * the rows' order.
+ */
+function summaryOf(
+  c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versionChangesAnswer'>,
+  majors: readonly string[],
+): {
   same: boolean;
   changes: boolean;
   text: string;
@@ -135,7 +139,7 @@ function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versi
         : VERDICT_WORDS[v.kind];
   const words = [...new Set(c.rows.map((r) => word(r.verdict)))];
   const parts = words.map(
-    (w) => `${w} on ${list(c.rows.filter((r) => word(r.verdict) === w).map((r) => String(r.major)))}`,
+    (w) => `${w} on ${list(c.rows.flatMap((r, i) => (word(r.verdict) === w ? [majors[i] ?? String(r.major)] : [])))}`,
   );
   const verdicts = `verdicts per version: ${parts.join('; ')}`;
   const differing = c.interactions.filter((i) => i.differs);
@@ -162,7 +166,7 @@ function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versi
   return {
     same: words.length === 1,
     changes: false,
-    text: `No evidence that the version changes the answer (interaction tests between ${ENGINE_FACTS[c.engine].name} ${list(c.rows.map((r) => String(r.major)))}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family} tests); ${verdicts}.`,
+    text: `No evidence that the version changes the answer (interaction tests between ${ENGINE_FACTS[c.engine].name} ${list(c.rows.map((r, i) => majors[i] ?? String(r.major)))}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family} tests); ${verdicts}.`,
   };
 }
 
@@ -174,6 +178,8 @@ function summaryOf(c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versi
 export function answerVersions(groups: readonly Answered[]): VersionAnswers {
   const byConditions = new Map<string, Answered[]>();
   const majors = new Map<string, { hardwareClass: string; engine: Engine; majors: Set<number> }>();
+  // The release lines ("10.11") behind each engine's first numbers (what `majors` holds), for the words.
+  const releases = new Map<string, Set<string>>();
   for (const a of groups) {
     const g = a.group;
     const classKey = `${g.hardware.class}\u0000${g.engine.engine}`;
@@ -183,6 +189,8 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
       majors: new Set(),
     };
     seen.majors.add(g.engine.major);
+    const first = `${g.engine.engine}\u0000${g.engine.major}`;
+    releases.set(first, (releases.get(first) ?? new Set()).add(groupMajor(g)));
     majors.set(classKey, seen);
     const key = JSON.stringify([
       g.hardware.class,
@@ -199,6 +207,7 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
   const pending: (Omit<VersionComparison, 'interactions' | 'summary' | 'sameVerdict' | 'versionChangesAnswer'> & {
     family: string;
     raw: RawInteraction[];
+    releases: string[];
   })[] = [];
   for (const same of byConditions.values()) {
     const sorted = [...same].sort((x, y) => x.group.engine.major - y.group.engine.major);
@@ -209,10 +218,11 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
       for (const p of a.pairs)
         pairs.set(`${p.baseline}\u0000${p.candidate}`, { baseline: p.baseline, candidate: p.candidate });
     for (const { baseline, candidate } of pairs.values()) {
-      const rows = sorted.flatMap((a) => {
+      const answered = sorted.flatMap((a) => {
         const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
-        return pair ? [rowOf(a, pair)] : [];
+        return pair ? [{ row: rowOf(a, pair), release: groupMajor(a.group) }] : [];
       });
+      const rows = answered.map((r) => r.row);
       if (rows.length < 2) continue;
       const direction =
         sorted.flatMap((a) => a.pairs).find((p) => p.baseline === baseline && p.candidate === candidate && p.measured)
@@ -241,6 +251,7 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
           Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
         ]),
         raw: direction === 'descriptive' ? [] : interactionsOf(sorted, baseline, candidate),
+        releases: answered.map((r) => r.release),
       });
     }
   }
@@ -255,25 +266,37 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
       return [family, new Map(tests.map((t, i) => [t, ps[i] ?? 1]))] as const;
     }),
   );
-  const comparisons: VersionComparison[] = pending.map(({ family, raw, ...base }) => {
+  const comparisons: VersionComparison[] = pending.map(({ family, raw, releases, ...base }) => {
     const size = families.get(family)?.length ?? 1;
     const interactions: Interactions = raw.map((t) => {
       const p = adjustedOf.get(family)?.get(t) ?? t.p;
       return { ...t, adjusted: { method: 'holm', p, family: size }, differs: p < ALPHA };
     });
-    const { same, changes, text } = summaryOf({ ...base, interactions });
+    const { same, changes, text } = summaryOf({ ...base, interactions }, releases);
     return { ...base, interactions, sameVerdict: same, versionChangesAnswer: changes, summary: text };
   });
 
   const measured = [...majors.values()]
     .map((m) => ({ hardwareClass: m.hardwareClass, engine: m.engine, majors: [...m.majors].sort((a, b) => a - b) }))
     .sort((a, b) => a.hardwareClass.localeCompare(b.hardwareClass) || a.engine.localeCompare(b.engine));
-  return { measured, comparisons, sentence: sentenceOf(measured, comparisons) };
+  const releasesOf = (engine: Engine, major: number) => {
+    const lines = [...(releases.get(`${engine}\u0000${major}`) ?? [])];
+    // Release lines of one first number in order: 10.6 before 10.11.
+    return lines.length > 0
+      ? lines.sort((x, y) => Number(x.split('.')[1] ?? 0) - Number(y.split('.')[1] ?? 0))
+      : [String(major)];
+  };
+  return { measured, comparisons, sentence: sentenceOf(measured, comparisons, releasesOf) };
 }
 
-function sentenceOf(measured: VersionAnswers['measured'], comparisons: readonly VersionComparison[]): string {
+function sentenceOf(
+  measured: VersionAnswers['measured'],
+  comparisons: readonly VersionComparison[],
+  releasesOf: (engine: Engine, major: number) => string[],
+): string {
   if (measured.length === 0) return 'No server version is measured yet.';
-  const on = (engine: Engine, majors: readonly number[]) => `${ENGINE_FACTS[engine].name} ${list(majors.map(String))}`;
+  const on = (engine: Engine, majors: readonly number[]) =>
+    `${ENGINE_FACTS[engine].name} ${list(majors.flatMap((m) => releasesOf(engine, m)))}`;
   const servers = [...new Set(measured.map((m) => m.engine))].map((e) =>
     on(
       e,

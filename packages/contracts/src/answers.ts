@@ -18,7 +18,7 @@ import { SweepPoint } from './run.ts';
 import { NoiseCounts } from './noise.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
-import { ScaleAnswers, ScaleAt } from './scale.ts';
+import { ScaleAnswers, ScaleAt, ScaleCurves } from './scale.ts';
 
 export const AnswersQuery = z
   .strictObject({
@@ -245,6 +245,12 @@ export const ScenarioAnswers = z.object({
   versions: VersionAnswers,
   /** With `at`: the declared pairs fitted across the measured scales and answered at that scale. */
   atScale: ScaleAnswers.optional(),
+  /**
+   * For a scenario with a scale parameter (measured answers): each variant's fit across the
+   * measured scales, per class, major and the other parameters — what `atScale` is computed from,
+   * for any value (the site answers at a reader's scale from it).
+   */
+  scaleCurves: ScaleCurves.optional(),
   /** The runs every group drew on together, how many were flagged noisy, and how many were left out as noisy (`noisy=exclude`). */
   noise: NoiseCounts,
 });

@@ -6,7 +6,7 @@
  * each measured scale it was not given. Computed by `@tunelab/answers` (the site draws the same).
  */
 import { z } from 'zod';
-import { Bounds } from './comparisons.ts';
+import { Bounds, UsedDirection } from './comparisons.ts';
 import { Engine } from './database.ts';
 
 const AT_PATTERN = /^([a-z][a-z0-9_]{0,62}):([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)$/i;
@@ -124,3 +124,66 @@ export const ScaleAnswers = z.object({
   empty: z.string().nullable(),
 });
 export type ScaleAnswers = z.infer<typeof ScaleAnswers>;
+
+/**
+ * One variant's log–log least-squares line across scale, whole (`@tunelab/stats` LogLogFit): its
+ * parameters and the sums its intervals come from, not the samples behind it.
+ */
+export const ScaleLine = z.object({
+  n: z.number().int(),
+  slope: z.number(),
+  intercept: z.number(),
+  /** Residual standard deviation on the log scale (n − 2 degrees of freedom). */
+  residualSd: z.number(),
+  df: z.number(),
+  meanLogX: z.number(),
+  /** Σ (ln x − mean ln x)² */
+  sxx: z.number(),
+  range: z.object({ min: z.number(), max: z.number() }),
+});
+
+/** One variant of a group fitted across scale: what its answers at any scale are computed from. */
+export const ScaleCurve = z.object({
+  variant: z.string(),
+  label: z.string(),
+  /** Null with fewer than three points or two distinct scales. */
+  line: ScaleLine.nullable(),
+  /** Runs × repetitions fitted. */
+  n: z.number().int(),
+  /** The measured scales, ascending. */
+  scales: z.array(z.number()),
+  heldOut: z.array(HeldOut),
+});
+export type ScaleCurve = z.infer<typeof ScaleCurve>;
+
+export const ScaleCurveGroup = ScaleGroupAnswer.omit({ pairs: true }).extend({
+  /** "MariaDB 10.11": the engine and its release line (`major` holds the first number only). */
+  server: z.string(),
+  /** The group's metric unit. */
+  unit: z.string(),
+  /** How the command that measures another scale reaches this group's server (`--server 15`, or `--target …`). */
+  serverFlags: z.string(),
+  curves: z.array(ScaleCurve),
+});
+export type ScaleCurveGroup = z.infer<typeof ScaleCurveGroup>;
+
+/**
+ * A scenario's variants fitted across its scale parameter, per hardware class × engine major ×
+ * the other parameters: everything `atScale` is computed from for any value (`answerCurvesAtScale`
+ * of `@tunelab/answers`), so that a page can answer at a reader's scale without a server.
+ */
+export const ScaleCurves = z.object({
+  scenario: z.string(),
+  param: z.string(),
+  metric: z.string(),
+  metricLabel: z.string(),
+  unit: z.string(),
+  direction: UsedDirection,
+  limit: z.number(),
+  minScales: z.number().int(),
+  /** The declared pairs, answered in this order. */
+  pairs: z.array(z.object({ baseline: z.string(), candidate: z.string() })),
+  groups: z.array(ScaleCurveGroup),
+  empty: z.string().nullable(),
+});
+export type ScaleCurves = z.infer<typeof ScaleCurves>;

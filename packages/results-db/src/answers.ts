@@ -11,11 +11,12 @@ import {
   type ScenarioAnswersRecord,
 } from '@tunelab/contracts';
 import {
-  answerAtScale,
+  answerCurvesAtScale,
   answerScenario,
   checkScaleQuery,
   conditionMetrics,
   answerVersions,
+  fitScaleCurves,
   metricDirection,
   primaryMetric,
   type SeriesPoint,
@@ -166,10 +167,18 @@ export async function answerFromReads(
   });
   // The same pairs side by side per engine major, read from the per-group answers.
   const versions = answerVersions(answered.groups);
-  if (!at) return { ...answered, versions };
+  if (!doc.scale) return { ...answered, versions };
+  // Each variant fitted across the measured scales: `scaleCurves` (measured answers), and at `at`
+  // the pairs answered from those very curves.
   const direction = metricDirection(doc, metric, q.direction).direction;
-  const measured = source === 'measured' ? rows : await reads.rows({ ...base, source: 'measured' });
-  return { ...answered, versions, atScale: answerAtScale({ doc, rows: measured, at, metric, direction }) };
+  const measured = source === 'measured' ? rows : at ? await reads.rows({ ...base, source: 'measured' }) : [];
+  const curves = fitScaleCurves({ doc, rows: measured, param: doc.scale.param, metric, direction });
+  return {
+    ...answered,
+    versions,
+    ...(source === 'measured' ? { scaleCurves: curves } : {}),
+    ...(at ? { atScale: answerCurvesAtScale(curves, at.value) } : {}),
+  };
 }
 
 /** Null when the scenario has no folder in the catalog. */

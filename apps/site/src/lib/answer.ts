@@ -5,6 +5,7 @@
  */
 import type { ScenarioAnswers } from '@tunelab/contracts';
 import type { ScenarioView } from './load.ts';
+import { compareMajors, groupServer } from './servers.ts';
 
 import { pairClaims, verdictMagnitude, type PairClaim } from '@tunelab/answers';
 
@@ -28,7 +29,9 @@ export function scenarioAnswers(sc: ScenarioView): ClassAnswer[] {
     if (!firstAt.has(keyOf(a))) firstAt.set(keyOf(a), i);
   });
   return [...groups].sort(
-    (x, y) => firstAt.get(keyOf(x))! - firstAt.get(keyOf(y))! || x.group.engine.major - y.group.engine.major,
+    (x, y) =>
+      firstAt.get(keyOf(x))! - firstAt.get(keyOf(y))! ||
+      compareMajors(groupServer(x.group).major, groupServer(y.group).major),
   );
 }
 

@@ -112,6 +112,9 @@ function build(data: SiteData): DownloadFile[] {
         'ci95_low',
         'ci95_high',
         'welch_p',
+        // The p the verdict was decided by: Welch's adjusted by Holm's method over `holm_family` tests.
+        'holm_p',
+        'holm_family',
         'mann_whitney_p',
         'verdict',
         'sentence',
@@ -130,6 +133,8 @@ function build(data: SiteData): DownloadFile[] {
           c.ci95?.low,
           c.ci95?.high,
           c.welch?.p,
+          c.adjusted?.p,
+          c.adjusted?.family,
           c.mannWhitney?.p,
           c.verdict.kind,
           c.verdict.sentence,

@@ -6,6 +6,7 @@
 import { metricName } from './format.ts';
 import type { Agreement, FitAnswer, RatioAnswer, ScenarioAnswers } from '@tunelab/contracts';
 import type { ScenarioView } from './load.ts';
+import { groupServer, serverKey } from './servers.ts';
 import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
 import { unitFor } from './units.ts';
 
@@ -50,7 +51,7 @@ function distinct(answers: ScenarioAnswers | null): Group[] {
   const seen = new Set<string>();
   return (answers?.groups ?? []).filter((a) => {
     const g = a.group;
-    const key = `${g.hardware.class}|${g.engine.engine}${g.engine.major}|${JSON.stringify(g.params)}|${g.scenario.version}`;
+    const key = `${g.hardware.class}|${serverKey(groupServer(g))}|${JSON.stringify(g.params)}|${g.scenario.version}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -5,11 +5,12 @@
  * of verdict cells over every measured class and condition (nothing dropped). Everything here
  * arranges what `@tunelab/answers` computed; nothing decides a verdict.
  */
-import { ENGINE_NAMES as ENGINE, type Agreement } from '@tunelab/contracts';
-import { formatP } from '@tunelab/answers';
+import type { Agreement } from '@tunelab/contracts';
+import { decidingP } from '@tunelab/answers';
 import type { ClassAnswer, PairView } from './answer.ts';
 import { formatValue, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
+import { compareServers, groupServer, rowServer, serverKey, serversText, type Server } from './servers.ts';
 import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
 
 type ComparisonGroup = ClassAnswer['group'];
@@ -45,19 +46,6 @@ const paramsText = (shown: Set<string>, g: ComparisonGroup, withPoint: boolean):
     .map(([k, v]) => `${k} = ${num(v)}`)
     .join(', ');
 
-/** "PostgreSQL 14, 15 and 17" */
-export function serversText(servers: readonly { engine: string; major: number }[]): string {
-  const byEngine = new Map<string, number[]>();
-  for (const s of servers) byEngine.set(s.engine, [...new Set([...(byEngine.get(s.engine) ?? []), s.major])]);
-  return [...byEngine]
-    .map(([engine, majors]) => {
-      const sorted = majors.sort((a, b) => a - b);
-      const name = ENGINE[engine] ?? engine;
-      return `${name} ${sorted.length > 1 ? `${sorted.slice(0, -1).join(', ')} and ${sorted.at(-1)}` : sorted[0]}`;
-    })
-    .join('; ');
-}
-
 export type AnswerLine = {
   scenario: ScenarioView;
   answer: ClassAnswer;
@@ -74,7 +62,8 @@ export type AnswerLine = {
   figures: string | null;
   /** "×0.44" the candidate's mean over the baseline's. */
   ratio: string | null;
-  evidence: string | null;
+  /** "Holm-adjusted p = 0.042" (the p the verdict was decided by) and "n = 3 + 3"; null without a measured pair. */
+  evidence: { p: string | null; n: string } | null;
   significant: boolean;
   agreement: Agreement;
   /** The first words of the reasons ("scale", "hardware"). */
@@ -99,14 +88,14 @@ export function meansText(
   return `${withUnit(b)} for ${p.baseline} vs ${withUnit(c)} for ${p.candidate}`;
 }
 
-/** How strong a pair's evidence is: significant first, then the smallest p, then the most repetitions. */
+/** How strong a pair's evidence is: significant first, then the smallest deciding p, then the most repetitions. */
 function strength(p: PairView, g: ComparisonGroup): [number, number, number] {
   const m = p.measured;
   const n = g.variants
     .filter((v) => v.variant === p.baseline || v.variant === p.candidate)
     .reduce((s, v) => s + v.n, 0);
   if (!m || m.verdict.kind === 'insufficient-data' || m.verdict.kind === 'descriptive') return [3, 1, -n];
-  return [m.verdict.significant ? 0 : 1, m.welch?.p ?? 1, -n];
+  return [m.verdict.significant ? 0 : 1, decidingP(m)?.p ?? 1, -n];
 }
 const byStrength = (a: [number, number, number], b: [number, number, number]) =>
   a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -120,11 +109,9 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const figures = meansText(g, p, format);
   const m = p.measured;
   const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
-  const evidence = m?.welch
-    ? `p ${formatP(m.welch.p)}, n = ${nOf(p.baseline)} + ${nOf(p.candidate)}`
-    : m
-      ? `n = ${nOf(p.baseline)} + ${nOf(p.candidate)}`
-      : null;
+  // The p the verdict was decided by (Holm-adjusted when the answer made several tests), never the raw one beside it.
+  const decided = decidingP(m ?? null);
+  const evidence = m ? { p: decided?.text ?? null, n: `n = ${nOf(p.baseline)} + ${nOf(p.candidate)}` } : null;
   const same = sc.answers?.versions.comparisons.find(
     (v) =>
       v.hardwareClass === g.hardware.class &&
@@ -140,7 +127,9 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
     pair: p,
     anchor: groupAnchor(g),
     hardwareClass: g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
-    servers: serversText(same?.sameVerdict ? same.rows : [g.engine]),
+    servers: serversText(
+      same?.sameVerdict ? same.rows.map((r) => rowServer(r, sc.answers?.groups ?? [])) : [groupServer(g)],
+    ),
     versionsDiffer: same !== undefined && !same.sameVerdict,
     scale: paramsText(shownParams(sc), g, true),
     figures,
@@ -191,19 +180,16 @@ function cellWord(p: PairView): { word: string; kind: string } {
   return { word: 'too few runs', kind: 'insufficient' };
 }
 
-export const serverLabel = (s: { engine: string; major: number }) => `${ENGINE[s.engine] ?? s.engine} ${s.major}`;
-export const serverKey = (s: { engine: string; major: number }) => `${s.engine} ${s.major}`;
-
 /**
  * Every measured group of every scenario in a matrix: one row per scenario × class × conditions
  * (the parameters; a sweep's points fold into one cell), one column per server version. A cell
  * names each declared pair's verdict; a sweep's cell counts the points where the verdict holds.
  */
 export function answerMatrix(data: SiteData): {
-  servers: { engine: string; major: number }[];
+  servers: Server[];
   scenarios: MatrixScenario[];
 } {
-  const servers = new Map<string, { engine: string; major: number }>();
+  const servers = new Map<string, Server>();
   const scenarios: MatrixScenario[] = [];
   for (const sc of data.scenarios) {
     const rows = new Map<string, MatrixRow>();
@@ -212,7 +198,8 @@ export function answerMatrix(data: SiteData): {
     const versions = new Set((sc.answers?.groups ?? []).map((a) => a.group.scenario.version)).size;
     for (const a of sc.answers?.groups ?? []) {
       const g = a.group;
-      servers.set(serverKey(g.engine), g.engine);
+      const server = groupServer(g);
+      servers.set(serverKey(server), server);
       const conditions = [paramsText(shown, g, false), versions > 1 ? versionLabel(sc, g.scenario.version) : '']
         .filter(Boolean)
         .join(' · ');
@@ -226,7 +213,7 @@ export function answerMatrix(data: SiteData): {
       rows.set(rowKey, row);
       const cells = groups.get(rowKey) ?? new Map<string, ClassAnswer[]>();
       groups.set(rowKey, cells);
-      cells.set(serverKey(g.engine), [...(cells.get(serverKey(g.engine)) ?? []), a]);
+      cells.set(serverKey(server), [...(cells.get(serverKey(server)) ?? []), a]);
     }
     for (const [rowKey, cells] of groups)
       for (const [server, list] of cells) {
@@ -270,6 +257,5 @@ export function answerMatrix(data: SiteData): {
       }
     if (rows.size > 0) scenarios.push({ scenario: sc, rows: [...rows.values()] });
   }
-  const sortedServers = [...servers.values()].sort((a, b) => a.engine.localeCompare(b.engine) || a.major - b.major);
-  return { servers: sortedServers, scenarios };
+  return { servers: [...servers.values()].sort(compareServers), scenarios };
 }

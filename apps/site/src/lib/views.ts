@@ -5,7 +5,8 @@
 import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
-import { engineDefault, isNoiseSetting, meanImprovement, normalizeSetting, serverName } from '@tunelab/answers';
+import { decidingP, engineDefault, isNoiseSetting, meanImprovement, normalizeSetting } from '@tunelab/answers';
+import { groupServer, serverKey, serverLabel } from './servers.ts';
 import {
   formatDuration,
   formatInterval,
@@ -78,15 +79,16 @@ const hardwareLabel = (g: ComparisonGroup) => {
 };
 
 /** A short stable tag of a group's conditions (engine, major, parameter values): groups of one class at two scales get two anchors. */
-function conditionsTag(g: Pick<ComparisonGroup, 'engine' | 'params'>): string {
+function conditionsTag(g: Pick<ComparisonGroup, 'engine' | 'databaseVersions' | 'params'>): string {
+  const server = groupServer(g);
   let h = 0x811c9dc5;
-  for (const ch of `${g.engine.engine}${g.engine.major}${JSON.stringify(g.params)}`)
+  for (const ch of `${server.engine}${server.major}${JSON.stringify(g.params)}`)
     h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
 export const groupAnchor = (
-  g: Pick<ComparisonGroup, 'source' | 'hardware' | 'scenario' | 'point' | 'engine' | 'params'>,
+  g: Pick<ComparisonGroup, 'source' | 'hardware' | 'scenario' | 'point' | 'engine' | 'databaseVersions' | 'params'>,
 ) =>
   `g-${g.source}-${g.hardware.class.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-${shortHash(g.scenario.version).slice(0, 8)}-${conditionsTag(g)}${g.point ? `-${g.point.param}-${String(g.point.value).replace(/[^0-9]+/g, '-')}` : ''}`;
 
@@ -204,8 +206,8 @@ export function measuredFormat(sc: ScenarioView, g: Pick<ComparisonGroup, 'varia
 
 /** " · PostgreSQL 17" when the groups span several servers (two majors of one class are two tables). */
 function serverSuffix(groups: readonly ComparisonGroup[]): (g: ComparisonGroup) => string {
-  const several = new Set(groups.map((g) => `${g.engine.engine} ${g.engine.major}`)).size > 1;
-  return (g) => (several ? ` · ${serverName(g.engine.engine, g.engine.major)}` : '');
+  const several = new Set(groups.map((g) => serverKey(groupServer(g)))).size > 1;
+  return (g) => (several ? ` · ${serverLabel(groupServer(g))}` : '');
 }
 
 /**
@@ -268,7 +270,8 @@ function makeMeasuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
         candidate: c.candidate,
         sentence: c.verdict.sentence,
         kind: c.verdict.kind,
-        p: c.welch?.p ?? null,
+        // The p the verdict was decided by (Holm-adjusted when the answer made several tests).
+        p: decidingP(c)?.p ?? null,
         improvement: c.improvement,
       })),
     };
