@@ -13,8 +13,15 @@ import type {
   PublishedFile,
   ScenarioDocument,
 } from '@tunelab/contracts';
-import { ENGINE_FACTS, majorOfParts } from '@tunelab/contracts';
-import { engineDefault, sameSetting } from './settings.ts';
+import {
+  ENGINE_FACTS,
+  STORAGE_TIER_LABELS,
+  isEmulatedClass,
+  majorOfParts,
+  parseSizeText,
+  type ArticleMachineConditions,
+} from '@tunelab/contracts';
+import { engineDefault, normalizeSetting, sameSetting } from './settings.ts';
 import type { RatioAnswer } from '@tunelab/contracts';
 import { conditionReasons, evaluateConditions } from './conditions.ts';
 import type { UnitSample } from './figures.ts';
@@ -41,7 +48,10 @@ export const COMPARABILITY_RULE =
   '(3) when the article described its machine: the storage kind here is known and the same, and cores and memory together are within two doublings; ' +
   '(4) every setting the scenario calls relevant equals the article’s, where the article stated it (a setting a run did not record is the server’s default). ' +
   'A comparable result reproduces the article when it points the same way (both faster, both slower, or both without a significant difference), contradicts it when it points the other way, ' +
-  'and is inconclusive when the measurement finds no significant difference where the article found one. Any condition that differs makes it not comparable, whatever it points to, and says which.';
+  'and is inconclusive when the measurement finds no significant difference where the article found one. Any condition that differs makes it not comparable, whatever it points to, and says which. ' +
+  'An emulated run (`--like-article`: the server inside a resource envelope) is judged by the ratios the scenario’s `article_conditions` declare for the article’s machine instead of absolutes: ' +
+  'its data size (the scale parameter × bytes per unit) over its memory limit within a factor of 2 of the article’s data : memory, each setting listed in `settings_to_data` over its data size within a factor of 2 of the article’s, and the storage tier measured inside the envelope equal to the article’s; ' +
+  'cores and absolute data size are not reproduced and are said as notes. Every answer drawn from an emulated run says “under emulated conditions”; an emulated run without `article_conditions` for the machine is judged as any other.';
 
 export const storageName = (kind: string) => (kind === 'unknown' ? 'virtual or unknown disk' : kind.toUpperCase());
 const num = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
@@ -158,14 +168,36 @@ export function comparability(
   article: ArticleMachine | null,
   /** Every sample of the group's runs (the metrics its conditions read; `conditionMetrics`). */
   samples: readonly UnitSample[] = [],
-): { reasons: string[]; notes: string[] } {
+): Comparability {
   const doc = scenario.doc;
   const reasons: string[] = [];
   const notes: string[] = [];
+  const emulated = isEmulatedClass(g.hardware.class);
+  const like = emulated ? likeArticle(scenario, g, article) : null;
+  const reproduced: string[] = [];
+  const notReproduced: string[] = [];
+  if (emulated && !like)
+    notes.push(
+      'emulated: the run’s server ran inside a resource envelope, and the scenario declares no article_conditions for this machine, so it is judged on absolutes',
+    );
   // (1) scale: every parameter whose article value the scenario declares.
   const scale: string[] = [];
+  if (like) {
+    const r = like.dataBytes / like.memoryBytes;
+    const theirs = like.machine.data_to_memory;
+    if (r / theirs < 0.5 || r / theirs > 2)
+      scale.push(
+        `data:memory ${ratioText(r)} here (${sizeName(like.dataBytes)} of data, ${like.param} ${num(like.paramValue)}, in a ${sizeName(like.memoryBytes)} memory limit) vs ${declaredRatio(theirs)} in the article`,
+      );
+    else reproduced.push(`data:memory ${ratioText(r)} vs ${declaredRatio(theirs)}`);
+    if (article?.cores != null && article.cores !== g.hardware.physicalCores)
+      notReproduced.push(`${g.hardware.physicalCores} cores here vs ${article.cores}`);
+    const theirSize = parseSizeText(like.machine.data_size);
+    if (theirSize !== null) notReproduced.push(`${sizeName(like.dataBytes)} of data here vs ${sizeName(theirSize)}`);
+  }
   for (const [name, def] of Object.entries(doc.params)) {
     if (name === doc.sweep?.param || def.published === undefined) continue;
+    if (like && name === like.param) continue;
     const here = g.params[name];
     if (here === undefined) continue;
     const pub = def.published;
@@ -184,7 +216,18 @@ export function comparability(
   const unmet = conditionReasons(evaluateConditions(doc, scenario.published, g, samples));
   if (unmet.length > 0) reasons.push(`conditions: ${unmet.join('; ')}`);
   // (3) hardware, when the article described it.
-  if (article && !article.stated) notes.push('hardware: the article did not describe its machine');
+  if (like) {
+    const theirs = like.machine.storage_tier;
+    if (like.tier === null)
+      reasons.push(
+        `hardware: no storage tier was measured inside the envelope, the article’s disk is ${STORAGE_TIER_LABELS[theirs]}`,
+      );
+    else if (like.tier !== theirs)
+      reasons.push(
+        `hardware: ${STORAGE_TIER_LABELS[like.tier]} here (measured inside the envelope) vs ${STORAGE_TIER_LABELS[theirs]} in the article`,
+      );
+    else reproduced.push(`${STORAGE_TIER_LABELS[like.tier]} vs ${STORAGE_TIER_LABELS[theirs]}`);
+  } else if (article && !article.stated) notes.push('hardware: the article did not describe its machine');
   else if (article) {
     const parts: string[] = [];
     if (g.hardware.storageKind === 'unknown')
@@ -213,6 +256,19 @@ export function comparability(
   };
   const differ: string[] = [];
   for (const name of doc.report.relevant_settings) {
+    const scaled = like ? ownRatio(like.machine.settings_to_data, name) : undefined;
+    if (like && scaled !== undefined) {
+      const values = settingValues(g, name);
+      const bytes = values.map((v) => sizeBytes(v.replace(/ \(default\)$/, '')));
+      const off = bytes.some((b) => b === null || b / like.dataBytes / scaled < 0.5 || b / like.dataBytes / scaled > 2);
+      const here = bytes.map((b) => (b === null ? 'not a size' : ratioText(b / like.dataBytes))).join(' / ');
+      if (off)
+        differ.push(
+          `${name}:data ${here} here (${name} ${values.join(' / ')}) vs ${declaredRatio(scaled)} in the article`,
+        );
+      else reproduced.push(`${name}:data ${here} vs ${declaredRatio(scaled)}`);
+      continue;
+    }
     const theirs = stated[name];
     if (theirs === undefined) continue;
     const values = settingValues(g, name);
@@ -220,7 +276,77 @@ export function comparability(
       differ.push(`${name} ${values.join(' / ')} here vs ${theirs} in the article`);
   }
   if (differ.length > 0) reasons.push(`settings: ${differ.join('; ')}`);
-  return { reasons, notes };
+  if (notReproduced.length > 0) notes.push(`not reproduced: ${notReproduced.join('; ')}`);
+  if (like)
+    notes.unshift(
+      `emulated like the article’s ${like.machine.hardware}: the run’s server ran inside a resource envelope`,
+    );
+  return { reasons, notes, emulated: emulated ? { reproduced, notReproduced } : null };
+}
+
+/** What comparability found; `emulated` for a group whose class is emulated: the ratios it reproduced and what it did not. */
+export type Comparability = {
+  reasons: string[];
+  notes: string[];
+  emulated: { reproduced: string[]; notReproduced: string[] } | null;
+};
+
+const ownRatio = (r: Record<string, number>, k: string) => (Object.hasOwn(r, k) ? r[k] : undefined);
+/** A measured ratio to two significant digits ("0.37"); the article's as declared, to three ("0.375"). */
+const ratioText = (r: number) => Number(r.toPrecision(2)).toString();
+const declaredRatio = (r: number) => Number(r.toPrecision(3)).toString();
+const GIB = 1024 ** 3;
+const sizeName = (bytes: number) =>
+  bytes >= 0.95 * GIB ? `${Number((bytes / GIB).toFixed(1))} GB` : `${Math.round(bytes / 1024 ** 2)} MB`;
+/** "683MB" → bytes; null for a value that is not a size. */
+function sizeBytes(value: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)B$/.exec(normalizeSetting(value));
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * An emulated group's article conditions for the machine compared (published.json hardware id; the
+ * first declared machine when there is no figure to compare with), its data size, memory limit and
+ * the tier measured inside the envelope, read from the class ("2 cores / 2.7 GB of 24 GB / SSD-like,
+ * emulated"); null when the scenario declares none for it or the group did not record the scale parameter.
+ */
+function likeArticle(scenario: ScenarioInput, g: AnswerGroup, article: ArticleMachine | null) {
+  const conditions = scenario.doc.article_conditions;
+  if (!conditions) return null;
+  const machine: ArticleMachineConditions | undefined = article
+    ? conditions.machines.find((m) => m.hardware === article.id)
+    : conditions.machines[0];
+  if (!machine) return null;
+  const value = g.point?.param === conditions.param ? g.point.value : g.params[conditions.param];
+  if (typeof value !== 'number') return null;
+  const parts = g.hardware.class.replace(/, emulated$/, '').split(' / ');
+  const limit = /^(\d+(?:\.\d+)?) (GB|MB) of /.exec(parts[1] ?? '');
+  const memoryBytes = limit ? Number(limit[1]) * (limit[2] === 'GB' ? GIB : 1024 ** 2) : g.hardware.memoryGb * GIB;
+  const label = parts.slice(2).join(' / ');
+  const tier = (Object.keys(STORAGE_TIER_LABELS) as (keyof typeof STORAGE_TIER_LABELS)[]).find(
+    (t) => STORAGE_TIER_LABELS[t] === label,
+  );
+  if (memoryBytes <= 0) return null;
+  return {
+    machine,
+    param: conditions.param,
+    paramValue: value,
+    dataBytes: value * conditions.bytes_per_unit,
+    memoryBytes,
+    tier: tier ?? null,
+  };
+}
+
+/**
+ * The agreement in words, with "under emulated conditions" and the ratios it reproduced for an
+ * emulated group: "reproduces the article under emulated conditions (data:memory 0.37 vs 0.375, …);
+ * not reproduced: 2 cores here vs 8; 1 GB of data here vs 12 GB".
+ */
+export function agreementSentence(agreement: Agreement, c: Comparability): string {
+  if (!c.emulated) return AGREEMENT_TEXT[agreement];
+  const reproduced = c.emulated.reproduced.length > 0 ? ` (${c.emulated.reproduced.join(', ')})` : '';
+  const not = c.emulated.notReproduced.length > 0 ? `; not reproduced: ${c.emulated.notReproduced.join('; ')}` : '';
+  return `${AGREEMENT_TEXT[agreement]} under emulated conditions${reproduced}${not}`;
 }
 
 /** The values a group's runs had for a setting; a setting no run recorded is the engine default. */
@@ -281,6 +407,8 @@ export type PairAnswerRecord = {
   notes: string[];
   article: ArticleFigure | null;
   advice: string;
+  /** The agreement in words; "… under emulated conditions (…)" for an emulated group (`agreementSentence`). */
+  sentence: string;
 };
 
 /** One declared pair of one measured group, against the nearest article machine with figures for it. */
@@ -294,11 +422,34 @@ export function answerPair(
   /** Every sample of the group's runs, for the declared conditions. */
   samples: readonly UnitSample[] = [],
 ): PairAnswerRecord {
+  const plain: Comparability = {
+    reasons: [],
+    notes: [],
+    emulated: isEmulatedClass(g.hardware.class) ? { reproduced: [], notReproduced: [] } : null,
+  };
+  const r = pairAnswer(scenario, g, machines, baseline, candidate, ratios, samples);
+  return { ...r.record, sentence: agreementSentence(r.record.agreement, r.comparability ?? plain) };
+}
+
+function pairAnswer(
+  scenario: ScenarioInput,
+  g: AnswerGroup,
+  machines: readonly ArticleMachine[],
+  baseline: string,
+  candidate: string,
+  ratios: readonly RatioAnswer[],
+  samples: readonly UnitSample[],
+): { record: Omit<PairAnswerRecord, 'sentence'>; comparability?: Comparability } {
   const labels = Object.fromEntries(scenario.doc.variants.map((v) => [v.key, v.label]));
   const measured = g.comparisons.find((c) => c.baseline === baseline && c.candidate === candidate) ?? null;
   const adviceText = advice(measured, baseline, candidate, labels).text;
   const withPair = atPoint(g, machines).filter((m) => articleComparison(m, baseline, candidate) !== null);
-  const machine = nearestArticleMachine(g, withPair);
+  // An emulated group is held against a machine whose conditions it emulates (article_conditions),
+  // whatever machine its envelope's cores and memory are nearest to.
+  const emulatedOf = isEmulatedClass(g.hardware.class)
+    ? withPair.filter((m) => scenario.doc.article_conditions?.machines.some((c) => c.hardware === m.id))
+    : [];
+  const machine = nearestArticleMachine(g, emulatedOf.length > 0 ? emulatedOf : withPair);
   const art = machine ? articleComparison(machine, baseline, candidate) : null;
   const base = { baseline, candidate, measured, advice: adviceText };
   let article: ArticleFigure | null = null;
@@ -339,35 +490,49 @@ export function answerPair(
         outcome: 'unknown',
         sentence: `${r.label}: ${candidate} ${row.article.toFixed(2)} in the article, ${row.ratio === null ? 'not measured' : row.ratio.toFixed(2)} here`,
       };
-      const { reasons, notes } = comparability(scenario, g, null, samples);
+      const c = comparability(scenario, g, null, samples);
+      const { reasons, notes } = c;
       if (row.agrees === null)
         return {
-          ...base,
-          agreement: 'insufficient-data',
-          reasons: ['ratio: needs two units of each variant'],
-          notes,
-          article,
+          record: {
+            ...base,
+            agreement: 'insufficient-data',
+            reasons: ['ratio: needs two units of each variant'],
+            notes,
+            article,
+          },
+          comparability: c,
         };
       return {
-        ...base,
-        agreement: reasons.length > 0 ? 'not-comparable' : row.agrees ? 'reproduces' : 'contradicts',
-        reasons,
-        notes,
-        article,
+        record: {
+          ...base,
+          agreement: reasons.length > 0 ? 'not-comparable' : row.agrees ? 'reproduces' : 'contradicts',
+          reasons,
+          notes,
+          article,
+        },
+        comparability: c,
       };
     }
   }
   if (!measured || measured.verdict.kind === 'insufficient-data')
-    return { ...base, agreement: 'insufficient-data', reasons: [], notes: [], article };
+    return { record: { ...base, agreement: 'insufficient-data', reasons: [], notes: [], article } };
   if (measured.verdict.kind === 'descriptive')
-    return { ...base, agreement: 'no-article', reasons: [], notes: ['descriptive metric: no verdict'], article };
+    return {
+      record: { ...base, agreement: 'no-article', reasons: [], notes: ['descriptive metric: no verdict'], article },
+    };
   if (!machine || !art || there === 'unknown') {
     // No figure to hold it against; a result measured far from the article's conditions still
     // says so, so that a toy-scale run never reads as the article's answer.
-    const { reasons, notes } = comparability(scenario, g, null, samples);
-    return { ...base, agreement: reasons.length > 0 ? 'not-comparable' : 'no-article', reasons, notes, article };
+    const c = comparability(scenario, g, null, samples);
+    const { reasons, notes } = c;
+    return {
+      record: { ...base, agreement: reasons.length > 0 ? 'not-comparable' : 'no-article', reasons, notes, article },
+      comparability: c,
+    };
   }
-  const { reasons, notes } = comparability(scenario, g, machine, samples);
+  const c = comparability(scenario, g, machine, samples);
+  const { reasons, notes } = c;
   const theirPoint = machine.group.point;
   if (g.point && theirPoint && theirPoint.value !== g.point.value)
     reasons.unshift(
@@ -385,7 +550,7 @@ export function answerPair(
           : 'contradicts';
   else if (here === 'none') agreement = 'inconclusive';
   else agreement = here === there ? 'reproduces' : 'contradicts';
-  return { ...base, agreement, reasons, notes, article };
+  return { record: { ...base, agreement, reasons, notes, article }, comparability: c };
 }
 
 /**

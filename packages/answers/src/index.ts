@@ -5,6 +5,7 @@ export { defaultMetric, metricDirection, metricList, primaryMetric, type Resolve
 export { comparePair } from './compare.ts';
 export {
   AGREEMENT_TEXT,
+  agreementSentence,
   COMPARABILITY_RULE,
   advice,
   answerPair,
@@ -19,6 +20,7 @@ export {
   storageName,
   type AnswerGroup,
   type ArticleMachine,
+  type Comparability,
   type PairAnswerRecord,
   type ScenarioInput,
 } from './answer.ts';

@@ -107,6 +107,7 @@ describe('answers over generated positive samples', () => {
             notes: [],
             article: null,
             advice: '',
+            sentence: 'no article figure',
           })),
         }));
         for (const c of answerVersions(answered).comparisons)

@@ -76,6 +76,11 @@ export const PairAnswer = z.object({
   article: ArticleFigure.nullable(),
   /** "prefer ff100 (fillfactor 100) over ff40 (…)", or why not. */
   advice: z.string(),
+  /**
+   * The agreement in words: "reproduces the article", or for an emulated run (`--like-article`)
+   * "reproduces the article under emulated conditions (data:memory 0.37 vs 0.375, …); not reproduced: …".
+   */
+  sentence: z.string(),
 });
 export type PairAnswer = z.infer<typeof PairAnswer>;
 

@@ -249,7 +249,7 @@ export function agreementLine(pair: Answered['pairs'][number]): string {
     ? ` (${pair.article.kind === 'ratio' ? pair.article.sentence : `${pair.article.label}: ${pair.article.sentence}`})`
     : '';
   const reasons = pair.reasons.length ? ` — ${pair.reasons.join('; ')}` : '';
-  return `${AGREEMENT_TEXT[pair.agreement]}${figure}${reasons}`;
+  return `${pair.sentence}${figure}${reasons}`;
 }
 
 /**

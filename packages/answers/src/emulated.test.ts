@@ -1,0 +1,115 @@
+/**
+ * An emulated run (`tunelab run vacuum-index-cleanup --server 17 --like-article`: the server inside
+ * a 2.67 GB memory envelope, rows = 2,151,787 → 1 GB of data, data:memory 0.375 as on the article's
+ * server-1) judged by the ratios of the scenario's `article_conditions` (issue 29 §2) —
+ * tests/fixtures/vacuum-index-cleanup-like-article-1GB.json is that run, made on the 2-core VM on 2026-11-26.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { hardwareClassOf, RunSubmission } from '@tunelab/contracts';
+import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
+import { answerRun } from './run.ts';
+import { COMPARABILITY_RULE } from './answer.ts';
+
+const likeRun = () =>
+  RunSubmission.parse(
+    (
+      JSON.parse(
+        readFileSync(
+          new URL('../../../tests/fixtures/vacuum-index-cleanup-like-article-1GB.json', import.meta.url),
+          'utf8',
+        ),
+      ) as { submission: unknown }
+    ).submission,
+  );
+
+async function answer(run: RunSubmission, withConditions = true) {
+  const scenario = await loadScenario(`${DEFAULT_SCENARIOS_DIR}vacuum-index-cleanup`);
+  const doc = withConditions ? scenario.doc : { ...scenario.doc, article_conditions: undefined };
+  return answerRun({ doc, published: scenario.published, run, metric: 'duration' });
+}
+const pair = (a: Awaited<ReturnType<typeof answer>>, candidate: string) => {
+  expect(a.groups).toHaveLength(1);
+  const p = a.groups[0]!.pairs.find((x) => x.candidate === candidate);
+  expect(p).toBeDefined();
+  return p!;
+};
+
+describe('an emulated like-article run', () => {
+  it('is judged on the ratios it reproduces, and says so', async () => {
+    const run = likeRun();
+    expect(hardwareClassOf(run.hardware)).toBe('2 cores / 2.7 GB of 24 GB / SSD-like, emulated');
+    const a = await answer(run);
+    const p = pair(a, '1-2');
+    // The run's 3 repetitions on a loaded machine cannot tell 1-2 from 1-1 (CI −46%..48%): comparable, inconclusive.
+    expect(p.reasons).toEqual([]);
+    expect(p.agreement).toBe('inconclusive');
+    expect(p.sentence).toBe(
+      'inconclusive under emulated conditions (data:memory 0.37 vs 0.375, SSD-like vs SSD-like, ' +
+        'maintenance_work_mem:data 0.13 vs 0.133, shared_buffers:data 0.67 vs 0.667, max_wal_size:data 0.67 vs 0.667); ' +
+        'not reproduced: 2 cores here vs 8; 1 GB of data here vs 12 GB',
+    );
+    expect(p.notes).toContain('not reproduced: 2 cores here vs 8; 1 GB of data here vs 12 GB');
+    expect(p.notes[0]).toMatch(/^emulated like the article’s server-1/);
+  });
+
+  it('whose data is 3× the article’s data:memory is not comparable, and the reason names both ratios', async () => {
+    const run = likeRun();
+    // The same run in a third of the memory: 1 GB of data in a 0.9 GB limit (data:memory 1.1 vs 0.375).
+    run.hardware.envelope = { ...run.hardware.envelope!, memoryBytes: Math.round(2863661056 / 3) };
+    expect(hardwareClassOf(run.hardware)).toBe('2 cores / 910 MB of 24 GB / SSD-like, emulated');
+    const p = pair(await answer(run), '1-2');
+    expect(p.agreement).toBe('not-comparable');
+    expect(p.reasons).toEqual([
+      'scale: data:memory 1.1 here (1 GB of data, rows 2,151,787, in a 910 MB memory limit) vs 0.375 in the article',
+    ]);
+    expect(p.sentence).toMatch(
+      /^not comparable under emulated conditions \(SSD-like vs SSD-like, maintenance_work_mem:data 0\.13 vs 0\.133, /,
+    );
+  });
+
+  it('whose disk measured another tier inside the envelope is not comparable on storage', async () => {
+    const run = likeRun();
+    run.hardware.measured = { ...run.hardware.measured!, readIopsQd1: 150, readIopsQd16: 300 };
+    expect(hardwareClassOf(run.hardware)).toMatch(/ \/ HDD-like, emulated$/);
+    const p = pair(await answer(run), '1-2');
+    expect(p.agreement).toBe('not-comparable');
+    expect(p.reasons).toEqual(['hardware: HDD-like here (measured inside the envelope) vs SSD-like in the article']);
+  });
+
+  it('of a scenario without article_conditions is judged on absolutes, and still says it is emulated', async () => {
+    const p = pair(await answer(likeRun(), false), '1-2');
+    expect(p.agreement).toBe('not-comparable');
+    expect(p.reasons[0]).toBe('scale: rows 2,151,787 here vs 29,999,999 in the article (1/14)');
+    expect(p.reasons.some((r) => r.startsWith('settings: ') && r.includes('shared_buffers 683MB here vs 8192MB'))).toBe(
+      true,
+    );
+    expect(p.notes[0]).toMatch(
+      /^emulated: the run’s server ran inside a resource envelope, and the scenario declares no article_conditions/,
+    );
+    expect(p.sentence).toBe('not comparable under emulated conditions');
+  });
+
+  it('the same run without its envelope (an unconstrained group) is judged as before', async () => {
+    const run = likeRun();
+    delete run.hardware.envelope;
+    expect(hardwareClassOf(run.hardware)).toBe('2 cores / 24 GB / SSD-like');
+    const p = pair(await answer(run), '1-2');
+    expect(p.agreement).toBe('not-comparable');
+    expect(p.reasons[0]).toBe('scale: rows 2,151,787 here vs 29,999,999 in the article (1/14)');
+    expect(p.reasons.join('; ')).toContain('shared_buffers 683MB here vs 8192MB in the article');
+    expect(p.notes.join(' ')).not.toMatch(/emulated/);
+    expect(p.sentence).toBe('not comparable');
+  });
+
+  it('the rule in words states the emulated rule', () => {
+    for (const words of [
+      'An emulated run',
+      'data : memory',
+      '`settings_to_data`',
+      'storage tier measured inside the envelope',
+      '“under emulated conditions”',
+    ])
+      expect(COMPARABILITY_RULE).toContain(words);
+  });
+});
