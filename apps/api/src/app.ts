@@ -67,6 +67,9 @@ export async function buildApp(opts: BuildAppOptions = {}) {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200 },
+    // Plugins open the results database and start the job queue: on a loaded machine (load 10, a
+    // fresh-clone CI) that took longer than Fastify's 10 s default, and the API never started.
+    pluginTimeout: 60_000,
     // A client sending headers and a partial body must not hold a connection for minutes.
     requestTimeout: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     connectionTimeout: opts.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
