@@ -124,7 +124,17 @@ export function fitScaleCurves(input: FitScaleCurvesInput): ScaleCurves {
         server: `${ENGINE_FACTS[engine].name} ${majorOfParts(engine, acc.first)}`,
         unit: acc.first.unit,
         serverFlags: serverFlags(engine, acc.first.major),
-        curves: [...acc.byVariant].map(([variant, points]) => curveOf(doc, variant, points)),
+        // In the scenario's variant order, each variant's points by scale then value: the fit's
+        // sums are then the same whatever order the rows came in (read at once, or kept and merged).
+        curves: [...acc.byVariant]
+          .sort(([a], [b]) => variantRank(doc, a) - variantRank(doc, b) || a.localeCompare(b))
+          .map(([variant, points]) =>
+            curveOf(
+              doc,
+              variant,
+              [...points].sort((p, q) => p.x - q.x || p.y - q.y),
+            ),
+          ),
       };
     });
   return {
@@ -141,6 +151,11 @@ export function fitScaleCurves(input: FitScaleCurvesInput): ScaleCurves {
     empty: fitted.length ? null : `no measured runs of ${doc.key} with ${metric} yet`,
   };
 }
+
+const variantRank = (doc: FitScaleCurvesInput['doc'], key: string) => {
+  const i = doc.variants.findIndex((v) => v.key === key);
+  return i < 0 ? Infinity : i;
+};
 
 /** The declared pairs at `at`: the curves fitted from `rows`, answered at its value. */
 export function answerAtScale(input: AnswerAtScaleInput): ScaleAnswers {
