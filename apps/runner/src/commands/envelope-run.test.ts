@@ -38,6 +38,7 @@ const envelopeDirs = () =>
   );
 
 describe('tunelab run --envelope', () => {
+  // Skipped only where cgroups cannot be used (not root, no cgroup v1 memory/blkio); CI runs as root with v1, so it runs there.
   it.skipIf(!root || !v1)(
     'runs the managed server inside the envelope: the run records it, probes the envelope’s tier and is classed "emulated"',
     async () => {
@@ -95,6 +96,7 @@ describe('tunelab run --envelope', () => {
     expect(r.stderr).toMatch(/--envelope limits a server the runner starts and stops/);
   });
 
+  // Skipped only where cgroups cannot be used (not root, no cgroup v1 memory/blkio); CI runs as root with v1, so it runs there.
   it.skipIf(!root || !v1)(
     'moves a local MariaDB server into an I/O envelope for the run and back to its own cgroups after it',
     async () => {
@@ -153,6 +155,7 @@ describe('tunelab run --envelope', () => {
 
   // A runner that is not root cannot use cgroups: one sentence, exit 7, nothing installed or run.
   const postgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
+  // Skipped only without root (it runs the CLI as the `postgres` OS user) or without that user; CI has both.
   it.skipIf(!root || !postgresUser)(
     'exits 7 without root, before installing or starting anything',
     async () => {

@@ -39,6 +39,7 @@ const envelopeDirs = () =>
 describe('tunelab run --like-article', () => {
   // The article's HDD machine at the smallest size that keeps its ratios (48 MB: max_wal_size's
   // floor of 32 MB): the memory limit, the settings and a read throttle, all in one run.
+  // Skipped only where cgroups cannot be used (not root, no cgroup v1 memory/blkio); CI runs as root with v1, so it runs there.
   it.skipIf(!root || !v1)(
     'runs like the article’s server-2: the chosen scale, envelope and settings are the run’s, with a like-article note, classed "emulated"',
     async () => {
@@ -177,6 +178,7 @@ describe('tunelab run --like-article', () => {
 
   // Not root: the envelope cannot be made, so nothing is measured (exit 7, as --envelope).
   const postgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
+  // Skipped only without root (it runs the CLI as the `postgres` OS user) or without that user; CI has both.
   it.skipIf(!root || !postgresUser)(
     'exits 7 without root, before measuring the disk or installing anything',
     async () => {
