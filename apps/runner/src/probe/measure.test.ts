@@ -52,7 +52,7 @@ describe('measureHardware on this machine', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
-  // Skipped where fio is not installed (the fallback probe above still runs); CI has the Debian fio package.
+  // Skipped where fio is not installed (a fresh machine may lack it: the fallback probe above runs everywhere).
   it.skipIf(!hasFio)('fio gives positive figures and a tier, and removes its file', async () => {
     const dir = await freshDir('fio');
     const m = await measureHardware({ dir, tool: 'fio' });
