@@ -37,7 +37,34 @@ export async function createTproccDatabase(serverUrl: string, name: string, ware
   } finally {
     await db.end();
   }
+  await waitUntilNoBackends(serverUrl, name);
   return url;
+}
+
+/**
+ * Waits until no backend is connected to database `name`. A client's `end()` returns when its
+ * socket closes, not when its backend has exited; a backend publishes its last statistics as it
+ * exits, so a loader that exits late (a busy machine) would add its last transactions to the
+ * xact counters of a window that opened after the load (seen in CI at load ~9: 2 too many).
+ */
+async function waitUntilNoBackends(serverUrl: string, name: string, timeoutMs = 60_000): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 10_000 });
+  await admin.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await admin.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+      if (rows[0]?.n === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(`database ${name} still has ${rows[0]?.n} backends after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await admin.end();
+  }
 }
 
 /** Drops database `name`, ending whatever is still connected to it. */
