@@ -5,37 +5,28 @@
  * a runner that cannot use cgroups exits 7 — none of them measures or installs anything.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hardwareClassOf, isEmulatedClass, storageTierOf, type RunSubmission } from '@tunelab/contracts';
 import { EXIT } from '../exit-codes.ts';
 import { runTunelab } from '../test-support/cli.ts';
 import { TEST_MYSQL_URL } from '../test-support/mysql.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
-import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
+import {
+  cgroupV1,
+  envelopeDirs,
+  envelopeTestHome,
+  hasPostgresUser,
+  isRoot,
+  runTunelabAsPostgres,
+} from '../test-support/envelope.ts';
 
-const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-envelope-run-'));
-// The managed server's OS user must reach --cluster-dir.
-await chmod(tmp, 0o755);
-afterAll(() => rm(tmp, { recursive: true, force: true }));
-
-const env = {
-  TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR,
-  TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
-  TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'),
-};
+const { tmp, env } = await envelopeTestHome('tunelab-envelope-run-');
+const root = isRoot;
+const v1 = cgroupV1;
 const tiny = ['--param', 'rows=2000', '--repetitions', '1', '--cluster-dir', tmp];
-const root = process.getuid?.() === 0;
-const v1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs') && existsSync('/sys/fs/cgroup/blkio/cgroup.procs');
-const envelopeDirs = () =>
-  ['memory', 'blkio'].flatMap((h) =>
-    existsSync(`/sys/fs/cgroup/${h}`)
-      ? readdirSync(`/sys/fs/cgroup/${h}`).filter((d) => d.startsWith('tunelab-envelope-'))
-      : [],
-  );
 
 describe('tunelab run --envelope', () => {
   // Skipped only where cgroups cannot be used (not root, no cgroup v1 memory/blkio); CI runs as root with v1, so it runs there.
@@ -154,51 +145,20 @@ describe('tunelab run --envelope', () => {
   });
 
   // A runner that is not root cannot use cgroups: one sentence, exit 7, nothing installed or run.
-  const postgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
+  const postgresUser = hasPostgresUser;
   // Skipped only without root (it runs the CLI as the `postgres` OS user) or without that user; CI has both.
   it.skipIf(!root || !postgresUser)(
     'exits 7 without root, before installing or starting anything',
     async () => {
-      const servers = await mkdtemp(path.join(os.tmpdir(), 'tunelab-envelope-servers-'));
-      await chmod(servers, 0o777);
-      try {
-        const r = spawnSync(
-          'runuser',
-          [
-            '-u',
-            'postgres',
-            '--',
-            process.execPath,
-            path.resolve(import.meta.dirname, '../../bin/tunelab.mjs'),
-            'run',
-            'vacuum-index-cleanup',
-            '--server',
-            '17',
-            '--envelope',
-            'memory=1GB',
-            '--param',
-            'rows=2000',
-          ],
-          {
-            encoding: 'utf8',
-            timeout: 120_000,
-            env: {
-              PATH: process.env.PATH ?? '',
-              HOME: servers,
-              TUNELAB_SERVERS_DIR: servers,
-              TUNELAB_RUNS_DIR: path.join(servers, 'runs'),
-              TUNELAB_SPOOL_DIR: path.join(servers, 'spool'),
-              TUNELAB_LEDGER_DIR: path.join(servers, 'ledger'),
-            },
-          },
-        );
-        expect(r.status, r.stderr).toBe(EXIT.ENVELOPE_UNAVAILABLE);
-        expect(r.stderr).toMatch(/an envelope limits a server with cgroups, which needs root/);
-        // Nothing installed: the servers directory holds no major.
-        expect((await readdir(servers)).filter((f) => /^\d+$/.test(f))).toEqual([]);
-      } finally {
-        await rm(servers, { recursive: true, force: true });
-      }
+      await runTunelabAsPostgres(
+        ['run', 'vacuum-index-cleanup', '--server', '17', '--envelope', 'memory=1GB', '--param', 'rows=2000'],
+        async (r, home) => {
+          expect(r.status, r.stderr).toBe(EXIT.ENVELOPE_UNAVAILABLE);
+          expect(r.stderr).toMatch(/an envelope limits a server with cgroups, which needs root/);
+          // Nothing installed: the servers directory holds no major.
+          expect((await readdir(home)).filter((f) => /^\d+$/.test(f))).toEqual([]);
+        },
+      );
     },
     150_000,
   );

@@ -4,37 +4,27 @@
  * (recorded as such, with a `like-article` note), and its class says "emulated". Every input it
  * cannot take is a usage error before anything is measured, installed or started.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hardwareClassOf, isEmulatedClass, storageTierOf, type RunSubmission } from '@tunelab/contracts';
 import { EXIT } from '../exit-codes.ts';
 import { runTunelab } from '../test-support/cli.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
-import { TEST_SERVERS_DIR } from '../test-support/servers.ts';
+import {
+  cgroupV1,
+  envelopeDirs,
+  envelopeTestHome,
+  hasPostgresUser,
+  isRoot,
+  runTunelabAsPostgres,
+} from '../test-support/envelope.ts';
 
-const tmp = await mkdtemp(path.join(os.tmpdir(), 'tunelab-like-article-'));
-// The managed server's OS user must reach --cluster-dir.
-await chmod(tmp, 0o755);
-afterAll(() => rm(tmp, { recursive: true, force: true }));
-
-const env = {
-  TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR,
-  TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
-  TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'),
-};
-const root = process.getuid?.() === 0;
-const v1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs') && existsSync('/sys/fs/cgroup/blkio/cgroup.procs');
+const { tmp, env } = await envelopeTestHome('tunelab-like-article-');
+const root = isRoot;
+const v1 = cgroupV1;
 const MIB = 1024 ** 2;
-const envelopeDirs = () =>
-  ['memory', 'blkio'].flatMap((h) =>
-    existsSync(`/sys/fs/cgroup/${h}`)
-      ? readdirSync(`/sys/fs/cgroup/${h}`).filter((d) => d.startsWith('tunelab-envelope-'))
-      : [],
-  );
 
 describe('tunelab run --like-article', () => {
   // The article's HDD machine at the smallest size that keeps its ratios (48 MB: max_wal_size's
@@ -177,48 +167,20 @@ describe('tunelab run --like-article', () => {
   });
 
   // Not root: the envelope cannot be made, so nothing is measured (exit 7, as --envelope).
-  const postgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
+  const postgresUser = hasPostgresUser;
   // Skipped only without root (it runs the CLI as the `postgres` OS user) or without that user; CI has both.
   it.skipIf(!root || !postgresUser)(
     'exits 7 without root, before measuring the disk or installing anything',
     async () => {
-      const home = await mkdtemp(path.join(os.tmpdir(), 'tunelab-like-article-user-'));
-      await chmod(home, 0o777);
-      try {
-        const r = spawnSync(
-          'runuser',
-          [
-            '-u',
-            'postgres',
-            '--',
-            process.execPath,
-            path.resolve(import.meta.dirname, '../../bin/tunelab.mjs'),
-            'run',
-            'vacuum-index-cleanup',
-            '--server',
-            '17',
-            '--like-article',
-          ],
-          {
-            encoding: 'utf8',
-            timeout: 120_000,
-            env: {
-              PATH: process.env.PATH ?? '',
-              HOME: home,
-              TUNELAB_SERVERS_DIR: home,
-              TUNELAB_RUNS_DIR: path.join(home, 'runs'),
-              TUNELAB_SPOOL_DIR: path.join(home, 'spool'),
-              TUNELAB_LEDGER_DIR: path.join(home, 'ledger'),
-            },
-          },
-        );
-        expect(r.status, r.stderr).toBe(EXIT.ENVELOPE_UNAVAILABLE);
-        expect(r.stderr).toMatch(/--like-article runs the server inside an envelope, which .* needs root/);
-        expect(r.stderr).not.toMatch(/measuring the disk/);
-        expect((await readdir(home)).filter((f) => /^\d+$/.test(f))).toEqual([]);
-      } finally {
-        await rm(home, { recursive: true, force: true });
-      }
+      await runTunelabAsPostgres(
+        ['run', 'vacuum-index-cleanup', '--server', '17', '--like-article'],
+        async (r, home) => {
+          expect(r.status, r.stderr).toBe(EXIT.ENVELOPE_UNAVAILABLE);
+          expect(r.stderr).toMatch(/--like-article runs the server inside an envelope, which .* needs root/);
+          expect(r.stderr).not.toMatch(/measuring the disk/);
+          expect((await readdir(home)).filter((f) => /^\d+$/.test(f))).toEqual([]);
+        },
+      );
     },
     150_000,
   );
