@@ -175,10 +175,21 @@ describe('site built from a results database with measured and published runs', 
     const lines = page.locator('.answer-line');
     expect(await lines.count()).toBe(4);
     await expect(lines.first().locator('.line-answer strong').textContent()).resolves.toMatch(/^prefer /);
+    // The line's badge is its verdict's agreement: a line that says "not enough data yet" never
+    // wears one with the article; a ratio the article published gets its own badge, named.
     for (const l of await lines.all()) {
       await expect(l.locator('.line-where').textContent()).resolves.toMatch(/^On .+, (PostgreSQL|MariaDB) \d+/);
-      await expect(l.locator('.badge').count()).resolves.toBe(1);
+      const agreement = await l.getAttribute('data-agreement');
+      await expect(l.locator('.badge').first().getAttribute('class')).resolves.toBe(`badge ${agreement}`);
+      if (/not enough data yet/.test((await l.locator('.line-answer').textContent()) ?? ''))
+        expect(agreement).toBe('insufficient-data');
+      const badges = await l.locator('.badge').count();
+      if (badges === 2) await expect(l.locator('.line-where').textContent()).resolves.toMatch(/ · [^·]+: [^·]+$/);
+      else expect(badges).toBe(1);
     }
+    const fillfactor = lines.filter({ hasText: 'fillfactor' });
+    await expect(fillfactor.getAttribute('data-agreement')).resolves.toBe('insufficient-data');
+    await expect(fillfactor.locator('.badge').count()).resolves.toBe(2);
     // Then every class and scale per server version: the contradicting class's cell says 1-2 is worse.
     const vic = page.locator('tbody#m-vacuum-index-cleanup');
     await expect(

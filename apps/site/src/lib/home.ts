@@ -6,7 +6,7 @@
  * arranges what `@tunelab/answers` computed; nothing decides a verdict.
  */
 import type { Agreement } from '@tunelab/contracts';
-import { decidingP } from '@tunelab/answers';
+import { decidingP, pairClaims } from '@tunelab/answers';
 import type { ClassAnswer, PairView } from './answer.ts';
 import { formatValue, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
@@ -65,9 +65,12 @@ export type AnswerLine = {
   /** "Holm-adjusted p = 0.042" (the p the verdict was decided by) and "n = 3 + 3"; null without a measured pair. */
   evidence: { p: string | null; n: string } | null;
   significant: boolean;
+  /** The agreement of the line's own claim, its verdict (pairClaims): never a ratio's beside a verdict it is not about. */
   agreement: Agreement;
   /** The first words of the reasons ("scale", "hardware"). */
   reasons: string[];
+  /** A declared ratio the article published for this pair, with its own agreement ("table size after"). */
+  ratioClaim: { subject: string; agreement: Agreement } | null;
 };
 
 /** "5.0 s for 1-1 vs 2.2 s for 1-2": a pair's means in the group's unit (null when a side is missing). */
@@ -111,6 +114,9 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
   // The p the verdict was decided by (Holm-adjusted when the answer made several tests), never the raw one beside it.
   const decided = decidingP(m ?? null);
+  const claims = pairClaims(p, sc.answers?.metric.label ?? 'the metric', a.ratios);
+  const verdict = claims.find((c) => c.about === 'verdict')!;
+  const ratio = claims.find((c) => c.about === 'ratio');
   const evidence = m ? { p: decided?.text ?? null, n: `n = ${nOf(p.baseline)} + ${nOf(p.candidate)}` } : null;
   const same = sc.answers?.versions.comparisons.find(
     (v) =>
@@ -136,8 +142,9 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
     ratio: b !== undefined && c !== undefined && b !== 0 ? `×${(c / b).toPrecision(2)}` : null,
     evidence,
     significant: m?.verdict.significant ?? false,
-    agreement: p.agreement,
-    reasons: [...new Set(p.reasons.map((r) => r.split(':')[0]!))],
+    agreement: verdict.agreement,
+    reasons: verdict.agreement === 'not-comparable' ? [...new Set(p.reasons.map((r) => r.split(':')[0]!))] : [],
+    ratioClaim: ratio ? { subject: ratio.subject, agreement: ratio.agreement } : null,
   };
 }
 
