@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { MeasuredHardware } from '@tunelab/contracts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 import {
   chooseLikeArticle,
@@ -15,6 +16,7 @@ import {
   planLikeArticle,
   settingValueOf,
   TIER_THROTTLES,
+  tierCheck,
 } from './like-article.ts';
 
 const MIB = 1024 ** 2;
@@ -174,5 +176,34 @@ describe('likeArticleClashes', () => {
   });
   it('leaves other parameters and settings alone', () => {
     expect(likeArticleClashes(plan, { params: {}, settings: { work_mem: '4MB' }, envelope: false })).toEqual([]);
+  });
+});
+
+describe('tierCheck after a --like-article run', () => {
+  const probe = (readIopsQd1: number | null): MeasuredHardware => ({
+    measuredAt: '2026-11-26T13:00:00.000Z',
+    durationMs: 4800,
+    diskTool: 'fio-3.33',
+    fsyncP50Us: 900,
+    fsyncP99Us: 4000,
+    fsyncSamples: 400,
+    readIopsQd1,
+    readIopsQd16: readIopsQd1 === null ? null : readIopsQd1 * 2,
+    seqWriteMBps: 200,
+    cpuScore: 1500,
+    cpuWorkload: 'tunelab-cpu-1/node-20',
+    notes: [],
+  });
+  it('is silent when the probe inside the envelope measured the article machine’s tier', () => {
+    expect(tierCheck('hdd-like', probe(150))).toBeNull();
+  });
+  it('says which tier it measured instead, and that the answers say so', () => {
+    expect(tierCheck('hdd-like', probe(9_000))).toBe(
+      "--like-article: the probe inside the envelope measured SSD-like, not the article's HDD-like: this run does not reproduce the article's disk, and its answers say so",
+    );
+    expect(tierCheck('ssd-like', undefined)).toMatch(
+      /measured no tier \(the probe inside the envelope did not measure/,
+    );
+    expect(tierCheck('ssd-like', probe(null))).toMatch(/measured no tier/);
   });
 });

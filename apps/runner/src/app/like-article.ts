@@ -15,6 +15,7 @@ import {
   parseSizeText,
   storageTierOf,
   type ArticleMachineConditions,
+  type MeasuredHardware,
   type PublishedMachine,
   type RunNote,
   type ScenarioDocument,
@@ -227,7 +228,22 @@ export type LikeArticleChoice = {
   /** Printed before the run. */
   line: string;
   note: RunNote;
+  /** The article machine's disk tier, which the probe inside the envelope should measure. */
+  articleTier: StorageTier;
 };
+
+/**
+ * After a `--like-article` run: a sentence when the probe inside the envelope measured another
+ * disk tier than the article's (a throttle that did not bite, a disk slower than planned), null
+ * when it measured the article's tier. The run's class names the tier it measured, so its answers
+ * already say which condition was not reproduced; this says it at once.
+ */
+export function tierCheck(articleTier: StorageTier, measured: MeasuredHardware | undefined): string | null {
+  const tier = measured ? storageTierOf(measured) : null;
+  if (tier === articleTier) return null;
+  const got = tier ? STORAGE_TIER_LABELS[tier] : 'no tier (the probe inside the envelope did not measure the disk)';
+  return `--like-article: the probe inside the envelope measured ${got}, not the article's ${STORAGE_TIER_LABELS[articleTier]}: this run does not reproduce the article's disk, and its answers say so`;
+}
 
 /** The choice from a plan, this disk's tier and this machine's cores (pure). */
 export function chooseLikeArticle(plan: LikeArticlePlan, here: StorageTier | null, host: Host): LikeArticleChoice {
@@ -257,6 +273,7 @@ export function chooseLikeArticle(plan: LikeArticlePlan, here: StorageTier | nul
     settings: { ...plan.scaled, ...plan.article },
     line: `like ${text}`,
     note: { kind: 'like-article', text: `emulated like ${text}` },
+    articleTier: machine.storage_tier,
   };
 }
 

@@ -56,6 +56,8 @@ describe('tunelab run --like-article', () => {
         env,
       );
       expect(r.code, r.stderr).toBe(EXIT.OK);
+      // The probe inside the envelope measured the article's tier: no sentence after the run says otherwise.
+      expect(r.stderr).not.toMatch(/does not reproduce the article's disk/);
       // One line before the run says what was chosen and what is not reproduced.
       expect(r.stderr).toMatch(
         /tunelab: like the article's server-2 \(8 cores, 32 GB RAM, HDD\): reproduces data:memory 0.375 \(a 48 MB table, rows=100,865, in a 128 MB memory limit\), shared_buffers:data 0.667 \(shared_buffers=32MB\), maintenance_work_mem:data 0.133 \(maintenance_work_mem=6552kB\), max_wal_size:data 0.667 \(max_wal_size=32MB\), disk tier HDD-like \(this disk measures [^)]*, throttled to 150 reads\/s\); the article's settings autovacuum=off, synchronous_commit=off, wal_compression=off, max_parallel_maintenance_workers=4; not reproduced: \d+ cores \(this machine has \d+\), absolute size 12 GB \(here 48 MB\)\n/,

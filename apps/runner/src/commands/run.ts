@@ -6,7 +6,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type RunNote, type StorageKind } from '@tunelab/contracts';
+import {
+  SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS,
+  type RunNote,
+  type StorageKind,
+  type StorageTier,
+} from '@tunelab/contracts';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import { checkToken } from '../app/api-client.ts';
 import {
@@ -16,6 +21,7 @@ import {
   likeArticleClashes,
   measureTierHere,
   planLikeArticle,
+  tierCheck,
   type LikeArticleRequest,
 } from '../app/like-article.ts';
 import { runAndDeliver } from '../app/run-and-deliver.ts';
@@ -327,7 +333,7 @@ async function checkLikeArticle(
   scenario: LoadedScenario,
   opts: RunCommandOptions,
   io: Io,
-): Promise<() => Promise<RunNote>> {
+): Promise<() => Promise<{ note: RunNote; articleTier: StorageTier }>> {
   const o = request.options;
   const host = await hostFacts();
   const plan = planLikeArticle(scenario, o.likeArticle ?? {}, host);
@@ -353,7 +359,10 @@ async function checkLikeArticle(
     request.params = { ...request.params, ...choice.params };
     o.envelope = choice.envelope;
     o.serverSettings = { ...o.serverSettings, ...choice.settings };
-    return { ...choice.note, text: `${choice.note.text}; this disk: ${here.words}` };
+    return {
+      note: { ...choice.note, text: `${choice.note.text}; this disk: ${here.words}` },
+      articleTier: choice.articleTier,
+    };
   };
 }
 
@@ -426,7 +435,8 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
   // A --like-article the scenario or the options cannot take is a usage error before anything else.
   const likeArticle = request.options.likeArticle ? await checkLikeArticle(request, scenario, opts, io) : null;
   if (api) await checkApiBeforeRun(api, (line) => io.err(`${line}\n`));
-  const notes = likeArticle ? [await likeArticle()] : [];
+  const chosen = likeArticle ? await likeArticle() : null;
+  const notes = chosen ? [chosen.note] : [];
   targetFromEnvironment(request, scenario, io);
   const progress = createProgress({ tty: io.isTTY && !opts.json });
   const stop = stopOnSignals(io);
@@ -456,6 +466,8 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
         stopped();
         if (opts.json) io.out(`${JSON.stringify(file, null, 2)}\n`);
         else io.out(`\n${renderRunTable(scenario, result.submission)}\n\n`);
+        const tier = chosen ? tierCheck(chosen.articleTier, result.submission.hardware.measured) : null;
+        if (tier) io.err(`tunelab: ${tier}\n`);
       },
       onKept: (saved, file) => {
         if (saved.file === null) {
