@@ -170,6 +170,7 @@ describe.skipIf(!root || !v1)('a managed PostgreSQL server inside an envelope (r
 // Skipped without root or cgroup v1. With fio every figure is measured inside the envelope; the
 // runner's own probe (no fio: a fresh machine) runs its random reads there, in a child process.
 const hasFio = spawnSync('fio', ['--version']).status === 0;
+// Skipped only without root or cgroup v1 (making an envelope needs both); CI runs as root on v1, so it runs there.
 describe.skipIf(!root || !v1)('the probe inside an envelope measures the envelope (root, cgroup v1)', () => {
   it.each<['node' | 'fio']>([['node'], ...(hasFio ? [['fio'] as ['fio']] : [])])(
     'a 150-IOPS read throttle probes as HDD-like with %s, the same disk outside as faster',
@@ -202,6 +203,7 @@ describe.skipIf(!root || !v1)('the probe inside an envelope measures the envelop
   );
 });
 
+// Skipped only without root or cgroup v1 (making an envelope needs both); CI runs as root on v1, so it runs there.
 describe.skipIf(!root || !v1)('envelopes left by a runner that was killed outright (root and cgroup v1)', () => {
   it('are swept by the next envelope: their processes go back to the root cgroup and the cgroups go', async () => {
     const { sweepOrphanEnvelopes } = await import('./envelope.ts');
