@@ -73,6 +73,39 @@ describe('reproduce command round trip', () => {
     });
   });
 
+  it("with the scenario's own stopping rule: the plain command, which runs that rule; a time budget given with --until-stable", async () => {
+    const byScenario = RunSubmission.parse({
+      ...SAMPLE,
+      options: {
+        repetitions: 6,
+        scale: 'default',
+        untilStable: {
+          startRepetitions: 3,
+          maxRepetitions: 8,
+          cvThreshold: 0.1,
+          budgetSeconds: 240,
+          source: 'scenario',
+        },
+      },
+    });
+    const plain = parseRunArgs(argvOf(reproduceCommand(await stored(byScenario, 'reproduce-4'))));
+    expect(plain.options).toEqual({ scale: 'default' });
+    const budgeted = RunSubmission.parse({
+      ...SAMPLE,
+      options: {
+        repetitions: 4,
+        scale: 'default',
+        untilStable: { startRepetitions: 3, maxRepetitions: 9, cvThreshold: 0.05, budgetSeconds: 90, source: 'option' },
+      },
+    });
+    const own = parseRunArgs(argvOf(reproduceCommand(await stored(budgeted, 'reproduce-5'))));
+    expect(own.options).toEqual({
+      repetitions: 3,
+      scale: 'default',
+      untilStable: { maxRepetitions: 9, cvThreshold: 0.05, budgetSeconds: 90 },
+    });
+  });
+
   it('on a managed server: --server and its --set settings', async () => {
     const submission = RunSubmission.parse({
       ...SAMPLE,

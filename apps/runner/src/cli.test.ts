@@ -81,6 +81,8 @@ describe('exit codes', () => {
       [['--until-stable', '--cv-threshold', 'abc'], /--cv-threshold <fraction>' argument 'abc' is invalid/],
       [['--until-stable', '--cv-threshold', '0'], /expected a positive number/],
       [['--max-repetitions', '5'], /--max-repetitions only applies with --until-stable/],
+      [['--time-budget', '60'], /--time-budget only applies with --until-stable/],
+      [['--until-stable', '--time-budget', '0'], /--time-budget <seconds>' argument '0' is invalid/],
     ];
     const results = await Promise.all(cases.map(([extra]) => tunelab([...run, ...extra])));
     results.forEach((r, i) => {
@@ -93,6 +95,7 @@ describe('exit codes', () => {
     expect(r.stdout).toMatch(/--until-stable/);
     expect(r.stdout).toMatch(/--max-repetitions <n>/);
     expect(r.stdout).toMatch(/--cv-threshold <fraction>/);
+    expect(r.stdout).toMatch(/--time-budget <seconds>/);
   });
   it('an unreachable target exits 3', async () => {
     const r = await tunelab(['run', 'vacuum-index-cleanup', '--target', 'postgres://postgres@127.0.0.1:1/postgres']);
@@ -312,7 +315,7 @@ describe('run --until-stable', () => {
     expect(submission.options).toEqual({
       repetitions: 4,
       scale: 'default',
-      untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001 },
+      untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001, source: 'option' },
     });
     expect(submission.notes).toContainEqual({
       kind: 'stopping-rule',
@@ -335,7 +338,7 @@ describe('run --until-stable', () => {
     expect(submission.options).toEqual({
       repetitions: 3,
       scale: 'default',
-      untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10 },
+      untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10, source: 'option' },
     });
     expect(submission.notes).toContainEqual({
       kind: 'stopping-rule',

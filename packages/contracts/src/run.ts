@@ -66,12 +66,18 @@ export const RunSubmissionOptions = z.strictObject({
   repetitions: z.number().int().min(1).max(100_000),
   /** `published`: the scenario's published parameter values and repetitions were the base. */
   scale: z.enum(['default', 'published']).default('default'),
-  /** --until-stable: started at `startRepetitions`, stopped at stability or `maxRepetitions`. */
+  /**
+   * --until-stable, or the scenario's default stopping rule (`source: scenario`, scenario.yaml
+   * `repetitions.until_stable`): started at `startRepetitions`, stopped at stability, at
+   * `maxRepetitions`, or before a round that would pass `budgetSeconds` of measuring.
+   */
   untilStable: z
     .strictObject({
       startRepetitions: z.number().int().min(1).max(100_000),
       maxRepetitions: z.number().int().min(1).max(100_000),
       cvThreshold: finiteNumber.refine((x) => x > 0, 'must be positive'),
+      budgetSeconds: z.number().int().min(1).max(10_000_000).optional(),
+      source: z.enum(['option', 'scenario']).optional(),
     })
     .optional(),
   /** `--server MAJOR`: a throwaway PostgreSQL server of that major, its build from the npm registry. */

@@ -295,10 +295,29 @@ export const ScenarioDocument = z
     variants: z.array(Variant).min(1).max(50),
     comparisons: z.array(Comparison).default([]),
     metrics: z.array(MetricDef).min(1),
-    repetitions: z.strictObject({
-      default: z.number().int().min(1).max(1000),
-      published: z.number().int().min(1).max(1000).optional(),
-    }),
+    repetitions: z
+      .strictObject({
+        default: z.number().int().min(1).max(1000),
+        published: z.number().int().min(1).max(1000).optional(),
+        /**
+         * For a scenario whose spread is known to be high: the stopping rule is its default. A run
+         * that gives no `--repetitions` and no `--until-stable` of its own, at the default scale,
+         * starts at `default` (at least 3) and adds interleaved rounds while a compared variant's
+         * CV is above `cv_threshold`, up to `max_repetitions`, and adds no round that would take
+         * the measuring past `budget_seconds`.
+         */
+        until_stable: z
+          .strictObject({
+            cv_threshold: z.number().positive().max(1),
+            max_repetitions: z.number().int().min(3).max(1000),
+            budget_seconds: z.number().int().min(1).max(86_400).optional(),
+          })
+          .optional(),
+      })
+      .refine((r) => !r.until_stable || r.until_stable.max_repetitions >= Math.max(3, r.default), {
+        path: ['until_stable', 'max_repetitions'],
+        message: 'must be at least the starting count: default, and at least 3',
+      }),
     /** How the report site presents the scenario; optional. */
     report: ReportSpec.default({ relevant_settings: [], charts: [] }),
     /** The article's conditions as ratios, for `tunelab run --like-article` (article-conditions.ts). */

@@ -335,11 +335,16 @@ export function validRunSubmission(size: BodySize = SMALL): fc.Arbitrary<RunSubm
             {
               repetitions: intIn(1, 100_000),
               scale: fc.constantFrom('default' as const, 'published' as const),
-              untilStable: fc.record({
-                startRepetitions: intIn(1, 100_000),
-                maxRepetitions: intIn(1, 100_000),
-                cvThreshold: fc.double({ min: Number.MIN_VALUE, max: MAX, noNaN: true, noDefaultInfinity: true }),
-              }),
+              untilStable: fc.record(
+                {
+                  startRepetitions: intIn(1, 100_000),
+                  maxRepetitions: intIn(1, 100_000),
+                  cvThreshold: fc.double({ min: Number.MIN_VALUE, max: MAX, noNaN: true, noDefaultInfinity: true }),
+                  budgetSeconds: intIn(1, 10_000_000),
+                  source: fc.constantFrom('option' as const, 'scenario' as const),
+                },
+                { requiredKeys: ['startRepetitions', 'maxRepetitions', 'cvThreshold'] },
+              ),
             },
             { requiredKeys: ['repetitions'] },
           ),

@@ -78,6 +78,7 @@ type RunCommandOptions = {
   untilStable?: boolean;
   maxRepetitions?: number;
   cvThreshold?: number;
+  timeBudget?: number;
   api?: string;
   token?: string;
   out?: string;
@@ -105,7 +106,7 @@ export type RunRequest = {
   options: {
     repetitions?: number;
     scale: 'default' | 'published';
-    untilStable?: { cvThreshold: number; maxRepetitions?: number };
+    untilStable?: { cvThreshold: number; maxRepetitions?: number; budgetSeconds?: number };
     /** `--server MAJOR`. */
     server?: number;
     /** `--set name=value` settings of a managed server. */
@@ -126,7 +127,11 @@ function defineRunCommand(program: Command): Command {
       '--target <url>',
       'database under test, e.g. postgres://postgres@127.0.0.1:5432/postgres (its protocol picks the driver; not for scenarios that declare a managed target)',
     )
-    .option('--repetitions <n>', "repetitions of each variant (default: the scenario's)", positiveInt)
+    .option(
+      '--repetitions <n>',
+      "repetitions of each variant, exactly (default: the scenario's; a scenario whose spread is known to be high adds rounds until stable by default, within its own bounds — the run's progress says so)",
+      positiveInt,
+    )
     .option(
       '--param <name=value>',
       'override a scenario parameter (repeatable); a swept parameter takes one value or a list: --param vus=1,4',
@@ -150,6 +155,11 @@ function defineRunCommand(program: Command): Command {
       '--cv-threshold <fraction>',
       `with --until-stable: largest acceptable CV, sd/mean (default ${DEFAULT_CV_THRESHOLD} = 3%, the Phoronix Test Suite rule)`,
       positiveFraction,
+    )
+    .option(
+      '--time-budget <seconds>',
+      'with --until-stable: add no round that would take the measuring past this many seconds (judged by the last round)',
+      positiveInt,
     )
     .option('--api <url>', 'TuneLab API to submit to (or TUNELAB_API_URL)')
     .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
@@ -198,12 +208,13 @@ function defineRunCommand(program: Command): Command {
 }
 
 function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
-  if (!opts.untilStable && (opts.maxRepetitions !== undefined || opts.cvThreshold !== undefined)) {
-    throw new CliError(
-      `${opts.maxRepetitions !== undefined ? '--max-repetitions' : '--cv-threshold'} only applies with --until-stable`,
-      EXIT.USAGE,
-    );
-  }
+  const stableOnly = [
+    opts.maxRepetitions !== undefined && '--max-repetitions',
+    opts.cvThreshold !== undefined && '--cv-threshold',
+    opts.timeBudget !== undefined && '--time-budget',
+  ].filter(Boolean);
+  if (!opts.untilStable && stableOnly.length > 0)
+    throw new CliError(`${stableOnly[0]} only applies with --until-stable`, EXIT.USAGE);
   if (!opts.likeArticle && (opts.likeArticleSize !== undefined || opts.likeArticleMachine !== undefined))
     throw new CliError(
       `${opts.likeArticleSize !== undefined ? '--like-article-size' : '--like-article-machine'} only applies with --like-article`,
@@ -232,6 +243,7 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
             untilStable: {
               cvThreshold: opts.cvThreshold ?? DEFAULT_CV_THRESHOLD,
               ...(opts.maxRepetitions !== undefined ? { maxRepetitions: opts.maxRepetitions } : {}),
+              ...(opts.timeBudget !== undefined ? { budgetSeconds: opts.timeBudget } : {}),
             },
           }
         : {}),

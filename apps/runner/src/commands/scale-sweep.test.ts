@@ -24,7 +24,10 @@ await writeFile(
   yaml,
   (await readFile(yaml, 'utf8'))
     .replace(/points: \[[^\]]*\]/, 'points: [300, 600, 1200]')
-    .replace(/default: 3\n/, 'default: 2\n'),
+    .replace(/default: 3\n/, 'default: 2\n')
+    // Two repetitions exactly: without its default stopping rule (repetitions.until_stable), which
+    // would add rounds to these tiny, noisy tables.
+    .replace(/\n  until_stable:\n(?: {4}\S.*\n)+/, '\n'),
 );
 
 const runsDir = path.join(tmp, 'runs');
@@ -46,8 +49,9 @@ describe('tunelab run --scale-sweep', () => {
     const rows = await Promise.all(
       files.map(async (f) => {
         const run = JSON.parse(await readFile(path.join(runsDir, f), 'utf8')) as {
-          submission: { params: { rows: number } };
+          submission: { params: { rows: number }; options: { repetitions: number } };
         };
+        expect(run.submission.options.repetitions).toBe(2);
         return run.submission.params.rows;
       }),
     );

@@ -56,6 +56,8 @@ export function assemble(
               startRepetitions: plan.startRepetitions,
               maxRepetitions: rule.maxRepetitions,
               cvThreshold: rule.cvThreshold,
+              ...(rule.budgetSeconds !== undefined ? { budgetSeconds: rule.budgetSeconds } : {}),
+              ...(rule.source ? { source: rule.source } : {}),
             },
           }
         : {}),

@@ -9,7 +9,14 @@ import { measureUnit } from './measure-unit.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunPlan } from './plan.ts';
 import type { Probed } from './probe.ts';
-import { decideStop, describeUnstable, formatCvPercent, type StopDecision, type UntilStable } from './stopping.ts';
+import {
+  decideStop,
+  describeUnstable,
+  formatCvPercent,
+  type Elapsed,
+  type StopDecision,
+  type UntilStable,
+} from './stopping.ts';
 import type { Snapshot, Unit } from './types.ts';
 
 export type Measured = {
@@ -38,7 +45,7 @@ export async function measureAll(
     type: 'phase',
     phase: 'measure',
     message: rule
-      ? `${variants.length} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}`
+      ? `${variants.length} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}${rule.budgetSeconds !== undefined ? ` or ${rule.budgetSeconds} s of measuring` : ''}${rule.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N)" : ''}`
       : `${variants.length} variants${sweepText} × ${plan.startRepetitions} repetitions`,
   });
   const m: Measured = { samples: [], snapshots: [], order: [], restoreSeconds: [], repetitions: 0 };
@@ -47,9 +54,11 @@ export async function measureAll(
   const groups = plan.doc.sweep?.order === 'points' ? points.map((p) => [p]) : [points];
   let index = 0;
   const stops: StopDecision[] = [];
+  const measureStart = performance.now();
   for (const group of groups) {
     let planned = plan.startRepetitions;
     for (let repetition = 1; repetition <= planned; repetition++) {
+      const roundStart = performance.now();
       const total = perRound * planned;
       for (const point of group) {
         for (const variant of variants) {
@@ -76,7 +85,9 @@ export async function measureAll(
       m.repetitions = Math.max(m.repetitions, repetition);
       // One full round at a time, so every variant always has the same number of repetitions.
       if (rule && repetition === planned) {
-        const decision = decideAtEveryPoint(plan, group, m.samples, repetition, rule);
+        const now = performance.now();
+        const elapsed = { seconds: (now - measureStart) / 1000, roundSeconds: (now - roundStart) / 1000 };
+        const decision = decideAtEveryPoint(plan, group, m.samples, repetition, rule, elapsed);
         if (decision.stop) {
           stops.push(decision.stop);
           log.emit({
@@ -97,7 +108,7 @@ export async function measureAll(
     }
   }
   if (stops.length) {
-    const stop = stops.find((d) => d.stopped === 'max-repetitions') ?? stops[0]!;
+    const stop = stops.find((d) => d.stopped !== 'stable') ?? stops[0]!;
     m.stopping =
       stops.length === 1
         ? stop
@@ -114,13 +125,14 @@ function decideAtEveryPoint(
   samples: readonly Sample[],
   repetition: number,
   rule: UntilStable,
+  elapsed: Elapsed,
 ): { stop: StopDecision } | { stop?: undefined; unstable: string } {
   const { doc } = plan;
   const label = (i: number) => (points[i] ? `${points[i].param} = ${points[i].value}: ` : '');
   const at = (i: number) => samples.filter((s) => s.point?.value === points[i]?.value);
-  const decisions = points.map((_, i) => decideStop(doc, at(i), repetition, rule));
+  const decisions = points.map((_, i) => decideStop(doc, at(i), repetition, rule, elapsed));
   if (decisions.every((d) => d !== null)) {
-    const stop = decisions.find((d) => d.stopped === 'max-repetitions') ?? decisions[0]!;
+    const stop = decisions.find((d) => d.stopped !== 'stable') ?? decisions[0]!;
     return {
       stop:
         points.length === 1

@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_REPETITIONS,
   MIN_STARTING_REPETITIONS,
   type UntilStable,
+  type UntilStableOptions,
 } from './stopping.ts';
 import type { RunOptions } from './types.ts';
 import type { Envelope } from '../probe/envelope.ts';
@@ -91,17 +92,35 @@ export function planRun(opts: RunOptions): RunPlan {
   const requested =
     opts.repetitions ?? (scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
   if (!Number.isInteger(requested) || requested < 1) throw new UsageError('repetitions must be a positive integer');
+  // A scenario whose spread is known to be high makes the stopping rule its default
+  // (scenario.yaml repetitions.until_stable): a run that names neither a repetition count nor a
+  // rule of its own, at the default scale, adds rounds within the scenario's bounds.
+  const declared = doc.repetitions.until_stable;
+  const untilStable: UntilStableOptions | undefined =
+    opts.untilStable ??
+    (declared && opts.repetitions === undefined && scale === 'default'
+      ? {
+          maxRepetitions: declared.max_repetitions,
+          cvThreshold: declared.cv_threshold,
+          ...(declared.budget_seconds !== undefined ? { budgetSeconds: declared.budget_seconds } : {}),
+          source: 'scenario',
+        }
+      : undefined);
   // The stopping rule judges a spread, so it starts from at least three repetitions.
-  const startRepetitions = opts.untilStable ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
-  const rule: UntilStable | undefined = opts.untilStable && {
-    maxRepetitions: opts.untilStable.maxRepetitions ?? Math.max(DEFAULT_MAX_REPETITIONS, startRepetitions),
-    cvThreshold: opts.untilStable.cvThreshold ?? DEFAULT_CV_THRESHOLD,
+  const startRepetitions = untilStable ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
+  const rule: UntilStable | undefined = untilStable && {
+    maxRepetitions: untilStable.maxRepetitions ?? Math.max(DEFAULT_MAX_REPETITIONS, startRepetitions),
+    cvThreshold: untilStable.cvThreshold ?? DEFAULT_CV_THRESHOLD,
+    ...(untilStable.budgetSeconds !== undefined ? { budgetSeconds: untilStable.budgetSeconds } : {}),
+    source: untilStable.source ?? 'option',
   };
   if (rule) {
     if (!Number.isInteger(rule.maxRepetitions) || rule.maxRepetitions < 1)
       throw new UsageError('--max-repetitions must be a positive integer');
     if (!Number.isFinite(rule.cvThreshold) || rule.cvThreshold <= 0)
       throw new UsageError('--cv-threshold must be a positive number (a fraction: 0.03 = 3%)');
+    if (rule.budgetSeconds !== undefined && !(Number.isInteger(rule.budgetSeconds) && rule.budgetSeconds > 0))
+      throw new UsageError('--time-budget must be a positive whole number of seconds');
     if (rule.maxRepetitions < startRepetitions) {
       throw new UsageError(
         `--max-repetitions ${rule.maxRepetitions} is below the starting count of ${startRepetitions} repetitions (--repetitions or the scenario's default, at least ${MIN_STARTING_REPETITIONS} with --until-stable)`,

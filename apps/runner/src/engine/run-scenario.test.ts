@@ -233,7 +233,7 @@ describe('--until-stable (tiny scale)', async () => {
     expect(run.options).toEqual({
       repetitions: 4,
       scale: 'default',
-      untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001 },
+      untilStable: { startRepetitions: 3, maxRepetitions: 4, cvThreshold: 0.000001, source: 'option' },
     });
     expect(result.stopping).toMatchObject({ stopped: 'max-repetitions', repetitions: 4 });
     expect(stopNote(run)).toHaveLength(1);
@@ -266,7 +266,7 @@ describe('--until-stable (tiny scale)', async () => {
     expect(run.options).toEqual({
       repetitions: 3,
       scale: 'default',
-      untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10 },
+      untilStable: { startRepetitions: 3, maxRepetitions: 10, cvThreshold: 10, source: 'option' },
     });
     expect(result.stopping?.stopped).toBe('stable');
     expect(stopNote(run)[0]!.text).toMatch(/^stable: all compared variants' CV ≤ 1000% after 3 repetitions/);
@@ -275,6 +275,63 @@ describe('--until-stable (tiny scale)', async () => {
     expect(table).toMatch(/mean +CV\n/);
     expect(table).toMatch(/\nstopped: stable: /);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  });
+
+  // scenario.yaml repetitions.until_stable: the rule as the scenario's default (vacuum-index-cleanup
+  // declares one; this file's scenario is smaller, so it gets one here).
+  const declaring = (until_stable: NonNullable<typeof scenario.doc.repetitions.until_stable>) => ({
+    ...scenario,
+    doc: { ...scenario.doc, repetitions: { ...scenario.doc.repetitions, until_stable } },
+  });
+
+  it("a scenario's declared rule is the default: a run without --repetitions adds rounds, and stops at its time budget", async () => {
+    const events: RunEvent[] = [];
+    const { runId, result } = await runOnTestServer({
+      scenario: declaring({ cv_threshold: 0.000001, max_repetitions: 50, budget_seconds: 1 }),
+      params: { rows: '500' },
+      onEvent: (e) => events.push(e),
+    });
+    const run = result.submission;
+    expect(RunSubmission.safeParse(run).success).toBe(true);
+    // Three rounds of four tiny variants take more than a second: no fourth round is added.
+    expect(run.options).toEqual({
+      repetitions: 3,
+      scale: 'default',
+      untilStable: {
+        startRepetitions: 3,
+        maxRepetitions: 50,
+        cvThreshold: 0.000001,
+        budgetSeconds: 1,
+        source: 'scenario',
+      },
+    });
+    expect(result.stopping).toMatchObject({ stopped: 'time-budget', repetitions: 3 });
+    expect(stopNote(run)[0]!.text).toMatch(
+      /^time budget reached \(1 s\): \d+ s measured, and another round \(~\d+ s\) would pass it; CV of \S+ = [\d.]+%.* > 0\.0001%$/,
+    );
+    const phase = events.find((e) => e.type === 'phase' && e.phase === 'measure');
+    expect(phase && 'message' in phase ? phase.message : '').toMatch(
+      /× 3–50 repetitions, until every compared variant's CV ≤ 0\.0001% or 1 s of measuring \(the scenario's default; --repetitions N runs exactly N\)$/,
+    );
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  });
+
+  it("--repetitions N runs exactly N, and --until-stable's own bounds replace the scenario's", async () => {
+    const declared = declaring({ cv_threshold: 0.000001, max_repetitions: 50, budget_seconds: 600 });
+    const exact = await runOnTestServer({ scenario: declared, params: { rows: '500' }, repetitions: 2 });
+    expect(exact.result.submission.options).toEqual({ repetitions: 2, scale: 'default' });
+    expect(exact.result.stopping).toBeUndefined();
+    const own = await runOnTestServer({
+      scenario: declared,
+      params: { rows: '500' },
+      untilStable: { cvThreshold: 10 },
+    });
+    expect(own.result.submission.options?.untilStable).toEqual({
+      startRepetitions: 3,
+      maxRepetitions: 10,
+      cvThreshold: 10,
+      source: 'option',
+    });
   });
 
   it('a maximum below the starting count is a usage error, before any database exists', async () => {

@@ -52,6 +52,24 @@ describe('until-stable stopping rule', () => {
     expect(d?.reason).toBe('max-repetitions reached (10): CV of b = 20.0%, a = 5.0% > 3%');
   });
 
+  it('stops before a round that would pass the time budget, judged by the last round', () => {
+    const unstable = samples({ a: [1, 1.2, 0.8], b: [2, 2, 2] });
+    const rule = { maxRepetitions: 10, cvThreshold: 0.03, budgetSeconds: 60 };
+    expect(decideStop(doc, unstable, 3, rule, { seconds: 45, roundSeconds: 14 })).toBeNull();
+    const d = decideStop(doc, unstable, 3, rule, { seconds: 45, roundSeconds: 16 });
+    expect(d?.stopped).toBe('time-budget');
+    expect(d?.reason).toBe(
+      'time budget reached (60 s): 45 s measured, and another round (~16 s) would pass it; CV of a = 20.0% > 3%',
+    );
+    // Stable first: a stable run stops as stable whatever its time; without a budget, time never stops it.
+    expect(
+      decideStop(doc, samples({ a: [1, 1, 1], b: [2, 2, 2] }), 3, rule, { seconds: 99, roundSeconds: 9 })?.stopped,
+    ).toBe('stable');
+    expect(
+      decideStop(doc, unstable, 3, { maxRepetitions: 10, cvThreshold: 0.03 }, { seconds: 1e6, roundSeconds: 1e6 }),
+    ).toBeNull();
+  });
+
   it('treats all-zero values as stable and a zero mean otherwise as unstable', () => {
     expect(assessStability(doc, samples({ a: [0, 0, 0], b: [0, 0, 0] }), 0.03).stable).toBe(true);
     expect(assessStability(doc, samples({ a: [-1, 0, 1], b: [1, 1, 1] }), 0.03).unstable[0]).toMatchObject({

@@ -13,9 +13,27 @@ export const DEFAULT_CV_THRESHOLD = 0.03;
 /** The rule needs a spread to judge: it starts from at least this many repetitions. */
 export const MIN_STARTING_REPETITIONS = 3;
 
-/** As given: `maxRepetitions` defaults to DEFAULT_MAX_REPETITIONS, or the starting count if higher. */
-export type UntilStableOptions = { maxRepetitions?: number; cvThreshold?: number };
-export type UntilStable = { maxRepetitions: number; cvThreshold: number };
+/**
+ * As given: `maxRepetitions` defaults to DEFAULT_MAX_REPETITIONS, or the starting count if higher.
+ * `budgetSeconds`: no round is added that would take the measuring past this many seconds (its
+ * length judged by the last round's). `source`: `scenario` when the rule is the scenario's default
+ * (scenario.yaml `repetitions.until_stable`), `option` when the user asked for it.
+ */
+export type UntilStableOptions = {
+  maxRepetitions?: number;
+  cvThreshold?: number;
+  budgetSeconds?: number;
+  source?: 'scenario' | 'option';
+};
+export type UntilStable = {
+  maxRepetitions: number;
+  cvThreshold: number;
+  budgetSeconds?: number;
+  source?: 'scenario' | 'option';
+};
+
+/** The measuring so far and the last full round, in seconds: what a time budget is held against. */
+export type Elapsed = { seconds: number; roundSeconds: number };
 
 export type VariantCv = { variant: string; metric: string; n: number; cv: number };
 
@@ -28,7 +46,7 @@ export type Stability = {
 };
 
 export type StopDecision = {
-  stopped: 'stable' | 'max-repetitions';
+  stopped: 'stable' | 'max-repetitions' | 'time-budget';
   repetitions: number;
   reason: string;
   cvs: VariantCv[];
@@ -81,6 +99,7 @@ export function decideStop(
   samples: readonly { variant: string; metric: string; value: number }[],
   repetitions: number,
   rule: UntilStable,
+  elapsed?: Elapsed,
 ): StopDecision | null {
   const s = assessStability(doc, samples, rule.cvThreshold);
   const limit = formatCvPercent(rule.cvThreshold);
@@ -100,6 +119,14 @@ export function decideStop(
       stopped: 'max-repetitions',
       repetitions,
       reason: `max-repetitions reached (${rule.maxRepetitions}): CV of ${s.unstable.map((c) => `${name(c)} = ${formatCv(c.cv)}`).join(', ')} > ${limit}`,
+      cvs: s.cvs,
+    };
+  }
+  if (rule.budgetSeconds !== undefined && elapsed && elapsed.seconds + elapsed.roundSeconds > rule.budgetSeconds) {
+    return {
+      stopped: 'time-budget',
+      repetitions,
+      reason: `time budget reached (${rule.budgetSeconds} s): ${elapsed.seconds.toFixed(0)} s measured, and another round (~${elapsed.roundSeconds.toFixed(0)} s) would pass it; CV of ${s.unstable.map((c) => `${name(c)} = ${formatCv(c.cv)}`).join(', ')} > ${limit}`,
       cvs: s.cvs,
     };
   }

@@ -415,9 +415,12 @@ export function reproduceCommand(run: RunDetail): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => ` --param ${shellQuote(`${k}=${String(v)}`)}`)
     .join('');
-  const stable = o?.untilStable
-    ? ` --until-stable --max-repetitions ${o.untilStable.maxRepetitions} --cv-threshold ${o.untilStable.cvThreshold}`
-    : '';
+  // The scenario's own default rule (repetitions.until_stable) is what the plain command runs.
+  const byScenario = o?.untilStable?.source === 'scenario';
+  const stable =
+    o?.untilStable && !byScenario
+      ? ` --until-stable --max-repetitions ${o.untilStable.maxRepetitions} --cv-threshold ${o.untilStable.cvThreshold}${o.untilStable.budgetSeconds !== undefined ? ` --time-budget ${o.untilStable.budgetSeconds}` : ''}`
+      : '';
   const published = (o ? o.scale === 'published' : run.source === 'published') ? ' --published-scale' : '';
   const settings = Object.entries(o?.serverSettings ?? {})
     .map(([k, v]) => ` --set ${shellQuote(`${k}=${v}`)}`)
@@ -430,7 +433,7 @@ export function reproduceCommand(run: RunDetail): string {
             ? 'postgres://USER@HOST:5432/DBNAME'
             : 'mysql://USER@HOST:3306/DBNAME'
         }`;
-  return `tunelab run ${run.scenario.key} ${target} --repetitions ${reps}${stable}${params}${published}`;
+  return `tunelab run ${run.scenario.key} ${target}${byScenario ? '' : ` --repetitions ${reps}`}${stable}${params}${published}`;
 }
 
 function shellQuote(s: string): string {
