@@ -167,7 +167,7 @@ describe('GET /v1/answers with hardware like mine', () => {
     expect(likeMine.nearest).toBe(body.groups[0]!.group.hardware.class);
     expect(likeMine.sentence).toBe(
       `One class is like this machine (same known storage, within one doubling per figure on average): ` +
-        `${likeMine.nearest} (0 doublings over cores, memory, fsync, iops, mbps, cpu). The answers are the nearest's, ${likeMine.nearest}.`,
+        `${likeMine.nearest} (0 doublings per figure over cores, memory, fsync, iops, mbps, cpu). The answers are the nearest's, ${likeMine.nearest}.`,
     );
     const pairs = body.groups[0]!.pairs;
     expect(likeMine.answers).toEqual(

@@ -88,7 +88,7 @@ describe('answerLikeMine', () => {
     );
     expect(far.sentence).toBe(
       `One class is like this machine (same known storage, within one doubling per figure on average): ` +
-        `${BIG} (0 doublings over cores, memory, iops). The answers are the nearest's, ${BIG}.`,
+        `${BIG} (0 doublings per figure over cores, memory, iops). The answers are the nearest's, ${BIG}.`,
     );
     // A class one doubling from the machine on every figure is like it too: both named, the nearer first.
     const MID = '4 cores / 16 GB / SSD';
@@ -99,7 +99,7 @@ describe('answerLikeMine', () => {
     );
     expect(both.sentence).toBe(
       `2 classes are like this machine (same known storage, within one doubling per figure on average): ` +
-        `${MID} (0 doublings over cores, memory, iops); ${SMALL} (1 doubling over cores, memory, iops). ` +
+        `${MID} (0 doublings per figure over cores, memory, iops); ${SMALL} (1 doubling per figure over cores, memory, iops). ` +
         `The answers are the nearest's, ${MID}.`,
     );
     expect(both.groups.map((g) => g.group.key)).toEqual(['mid-1', 'small-1', 'big-1', 'big-2']);

@@ -168,7 +168,9 @@ function likeMineSentence(
       `${doublings(nearest.distance)} per figure away over ${nearest.basis.join(', ')}${storage}; its answers may not hold here.`
     );
   }
-  const list = like.map((c) => `${c.class} (${doublings(c.distance)} over ${c.basis.join(', ')})`).join('; ');
+  const list = like
+    .map((c) => `${c.class} (${doublings(c.distance)} per figure over ${c.basis.join(', ')})`)
+    .join('; ');
   return (
     `${like.length === 1 ? 'One class is' : `${like.length} classes are`} like this machine (${RULE}): ${list}. ` +
     `The answers are the nearest's, ${like[0]!.class}.`

@@ -183,7 +183,12 @@ export const LikeMine = z.object({
   like: z.boolean(),
   /** Every class of the groups, nearest first (the order of `groups`), with its similarity and number of groups. */
   classes: z.array(
-    GroupSimilarity.extend({ class: z.string(), source: z.enum(['measured', 'published']), groups: z.number().int() }),
+    z.object({
+      class: z.string(),
+      source: z.enum(['measured', 'published']),
+      groups: z.number().int(),
+      ...GroupSimilarity.shape,
+    }),
   ),
   /** The nearest class that is like the machine; null when none is. */
   nearest: z.string().nullable(),
