@@ -58,3 +58,4 @@ export {
   type ScaleQuery,
 } from './scale.ts';
 export { answerCurvesAtScale, answersAtScale } from './scale-curves.ts';
+export { answerLikeMine, type GroupSimilarityOf, type LikeMineGroup, type LikeMineOf } from './like-mine.ts';

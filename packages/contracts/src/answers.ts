@@ -19,6 +19,8 @@ import { NoiseCounts } from './noise.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 import { ScaleAnswers, ScaleAt, ScaleCurves } from './scale.ts';
+import { StorageTier } from './measured-hardware.ts';
+import { checkLikeMine, likeMineParams, SimilarBasis, SimilarFigures, SimilarStorage } from './similar-hardware.ts';
 
 export const AnswersQuery = z
   .strictObject({
@@ -31,8 +33,13 @@ export const AnswersQuery = z
     direction: z.enum(['lower-is-better', 'higher-is-better']).optional(),
     /** Answer at this value of the scenario's scale parameter too (`rows:40000000`): see `atScale`. */
     at: ScaleAt.optional(),
+    /** "Hardware like mine": order the groups by their class's distance to this machine (see `likeMine`). */
+    ...likeMineParams,
   })
-  .superRefine(checkRanges);
+  .superRefine((q, ctx) => {
+    checkRanges(q, ctx);
+    checkLikeMine(q, ctx);
+  });
 export type AnswersQuery = z.infer<typeof AnswersQuery>;
 
 export const Agreement = z.enum([
@@ -133,6 +140,21 @@ export const CrossingAnswer = z.object({
 });
 export type CrossingAnswer = z.infer<typeof CrossingAnswer>;
 
+/**
+ * How near a group's hardware class is to the asker's machine (`@tunelab/answers/similar`'s
+ * similarScore, as GET /v1/similar ranks): the storage the class was compared as, whether it is the
+ * machine's, the mean |log2 ratio| over `basis`, and `like` (same known storage, within one
+ * doubling per figure).
+ */
+export const GroupSimilarity = z.object({
+  storage: SimilarStorage,
+  sameStorage: z.boolean(),
+  distance: z.number(),
+  basis: z.array(SimilarBasis),
+  like: z.boolean(),
+});
+export type GroupSimilarity = z.infer<typeof GroupSimilarity>;
+
 export const GroupAnswer = z.object({
   group: ComparisonGroup.omit({ comparisons: true }),
   /** "2 cores / 8 GB / virtual or unknown disk · rows = 700,000" */
@@ -141,8 +163,51 @@ export const GroupAnswer = z.object({
   ratios: z.array(RatioAnswer),
   fits: z.array(FitAnswer),
   crossings: z.array(CrossingAnswer),
+  /** With a machine given ("like mine"): how near the group's class is to it; null for an article machine whose hardware is not stated. */
+  similarity: GroupSimilarity.nullable().optional(),
 });
 export type GroupAnswer = z.infer<typeof GroupAnswer>;
+
+/** "Hardware like mine" on GET /v1/answers: the machine ranked against, which classes are like it, and their answer. */
+export const LikeMine = z.object({
+  /** The machine as ranked: a stored one's fingerprint (`like`) or null, its cores, memory, storage, tier and figures. */
+  machine: z.object({
+    fingerprint: z.string().nullable(),
+    cores: z.number().int(),
+    memoryGb: z.number().int(),
+    storage: SimilarStorage,
+    storageTier: StorageTier.nullable(),
+    figures: SimilarFigures.nullable(),
+  }),
+  /** Whether any class of the groups is like the machine. */
+  like: z.boolean(),
+  /** Every class of the groups, nearest first (the order of `groups`), with its similarity and number of groups. */
+  classes: z.array(
+    z.object({
+      class: z.string(),
+      source: z.enum(['measured', 'published']),
+      groups: z.number().int(),
+      ...GroupSimilarity.shape,
+    }),
+  ),
+  /** The nearest class that is like the machine; null when none is. */
+  nearest: z.string().nullable(),
+  /** The answers of the nearest like class: per group and pair, the verdict sentence, the agreement and the advice. */
+  answers: z.array(
+    z.object({
+      group: z.string(),
+      name: z.string(),
+      baseline: z.string(),
+      candidate: z.string(),
+      verdict: z.string().nullable(),
+      agreement: Agreement,
+      advice: z.string(),
+    }),
+  ),
+  /** In words: which classes are like the machine, or that none is, with the nearest one's distance. */
+  sentence: z.string(),
+});
+export type LikeMine = z.infer<typeof LikeMine>;
 
 /** One engine major's row of a pair across server versions, read from that major's group answer. */
 export const VersionRow = z.object({
@@ -256,6 +321,8 @@ export const ScenarioAnswers = z.object({
    * for any value (the site answers at a reader's scale from it).
    */
   scaleCurves: ScaleCurves.optional(),
+  /** With a machine given (`cores`, `memoryGb`, … or `like`): the classes like it and their answer. */
+  likeMine: LikeMine.optional(),
   /** The runs every group drew on together, how many were flagged noisy, and how many were left out as noisy (`noisy=exclude`). */
   noise: NoiseCounts,
 });

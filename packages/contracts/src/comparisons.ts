@@ -7,6 +7,8 @@ import { NoiseCounts, NoisyPolicy } from './noise.ts';
 import { StorageTier } from './measured-hardware.ts';
 import {
   checkSimilarSpec,
+  machineCores,
+  machineMemoryGb,
   SimilarBasis,
   SimilarFigures,
   similarFigureParams,
@@ -149,8 +151,8 @@ export type SimilarHardwareQuery = z.infer<typeof SimilarHardwareQuery>;
  */
 export const SimilarBySpecQuery = z
   .strictObject({
-    cores: cores,
-    memoryGb: z.coerce.number().int().min(1).max(1_048_576),
+    cores: machineCores,
+    memoryGb: machineMemoryGb,
     storage: SimilarStorage.optional(),
     ...similarFigureParams,
     scenario: identifier.optional(),
@@ -162,8 +164,8 @@ export type SimilarBySpecQuery = z.infer<typeof SimilarBySpecQuery>;
 
 /** POST /v1/similar's query: the body (`tunelab probe --json`) gives the figures; these override its machine. */
 export const SimilarByProbeQuery = z.strictObject({
-  cores: cores.optional(),
-  memoryGb: z.coerce.number().int().min(1).max(1_048_576).optional(),
+  cores: machineCores.optional(),
+  memoryGb: machineMemoryGb.optional(),
   storage: SimilarStorage.optional(),
   scenario: identifier.optional(),
   source: ComparisonSource.default('all'),

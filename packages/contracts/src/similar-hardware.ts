@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedString, count } from './primitives.ts';
+import { boundedString, count, sha256Hex } from './primitives.ts';
 import { StorageKind } from './hardware.ts';
 import { MeasuredHardware, StorageTier, storageTierOf } from './measured-hardware.ts';
 
@@ -55,12 +55,23 @@ export const similarFigureParams = {
 };
 type FigureParams = { [K in keyof typeof similarFigureParams]?: z.infer<(typeof similarFigureParams)[K]> };
 
-/** Storage, or random reads whose tier stands for it; a CPU score with its workload. */
-export function checkSimilarSpec(q: FigureParams & { storage?: SimilarStorage }, ctx: z.RefinementCtx): void {
+/** A machine's physical cores and memory in whole GB, as query parameters (GET /v1/similar, GET /v1/answers). */
+export const machineCores = z.coerce.number().int().min(1).max(4096);
+export const machineMemoryGb = z.coerce.number().int().min(1).max(1_048_576);
+
+/**
+ * Storage, or random reads whose tier stands for it; a CPU score with its workload. `storageField`
+ * names the parameter the storage came in (GET /v1/answers calls it `machineStorage`).
+ */
+export function checkSimilarSpec(
+  q: FigureParams & { storage?: SimilarStorage },
+  ctx: z.RefinementCtx,
+  storageField = 'storage',
+): void {
   if (q.storage === undefined && q.readIopsQd1 === undefined)
     ctx.addIssue({
       code: 'custom',
-      path: ['storage'],
+      path: [storageField],
       message:
         'required (ssd, hdd, nvme, network-ssd or unknown), unless readIopsQd1 is given: its storage tier stands for it',
     });
@@ -150,4 +161,69 @@ export function similarParamsOfProbe(
     cpuWorkload: report.cpuScore === null ? undefined : report.cpuWorkload,
   };
   return Object.fromEntries(Object.entries(out).filter((e): e is [string, string | number] => e[1] !== undefined));
+}
+
+/**
+ * "Hardware like mine" on GET /v1/answers: the asker's machine by GET /v1/similar's names and
+ * parsing (`cores`, `memoryGb`, the probe's figures), except its storage, which is
+ * `machineStorage` there because `storage` already filters the runs by storage kind; or `like`, a
+ * stored machine's fingerprint (its figures the median of its probes, as
+ * GET /v1/hardware/:fingerprint/similar ranks it). All optional: without them the answers are
+ * what they always were.
+ */
+export const likeMineParams = {
+  like: sha256Hex
+    .optional()
+    .describe("a stored machine's fingerprint: rank the groups by their class's distance to that machine"),
+  cores: machineCores.optional().describe("your machine's physical cores (as GET /v1/similar)"),
+  memoryGb: machineMemoryGb.optional().describe("your machine's memory in whole GB (as GET /v1/similar)"),
+  machineStorage: SimilarStorage.optional().describe(
+    "your machine's storage (GET /v1/similar's `storage`): ssd, hdd, nvme, network-ssd or unknown; may be left out when readIopsQd1 is given",
+  ),
+  ...similarFigureParams,
+};
+export type LikeMineParams = { [K in keyof typeof likeMineParams]?: z.infer<(typeof likeMineParams)[K]> };
+const LIKE_MINE_KEYS = Object.keys(likeMineParams) as (keyof LikeMineParams)[];
+
+/**
+ * The rules of `likeMineParams`: none, or `like` alone, or `cores` and `memoryGb` with the rules of
+ * GET /v1/similar (`checkSimilarSpec`, its storage named `machineStorage`).
+ */
+export function checkLikeMine(q: LikeMineParams, ctx: z.RefinementCtx): void {
+  const given = LIKE_MINE_KEYS.filter((k) => q[k] !== undefined);
+  if (given.length === 0) return;
+  if (q.like !== undefined) {
+    for (const k of given)
+      if (k !== 'like')
+        ctx.addIssue({
+          code: 'custom',
+          path: [k],
+          message: 'not with like: the stored machine’s own probes give its figures',
+        });
+    return;
+  }
+  for (const k of ['cores', 'memoryGb'] as const)
+    if (q[k] === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [k],
+        message: `required with your machine’s figures (${given.join(', ')}), as GET /v1/similar takes them; or like=<fingerprint>`,
+      });
+  checkSimilarSpec({ ...q, storage: q.machineStorage }, ctx, 'machineStorage');
+}
+
+/** The asker's machine a checked query names: none, a stored one's fingerprint, or the spec (`similarSpecOf`). */
+export function likeMineOf(
+  q: LikeMineParams,
+): null | { fingerprint: string } | { spec: ReturnType<typeof similarSpecOf> } {
+  if (q.like !== undefined) return { fingerprint: q.like };
+  if (q.cores === undefined || q.memoryGb === undefined) return null;
+  return { spec: similarSpecOf({ ...q, cores: q.cores, memoryGb: q.memoryGb, storage: q.machineStorage }) };
+}
+
+/** The query without the like-mine parameters: what the groups themselves are read with. */
+export function withoutLikeMine<Q extends LikeMineParams>(q: Q): Omit<Q, keyof LikeMineParams> {
+  const out: Record<string, unknown> = { ...q };
+  for (const k of LIKE_MINE_KEYS) delete out[k];
+  return out as Omit<Q, keyof LikeMineParams>;
 }

@@ -5,7 +5,10 @@
  * crossings. The scenario folder (scenario.yaml, published.json) comes from the scenario catalog.
  */
 import {
+  likeMineOf,
   parseScaleAt,
+  SimilarStorage,
+  withoutLikeMine,
   type AnswersQuery,
   type ComparisonGroupRecord,
   type ScenarioAnswersRecord,
@@ -15,6 +18,7 @@ import {
   answerScenario,
   checkScaleQuery,
   conditionMetrics,
+  answerLikeMine,
   answerVersions,
   fitScaleCurves,
   metricDirection,
@@ -28,6 +32,8 @@ import { loadSamples } from './comparison-samples.ts';
 import { groupSamples, type Filters, type SampleRow } from '@tunelab/answers';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
 import type { DbContext, Queries } from './context.ts';
+import { similarClasses, similarMachines } from './similar-hardware.ts';
+import { similarStorageOf } from '@tunelab/answers/similar';
 
 export async function unitSamples(
   prisma: PrismaClient,
@@ -194,8 +200,81 @@ export function answerScenarioQuery(
   });
 }
 
+/** A "hardware like mine" parameter of GET /v1/answers that names nothing stored (`like` with an unknown fingerprint). */
+export class LikeMineQueryError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LikeMineQueryError';
+  }
+}
+
+/**
+ * A scenario's answers; with a machine (`cores`, `memoryGb`, … or `like`) the groups nearest it
+ * first, each with its similarity, and `likeMine` (`@tunelab/answers`' answerLikeMine). Without
+ * one, exactly `answerScenarioQuery`'s. Null when the scenario has no folder in the catalog.
+ */
+export async function answerLikeMineQuery(
+  prisma: PrismaClient,
+  catalog: ScenarioCatalog,
+  q: AnswersQuery,
+): Promise<ScenarioAnswersRecord | null> {
+  const asked = likeMineOf(q);
+  const plain = withoutLikeMine(q);
+  if (!asked) return answerScenarioQuery(prisma, catalog, plain);
+  let machine: NonNullable<ScenarioAnswersRecord['likeMine']>['machine'];
+  if ('fingerprint' in asked) {
+    const stored = (await similarMachines(prisma, [asked.fingerprint])).get(asked.fingerprint);
+    if (!stored) throw new LikeMineQueryError('like', `no hardware profile with fingerprint ${asked.fingerprint}`);
+    machine = {
+      fingerprint: stored.fingerprint,
+      cores: stored.physicalCores,
+      memoryGb: stored.memoryGb,
+      storage: stored.storage,
+      storageTier: stored.storageTier,
+      figures: stored.figures,
+    };
+  } else {
+    const { spec } = asked;
+    machine = {
+      fingerprint: null,
+      cores: spec.cores,
+      memoryGb: spec.memoryGb,
+      // As GET /v1/similar reports it: the storage given, else the tier of the reads', else unknown.
+      storage: SimilarStorage.parse(similarStorageOf(spec.storage, spec.storageTier)),
+      storageTier: spec.storageTier,
+      figures: spec.figures,
+    };
+  }
+  const answered = await answerScenarioQuery(prisma, catalog, plain);
+  if (!answered) return null;
+  const candidates = await similarClasses(prisma, { scenario: q.scenario, source: q.source });
+  const { groups, classes, ...likeMine } = answerLikeMine(answered.groups, candidates, {
+    cores: machine.cores,
+    memoryGb: machine.memoryGb,
+    storage: machine.storage,
+    storageTier: machine.storageTier,
+    figures: machine.figures,
+  });
+  const storageOf = <T extends { storage: string }>(x: T) => ({ ...x, storage: SimilarStorage.parse(x.storage) });
+  return {
+    ...answered,
+    groups: groups.map((g) => ({ ...g, similarity: g.similarity && storageOf(g.similarity) })),
+    likeMine: {
+      machine,
+      like: likeMine.like,
+      classes: classes.map(storageOf),
+      nearest: likeMine.nearest,
+      answers: likeMine.answers,
+      sentence: likeMine.sentence,
+    },
+  };
+}
+
 /** A scenario's answers as a `ResultsDb` method (see context.ts). */
 export const answerQueries = {
-  /** A scenario's answers (null when the scenario has no folder in the catalog). */
-  answers: (db: DbContext, q: AnswersQuery) => answerScenarioQuery(db.prisma, db.catalog, q),
+  /** A scenario's answers (null when the scenario has no folder in the catalog); "like mine" with a machine. */
+  answers: (db: DbContext, q: AnswersQuery) => answerLikeMineQuery(db.prisma, db.catalog, q),
 } satisfies Queries;

@@ -20,6 +20,7 @@ export { DEFAULT_DATA_DIR, DEFAULT_DB_TIMEOUTS, type DatabaseTimeouts, type Open
 export { applyMigrations, readMigrations, type MigrationResult } from './migrate.ts';
 export { IdempotencyConflictError, isDatabaseUnavailable, RunnerRevokedError } from './errors.ts';
 export { ScaleQueryError } from '@tunelab/answers';
+export { LikeMineQueryError } from './answers.ts';
 export { DatabaseOwnedError, readOwner, type OwnerRecord } from './owner.ts';
 export { RunnerNameError, type RunnerIdentity, type TokenKind } from './runners.ts';
 export {

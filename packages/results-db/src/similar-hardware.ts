@@ -20,6 +20,7 @@ import {
   rankSimilar as rankClasses,
   similarStorageOf,
   type ProbeFigures,
+  type SimilarCandidate,
   type SimilarSpec,
 } from '@tunelab/answers/similar';
 import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
@@ -51,6 +52,28 @@ export async function findSimilarHardwareMany(
   q: SimilarHardwareQuery,
 ): Promise<Map<string, SimilarHardwareRecord>> {
   const out = new Map<string, SimilarHardwareRecord>();
+  const machines = await similarMachines(prisma, fingerprints);
+  if (machines.size === 0) return out;
+  const rows = await similarRows(prisma, q);
+  for (const machine of machines.values()) {
+    const { physicalCores: cores, memoryGb, storageKind: storage, storageTier, figures } = machine;
+    out.set(machine.fingerprint, {
+      machine,
+      items: rankRows(rows, { cores, memoryGb, storage, storageTier, figures }, q),
+    });
+  }
+  return out;
+}
+
+/**
+ * Stored machines as "hardware like mine" ranks them, by fingerprint (unknown ones left out):
+ * cores, memory in GB, storage kind and tier, and the median of all their probes.
+ */
+export async function similarMachines(
+  prisma: PrismaClient,
+  fingerprints: readonly string[],
+): Promise<Map<string, SimilarHardwareRecord['machine']>> {
+  const out = new Map<string, SimilarHardwareRecord['machine']>();
   if (fingerprints.length === 0) return out;
   const machines = await prisma.hardwareProfile.findMany({
     where: { fingerprint: { in: [...fingerprints] } },
@@ -66,26 +89,19 @@ export async function findSimilarHardwareMany(
       },
     },
   });
-  if (machines.length === 0) return out;
-  const rows = await similarRows(prisma, q);
   for (const machine of machines) {
-    const memoryGb = Math.round(Number(machine.memoryBytes) / GIB);
     const storageKind = StorageKind.parse(machine.storageKind);
     const storageTier = machine.storageTier === null ? null : StorageTier.parse(machine.storageTier);
-    const figures = classFigures(machine.measurements);
     out.set(machine.fingerprint, {
-      machine: {
-        fingerprint: machine.fingerprint,
-        class: machine.hardwareClass,
-        storageKind,
-        storageTier,
-        storage: SimilarStorage.parse(similarStorageOf(storageKind, storageTier)),
-        physicalCores: machine.physicalCores,
-        memoryGb,
-        figures,
-        probes: machine.measurements.length,
-      },
-      items: rankRows(rows, { cores: machine.physicalCores, memoryGb, storage: storageKind, storageTier, figures }, q),
+      fingerprint: machine.fingerprint,
+      class: machine.hardwareClass,
+      storageKind,
+      storageTier,
+      storage: SimilarStorage.parse(similarStorageOf(storageKind, storageTier)),
+      physicalCores: machine.physicalCores,
+      memoryGb: Math.round(Number(machine.memoryBytes) / GIB),
+      figures: classFigures(machine.measurements),
+      probes: machine.measurements.length,
     });
   }
   return out;
@@ -144,6 +160,36 @@ async function similarRows(
     LEFT JOIN hardware_measurements m ON m.run_id = r.id
     ${conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
     GROUP BY 1, 2, 3, 4, 5, 6`;
+}
+
+/**
+ * The hardware classes of a scenario's runs of one source as `rankSimilar` takes them, one per
+ * class (rows of one class name on several storage kinds or tiers pooled: their probes together,
+ * the kind and tier of the one with the most runs). GET /v1/answers ranks its groups' classes with these.
+ */
+export async function similarClasses(
+  prisma: PrismaClient,
+  q: { scenario: string; source: 'measured' | 'published' },
+): Promise<SimilarCandidate[]> {
+  const byClass = new Map<string, ClassRow[]>();
+  for (const r of await similarRows(prisma, q)) {
+    const list = byClass.get(r.hardware_class);
+    if (list) list.push(r);
+    else byClass.set(r.hardware_class, [r]);
+  }
+  return [...byClass.values()].map((rows) => {
+    const main = rows.reduce((a, b) => (Number(b.runs) > Number(a.runs) ? b : a));
+    return {
+      class: main.hardware_class,
+      source: main.source,
+      storageKind: main.storage_kind,
+      storageTier: main.storage_tier,
+      physicalCores: main.physical_cores,
+      memoryGb: main.memory_gb,
+      runs: rows.reduce((n, r) => n + Number(r.runs), 0),
+      figures: classFigures(rows.flatMap((r) => r.probes ?? [])),
+    };
+  });
 }
 
 function rankRows(
