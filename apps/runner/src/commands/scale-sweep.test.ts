@@ -27,7 +27,7 @@ await writeFile(
     .replace(/default: 3\n/, 'default: 2\n')
     // Two repetitions exactly: without its default stopping rule (repetitions.until_stable), which
     // would add rounds to these tiny, noisy tables.
-    .replace(/\n  until_stable:\n(?: {4}\S.*\n)+/, '\n'),
+    .replace(/\n {2}until_stable:\n(?: {4}\S.*\n)+/, '\n'),
 );
 
 const runsDir = path.join(tmp, 'runs');
