@@ -12,21 +12,22 @@
 import {
   ENGINE_FACTS,
   type Engine,
-  type PairComparison,
   type VersionAnswers,
   type VersionComparison,
   type VersionRow,
 } from '@tunelab/contracts';
-import { adjustPValues, formatP, interactionTest, type Moments } from '@tunelab/stats';
-import { groupMajor, serverName, type AnswerGroup } from './answer.ts';
-import type { GroupAnswerOf } from './scenario.ts';
-
-type VersionSide = NonNullable<VersionRow['baseline']>;
-
-type Answered = Pick<GroupAnswerOf<AnswerGroup>, 'group' | 'name' | 'pairs'>;
-
-const list = (xs: readonly string[]) =>
-  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+import { groupMajor, serverName } from './answer.ts';
+import {
+  adjustInteractions,
+  directionOf,
+  interactionsOf,
+  list,
+  pairFigures,
+  pairsOf,
+  summaryOf,
+  type Answered,
+  type RawInteraction,
+} from './side-by-side.ts';
 
 /** The group's name without its engine-and-major part: the conditions two majors share. */
 function conditionsOf(a: Answered): string {
@@ -38,135 +39,11 @@ function conditionsOf(a: Answered): string {
 }
 
 function rowOf(a: Answered, pair: Answered['pairs'][number]): VersionRow {
-  const side = (variant: string): VersionSide | null => {
-    const v = a.group.variants.find((x) => x.variant === variant);
-    return v ? { n: v.n, mean: v.mean } : null;
-  };
-  const m = pair.measured;
   return {
     engine: a.group.engine.engine,
     major: a.group.engine.major,
     serverVersions: a.group.databaseVersions.map((d) => d.version),
-    group: a.group.key,
-    runCount: a.group.runCount,
-    baseline: side(pair.baseline),
-    candidate: side(pair.candidate),
-    difference: m?.difference ?? null,
-    improvement: m?.improvement ?? null,
-    ci95: m?.ci95 ?? null,
-    p: m?.welch?.p ?? null,
-    verdict: m?.verdict ?? {
-      kind: 'insufficient-data',
-      sentence: `No runs of ${pair.baseline} and ${pair.candidate} in this group`,
-      significant: false,
-      conclusive: false,
-    },
-    pAdjusted: m?.adjusted?.p ?? null,
-    agreement: pair.agreement,
-  };
-}
-
-/** A variant's n, mean, sd and min, when it can enter a test (n ≥ 3 and a spread). */
-function momentsOf(a: Answered, variant: string): Moments | null {
-  const v = a.group.variants.find((x) => x.variant === variant);
-  if (!v || v.n < 3 || v.sd === null) return null;
-  return { n: v.n, mean: v.mean, sd: v.sd, min: v.min };
-}
-
-type Interactions = VersionComparison['interactions'];
-type RawInteraction = Omit<Interactions[number], 'adjusted' | 'differs'>;
-
-/** Per two majors whose pair was tested on both (oldest first), the interaction test, unadjusted. */
-function interactionsOf(sorted: readonly Answered[], baseline: string, candidate: string): RawInteraction[] {
-  const cells = sorted.flatMap((a) => {
-    const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
-    const b = momentsOf(a, baseline);
-    const c = momentsOf(a, candidate);
-    const tested = pair?.measured?.adjusted !== null && pair?.measured?.adjusted !== undefined;
-    return tested && b && c ? [{ major: a.group.engine.major, pair: { baseline: b, candidate: c } }] : [];
-  });
-  const out: RawInteraction[] = [];
-  cells.forEach((x, i) =>
-    cells.slice(i + 1).forEach((y) => {
-      // The newer major against the older: estimate = ratio on the newer ÷ ratio on the older.
-      const t = interactionTest(y.pair, x.pair);
-      out.push({
-        a: y.major,
-        b: x.major,
-        method: t.method,
-        estimate: t.estimate,
-        ci95: { low: Number.isFinite(t.ci.low) ? t.ci.low : null, high: Number.isFinite(t.ci.high) ? t.ci.high : null },
-        df: t.df,
-        p: t.p,
-      });
-    }),
-  );
-  return out;
-}
-
-const ALPHA = 0.05;
-const two = (x: number | null) => (x === null ? 'unbounded' : Number(x.toPrecision(3)).toString());
-
-const VERDICT_WORDS: Record<PairComparison['verdict']['kind'], string> = {
-  faster: 'better',
-  slower: 'worse',
-  'no-significant-difference': 'no measurable difference',
-  'insufficient-data': 'not enough data',
-  descriptive: 'descriptive (no verdict)',
-};
-
-/**
- * `majors`: each row's release line ("10.11"; the row's `major` holds the first number only), in
- * the rows' order.
- */
-function summaryOf(
-  c: Omit<VersionComparison, 'summary' | 'sameVerdict' | 'versionChangesAnswer'>,
-  majors: readonly string[],
-): {
-  same: boolean;
-  changes: boolean;
-  text: string;
-} {
-  // A non-significant verdict is "no measurable difference" only when it is conclusive (its
-  // interval within ±10%), else "not enough repetitions to be sure", as the verdict itself says.
-  const word = (v: PairComparison['verdict']) =>
-    v.kind === 'faster' || v.kind === 'slower'
-      ? `${c.candidate} ${VERDICT_WORDS[v.kind]} than ${c.baseline}`
-      : v.kind === 'no-significant-difference'
-        ? v.conclusive
-          ? 'no measurable difference'
-          : 'not enough repetitions to be sure'
-        : VERDICT_WORDS[v.kind];
-  const words = [...new Set(c.rows.map((r) => word(r.verdict)))];
-  const parts = words.map(
-    (w) => `${w} on ${list(c.rows.flatMap((r, i) => (word(r.verdict) === w ? [majors[i] ?? String(r.major)] : [])))}`,
-  );
-  const verdicts = `verdicts per version: ${parts.join('; ')}`;
-  const differing = c.interactions.filter((i) => i.differs);
-  if (differing.length > 0) {
-    const best = [...differing].sort((x, y) => x.adjusted.p - y.adjusted.p)[0]!;
-    const what =
-      best.method === 'log-ratio'
-        ? `${c.candidate} ÷ ${c.baseline} on ${best.a} is ${two(best.estimate)}× what it is on ${best.b} (95% CI ${two(best.ci95.low)}–${two(best.ci95.high)})`
-        : `${c.candidate} − ${c.baseline} on ${best.a} differs from that on ${best.b} by ${two(best.estimate)} ${c.unit} (95% CI ${two(best.ci95.low)} to ${two(best.ci95.high)})`;
-    return {
-      same: words.length === 1,
-      changes: true,
-      text: `The version changes the answer: ${what}, Holm-adjusted interaction p ${formatP(best.adjusted.p).replace(/^p /, '')} over ${best.adjusted.family} tests; ${verdicts}.`,
-    };
-  }
-  if (c.interactions.length === 0)
-    return {
-      same: words.length === 1,
-      changes: false,
-      text: `Not enough runs to test whether the version changes the answer (at least 3 runs of each variant on two versions are needed); ${verdicts}.`,
-    };
-  const smallest = Math.min(...c.interactions.map((i) => i.adjusted.p));
-  const family = c.interactions[0]!.adjusted.family;
-  return {
-    same: words.length === 1,
-    changes: false,
-    text: `No evidence that the version changes the answer (interaction tests between ${ENGINE_FACTS[c.engine].name} ${list(c.rows.map((r, i) => majors[i] ?? String(r.major)))}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family} tests); ${verdicts}.`,
+    ...pairFigures(a, pair),
   };
 }
 
@@ -206,27 +83,21 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
 
   const pending: (Omit<VersionComparison, 'interactions' | 'summary' | 'sameVerdict' | 'versionChangesAnswer'> & {
     family: string;
-    raw: RawInteraction[];
+    raw: RawInteraction<number>[];
     releases: string[];
   })[] = [];
   for (const same of byConditions.values()) {
     const sorted = [...same].sort((x, y) => x.group.engine.major - y.group.engine.major);
     if (new Set(sorted.map((a) => a.group.engine.major)).size < 2) continue;
     const first = sorted[0]!;
-    const pairs = new Map<string, { baseline: string; candidate: string }>();
-    for (const a of sorted)
-      for (const p of a.pairs)
-        pairs.set(`${p.baseline}\u0000${p.candidate}`, { baseline: p.baseline, candidate: p.candidate });
-    for (const { baseline, candidate } of pairs.values()) {
+    for (const { baseline, candidate } of pairsOf(sorted)) {
       const answered = sorted.flatMap((a) => {
         const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
         return pair ? [{ row: rowOf(a, pair), release: groupMajor(a.group) }] : [];
       });
       const rows = answered.map((r) => r.row);
       if (rows.length < 2) continue;
-      const direction =
-        sorted.flatMap((a) => a.pairs).find((p) => p.baseline === baseline && p.candidate === candidate && p.measured)
-          ?.measured?.direction ?? 'lower-is-better';
+      const direction = directionOf(sorted, baseline, candidate);
       const g = first.group;
       pending.push({
         hardwareClass: g.hardware.class,
@@ -250,29 +121,28 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
           g.unit,
           Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
         ]),
-        raw: direction === 'descriptive' ? [] : interactionsOf(sorted, baseline, candidate),
+        raw:
+          direction === 'descriptive'
+            ? []
+            : interactionsOf(
+                sorted.map((a) => ({ label: a.group.engine.major, answer: a })),
+                baseline,
+                candidate,
+                true,
+              ),
         releases: answered.map((r) => r.release),
       });
     }
   }
-  const families = new Map<string, { p: number }[]>();
-  for (const c of pending) families.set(c.family, [...(families.get(c.family) ?? []), ...c.raw]);
-  const adjustedOf = new Map(
-    [...families.entries()].map(([family, tests]) => {
-      const ps = adjustPValues(
-        tests.map((t) => t.p),
-        'holm',
-      );
-      return [family, new Map(tests.map((t, i) => [t, ps[i] ?? 1]))] as const;
-    }),
-  );
-  const comparisons: VersionComparison[] = pending.map(({ family, raw, releases, ...base }) => {
-    const size = families.get(family)?.length ?? 1;
-    const interactions: Interactions = raw.map((t) => {
-      const p = adjustedOf.get(family)?.get(t) ?? t.p;
-      return { ...t, adjusted: { method: 'holm', p, family: size }, differs: p < ALPHA };
+  const adjusted = adjustInteractions(pending);
+  const comparisons: VersionComparison[] = pending.map(({ family: _family, raw: _raw, releases, ...base }, i) => {
+    const interactions = adjusted[i] ?? [];
+    const { same, changes, text } = summaryOf({ ...base, interactions }, releases, String, {
+      subject: 'version',
+      one: 'version',
+      many: 'versions',
+      tested: (labels) => `interaction tests between ${ENGINE_FACTS[base.engine].name} ${list(labels)}`,
     });
-    const { same, changes, text } = summaryOf({ ...base, interactions }, releases);
     return { ...base, interactions, sameVerdict: same, versionChangesAnswer: changes, summary: text };
   });
 

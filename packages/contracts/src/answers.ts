@@ -290,6 +290,59 @@ export const VersionAnswers = z.object({
 });
 export type VersionAnswers = z.infer<typeof VersionAnswers>;
 
+/**
+ * One hardware class's row of a pair across classes, read from that class's group answer: the
+ * figures of a `VersionRow` (its server is the comparison's), the class, and whether it is emulated.
+ */
+export const ClassRow = VersionRow.omit({ engine: true, major: true }).extend({
+  hardwareClass: z.string(),
+  /** The class is an emulated run's (`--like-article`: the server inside a resource envelope). */
+  emulated: z.boolean(),
+});
+export type ClassRow = z.infer<typeof ClassRow>;
+
+/** One declared pair on one engine major under equal conditions, side by side per hardware class. */
+export const ClassComparison = VersionComparison.omit({
+  hardwareClass: true,
+  rows: true,
+  interactions: true,
+  versionChangesAnswer: true,
+}).extend({
+  /** The engine's first number (`engine.major` of the groups) and its release line in words ("MariaDB 10.11"). */
+  major: z.number().int(),
+  server: z.string(),
+  /** Measured classes first, then emulated ones; each by cores, memory and name. */
+  rows: z.array(ClassRow),
+  /**
+   * Per two classes with a test on both: does the pair's answer differ between them (interaction)?
+   * As `VersionComparison.interactions`, with `a` and `b` hardware classes (`a` the earlier row):
+   * `log-ratio` estimate = the pair's ratio of means on `a` ÷ that on `b`. `adjusted` is Holm's
+   * over every class interaction of the same engine major and conditions (every pair and sweep point).
+   */
+  interactions: z.array(
+    VersionComparison.shape.interactions.element.extend({
+      a: z.string(),
+      b: z.string(),
+    }),
+  ),
+  /** Whether an interaction test shows that the hardware changes the answer (any `differs`). */
+  hardwareChangesAnswer: z.boolean(),
+});
+export type ClassComparison = z.infer<typeof ClassComparison>;
+
+/** The hardware class as an answer axis. */
+export const ClassAnswers = z.object({
+  /** Per engine major, the hardware classes with runs. */
+  measured: z.array(
+    z.object({ engine: Engine, major: z.number().int(), server: z.string(), classes: z.array(z.string()) }),
+  ),
+  /** Every pair measured on two classes or more of one engine major under equal conditions. */
+  comparisons: z.array(ClassComparison),
+  /** Which classes are measured, in one sentence. */
+  sentence: z.string(),
+});
+export type ClassAnswers = z.infer<typeof ClassAnswers>;
+
 export const ScenarioAnswers = z.object({
   scenario: z.object({
     key: z.string(),
@@ -313,6 +366,8 @@ export const ScenarioAnswers = z.object({
   groups: z.array(GroupAnswer),
   /** The same pairs side by side per engine major version, for every class measured on two majors or more. */
   versions: VersionAnswers,
+  /** The same pairs side by side per hardware class, for every engine major measured on two classes or more. */
+  classes: ClassAnswers,
   /** With `at`: the declared pairs fitted across the measured scales and answered at that scale. */
   atScale: ScaleAnswers.optional(),
   /**

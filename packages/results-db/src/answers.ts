@@ -20,6 +20,7 @@ import {
   conditionMetrics,
   answerLikeMine,
   answerVersions,
+  answerClasses,
   fitScaleCurves,
   metricDirection,
   primaryMetric,
@@ -173,7 +174,9 @@ export async function answerFromReads(
   });
   // The same pairs side by side per engine major, read from the per-group answers.
   const versions = answerVersions(answered.groups);
-  if (!doc.scale) return { ...answered, versions };
+  // The same pairs side by side per hardware class, likewise.
+  const classes = answerClasses(answered.groups);
+  if (!doc.scale) return { ...answered, versions, classes };
   // Each variant fitted across the measured scales: `scaleCurves` (measured answers), and at `at`
   // the pairs answered from those very curves.
   const direction = metricDirection(doc, metric, q.direction).direction;
@@ -182,6 +185,7 @@ export async function answerFromReads(
   return {
     ...answered,
     versions,
+    classes,
     ...(source === 'measured' ? { scaleCurves: curves } : {}),
     ...(at ? { atScale: answerCurvesAtScale(curves, at.value) } : {}),
   };

@@ -1,0 +1,190 @@
+/**
+ * The hardware class as an answer axis (issue 28): for one engine major (release line), scenario
+ * version, parameter values and sweep point, the same declared pair side by side per hardware
+ * class — n and mean per side, the difference and the relative improvement with its 95% interval
+ * in the metric's direction, the verdict and the agreement with the article, read from the
+ * per-group answers `answerScenario` computed (one group per class: the grouping never pools two
+ * classes). An emulated class (`--like-article`: the server inside a resource envelope) is a class
+ * like any other, and its row says it is emulated. Whether the hardware changes the answer is not
+ * read from two verdicts that differ but tested: per two classes, the interaction
+ * (`interactionTest` of @tunelab/stats: is the pair's ratio on one class different from that on
+ * the other?), Holm-adjusted over every class interaction of the same major and conditions. The
+ * rows, tests, families and words are the versions view's (side-by-side.ts).
+ */
+import {
+  isEmulatedClass,
+  type ClassAnswers,
+  type ClassComparison,
+  type ClassRow,
+  type Engine,
+} from '@tunelab/contracts';
+import { groupMajor, serverName } from './answer.ts';
+import {
+  adjustInteractions,
+  directionOf,
+  interactionsOf,
+  list,
+  pairFigures,
+  pairsOf,
+  summaryOf,
+  type Answered,
+  type RawInteraction,
+} from './side-by-side.ts';
+
+/** A class in words, as a group's name says it: "2 cores / 2.7 GB of 24 GB / SSD-like (emulated)". */
+export const classLabel = (hardwareClass: string): string =>
+  hardwareClass
+    .replace(/unknown disk(?=(, emulated)?$)/, 'virtual or unknown disk')
+    .replace(/, emulated$/, ' (emulated)');
+
+/** The group's name without its class part: the conditions two classes share ("PostgreSQL 17 · rows = 800,000"). */
+const conditionsOf = (a: Answered): string => a.name.split(' · ').slice(1).join(' · ');
+
+function rowOf(a: Answered, pair: Answered['pairs'][number]): ClassRow {
+  return {
+    hardwareClass: a.group.hardware.class,
+    emulated: isEmulatedClass(a.group.hardware.class),
+    serverVersions: a.group.databaseVersions.map((d) => d.version),
+    ...pairFigures(a, pair),
+  };
+}
+
+/** Measured classes first, then emulated ones; each by cores, memory, then name. */
+const classOrder = (x: Answered, y: Answered) =>
+  Number(isEmulatedClass(x.group.hardware.class)) - Number(isEmulatedClass(y.group.hardware.class)) ||
+  x.group.hardware.physicalCores - y.group.hardware.physicalCores ||
+  x.group.hardware.memoryGb - y.group.hardware.memoryGb ||
+  x.group.hardware.class.localeCompare(y.group.hardware.class);
+
+/**
+ * The scenario's pairs across hardware classes, from its per-group answers: groups that differ
+ * only in the class (same scenario version, source, engine and release line, parameter values,
+ * unit and sweep point) are put side by side.
+ */
+export function answerClasses(groups: readonly Answered[]): ClassAnswers {
+  const byConditions = new Map<string, Answered[]>();
+  const measuredOf = new Map<
+    string,
+    { engine: Engine; major: number; release: string; server: string; classes: Answered[] }
+  >();
+  for (const a of groups) {
+    const g = a.group;
+    const release = groupMajor(g);
+    const serverKey = `${g.engine.engine}\u0000${release}`;
+    const seen = measuredOf.get(serverKey) ?? {
+      engine: g.engine.engine,
+      major: g.engine.major,
+      release,
+      server: serverName(g),
+      classes: [],
+    };
+    if (!seen.classes.some((x) => x.group.hardware.class === g.hardware.class)) seen.classes.push(a);
+    measuredOf.set(serverKey, seen);
+    const key = JSON.stringify([
+      g.scenario.version,
+      g.source,
+      g.engine.engine,
+      release,
+      g.unit,
+      Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
+      g.point ?? null,
+    ]);
+    byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
+  }
+
+  const pending: (Omit<ClassComparison, 'interactions' | 'summary' | 'sameVerdict' | 'hardwareChangesAnswer'> & {
+    family: string;
+    raw: RawInteraction<string>[];
+  })[] = [];
+  for (const same of byConditions.values()) {
+    const sorted = [...same].sort(classOrder);
+    if (new Set(sorted.map((a) => a.group.hardware.class)).size < 2) continue;
+    const first = sorted[0]!;
+    for (const { baseline, candidate } of pairsOf(sorted)) {
+      const rows = sorted.flatMap((a) => {
+        const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
+        return pair ? [rowOf(a, pair)] : [];
+      });
+      if (rows.length < 2) continue;
+      const direction = directionOf(sorted, baseline, candidate);
+      const g = first.group;
+      pending.push({
+        engine: g.engine.engine,
+        major: g.engine.major,
+        server: serverName(g),
+        scenarioVersion: g.scenario.version,
+        source: g.source,
+        params: g.params,
+        point: g.point ?? null,
+        conditions: conditionsOf(first),
+        baseline,
+        candidate,
+        direction,
+        unit: g.unit,
+        rows,
+        // One family of interaction tests: every pair and sweep point of one major and conditions.
+        family: JSON.stringify([
+          g.scenario.version,
+          g.source,
+          g.engine.engine,
+          groupMajor(g),
+          g.unit,
+          Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
+        ]),
+        raw:
+          direction === 'descriptive'
+            ? []
+            : interactionsOf(
+                sorted.map((a) => ({ label: a.group.hardware.class, answer: a })),
+                baseline,
+                candidate,
+                false,
+              ),
+      });
+    }
+  }
+  const adjusted = adjustInteractions(pending);
+  const comparisons: ClassComparison[] = pending.map(({ family: _family, raw: _raw, ...base }, i) => {
+    const interactions = adjusted[i] ?? [];
+    const op = interactions.every((t) => t.method === 'log-ratio') ? '÷' : '−';
+    const { same, changes, text } = summaryOf(
+      { ...base, interactions },
+      base.rows.map((r) => classLabel(r.hardwareClass)),
+      classLabel,
+      {
+        subject: 'hardware',
+        one: 'class',
+        many: 'hardware classes',
+        tested: (labels) =>
+          `interaction tests of ${base.candidate} ${op} ${base.baseline} on ${base.server} between ${list(labels)}`,
+      },
+    );
+    return { ...base, interactions, sameVerdict: same, hardwareChangesAnswer: changes, summary: text };
+  });
+
+  const measured = [...measuredOf.values()]
+    .sort((x, y) => x.engine.localeCompare(y.engine) || x.major - y.major || x.release.localeCompare(y.release))
+    .map((m) => ({
+      engine: m.engine,
+      major: m.major,
+      server: m.server,
+      classes: [...m.classes].sort(classOrder).map((a) => a.group.hardware.class),
+    }));
+  return { measured, comparisons, sentence: sentenceOf(measured, comparisons) };
+}
+
+function sentenceOf(measured: ClassAnswers['measured'], comparisons: readonly ClassComparison[]): string {
+  if (measured.length === 0) return 'No hardware class is measured yet.';
+  const on = measured.map((m) => `${m.server} on ${list(m.classes.map(classLabel))}`);
+  if (comparisons.length > 0) {
+    const side = new Map<string, Set<string>>();
+    for (const c of comparisons) {
+      const s = side.get(c.server) ?? new Set<string>();
+      for (const r of c.rows) s.add(classLabel(r.hardwareClass));
+      side.set(c.server, s);
+    }
+    const where = [...side.entries()].map(([server, classes]) => `${list([...classes])} on ${server}`);
+    return `Measured: ${list(on)}; the same pairs under equal conditions side by side: ${list(where)}.`;
+  }
+  return `Measured: ${list(on)}; no server has the same pair under equal conditions on two hardware classes yet.`;
+}

@@ -1,0 +1,218 @@
+/**
+ * What the answer axes (the server version, versions.ts; the hardware class, classes.ts) share:
+ * the same declared pair side by side over groups that differ in one thing only, each row read
+ * from its group's answer; per two rows the interaction test (`interactionTest` of @tunelab/stats:
+ * is the pair's ratio on one different from that on the other?), Holm-adjusted within a family;
+ * and the summary, in which only an adjusted interaction says that the axis changes the answer.
+ */
+import type { PairComparison, VersionComparison, VersionRow } from '@tunelab/contracts';
+import { adjustPValues, formatP, interactionTest, type Moments } from '@tunelab/stats';
+import type { AnswerGroup } from './answer.ts';
+import type { GroupAnswerOf } from './scenario.ts';
+
+/** A group answer as the axes read it. */
+export type Answered = Pick<GroupAnswerOf<AnswerGroup>, 'group' | 'name' | 'pairs'>;
+type PairOf = Answered['pairs'][number];
+
+export const list = (xs: readonly string[]) =>
+  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
+/** A row's figures, whatever the axis: the group's own n, means, improvement, interval, verdict and agreement. */
+export type PairFigures = Omit<VersionRow, 'engine' | 'major' | 'serverVersions'>;
+
+export function pairFigures(a: Answered, pair: PairOf): PairFigures {
+  const side = (variant: string) => {
+    const v = a.group.variants.find((x) => x.variant === variant);
+    return v ? { n: v.n, mean: v.mean } : null;
+  };
+  const m = pair.measured;
+  return {
+    group: a.group.key,
+    runCount: a.group.runCount,
+    baseline: side(pair.baseline),
+    candidate: side(pair.candidate),
+    difference: m?.difference ?? null,
+    improvement: m?.improvement ?? null,
+    ci95: m?.ci95 ?? null,
+    p: m?.welch?.p ?? null,
+    verdict: m?.verdict ?? {
+      kind: 'insufficient-data',
+      sentence: `No runs of ${pair.baseline} and ${pair.candidate} in this group`,
+      significant: false,
+      conclusive: false,
+    },
+    pAdjusted: m?.adjusted?.p ?? null,
+    agreement: pair.agreement,
+  };
+}
+
+/** A variant's n, mean, sd and min, when it can enter a test (n ≥ 3 and a spread). */
+function momentsOf(a: Answered, variant: string): Moments | null {
+  const v = a.group.variants.find((x) => x.variant === variant);
+  if (!v || v.n < 3 || v.sd === null) return null;
+  return { n: v.n, mean: v.mean, sd: v.sd, min: v.min };
+}
+
+type VersionInteraction = VersionComparison['interactions'][number];
+/** One interaction test between rows labelled `a` and `b`, unadjusted. */
+export type RawInteraction<L> = Omit<VersionInteraction, 'a' | 'b' | 'adjusted' | 'differs'> & { a: L; b: L };
+export type Interaction<L> = RawInteraction<L> & Pick<VersionInteraction, 'adjusted' | 'differs'>;
+
+/**
+ * Per two rows whose pair was tested on both, the interaction test, unadjusted. `laterFirst`: `a`
+ * is the later of the two rows (versions: the newer major ÷ the older), else the earlier.
+ */
+export function interactionsOf<L>(
+  rows: readonly { label: L; answer: Answered }[],
+  baseline: string,
+  candidate: string,
+  laterFirst: boolean,
+): RawInteraction<L>[] {
+  const cells = rows.flatMap(({ label, answer: a }) => {
+    const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
+    const b = momentsOf(a, baseline);
+    const c = momentsOf(a, candidate);
+    const tested = pair?.measured?.adjusted !== null && pair?.measured?.adjusted !== undefined;
+    return tested && b && c ? [{ label, pair: { baseline: b, candidate: c } }] : [];
+  });
+  const out: RawInteraction<L>[] = [];
+  cells.forEach((x, i) =>
+    cells.slice(i + 1).forEach((y) => {
+      const [first, second] = laterFirst ? [y, x] : [x, y];
+      // estimate = the pair's ratio on `a` ÷ its ratio on `b`.
+      const t = interactionTest(first.pair, second.pair);
+      out.push({
+        a: first.label,
+        b: second.label,
+        method: t.method,
+        estimate: t.estimate,
+        ci95: { low: Number.isFinite(t.ci.low) ? t.ci.low : null, high: Number.isFinite(t.ci.high) ? t.ci.high : null },
+        df: t.df,
+        p: t.p,
+      });
+    }),
+  );
+  return out;
+}
+
+const ALPHA = 0.05;
+
+/** Holm's adjustment over every interaction test of one family (`family` of each item), per item its tests adjusted. */
+export function adjustInteractions<L>(
+  pending: readonly { family: string; raw: RawInteraction<L>[] }[],
+): Interaction<L>[][] {
+  const families = new Map<string, RawInteraction<L>[]>();
+  for (const c of pending) families.set(c.family, [...(families.get(c.family) ?? []), ...c.raw]);
+  const adjustedOf = new Map(
+    [...families.entries()].map(([family, tests]) => {
+      const ps = adjustPValues(
+        tests.map((t) => t.p),
+        'holm',
+      );
+      return [family, new Map(tests.map((t, i) => [t, ps[i] ?? 1]))] as const;
+    }),
+  );
+  return pending.map(({ family, raw }) => {
+    const size = families.get(family)?.length ?? 1;
+    return raw.map((t) => {
+      const p = adjustedOf.get(family)?.get(t) ?? t.p;
+      return { ...t, adjusted: { method: 'holm' as const, p, family: size }, differs: p < ALPHA };
+    });
+  });
+}
+
+/** The pairs of groups under equal conditions, in their first group's order. */
+export function pairsOf(sorted: readonly Answered[]): { baseline: string; candidate: string }[] {
+  const pairs = new Map<string, { baseline: string; candidate: string }>();
+  for (const a of sorted)
+    for (const p of a.pairs)
+      pairs.set(`${p.baseline}\u0000${p.candidate}`, { baseline: p.baseline, candidate: p.candidate });
+  return [...pairs.values()];
+}
+
+/** The pair's direction, as the first group that measured it compared it. */
+export const directionOf = (sorted: readonly Answered[], baseline: string, candidate: string) =>
+  sorted.flatMap((a) => a.pairs).find((p) => p.baseline === baseline && p.candidate === candidate && p.measured)
+    ?.measured?.direction ?? 'lower-is-better';
+
+const two = (x: number | null) => (x === null ? 'unbounded' : Number(x.toPrecision(3)).toString());
+
+const VERDICT_WORDS: Record<PairComparison['verdict']['kind'], string> = {
+  faster: 'better',
+  slower: 'worse',
+  'no-significant-difference': 'no measurable difference',
+  'insufficient-data': 'not enough data',
+  descriptive: 'descriptive (no verdict)',
+};
+
+/** What an axis is called in its summary: "the version changes the answer", "verdicts per class". */
+export type AxisWords = {
+  /** "version", "hardware": the subject of "… changes the answer". */
+  subject: string;
+  /** "version", "class": one row. */
+  one: string;
+  /** "versions", "classes": rows. */
+  many: string;
+  /** What the "no evidence" sentence says was tested, given the rows' labels in words. */
+  tested: (labels: readonly string[]) => string;
+};
+
+/**
+ * The summary of one pair side by side: the axis changes the answer only when an adjusted
+ * interaction test says so; `labels`: each row's label in words, in the rows' order.
+ */
+export function summaryOf<L>(
+  c: {
+    baseline: string;
+    candidate: string;
+    unit: string;
+    rows: readonly { verdict: PairComparison['verdict'] }[];
+    interactions: readonly Interaction<L>[];
+  },
+  labels: readonly string[],
+  label: (l: L) => string,
+  words: AxisWords,
+): { same: boolean; changes: boolean; text: string } {
+  // A non-significant verdict is "no measurable difference" only when it is conclusive (its
+  // interval within ±10%), else "not enough repetitions to be sure", as the verdict itself says.
+  const word = (v: PairComparison['verdict']) =>
+    v.kind === 'faster' || v.kind === 'slower'
+      ? `${c.candidate} ${VERDICT_WORDS[v.kind]} than ${c.baseline}`
+      : v.kind === 'no-significant-difference'
+        ? v.conclusive
+          ? 'no measurable difference'
+          : 'not enough repetitions to be sure'
+        : VERDICT_WORDS[v.kind];
+  const distinct = [...new Set(c.rows.map((r) => word(r.verdict)))];
+  const parts = distinct.map(
+    (w) => `${w} on ${list(c.rows.flatMap((r, i) => (word(r.verdict) === w ? [labels[i] ?? ''] : [])))}`,
+  );
+  const verdicts = `verdicts per ${words.one}: ${parts.join('; ')}`;
+  const same = distinct.length === 1;
+  const differing = c.interactions.filter((i) => i.differs);
+  if (differing.length > 0) {
+    const best = [...differing].sort((x, y) => x.adjusted.p - y.adjusted.p)[0]!;
+    const what =
+      best.method === 'log-ratio'
+        ? `${c.candidate} ÷ ${c.baseline} on ${label(best.a)} is ${two(best.estimate)}× what it is on ${label(best.b)} (95% CI ${two(best.ci95.low)}–${two(best.ci95.high)})`
+        : `${c.candidate} − ${c.baseline} on ${label(best.a)} differs from that on ${label(best.b)} by ${two(best.estimate)} ${c.unit} (95% CI ${two(best.ci95.low)} to ${two(best.ci95.high)})`;
+    return {
+      same,
+      changes: true,
+      text: `The ${words.subject} changes the answer: ${what}, Holm-adjusted interaction p ${formatP(best.adjusted.p).replace(/^p /, '')} over ${best.adjusted.family} tests; ${verdicts}.`,
+    };
+  }
+  if (c.interactions.length === 0)
+    return {
+      same,
+      changes: false,
+      text: `Not enough runs to test whether the ${words.subject} changes the answer (at least 3 runs of each variant on two ${words.many} are needed); ${verdicts}.`,
+    };
+  const smallest = Math.min(...c.interactions.map((i) => i.adjusted.p));
+  const family = c.interactions[0]!.adjusted.family;
+  return {
+    same,
+    changes: false,
+    text: `No evidence that the ${words.subject} changes the answer (${words.tested(labels)}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family} tests); ${verdicts}.`,
+  };
+}
