@@ -1,8 +1,8 @@
 import { baseConfig } from '@tunelab/vitest-config';
 import { defineConfig, mergeConfig } from 'vitest/config';
 
-// Site builds share Astro's cache dirs in apps/site, so files run one at a time (the base's
-// fileParallelism: false), and a build takes longer than the base timeouts.
+// Files run one at a time (the base's fileParallelism: false); a build takes longer than the base
+// timeouts. Builds at once are safe (scripts/astro-build.ts: each has its own working directory).
 export default mergeConfig(
   baseConfig,
   defineConfig({

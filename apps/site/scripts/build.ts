@@ -13,18 +13,16 @@
  *
  * Exit codes: 0 built; 1 the build failed (its output says why); 2 bad arguments.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findRepoRoot } from '../src/lib/env.ts';
 import { MANIFEST_FILE, readManifest, type BuildManifest } from '../src/lib/built-runs.ts';
+import { runAstroBuild } from './astro-build.ts';
 
 const SITE_DIR = fileURLToPath(new URL('..', import.meta.url));
-const ASTRO_BIN = join(dirname(createRequire(import.meta.url).resolve('astro/package.json')), 'bin/astro.mjs');
 const USAGE = `usage: npm run site:build -- [--outDir DIR] [--full]
 
   --outDir DIR  where the site goes (default apps/site/dist); an earlier build there is updated
@@ -73,27 +71,21 @@ async function siteFingerprint(repoRoot: string, env: NodeJS.ProcessEnv): Promis
 }
 
 /** Runs `astro build`; quiet, Astro's page log is dropped and only the data layer's `[tunelab]` lines are kept. */
-function astroBuild(
+async function astroBuild(
   outDir: string,
   env: NodeJS.ProcessEnv,
   quiet: boolean,
 ): Promise<{ code: number; notes: string[] }> {
-  return new Promise((resolveCode, reject) => {
-    const child = spawn(process.execPath, [ASTRO_BIN, 'build', '--outDir', outDir], {
-      cwd: SITE_DIR,
-      env,
-      stdio: ['ignore', quiet ? 'pipe' : 'inherit', 'inherit'],
-    });
-    const notes: string[] = [];
-    let rest = '';
+  const notes: string[] = [];
+  let rest = '';
+  const code = await runAstroBuild(outDir, env, ['ignore', quiet ? 'pipe' : 'inherit', 'inherit'], (child) =>
     child.stdout?.on('data', (d: Buffer) => {
       const lines = (rest + d.toString()).split('\n');
       rest = lines.pop() ?? '';
       notes.push(...lines.filter((l) => l.startsWith('[tunelab]')));
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolveCode({ code: code ?? 1, notes }));
-  });
+    }),
+  );
+  return { code: code ?? 1, notes };
 }
 
 /** Moves the incremental build in `from` into `to`: new run folders added, every other page replaced. */
