@@ -301,6 +301,7 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
         value: item.params[rule.scale] ?? 0,
         hardware: input.hardware,
         declaredScale: doc.scale?.param === rule.scale,
+        params: Object.fromEntries(Object.entries(params).filter(([k]) => k !== rule.scale)),
       });
       tables.push({
         table: item.table,

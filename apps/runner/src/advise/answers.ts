@@ -20,6 +20,11 @@ export type AnswerQuestion = {
   hardware: Hardware;
   /** Whether `param` is the scale parameter the scenario declares (scenario.yaml `scale`): the API answers at `value`. */
   declaredScale?: boolean;
+  /**
+   * The other parameters the table's server implies (InnoDB's buffer_pool_mb): a group measured
+   * with these values is preferred, and an answer measured with others says which differ.
+   */
+  params?: Record<string, number>;
 };
 
 /** The answer at the table's own scale (GET /v1/answers?at=…), per declared pair. */
@@ -54,8 +59,10 @@ export type AnswerNear =
       runs: number;
       group: string;
       pairs: PairSummary[];
-      /** At the table's own scale, on the same class and major (empty when the API gave none). */
+      /** At the table's own scale, on the same class, major and other parameters (empty when the API gave none). */
       atScale: AtScalePair[];
+      /** The asked parameters the answer was measured with other values of ("buffer_pool_mb = 16, yours 128"). */
+      differs: string[];
       sentence: string;
     }
   | { status: 'not-measured' | 'no-api' | 'unavailable'; sentence: string };
@@ -145,12 +152,20 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
     };
   const onClass = ranked.filter((g) => g.group.hardware.class === hardwareClass);
   const target = Math.max(q.value, 1);
+  const asked = Object.entries(q.params ?? {}).filter(([k]) => k !== q.param);
+  const differing = (g: (typeof groups)[number]) =>
+    asked
+      .filter(([k, v]) => g.group.params[k] !== v)
+      .map(([k, v]) => `${k} = ${fmt(Number(g.group.params[k]))}, yours ${fmt(v)}`);
+  // The asked parameters first (an answer at another buffer pool is about another server), then the scale.
   const byScale = onClass.sort(
     (a, b) =>
+      differing(a).length - differing(b).length ||
       Math.abs(Math.log(scaleOf(a, q.param)! / target)) - Math.abs(Math.log(scaleOf(b, q.param)! / target)) ||
       b.group.runCount - a.group.runCount,
   );
   const g = byScale[0]!;
+  const differs = differing(g);
   const measuredAt = scaleOf(g, q.param)!;
   const factor = Math.max(measuredAt, 1) / target;
   const near = factor <= NEAR_SCALE && factor >= 1 / NEAR_SCALE;
@@ -166,7 +181,8 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
     near,
     runs: g.group.runCount,
     group: g.group.key,
-    atScale: atScaleOf(answers, hardwareClass, q),
+    atScale: atScaleOf(answers, hardwareClass, q, g.group.params),
+    differs,
     pairs: g.pairs.map((p) => ({
       baseline: p.baseline,
       candidate: p.candidate,
@@ -174,14 +190,26 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
       improvement: p.measured?.improvement ?? null,
       ci95: p.measured?.ci95 ?? null,
     })),
-    sentence: `measured at ${q.param} = ${fmt(measuredAt)} on ${hardwareClass}, ${engineName} (${g.group.runCount} run${g.group.runCount === 1 ? '' : 's'}); ${yours}${near ? '' : ': not measured near your scale'}`,
+    sentence: `measured at ${q.param} = ${fmt(measuredAt)} on ${hardwareClass}, ${engineName} (${g.group.runCount} run${g.group.runCount === 1 ? '' : 's'}); ${yours}${near ? '' : ': not measured near your scale'}${differs.length ? `; measured with ${differs.join('; ')}: not at your settings` : ''}`,
   };
 }
 
-/** The API's answers at the table's scale for this class and major (the group with the most runs). */
-function atScaleOf(answers: ScenarioAnswers, hardwareClass: string, q: AnswerQuestion): AtScalePair[] {
+/**
+ * The API's answers at the table's scale for this class and major, fitted over the runs with the
+ * other parameters of the group answered (`params`; the most runs when several match).
+ */
+function atScaleOf(
+  answers: ScenarioAnswers,
+  hardwareClass: string,
+  q: AnswerQuestion,
+  params: Record<string, unknown>,
+): AtScalePair[] {
+  const sameOthers = (p: Record<string, unknown>) =>
+    Object.entries(p).every(([k, v]) => k === q.param || params[k] === undefined || params[k] === v);
   const group = (answers.atScale?.groups ?? [])
-    .filter((g) => g.hardwareClass === hardwareClass && g.engine === q.engine && g.major === q.major)
+    .filter(
+      (g) => g.hardwareClass === hardwareClass && g.engine === q.engine && g.major === q.major && sameOthers(g.params),
+    )
     .sort((a, b) => b.runs - a.runs)[0];
   return (group?.pairs ?? []).map((p) => ({
     baseline: p.baseline,
