@@ -177,8 +177,26 @@ describe.each(['postgresql', 'pglite'] as const)('the fleet on %s', (backend) =>
     const leased = await api.request({ ...tiny, params: { rows: 200_000 }, for: { labels: ['lease'] } });
     const victim = startAgent(api, 'victim', ['lease']);
     await until('the victim running the job', async () => (await api.job(leased.id)).state === 'active');
-    await until('the victim starting its run', async () => /run [0-9a-f-]{36}/.test(victim.log()));
-    await sleep(1500); // its databases exist by now: the fixture is being built
+    const victimRun = await until(
+      'the victim starting its run',
+      async () => /run ([0-9a-f-]{36})/.exec(victim.log())?.[1],
+    );
+    const prefix = `tunelab_${victimRun.replaceAll('-', '').slice(0, 8)}_`;
+    // Killed once its run's databases exist (the fixture is being built), so that the restarted
+    // agent has something to drop: a condition, not a fixed wait.
+    const databasesOf = async () => {
+      const c = new pg.Client({ connectionString: TARGET });
+      await c.connect();
+      try {
+        const r = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [
+          prefix,
+        ]);
+        return r.rows.map((x) => x.datname);
+      } finally {
+        await c.end();
+      }
+    };
+    await until('the victim’s run databases', async () => (await databasesOf()).length > 0);
     victim.child.kill('SIGKILL');
     await victim.exited;
     const rescuer = startAgent(api, 'rescuer', ['lease']);
@@ -190,21 +208,12 @@ describe.each(['postgresql', 'pglite'] as const)('the fleet on %s', (backend) =>
     expect(rescued.attempts).toBe(2);
     expect(await stopAgent(rescuer), rescuer.log()).toBe(0);
     // The killed agent's run left its databases; the next agent started there drops them.
-    const victimRun = /run ([0-9a-f-]{36})/.exec(victim.log())?.[1];
-    expect(victimRun, victim.log()).toBeDefined();
-    const prefix = `tunelab_${victimRun!.replaceAll('-', '').slice(0, 8)}_`;
+    expect(await databasesOf()).not.toEqual([]);
     const restarted = startAgent(api, 'victim', ['nothing-here'], victim.home);
     await until('the restarted agent cleaning up', async () =>
       restarted.log().includes(`agent: earlier run ${victimRun} (`),
     );
-    const c = new pg.Client({ connectionString: TARGET });
-    await c.connect();
-    try {
-      const left = await c.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
-      expect(left.rows).toEqual([]);
-    } finally {
-      await c.end();
-    }
+    expect(await databasesOf()).toEqual([]);
     expect(await stopAgent(restarted), restarted.log()).toBe(0);
 
     // ── the API killed and restarted while an agent runs a job ──
