@@ -22,14 +22,6 @@ import { seedAnswersFixture } from './answers-fixture.ts';
 import { buildSite } from './build.ts';
 import { serveStatic } from './static-server.ts';
 
-declare global {
-  interface Window {
-    axe?: {
-      run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }>;
-    };
-  }
-}
-
 const work = await mkdtemp(join(tmpdir(), 'tl-answers-first-'));
 const dataDir = join(work, 'db');
 let out: string;

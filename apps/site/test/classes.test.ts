@@ -132,16 +132,8 @@ describe('the scenario page per hardware class', () => {
           .locator('section.classes')
           .screenshot({ path: join(process.env['TL_SCREENSHOTS'], `classes-${width}.png`) });
       const found = await p.evaluate(async () => {
-        const w = window as unknown as {
-          axe?: {
-            run: (
-              ctx: Document,
-              opts: object,
-            ) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }>;
-          };
-        };
-        if (!w.axe) return ['axe-core did not load'];
-        const r = await w.axe.run(document, { resultTypes: ['violations'] });
+        if (!window.axe) return ['axe-core did not load'];
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
         return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
       });
       violations.push(...found.map((f) => `${width}px: ${f}`));

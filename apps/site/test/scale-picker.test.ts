@@ -23,15 +23,6 @@ import { buildSite } from './build.ts';
 import { REPO_ROOT, SCENARIOS_DIR } from './seed.ts';
 import { serveStatic } from './static-server.ts';
 
-declare global {
-  interface Window {
-    /** axe-core, injected by the accessibility test. */
-    axe?: {
-      run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }>;
-    };
-  }
-}
-
 const REAL = join(REPO_ROOT, 'tests/fixtures/real-runs');
 const realRun = (file: string) =>
   RunSubmission.parse((JSON.parse(readFileSync(join(REAL, file), 'utf8')) as { submission: unknown }).submission);

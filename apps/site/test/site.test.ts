@@ -16,15 +16,6 @@ import { SAMPLE, seedDemo } from './seed.ts';
 import { serveStatic } from './static-server.ts';
 import { prismaOf } from '@tunelab/results-db/testing';
 
-declare global {
-  interface Window {
-    /** axe-core, injected by the accessibility test. */
-    axe?: {
-      run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }>;
-    };
-  }
-}
-
 const SCREENSHOTS = join(SITE_DIR, 'test-output/screenshots');
 
 let work: string;

@@ -14,14 +14,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 
-declare global {
-  interface Window {
-    /** axe-core, injected by the accessibility test. */
-    axe?: {
-      run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }>;
-    };
-  }
-}
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission } from '@tunelab/contracts';
 import { ingestDocument } from '@tunelab/results-db/testing';

@@ -4,12 +4,11 @@
  * was measured with other values of a parameter the table's server implies (InnoDB's buffer pool).
  */
 import { describe, expect, it } from 'vitest';
-import type { ScenarioAnswers } from '@tunelab/contracts';
-import { lookupAnswer, type AnswerQuestion } from './answers.ts';
+import { lookupAnswer, type AnswerQuestion, type AnswersRead } from './answers.ts';
 
 const CLASS = '2 cores / 24 GB / NVMe-like';
 
-function group(rows: number, bufferPoolMb: number, runCount: number) {
+function group(rows: number, bufferPoolMb: number, runCount: number): AnswersRead['groups'][number] {
   return {
     group: {
       key: `innodb/${CLASS}/rows=${rows}/bp=${bufferPoolMb}`,
@@ -17,7 +16,6 @@ function group(rows: number, bufferPoolMb: number, runCount: number) {
       engine: { engine: 'mariadb', major: 10 },
       hardware: { class: CLASS, physicalCores: 2, memoryGb: 24, storageKind: 'nvme' },
       params: { rows, buffer_pool_mb: bufferPoolMb, threads: 8 },
-      point: null,
       runCount,
     },
     pairs: [
@@ -31,7 +29,7 @@ function group(rows: number, bufferPoolMb: number, runCount: number) {
   };
 }
 
-function atScaleGroup(bufferPoolMb: number, runs: number) {
+function atScaleGroup(bufferPoolMb: number, runs: number): NonNullable<AnswersRead['atScale']>['groups'][number] {
   return {
     hardwareClass: CLASS,
     engine: 'mariadb',
@@ -52,8 +50,10 @@ function atScaleGroup(bufferPoolMb: number, runs: number) {
   };
 }
 
-const answers = (groups: ReturnType<typeof group>[], at: ReturnType<typeof atScaleGroup>[]) =>
-  ({ groups, atScale: { groups: at } }) as unknown as ScenarioAnswers;
+const answers = (groups: AnswersRead['groups'], at: NonNullable<AnswersRead['atScale']>['groups']): AnswersRead => ({
+  groups,
+  atScale: { groups: at },
+});
 
 const question = (bufferPoolMb: number): AnswerQuestion => ({
   scenario: 'innodb-compression-insert',

@@ -122,8 +122,30 @@ async function fetchAnswers(apiUrl: string, q: AnswerQuestion): Promise<Scenario
   }
 }
 
+type Group = ScenarioAnswers['groups'][number];
+type ScaleGroup = NonNullable<ScenarioAnswers['atScale']>['groups'][number];
+/** What the lookup reads of GET /v1/answers: a ScenarioAnswers is one, and a test can give just these. */
+export type AnswersRead = {
+  groups: readonly {
+    group: Pick<Group['group'], 'key' | 'source' | 'engine' | 'params' | 'point' | 'runCount'> & {
+      hardware: Pick<Group['group']['hardware'], 'class' | 'physicalCores' | 'memoryGb' | 'storageKind'>;
+    };
+    pairs: readonly (Pick<Group['pairs'][number], 'baseline' | 'candidate' | 'advice'> & {
+      measured?: { improvement: number | null; ci95: { low: number | null; high: number | null } | null } | null;
+    })[];
+  }[];
+  atScale?: {
+    groups: readonly (Pick<ScaleGroup, 'hardwareClass' | 'engine' | 'major' | 'params' | 'runs'> & {
+      pairs: readonly Pick<
+        ScaleGroup['pairs'][number],
+        'baseline' | 'candidate' | 'status' | 'sentence' | 'ratio' | 'ci95' | 'pi95'
+      >[];
+    })[];
+  };
+};
+
 /** The group on the nearest hardware class (same engine and major) at the nearest scale. */
-export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): AnswerNear {
+export function lookupAnswer(answers: AnswersRead, q: AnswerQuestion): AnswerNear {
   const groups = answers.groups.filter(
     (g) =>
       g.group.source === 'measured' &&
@@ -199,7 +221,7 @@ export function lookupAnswer(answers: ScenarioAnswers, q: AnswerQuestion): Answe
  * other parameters of the group answered (`params`; the most runs when several match).
  */
 function atScaleOf(
-  answers: ScenarioAnswers,
+  answers: AnswersRead,
   hardwareClass: string,
   q: AnswerQuestion,
   params: Record<string, unknown>,
@@ -222,7 +244,7 @@ function atScaleOf(
   }));
 }
 
-function scaleOf(g: ScenarioAnswers['groups'][number], param: string): number | null {
+function scaleOf(g: AnswersRead['groups'][number], param: string): number | null {
   if (g.group.point?.param === param) return g.group.point.value;
   const v = g.group.params[param];
   return typeof v === 'number' && v > 0 ? v : null;
