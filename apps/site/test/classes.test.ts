@@ -119,6 +119,10 @@ describe('the scenario page per hardware class', () => {
       await p.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
       await p.addScriptTag({ content: axeSource });
       expect(await p.locator('section.classes table.class-table').count()).toBe(2);
+      // The table says what it holds, words spaced (a formatter once glued them: "1-2vs1-1per…").
+      await expect(p.locator('section.classes table.class-table caption').first().textContent()).resolves.toBe(
+        '1-2 vs 1-1 per hardware class (PostgreSQL 17)',
+      );
       await expect(p.locator('section.classes h2').textContent()).resolves.toBe('The answer per hardware class');
       // Nothing of the section wider than the page: the tables stack or scroll inside their region.
       const overflow = await p.evaluate(() => {
