@@ -18,6 +18,7 @@ import {
   STORAGE_TIER_LABELS,
   isEmulatedClass,
   majorOfParts,
+  paramUnitBytes,
   parseSizeText,
   type ArticleMachineConditions,
 } from '@tunelab/contracts';
@@ -42,7 +43,7 @@ export const AGREEMENT_TEXT: Record<Agreement, string> = {
 
 /** The comparability rule in words: README.md and the site's method text print this. */
 export const COMPARABILITY_RULE =
-  'A measured result is held against the article’s figure for the same pair at the same sweep point (else the nearest point, which makes it not comparable). ' +
+  'A measured result is held against the article’s figure for the same pair at the same sweep point (else the nearest point, which makes it not comparable); where the article printed no figure but stated a direction (published.json `claims`, e.g. read off a chart), against that direction. ' +
   'It is comparable only when (1) every parameter for which the scenario declares the article’s value is within a factor of 2 of it (booleans and choices equal), and the article ran its full data set; ' +
   '(2) every essential condition the scenario declares (published.json `conditions`: a metric, parameter or setting a run records, and the threshold it must reach) is met by every run of the group; a condition whose value the group did not record counts as not met; ' +
   '(3) when the article described its machine: the storage kind here is known and the same, and cores and memory together are within two doublings; ' +
@@ -50,7 +51,7 @@ export const COMPARABILITY_RULE =
   'A comparable result reproduces the article when it points the same way (both faster, both slower, or both without a significant difference), contradicts it when it points the other way, ' +
   'and is inconclusive when the measurement finds no significant difference where the article found one. Any condition that differs makes it not comparable, whatever it points to, and says which. ' +
   'An emulated run (`--like-article`: the server inside a resource envelope) is judged by the ratios the scenario’s `article_conditions` declare for the article’s machine instead of absolutes: ' +
-  'its data size (the scale parameter × bytes per unit) over its memory limit within a factor of 2 of the article’s data : memory, each setting listed in `settings_to_data` over its data size within a factor of 2 of the article’s, and the storage tier measured inside the envelope equal to the article’s; ' +
+  'its data size (the scale parameter × bytes per unit) over its memory limit within a factor of 2 of the article’s data : memory (where the scenario states one), each setting listed in `settings_to_data` and each parameter listed in `params_to_data` over its data size within a factor of 2 of the article’s, and the storage tier measured inside the envelope equal to the article’s; ' +
   'cores and absolute data size are not reproduced and are said as notes. Every answer drawn from an emulated run says “under emulated conditions”; an emulated run without `article_conditions` for the machine is judged as any other.';
 
 export const storageName = (kind: string) => (kind === 'unknown' ? 'virtual or unknown disk' : kind.toUpperCase());
@@ -185,19 +186,35 @@ export function comparability(
   if (like) {
     const r = like.dataBytes / like.memoryBytes;
     const theirs = like.machine.data_to_memory;
-    if (r / theirs < 0.5 || r / theirs > 2)
+    if (theirs === undefined) {
+      // No memory limit: the memory that matters is a parameter scaled with the data (below).
+    } else if (r / theirs < 0.5 || r / theirs > 2)
       scale.push(
         `data:memory ${ratioText(r)} here (${sizeName(like.dataBytes)} of data, ${like.param} ${num(like.paramValue)}, in a ${sizeName(like.memoryBytes)} memory limit) vs ${declaredRatio(theirs)} in the article`,
       );
     else reproduced.push(`data:memory ${ratioText(r)} vs ${declaredRatio(theirs)}`);
+    for (const [name, { ratio, unit }] of Object.entries(like.machine.params_to_data)) {
+      const v = g.params[name];
+      if (typeof v !== 'number') {
+        scale.push(`${name} not recorded here, the article’s ${name}:data is ${declaredRatio(ratio)}`);
+        continue;
+      }
+      const here = (v * paramUnitBytes(unit)) / like.dataBytes;
+      if (here / ratio < 0.5 || here / ratio > 2)
+        scale.push(
+          `${name}:data ${ratioText(here)} here (${name} ${num(v)}, ${sizeName(like.dataBytes)} of data) vs ${declaredRatio(ratio)} in the article`,
+        );
+      else reproduced.push(`${name}:data ${ratioText(here)} vs ${declaredRatio(ratio)}`);
+    }
     if (article?.cores != null && article.cores !== g.hardware.physicalCores)
       notReproduced.push(`${g.hardware.physicalCores} cores here vs ${article.cores}`);
+    else if (like.machine.label !== undefined) notReproduced.push('cores and memory (the article does not state them)');
     const theirSize = parseSizeText(like.machine.data_size);
     if (theirSize !== null) notReproduced.push(`${sizeName(like.dataBytes)} of data here vs ${sizeName(theirSize)}`);
   }
   for (const [name, def] of Object.entries(doc.params)) {
     if (name === doc.sweep?.param || def.published === undefined) continue;
-    if (like && name === like.param) continue;
+    if (like && (name === like.param || Object.hasOwn(like.machine.params_to_data, name))) continue;
     const here = g.params[name];
     if (here === undefined) continue;
     const pub = def.published;
@@ -279,7 +296,7 @@ export function comparability(
   if (notReproduced.length > 0) notes.push(`not reproduced: ${notReproduced.join('; ')}`);
   if (like)
     notes.unshift(
-      `emulated like the article’s ${like.machine.hardware}: the run’s server ran inside a resource envelope`,
+      `emulated like the article’s ${like.machine.label === undefined ? like.machine.hardware : `machine (${like.machine.label})`}: the run’s server ran inside a resource envelope`,
     );
   return { reasons, notes, emulated: emulated ? { reproduced, notReproduced } : null };
 }
@@ -431,6 +448,21 @@ export function answerPair(
   return { ...r.record, sentence: agreementSentence(r.record.agreement, r.comparability ?? plain) };
 }
 
+/** The article's stated direction for the pair on this metric (published.json `claims`), in the pair's orientation. */
+function claimFor(
+  published: PublishedFile | null,
+  metric: string,
+  baseline: string,
+  candidate: string,
+): { outcome: Outcome; basis: string } | null {
+  for (const c of published?.claims ?? []) {
+    if (c.metric !== metric) continue;
+    if (c.baseline === baseline && c.candidate === candidate) return { outcome: c.outcome, basis: c.basis };
+    if (c.baseline === candidate && c.candidate === baseline) return { outcome: flip(c.outcome), basis: c.basis };
+  }
+  return null;
+}
+
 function pairAnswer(
   scenario: ScenarioInput,
   g: AnswerGroup,
@@ -515,8 +547,40 @@ function pairAnswer(
       };
     }
   }
+  const claim = article === null ? claimFor(scenario.published, g.metric, baseline, candidate) : null;
+  if (claim) {
+    article = {
+      kind: 'claim',
+      machine: 'article',
+      label: 'the article (a direction it stated, without figures)',
+      stated: false,
+      point: null,
+      values: {},
+      outcome: claim.outcome,
+      sentence: claim.basis,
+    };
+    there = claim.outcome;
+  }
   if (!measured || measured.verdict.kind === 'insufficient-data')
     return { record: { ...base, agreement: 'insufficient-data', reasons: [], notes: [], article } };
+  if (claim && measured.verdict.kind !== 'descriptive') {
+    // Held against a direction: the same rule, without the article's interval to fall inside.
+    const c = comparability(scenario, g, null, samples);
+    const here = outcomeOfMeasured(measured);
+    const agreement: Agreement =
+      c.reasons.length > 0
+        ? 'not-comparable'
+        : there === 'none'
+          ? here === 'none'
+            ? 'reproduces'
+            : 'contradicts'
+          : here === 'none'
+            ? 'inconclusive'
+            : here === there
+              ? 'reproduces'
+              : 'contradicts';
+    return { record: { ...base, agreement, reasons: c.reasons, notes: c.notes, article }, comparability: c };
+  }
   if (measured.verdict.kind === 'descriptive')
     return {
       record: { ...base, agreement: 'no-article', reasons: [], notes: ['descriptive metric: no verdict'], article },

@@ -54,8 +54,11 @@ export type Agreement = z.infer<typeof Agreement>;
 
 /** The article's figure a pair was held against. */
 export const ArticleFigure = z.object({
-  /** `comparison`: the article's runs of the pair on the same metric; `ratio`: a declared ratio it published. */
-  kind: z.enum(['comparison', 'ratio']),
+  /**
+   * `comparison`: the article's runs of the pair on the same metric; `ratio`: a declared ratio it
+   * published; `claim`: a direction it stated without figures (published.json `claims`).
+   */
+  kind: z.enum(['comparison', 'ratio', 'claim']),
   /** The article's machine ("server-1", "article"), its label, and whether the article described its hardware. */
   machine: z.string(),
   label: z.string(),

@@ -30,19 +30,38 @@ export function parseSizeText(text: string): number | null {
 
 const ratio = z.number().positive().max(1000);
 
+/** The unit of a parameter that sizes memory in whole units (`buffer_pool_mb`: MB). */
+export const PARAM_SIZE_UNITS = ['kB', 'MB', 'GB'] as const;
+export const paramUnitBytes = (unit: (typeof PARAM_SIZE_UNITS)[number]): number => SIZE_UNITS[unit]!;
+
 /** One of the article's machines, its conditions as ratios of its data size. */
 export const ArticleMachineConditions = z.strictObject({
-  /** The machine: an `id` of published.json `hardware` (its cores, memory and label come from there). */
+  /**
+   * The machine: an `id` of published.json `hardware` (its cores, memory and label come from
+   * there) — or, for an article that describes no machine, an id of its own with `label`.
+   */
   hardware: z.string().min(1).max(100),
+  /** An article that describes no machine: what it says of it ("a single disk; cores and memory not stated"). */
+  label: z.string().min(1).max(300).optional(),
   /** The article's data size (the table the chore works on), absolute: never reproduced, always said. */
   data_size: sizeText,
-  /** data : memory — the data size over the machine's memory (12 GB on 32 GB = 0.375). */
-  data_to_memory: ratio,
+  /**
+   * data : memory — the data size over the machine's memory (12 GB on 32 GB = 0.375): the memory
+   * limit of the envelope. Absent where the memory that matters is a server setting or parameter
+   * (InnoDB reads through O_DIRECT, so its buffer pool, not the page cache, holds the data in
+   * memory) — then the run needs no memory limit, and a local server of the user's can take it.
+   */
+  data_to_memory: ratio.optional(),
   /**
    * setting : data — size settings of the article's server over its data size, each scaled with
    * the data (shared_buffers 8192MB over a 12 GB table = 0.667).
    */
   settings_to_data: z.record(settingName, ratio).default({}),
+  /**
+   * parameter : data — integer parameters that size memory, in `unit`s, over the data size, each
+   * scaled with the data (the article's 4 GB buffer pool over its ~9.3 GB table: buffer_pool_mb 0.43).
+   */
+  params_to_data: z.record(paramName, z.strictObject({ ratio, unit: z.enum(PARAM_SIZE_UNITS) })).default({}),
   /** The tier of the article's disk (measured-hardware.ts): a slower tier than this machine's is throttled to. */
   storage_tier: StorageTier,
 });
@@ -57,6 +76,11 @@ export const ArticleConditions = z.strictObject({
   bytes_per_unit: z.number().positive().max(1e12),
   /** The data size `--like-article` uses unless `--like-article-size` says otherwise. */
   default_size: sizeText,
+  /**
+   * Parameters a `--like-article` run sets as the article ran them, whatever the size: its
+   * connections, a time limit long enough for every row (the article ran to the end).
+   */
+  params: z.record(paramName, z.union([z.number(), z.string(), z.boolean()])).default({}),
   /** The article's machines; the first unless `--like-article-machine` names another. */
   machines: z.array(ArticleMachineConditions).min(1).max(10),
 });

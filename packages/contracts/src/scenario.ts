@@ -217,8 +217,43 @@ function checkArticleConditions(
         message: `${c.default_size} is ${c.param}=${value}, outside the parameter's bounds: ${problem}`,
       });
   }
+  for (const [name, value] of Object.entries(c.params)) {
+    const d = ownValue(doc.params, name);
+    const problem = !d
+      ? `unknown parameter "${name}"; expected one of: ${Object.keys(doc.params).join(', ')}`
+      : name === c.param
+        ? `${name} is the parameter the data size sets`
+        : checkParamValue(d, value);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['article_conditions', 'params', name], message: problem });
+  }
   const seen = new Set<string>();
   c.machines.forEach((m, i) => {
+    if (
+      m.data_to_memory === undefined &&
+      Object.keys(m.settings_to_data).length + Object.keys(m.params_to_data).length === 0
+    )
+      ctx.addIssue({
+        code: 'custom',
+        path: ['article_conditions', 'machines', i],
+        message: 'states no ratio: give data_to_memory, settings_to_data or params_to_data',
+      });
+    for (const name of Object.keys(m.params_to_data)) {
+      const d = ownValue(doc.params, name);
+      const problem =
+        d?.type !== 'integer'
+          ? d
+            ? `a parameter scaled with the data must be an integer parameter; ${name} is ${d.type}`
+            : `unknown parameter "${name}"; expected one of: ${Object.keys(doc.params).join(', ')}`
+          : name === c.param || Object.hasOwn(c.params, name)
+            ? `${name} is set otherwise (${name === c.param ? 'the data size sets it' : 'article_conditions.params'})`
+            : null;
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['article_conditions', 'machines', i, 'params_to_data', name],
+          message: problem,
+        });
+    }
     if (seen.has(m.hardware))
       ctx.addIssue({
         code: 'custom',
@@ -506,6 +541,18 @@ export const PublishedMachine = z.looseObject({
 });
 export type PublishedMachine = z.infer<typeof PublishedMachine>;
 
+/** A direction the article stated for a pair, without figures (`claims` of published.json). */
+export const PublishedClaim = z.strictObject({
+  metric: identifier,
+  baseline: z.string().min(1).max(100),
+  candidate: z.string().min(1).max(100),
+  /** The candidate against the baseline, in the metric's direction: better (faster), worse (slower), or no difference. */
+  outcome: z.enum(['faster', 'slower', 'none']),
+  /** Where the article says it, and under which conditions ("its QPS chart beyond ~70 M rows: …"). */
+  basis: boundedString(500),
+});
+export type PublishedClaim = z.infer<typeof PublishedClaim>;
+
 /**
  * `published.json` beside a scenario: the article's own figures, kept as reference data. The one
  * schema of that file: the runner's loader, the published importer (results-db) and the site read
@@ -552,6 +599,12 @@ export const PublishedFile = z.looseObject({
     .optional(),
   /** Conclusions the article stated: "1-2 faster than 1-1" → per machine "37%", or sentences. */
   published_conclusions: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Directions the article stated without figures (a chart, a sentence): the answers hold a
+   * measured pair against one where the article published no runs of it, under the scenario's
+   * essential conditions and its comparability rule.
+   */
+  claims: z.array(PublishedClaim).max(20).optional(),
 });
 export type PublishedFile = z.infer<typeof PublishedFile>;
 

@@ -7,8 +7,10 @@
  */
 import {
   ownValue,
+  paramUnitBytes,
   parseSizeText,
   type ArticleConditions,
+  type ScenarioDocument,
   type PublishedFile,
   type ScenarioIssue,
 } from '@tunelab/contracts';
@@ -24,6 +26,7 @@ export function checkArticleConditions(
   conditions: ArticleConditions,
   published: PublishedFile | null,
   file: string,
+  params: ScenarioDocument['params'] = {},
 ): ScenarioIssue[] {
   const issues: ScenarioIssue[] = [];
   const machines = published?.hardware ?? [];
@@ -31,17 +34,37 @@ export function checkArticleConditions(
   conditions.machines.forEach((c, i) => {
     const path = `article_conditions.machines[${i}]`;
     const machine = machines.find((m) => m.id === c.hardware);
+    const data = parseSizeText(c.data_size)!;
+    // A parameter scaled with the data holds against the article's value the scenario declares.
+    for (const [name, { ratio, unit }] of Object.entries(c.params_to_data)) {
+      const pub = ownValue(params, name)?.published;
+      if (typeof pub !== 'number') continue;
+      const fromFigures = (pub * paramUnitBytes(unit)) / data;
+      if (off(ratio, fromFigures))
+        issues.push({
+          file,
+          path: `${path}.params_to_data.${name}`,
+          message: `${ratio} is not the article's ${name} ${pub} (${unit}) over ${c.data_size} (${fixed(fromFigures)})`,
+        });
+    }
     if (!machine) {
-      issues.push({
-        file,
-        path: `${path}.hardware`,
-        message: `published.json describes no machine "${c.hardware}"; expected one of: ${machines.map((m) => m.id).join(', ') || '(published.json lists no hardware)'}`,
-      });
+      // An article that describes no machine: a label says so; nothing else to hold the ratios against.
+      if (c.label === undefined)
+        issues.push({
+          file,
+          path: `${path}.hardware`,
+          message: `published.json describes no machine "${c.hardware}"; expected one of: ${machines.map((m) => m.id).join(', ') || '(published.json lists no hardware)'}, or a label for a machine the article does not describe`,
+        });
+      else if (c.data_to_memory !== undefined)
+        issues.push({
+          file,
+          path: `${path}.data_to_memory`,
+          message: `the article does not describe "${c.hardware}", so its memory, and a data : memory ratio, are not known`,
+        });
       return;
     }
-    const data = parseSizeText(c.data_size)!;
     const toMemory = data / (machine.memory_gb * GIB);
-    if (off(c.data_to_memory, toMemory))
+    if (c.data_to_memory !== undefined && off(c.data_to_memory, toMemory))
       issues.push({
         file,
         path: `${path}.data_to_memory`,

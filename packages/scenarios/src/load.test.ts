@@ -43,11 +43,18 @@ const withDoc = (mutate: (d: ReturnType<typeof valid>) => unknown, extra: Files 
 };
 
 /** A folder whose scenario states article conditions over a published.json with one machine. */
-const withArticle = (machine: Record<string, unknown>): Files =>
+const withArticle = (
+  machine: Record<string, unknown>,
+  conditions: Record<string, unknown> = {},
+  published: Record<string, unknown> = {},
+): Files =>
   withDoc(
     (d) => ({
       ...d,
+      // A parameter that sizes memory, as innodb-compression-insert's buffer_pool_mb.
+      params: { ...d.params, pool_mb: { type: 'integer', default: 16, published: 4096, min: 5 } },
       article_conditions: {
+        ...conditions,
         param: 'rows',
         bytes_per_unit: 100,
         default_size: '1MB',
@@ -69,6 +76,7 @@ const withArticle = (machine: Record<string, unknown>): Files =>
         scenario: 'demo',
         setup: { server_settings: { shared_buffers: '8192MB' } },
         hardware: [{ id: 'server-1', cpu_cores: 8, memory_gb: 32, disk: 'ssd', runs_s: { a: [1], b: [2] } }],
+        ...published,
       }),
     },
   );
@@ -77,6 +85,26 @@ describe('loadScenario', () => {
   it('loads article conditions that agree with published.json', async () => {
     const s = await loadScenario(await folder(withArticle({})));
     expect(s.doc.article_conditions?.machines[0]?.data_to_memory).toBe(0.375);
+  });
+
+  it('loads conditions of a machine the article does not describe, a parameter scaled with the data, and a claim', async () => {
+    const s = await loadScenario(
+      await folder(
+        withArticle(
+          {
+            hardware: 'article',
+            label: 'a single disk',
+            data_to_memory: undefined,
+            settings_to_data: {},
+            params_to_data: { pool_mb: { ratio: 0.3333, unit: 'MB' } },
+          },
+          {},
+          { claims: [{ metric: 'duration', baseline: 'a', candidate: 'b', outcome: 'faster', basis: 'its chart' }] },
+        ),
+      ),
+    );
+    expect(s.doc.article_conditions?.machines[0]?.params_to_data).toEqual({ pool_mb: { ratio: 0.3333, unit: 'MB' } });
+    expect(s.published?.file.claims?.[0]?.outcome).toBe('faster');
   });
 
   it('loads a valid folder and hashes it', async () => {
@@ -191,6 +219,56 @@ describe('loadScenario', () => {
       file: 'demo/scenario.yaml',
       path: 'article_conditions.machines[0].hardware',
       message: /published.json describes no machine "server-9"; expected one of: server-1/,
+    },
+    {
+      name: 'a data:memory ratio for a machine the article does not describe',
+      files: withArticle({ hardware: 'article', label: 'a single disk' }),
+      file: 'demo/scenario.yaml',
+      path: 'article_conditions.machines[0].data_to_memory',
+      message: /the article does not describe "article", so its memory, and a data : memory ratio, are not known/,
+    },
+    {
+      name: 'a parameter:data ratio that is not the article’s',
+      files: withArticle({ params_to_data: { pool_mb: { ratio: 0.5, unit: 'MB' } } }),
+      file: 'demo/scenario.yaml',
+      path: 'article_conditions.machines[0].params_to_data.pool_mb',
+      message: /0.5 is not the article's pool_mb 4096 \(MB\) over 12GB \(0.3333\)/,
+    },
+    {
+      name: 'a parameter:data ratio of a parameter the scenario does not declare',
+      files: withArticle({ params_to_data: { pool_gb: { ratio: 0.5, unit: 'GB' } } }),
+      file: 'demo/scenario.yaml',
+      path: 'article_conditions.machines[0].params_to_data.pool_gb',
+      message: /unknown parameter "pool_gb"; expected one of: rows, pool_mb/,
+    },
+    {
+      name: 'an article parameter value outside its bounds',
+      files: withArticle({}, { params: { pool_mb: 1 } }),
+      file: 'demo/scenario.yaml',
+      path: 'article_conditions.params.pool_mb',
+      message: /expected at least 5/,
+    },
+    {
+      name: 'a claim on a metric the scenario does not record',
+      files: withArticle(
+        {},
+        {},
+        { claims: [{ metric: 'tps', baseline: 'a', candidate: 'b', outcome: 'faster', basis: 'x' }] },
+      ),
+      file: 'demo/published.json',
+      path: 'claims[0].metric',
+      message: /unknown metric "tps"; expected one of: duration/,
+    },
+    {
+      name: 'a claim on a variant the scenario does not have',
+      files: withArticle(
+        {},
+        {},
+        { claims: [{ metric: 'duration', baseline: 'a', candidate: 'c', outcome: 'none', basis: 'x' }] },
+      ),
+      file: 'demo/published.json',
+      path: 'claims[0].candidate',
+      message: /unknown variant "c"; expected one of: a, b/,
     },
     {
       name: 'a data:memory ratio that is not the article’s',

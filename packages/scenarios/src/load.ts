@@ -126,7 +126,25 @@ export async function loadScenario(dir: string): Promise<LoadedScenario> {
   const conditions = publishedConditions(published?.file);
   if (conditions) issues.push(...checkConditions(conditions, doc, `${folder}/published.json`));
   if (doc.article_conditions)
-    issues.push(...checkArticleConditions(doc.article_conditions, published?.file ?? null, yamlFile));
+    issues.push(...checkArticleConditions(doc.article_conditions, published?.file ?? null, yamlFile, doc.params));
+  // published.json claims name a metric and two variants of the scenario.
+  (published?.file.claims ?? []).forEach((c, i) => {
+    const path = `claims[${i}]`;
+    const file = `${folder}/published.json`;
+    if (!doc.metrics.some((m) => m.key === c.metric))
+      issues.push({
+        file,
+        path: `${path}.metric`,
+        message: `unknown metric "${c.metric}"; expected one of: ${doc.metrics.map((m) => m.key).join(', ')}`,
+      });
+    for (const side of ['baseline', 'candidate'] as const)
+      if (!doc.variants.some((v) => v.key === c[side]))
+        issues.push({
+          file,
+          path: `${path}.${side}`,
+          message: `unknown variant "${c[side]}"; expected one of: ${doc.variants.map((v) => v.key).join(', ')}`,
+        });
+  });
   // report.ratios[].published names a map of variant → number in published.json.
   (doc.report.ratios ?? []).forEach((r, i) => {
     if (r.published === undefined) return;

@@ -23,6 +23,7 @@ const MIB = 1024 ** 2;
 const GIB = 1024 ** 3;
 const vic = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-index-cleanup'));
 const full = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'vacuum-full-rewrite'));
+const innodb = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'innodb-compression-insert'));
 const host = { memoryBytes: 24 * GIB, cores: 2 };
 
 describe('planLikeArticle', () => {
@@ -65,7 +66,7 @@ describe('planLikeArticle', () => {
   it('another of the article’s machines by its published.json id', () => {
     const p = planLikeArticle(vic, { machine: 'server-2', size: '128MB' }, host);
     expect(p.machine.storage_tier).toBe('hdd-like');
-    expect(p.published.label).toBe('8 cores, 32 GB RAM, HDD');
+    expect(p.published?.label).toBe('8 cores, 32 GB RAM, HDD');
   });
 
   it.each([
@@ -107,8 +108,8 @@ describe('planLikeArticle', () => {
 
 describe('ioLimitFor: an I/O limit only when the article’s disk is slower than this one', () => {
   it.each([
-    ['hdd-like', 'ssd-like', { readIops: 150 }, true],
-    ['hdd-like', 'nvme-like', { readIops: 150 }, true],
+    ['hdd-like', 'ssd-like', { readIops: 150, writeIops: 150 }, true],
+    ['hdd-like', 'nvme-like', { readIops: 150, writeIops: 150 }, true],
     ['network-ssd', 'ssd-like', { readIops: 1000 }, true],
     ['ssd-like', 'nvme-like', { readBps: 550_000_000, writeBps: 550_000_000 }, true],
     ['ssd-like', 'ssd-like', null, true],
@@ -143,10 +144,12 @@ describe('chooseLikeArticle', () => {
     expect(c.note.text).toMatch(/^emulated like the article's server-1/);
   });
 
-  it('server-2 (HDD) on an SSD-like machine: the envelope throttles reads to 150/s', () => {
+  it('server-2 (HDD) on an SSD-like machine: the envelope throttles reads and writes to 150/s', () => {
     const c = chooseLikeArticle(planLikeArticle(vic, { machine: 'server-2', size: '64MB' }, host), 'ssd-like', host);
-    expect(c.envelope).toEqual({ memoryBytes: Math.round(64 / 0.375) * MIB, readIops: 150 });
-    expect(c.line).toMatch(/disk tier HDD-like \(this disk measures SSD-like, throttled to 150 reads\/s\)/);
+    expect(c.envelope).toEqual({ memoryBytes: Math.round(64 / 0.375) * MIB, readIops: 150, writeIops: 150 });
+    expect(c.line).toMatch(
+      /disk tier HDD-like \(this disk measures SSD-like, throttled to 150 reads\/s, 150 writes\/s\)/,
+    );
   });
 
   it('a disk slower than the article’s, the article’s cores and size: said as not reproduced or reproduced', () => {
@@ -205,5 +208,43 @@ describe('tierCheck after a --like-article run', () => {
       /measured no tier \(the probe inside the envelope did not measure/,
     );
     expect(tierCheck('ssd-like', probe(null))).toMatch(/measured no tier/);
+  });
+});
+
+// innodb-compression-insert states a machine its article does not describe, no data:memory (the
+// buffer pool is the memory, a parameter scaled with the data) and the article's own parameters.
+describe('--like-article for innodb-compression-insert', () => {
+  it('plans no memory limit: rows and buffer_pool_mb from the data size, threads and max_seconds as the article ran', () => {
+    const p = planLikeArticle(innodb, {}, host);
+    expect(p.published).toBeNull();
+    expect(p.memoryBytes).toBeNull();
+    // 16 MiB ÷ 160 bytes a row; 0.43 × 16 MiB = 6.88 MiB → 7
+    expect(p.value).toBe(104_858);
+    expect(p.params).toEqual({ threads: '30', max_seconds: '1800', buffer_pool_mb: '7' });
+    expect(p.scaledParams).toEqual(['buffer_pool_mb']);
+    expect(p.scaled).toEqual({});
+  });
+
+  it('chooses I/O limits only, and says what the article does not state', () => {
+    const c = chooseLikeArticle(planLikeArticle(innodb, { size: '64MB' }, host), 'ssd-like', host);
+    expect(c.envelope).toEqual({ readIops: 150, writeIops: 150 });
+    expect(c.params).toEqual({ rows: '419430', threads: '30', max_seconds: '1800', buffer_pool_mb: '28' });
+    expect(c.settings).toEqual({});
+    expect(c.line).toBe(
+      "like the article's machine (a single disk, 2012; cores and memory not stated): reproduces the data (a 64 MB table, rows=419,430), buffer_pool_mb:data 0.43 (buffer_pool_mb=28), disk tier HDD-like (this disk measures SSD-like, throttled to 150 reads/s, 150 writes/s); the article's parameters threads=30, max_seconds=1800; not reproduced: cores and memory (the article does not state them), absolute size 9.3 GB (here 64 MB)",
+    );
+  });
+
+  it('refuses a size whose buffer pool would fall below the parameter’s minimum (5 MB), naming the smallest', () => {
+    expect(() => planLikeArticle(innodb, { size: '8MB' }, host)).toThrow(
+      /--like-article-size 8MB: too small to keep the article's ratios — buffer_pool_mb would be 3\.4 MB, below its minimum of 5 MB; give at least 12 MB/,
+    );
+  });
+
+  it('a --param of what is scaled clashes; the article’s own parameter values may be replaced', () => {
+    const p = planLikeArticle(innodb, {}, host);
+    expect(
+      likeArticleClashes(p, { params: { buffer_pool_mb: '128', threads: '8', max_seconds: '5' }, envelope: false }),
+    ).toEqual(['--param buffer_pool_mb (--like-article scales it with the data)']);
   });
 });

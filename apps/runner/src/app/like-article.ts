@@ -12,6 +12,7 @@ import os from 'node:os';
 import {
   STORAGE_TIER_LABELS,
   ownValue,
+  paramUnitBytes,
   parseSizeText,
   storageTierOf,
   type ArticleMachineConditions,
@@ -40,8 +41,8 @@ const TIER_ORDER: readonly StorageTier[] = ['hdd-like', 'network-ssd', 'ssd-like
 /**
  * The limit that makes a faster disk probe as a tier (contracts' STORAGE_TIER_THRESHOLDS tell the
  * tiers by random 8 kB reads at queue depth 1, and NVMe from SATA by bandwidth):
- * - HDD-like: 150 reads/s, a 7200 rpm disk's seek plus half a turn (~75–150 IOPS; the envelope
- *   test shows a 150-IOPS limit probes HDD-like).
+ * - HDD-like: 150 reads and 150 writes a second, a 7200 rpm disk's seek plus half a turn (~75–150
+ *   IOPS; the envelope test shows a 150-IOPS limit probes HDD-like).
  * - network SSD: 1,000 reads/s, 1 ms a read, inside the 0.4–2.5 ms band of network block storage.
  * - SSD-like: 550 MB/s of reads and writes, SATA III's practical ceiling (600 MB/s on the wire).
  * - NVMe-like: the fastest tier; nothing to throttle to.
@@ -50,7 +51,8 @@ const TIER_ORDER: readonly StorageTier[] = ['hdd-like', 'network-ssd', 'ssd-like
  * does not charge buffered writes to the server (envelope.ts).
  */
 export const TIER_THROTTLES: Readonly<Record<StorageTier, Envelope | null>> = {
-  'hdd-like': { readIops: 150 },
+  // Writes seek as reads do: an insert stream's page flushes and log writes wait on them too.
+  'hdd-like': { readIops: 150, writeIops: 150 },
   'network-ssd': { readIops: 1000 },
   'ssd-like': { readBps: 550_000_000, writeBps: 550_000_000 },
   'nvme-like': null,
@@ -99,14 +101,22 @@ export type LikeArticleRequest = {
 /** What --like-article chose before the disk is measured: size, scale value, memory, settings. */
 export type LikeArticlePlan = {
   machine: ArticleMachineConditions;
-  /** The article's machine in published.json (cores, memory, label). */
-  published: PublishedMachine;
+  /** The article's machine in published.json (cores, memory, label); null when the article describes none. */
+  published: PublishedMachine | null;
   param: string;
   dataBytes: number;
   value: number;
-  memoryBytes: number;
+  /** The envelope's memory limit; null when the machine states no data:memory (no memory limit). */
+  memoryBytes: number | null;
   /** Size settings scaled with the data, name → value for `--set`. */
   scaled: Record<string, string>;
+  /**
+   * Parameters: those scaled with the data (params_to_data) and those set as the article ran them
+   * (article_conditions.params; a `--param` of the user's replaces one of these).
+   */
+  params: Record<string, string>;
+  /** Which of `params` are scaled with the data (the rest are the article's values). */
+  scaledParams: readonly string[];
   /** The article's other server settings (settings.expect), at its values. */
   article: Record<string, string>;
 };
@@ -145,8 +155,9 @@ export function planLikeArticle(
     );
   const machine = machineOf(doc, request.machine);
   // The loader checked that published.json describes every listed machine.
-  const published = scenario.published?.file.hardware?.find((m) => m.id === machine.hardware);
-  if (!published) throw new LikeArticleError(`published.json of ${doc.key} describes no machine ${machine.hardware}`);
+  const published = scenario.published?.file.hardware?.find((m) => m.id === machine.hardware) ?? null;
+  if (!published && machine.label === undefined)
+    throw new LikeArticleError(`published.json of ${doc.key} describes no machine ${machine.hardware}`);
   const sizeText = request.size ?? c.default_size;
   const dataBytes = parseSizeText(sizeText);
   if (dataBytes === null || dataBytes <= 0)
@@ -155,12 +166,20 @@ export function planLikeArticle(
     );
   // The smallest data size that keeps every ratio above the floor of what it sizes.
   const floors = [
-    { what: 'the memory limit', ratio: 1 / machine.data_to_memory, floor: MIN_ENVELOPE_MEMORY_BYTES },
+    ...(machine.data_to_memory !== undefined
+      ? [{ what: 'the memory limit', ratio: 1 / machine.data_to_memory, floor: MIN_ENVELOPE_MEMORY_BYTES }]
+      : []),
     ...Object.entries(machine.settings_to_data).map(([name, ratio]) => ({
       what: name,
       ratio,
       floor: ownValue(SETTING_FLOORS, name) ?? 8 * KIB,
     })),
+    // A parameter scaled with the data stays at or above its declared minimum.
+    ...Object.entries(machine.params_to_data).map(([name, { ratio, unit }]) => {
+      const d = ownValue(doc.params, name);
+      const min = d?.type === 'integer' ? (d.min ?? 1) : 1;
+      return { what: name, ratio, floor: Math.max(1, min) * paramUnitBytes(unit) };
+    }),
   ];
   const smallest = Math.max(...floors.map((f) => Math.ceil(f.floor / f.ratio / MIB) * MIB));
   const below = floors.find((f) => dataBytes * f.ratio < f.floor);
@@ -168,8 +187,9 @@ export function planLikeArticle(
     throw new LikeArticleError(
       `--like-article-size ${sizeText}: too small to keep the article's ratios — ${below.what} would be ${formatSize(dataBytes * below.ratio)}, below its minimum of ${formatSize(below.floor)}; give at least ${formatSize(smallest)}`,
     );
-  const memoryBytes = Math.round(dataBytes / machine.data_to_memory / MIB) * MIB;
-  if (memoryBytes > host.memoryBytes)
+  const memoryBytes =
+    machine.data_to_memory === undefined ? null : Math.round(dataBytes / machine.data_to_memory / MIB) * MIB;
+  if (memoryBytes !== null && machine.data_to_memory !== undefined && memoryBytes > host.memoryBytes)
     throw new LikeArticleError(
       `--like-article-size ${sizeText}: the memory limit would be ${formatSize(memoryBytes)}, more than the ${formatSize(host.memoryBytes)} this machine has; give at most ${formatSize(Math.floor(host.memoryBytes * machine.data_to_memory))}`,
     );
@@ -186,12 +206,36 @@ export function planLikeArticle(
   const scaled = Object.fromEntries(
     Object.entries(machine.settings_to_data).map(([name, ratio]) => [name, settingValueOf(dataBytes * ratio)]),
   );
+  const scaledParams = Object.entries(machine.params_to_data).map(([name, { ratio, unit }]) => {
+    const v = Math.max(1, Math.round((dataBytes * ratio) / paramUnitBytes(unit)));
+    const d = ownValue(doc.params, name);
+    if (d?.type === 'integer' && d.max !== undefined && v > d.max)
+      throw new LikeArticleError(
+        `--like-article-size ${sizeText} makes ${name}=${count(v)}, above ${doc.key}'s maximum of ${count(d.max)}`,
+      );
+    return [name, String(v)] as const;
+  });
+  const params = {
+    ...Object.fromEntries(Object.entries(c.params).map(([k, v]) => [k, String(v)])),
+    ...Object.fromEntries(scaledParams),
+  };
   const article = Object.fromEntries(
     Object.entries(doc.settings.expect)
       .filter(([name]) => ownValue(scaled, name) === undefined)
       .map(([name, v]) => [name, String(v)]),
   );
-  return { machine, published, param, dataBytes, value, memoryBytes, scaled, article };
+  return {
+    machine,
+    published,
+    param,
+    dataBytes,
+    value,
+    memoryBytes,
+    scaled,
+    params,
+    scaledParams: scaledParams.map(([name]) => name),
+    article,
+  };
 }
 
 /** The I/O limit for the article's tier on a disk of tier `here` (null: not measured here). */
@@ -214,6 +258,7 @@ export function ioLimitFor(
 function describeLimit(e: Envelope): string {
   const parts = [
     e.readIops !== undefined ? `${count(e.readIops)} reads/s` : '',
+    e.writeIops !== undefined ? `${count(e.writeIops)} writes/s` : '',
     e.readBps !== undefined ? `${e.readBps / 1e6} MB/s of reads` : '',
     e.writeBps !== undefined ? `${e.writeBps / 1e6} MB/s of writes` : '',
   ];
@@ -250,26 +295,38 @@ export function chooseLikeArticle(plan: LikeArticlePlan, here: StorageTier | nul
   const { machine, published } = plan;
   const io = ioLimitFor(machine.storage_tier, here);
   const articleData = parseSizeText(machine.data_size)!;
+  const table = `a ${formatSize(plan.dataBytes)} table, ${plan.param}=${count(plan.value)}`;
   const reproduced = [
-    `data:memory ${ratioText(machine.data_to_memory)} (a ${formatSize(plan.dataBytes)} table, ${plan.param}=${count(plan.value)}, in a ${formatSize(plan.memoryBytes)} memory limit)`,
+    machine.data_to_memory !== undefined && plan.memoryBytes !== null
+      ? `data:memory ${ratioText(machine.data_to_memory)} (${table}, in a ${formatSize(plan.memoryBytes)} memory limit)`
+      : `the data (${table})`,
     ...Object.entries(machine.settings_to_data).map(
       ([name, ratio]) => `${name}:data ${ratioText(ratio)} (${name}=${plan.scaled[name]})`,
+    ),
+    ...Object.entries(machine.params_to_data).map(
+      ([name, { ratio }]) => `${name}:data ${ratioText(ratio)} (${name}=${plan.params[name]})`,
     ),
   ];
   if (io.reproduced) reproduced.push(io.words);
   const notReproduced: string[] = [];
   if (!io.reproduced) notReproduced.push(io.words);
-  if (published.cpu_cores !== host.cores)
+  if (!published) notReproduced.push(`cores and memory (the article does not state them)`);
+  else if (published.cpu_cores !== host.cores)
     notReproduced.push(`${published.cpu_cores} cores (this machine has ${host.cores})`);
   // The absolute size is reproduced only by running at it.
   if (Math.abs(plan.dataBytes / articleData - 1) > 0.05)
     notReproduced.push(`absolute size ${formatSize(articleData)} (here ${formatSize(plan.dataBytes)})`);
   const articleSettings = Object.entries(plan.article).map(([k, v]) => `${k}=${v}`);
-  const who = `the article's ${published.id} (${published.label ?? `${published.cpu_cores} cores, ${published.memory_gb} GB RAM, ${published.disk}`})`;
-  const text = `${who}: reproduces ${reproduced.join(', ')}${articleSettings.length ? `; the article's settings ${articleSettings.join(', ')}` : ''}; not reproduced: ${notReproduced.join(', ') || 'nothing'}`;
+  const articleParams = Object.entries(plan.params)
+    .filter(([k]) => !plan.scaledParams.includes(k))
+    .map(([k, v]) => `${k}=${v}`);
+  const who = published
+    ? `the article's ${published.id} (${published.label ?? `${published.cpu_cores} cores, ${published.memory_gb} GB RAM, ${published.disk}`})`
+    : `the article's machine (${machine.label ?? machine.hardware})`;
+  const text = `${who}: reproduces ${reproduced.join(', ')}${articleSettings.length ? `; the article's settings ${articleSettings.join(', ')}` : ''}${articleParams.length ? `; the article's parameters ${articleParams.join(', ')}` : ''}; not reproduced: ${notReproduced.join(', ') || 'nothing'}`;
   return {
-    params: { [plan.param]: String(plan.value) },
-    envelope: { memoryBytes: plan.memoryBytes, ...(io.limit ?? {}) },
+    params: { [plan.param]: String(plan.value), ...plan.params },
+    envelope: { ...(plan.memoryBytes !== null ? { memoryBytes: plan.memoryBytes } : {}), ...(io.limit ?? {}) },
     settings: { ...plan.scaled, ...plan.article },
     line: `like ${text}`,
     note: { kind: 'like-article', text: `emulated like ${text}` },
@@ -279,13 +336,17 @@ export function chooseLikeArticle(plan: LikeArticlePlan, here: StorageTier | nul
 
 /** The options --like-article chooses that the user also gave: each is a clash (exit 2). */
 export function likeArticleClashes(
-  plan: Pick<LikeArticlePlan, 'param' | 'scaled' | 'article'>,
+  plan: Pick<LikeArticlePlan, 'param' | 'scaled' | 'article' | 'params' | 'scaledParams'>,
   given: { params: Record<string, string>; settings?: Record<string, string>; envelope: boolean },
 ): string[] {
   const clashes: string[] = [];
   if (given.envelope) clashes.push('--envelope (--like-article chooses the envelope)');
   if (ownValue(given.params, plan.param) !== undefined)
     clashes.push(`--param ${plan.param} (--like-article chooses it from the data size; --like-article-size sets that)`);
+  // The article's own parameter values (article_conditions.params) are defaults a --param may change.
+  for (const name of plan.scaledParams)
+    if (ownValue(given.params, name) !== undefined)
+      clashes.push(`--param ${name} (--like-article scales it with the data)`);
   for (const name of Object.keys(given.settings ?? {}))
     if (ownValue(plan.scaled, name) !== undefined)
       clashes.push(`--set ${name} (--like-article scales it with the data)`);

@@ -4,6 +4,7 @@
  * (recorded as such, with a `like-article` note), and its class says "emulated". Every input it
  * cannot take is a usage error before anything is measured, installed or started.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { hardwareClassOf, isEmulatedClass, storageTierOf, type RunSubmission } from '@tunelab/contracts';
 import { EXIT } from '../exit-codes.ts';
 import { runTunelab } from '../test-support/cli.ts';
+import { TEST_MYSQL_URL } from '../test-support/mysql.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 import {
   cgroupV1,
@@ -60,12 +62,12 @@ describe('tunelab run --like-article', () => {
       expect(r.stderr).not.toMatch(/does not reproduce the article's disk/);
       // One line before the run says what was chosen and what is not reproduced.
       expect(r.stderr).toMatch(
-        /tunelab: like the article's server-2 \(8 cores, 32 GB RAM, HDD\): reproduces data:memory 0.375 \(a 48 MB table, rows=100,865, in a 128 MB memory limit\), shared_buffers:data 0.667 \(shared_buffers=32MB\), maintenance_work_mem:data 0.133 \(maintenance_work_mem=6552kB\), max_wal_size:data 0.667 \(max_wal_size=32MB\), disk tier HDD-like \(this disk measures [^)]*, throttled to 150 reads\/s\); the article's settings autovacuum=off, synchronous_commit=off, wal_compression=off, max_parallel_maintenance_workers=4; not reproduced: \d+ cores \(this machine has \d+\), absolute size 12 GB \(here 48 MB\)\n/,
+        /tunelab: like the article's server-2 \(8 cores, 32 GB RAM, HDD\): reproduces data:memory 0.375 \(a 48 MB table, rows=100,865, in a 128 MB memory limit\), shared_buffers:data 0.667 \(shared_buffers=32MB\), maintenance_work_mem:data 0.133 \(maintenance_work_mem=6552kB\), max_wal_size:data 0.667 \(max_wal_size=32MB\), disk tier HDD-like \(this disk measures [^)]*, throttled to 150 reads\/s, 150 writes\/s\); the article's settings autovacuum=off, synchronous_commit=off, wal_compression=off, max_parallel_maintenance_workers=4; not reproduced: \d+ cores \(this machine has \d+\), absolute size 12 GB \(here 48 MB\)\n/,
       );
       const { submission } = JSON.parse(await readFile(out, 'utf8')) as { submission: RunSubmission };
       // The run is an ordinary one with the chosen --param, --envelope and --set.
       expect(submission.params['rows']).toBe(100_865);
-      expect(submission.hardware.envelope).toMatchObject({ memoryBytes: 128 * MIB, readIops: 150 });
+      expect(submission.hardware.envelope).toMatchObject({ memoryBytes: 128 * MIB, readIops: 150, writeIops: 150 });
       expect(submission.options?.serverSettings).toEqual({
         shared_buffers: '32MB',
         maintenance_work_mem: '6552kB',
@@ -90,6 +92,64 @@ describe('tunelab run --like-article', () => {
       expect(envelopeDirs()).toEqual(before);
     },
     300_000,
+  );
+
+  // innodb-compression-insert's article states no machine and no data:memory: the buffer pool is
+  // scaled as a parameter, and the user's local MariaDB is moved into I/O limits for the run.
+  it.skipIf(!root || !v1)(
+    'runs innodb-compression-insert like its article on a local MariaDB: rows and buffer pool from the size, I/O limits only, back after',
+    async () => {
+      const ask = (sql: string) =>
+        spawnSync('mariadb', ['-h127.0.0.1', '-uroot', '-N', '-e', sql], { encoding: 'utf8' }).stdout.trim();
+      const pid = Number((await readFile(ask('SELECT @@pid_file'), 'utf8')).trim());
+      const cgroups = () => readFile(`/proc/${pid}/cgroup`, 'utf8');
+      const [cgroupsBefore, poolBefore, dirsBefore] = [
+        await cgroups(),
+        ask('SELECT @@innodb_buffer_pool_size'),
+        envelopeDirs(),
+      ];
+      const out = path.join(tmp, 'innodb-run.json');
+      // The smallest size that keeps a 5 MB buffer pool; a short time limit and two connections of
+      // the user's replace the article's (the run then says it did not outgrow its pool, if so).
+      const r = await runTunelab(
+        [
+          'run',
+          'innodb-compression-insert',
+          '--target',
+          TEST_MYSQL_URL,
+          '--like-article',
+          '--like-article-size',
+          '12MB',
+          '--param',
+          'max_seconds=3',
+          '--param',
+          'threads=2',
+          '--repetitions',
+          '1',
+          '--out',
+          out,
+        ],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(EXIT.OK);
+      expect(r.stderr).toMatch(
+        /tunelab: like the article's machine \(a single disk, 2012; cores and memory not stated\): reproduces the data \(a 12 MB table, rows=78,643\), buffer_pool_mb:data 0.43 \(buffer_pool_mb=5\), disk tier HDD-like \(this disk measures [^)]*, throttled to 150 reads\/s, 150 writes\/s\); not reproduced: cores and memory \(the article does not state them\), absolute size 9.3 GB \(here 12 MB\)\n/,
+      );
+      const { submission } = JSON.parse(await readFile(out, 'utf8')) as { submission: RunSubmission };
+      expect(submission.params).toMatchObject({ rows: 78_643, buffer_pool_mb: 5, threads: 2, max_seconds: 3 });
+      expect(submission.hardware.envelope).toMatchObject({ readIops: 150, writeIops: 150, mechanism: 'cgroup-v1' });
+      expect(submission.hardware.envelope).not.toHaveProperty('memoryBytes');
+      expect(submission.notes.find((n) => n.kind === 'like-article')?.text).toMatch(
+        /^emulated like the article's machine \(a single disk, 2012; cores and memory not stated\)/,
+      );
+      expect(storageTierOf(submission.hardware.measured!)).toBe('hdd-like');
+      expect(hardwareClassOf(submission.hardware)).toMatch(/HDD-like, emulated$/);
+      // The server is back in its own cgroups with its own buffer pool; no envelope left.
+      expect(await cgroups()).toBe(cgroupsBefore);
+      expect(ask('SELECT @@innodb_buffer_pool_size')).toBe(poolBefore);
+      expect(envelopeDirs()).toEqual(dirsBefore);
+    },
+    240_000,
   );
 
   // Every input --like-article cannot take: exit 2 with a sentence, before the disk is measured
@@ -154,6 +214,16 @@ describe('tunelab run --like-article', () => {
       'a machine the scenario does not list',
       ['vacuum-index-cleanup', '--server', '17', '--like-article', '--like-article-machine', 'server-3'],
       /--like-article-machine server-3: vacuum-index-cleanup states the conditions of server-1, server-2/,
+    ],
+    [
+      'innodb-compression-insert without a server',
+      ['innodb-compression-insert', '--like-article'],
+      /--like-article runs the article's conditions on a server inside a cgroup: give --target with a local server\n/,
+    ],
+    [
+      'a parameter it scales',
+      ['innodb-compression-insert', '--target', TEST_MYSQL_URL, '--like-article', '--param', 'buffer_pool_mb=64'],
+      /--like-article cannot be combined with --param buffer_pool_mb \(--like-article scales it with the data\)/,
     ],
     [
       'a size without --like-article',

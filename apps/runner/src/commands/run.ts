@@ -188,7 +188,7 @@ function defineRunCommand(program: Command): Command {
     )
     .option(
       '--like-article',
-      "reproduce the article's conditions (scenario.yaml article_conditions: data:memory, size settings:data, disk tier) at a size this machine runs in minutes: picks the scale parameter, a memory limit, an I/O limit when the article's disk was slower than this one (measured first), the size settings and the article's other settings, prints them in one line and runs with them as --param, --envelope and --set would; needs a server the runner manages and root (exit 7 otherwise); not with --envelope, --published-scale, --scale-sweep or a --param/--set of what it picks",
+      "reproduce the article's conditions (scenario.yaml article_conditions: data:memory, size settings and parameters:data, disk tier) at a size this machine runs in minutes: picks the scale parameter, a memory limit, an I/O limit when the article's disk was slower than this one (measured first), the size settings and parameters, and the article's other settings, prints them in one line and runs with them as --param, --envelope and --set would; needs root (exit 7 otherwise) and a server the runner manages — or, where the conditions need no memory limit (innodb-compression-insert), a local MySQL/MariaDB --target, moved into I/O limits for the run; not with --envelope, --published-scale, --scale-sweep or a --param/--set of what it picks",
     )
     .option(
       '--like-article-size <size>',
@@ -349,7 +349,15 @@ async function checkLikeArticle(
   const o = request.options;
   const host = await hostFacts();
   const plan = planLikeArticle(scenario, o.likeArticle ?? {}, host);
-  if (request.target !== undefined || (o.server === undefined && !scenario.doc.target))
+  // A memory limit needs a server the runner starts; conditions without one (InnoDB's buffer pool
+  // scaled as a parameter) also run on a local MySQL/MariaDB server of the user's, inside I/O limits.
+  if (plan.memoryBytes === null) {
+    if (request.target === undefined && o.server === undefined && !scenario.doc.target)
+      throw new CliError(
+        `--like-article runs the article's conditions on a server inside a cgroup: give --target with a local server${scenario.doc.engines.includes('postgresql') ? ` or --server MAJOR (${SUPPORTED_MAJORS.join(', ')})` : ''}`,
+        EXIT.USAGE,
+      );
+  } else if (request.target !== undefined || (o.server === undefined && !scenario.doc.target))
     throw new CliError(
       `--like-article runs the article's conditions on a server the runner starts inside a cgroup: give --server MAJOR (${SUPPORTED_MAJORS.join(', ')})${request.target !== undefined ? ' instead of --target' : ''}`,
       EXIT.USAGE,
@@ -366,11 +374,18 @@ async function checkLikeArticle(
     const dir = opts.clusterDir !== undefined ? path.resolve(opts.clusterDir) : os.tmpdir();
     io.err(`tunelab: --like-article: measuring the disk under ${dir} (a few seconds)…\n`);
     const here = await measureTierHere(dir);
-    const choice = chooseLikeArticle(plan, here.tier, host);
+    // The article's own parameter values the user replaced with --param are not the article's any more.
+    const given = new Set(Object.keys(request.params));
+    const choice = chooseLikeArticle(
+      { ...plan, params: Object.fromEntries(Object.entries(plan.params).filter(([k]) => !given.has(k))) },
+      here.tier,
+      host,
+    );
     io.err(`tunelab: ${choice.line}\n`);
-    request.params = { ...request.params, ...choice.params };
+    // A --param of the user's wins over the article's own values (never over what is scaled: a clash above).
+    request.params = { ...choice.params, ...request.params };
     o.envelope = choice.envelope;
-    o.serverSettings = { ...o.serverSettings, ...choice.settings };
+    if (Object.keys(choice.settings).length > 0) o.serverSettings = { ...o.serverSettings, ...choice.settings };
     return {
       note: { ...choice.note, text: `${choice.note.text}; this disk: ${here.words}` },
       articleTier: choice.articleTier,
