@@ -21,6 +21,7 @@ import {
   paramUnitBytes,
   parseSizeText,
   type ArticleMachineConditions,
+  type StorageTier,
 } from '@tunelab/contracts';
 import { engineDefault, normalizeSetting, sameSetting } from './settings.ts';
 import type { RatioAnswer } from '@tunelab/contracts';
@@ -247,7 +248,12 @@ export function comparability(
   } else if (article && !article.stated) notes.push('hardware: the article did not describe its machine');
   else if (article) {
     const parts: string[] = [];
-    if (g.hardware.storageKind === 'unknown')
+    // A disk the probe measured is named by its tier ("NVMe-like"), not by the kernel's flag.
+    const tier = g.hardware.storageKind === 'unknown' ? tierOfClass(g.hardware.class) : null;
+    if (tier) {
+      if (article.storage !== null && TIER_KIND[tier] !== article.storage)
+        parts.push(`${STORAGE_TIER_LABELS[tier]} here (measured) vs ${storageName(article.storage)} in the article`);
+    } else if (g.hardware.storageKind === 'unknown')
       parts.push(
         `storage here is a virtual or unknown disk, the article’s ${article.storage ? storageName(article.storage) : 'not stated'}`,
       );
@@ -301,6 +307,24 @@ export function comparability(
   return { reasons, notes, emulated: emulated ? { reproduced, notReproduced } : null };
 }
 
+/** The storage tier a class names ("2 cores / 24 GB / NVMe-like", also emulated), null when it names none. */
+function tierOfClass(hardwareClass: string): StorageTier | null {
+  const label = hardwareClass
+    .replace(/, emulated$/, '')
+    .split(' / ')
+    .slice(2)
+    .join(' / ');
+  return (Object.keys(STORAGE_TIER_LABELS) as StorageTier[]).find((t) => STORAGE_TIER_LABELS[t] === label) ?? null;
+}
+
+/** The article's storage kind (published.json `disk`) a measured tier stands for; a network SSD is none of them. */
+const TIER_KIND: Record<StorageTier, string> = {
+  'nvme-like': 'nvme',
+  'ssd-like': 'ssd',
+  'network-ssd': 'network-ssd',
+  'hdd-like': 'hdd',
+};
+
 /** What comparability found; `emulated` for a group whose class is emulated: the ratios it reproduced and what it did not. */
 export type Comparability = {
   reasons: string[];
@@ -339,10 +363,7 @@ function likeArticle(scenario: ScenarioInput, g: AnswerGroup, article: ArticleMa
   const parts = g.hardware.class.replace(/, emulated$/, '').split(' / ');
   const limit = /^(\d+(?:\.\d+)?) (GB|MB) of /.exec(parts[1] ?? '');
   const memoryBytes = limit ? Number(limit[1]) * (limit[2] === 'GB' ? GIB : 1024 ** 2) : g.hardware.memoryGb * GIB;
-  const label = parts.slice(2).join(' / ');
-  const tier = (Object.keys(STORAGE_TIER_LABELS) as (keyof typeof STORAGE_TIER_LABELS)[]).find(
-    (t) => STORAGE_TIER_LABELS[t] === label,
-  );
+  const tier = tierOfClass(g.hardware.class);
   if (memoryBytes <= 0) return null;
   return {
     machine,

@@ -102,6 +102,21 @@ describe('an emulated like-article run', () => {
     expect(p.sentence).toBe('not comparable');
   });
 
+  it('an unconstrained run names the tier its probe measured, not a virtual or unknown disk', async () => {
+    const run = likeRun();
+    delete run.hardware.envelope;
+    const hardware = (r: Awaited<ReturnType<typeof answer>>) =>
+      pair(r, '1-2').reasons.find((x) => x.startsWith('hardware: ')) ?? '';
+    // SSD-like, as the article's server-1 SSD: only cores and memory differ.
+    expect(hardware(await answer(run))).toBe('hardware: 2 cores / 24 GB here vs 8 cores / 32 GB in the article');
+    // NVMe-like (sequential writes beyond SATA's 600 MB/s) is another kind of disk than the article's SSD.
+    run.hardware.measured = { ...run.hardware.measured!, seqWriteMBps: 900 };
+    expect(hardwareClassOf(run.hardware)).toBe('2 cores / 24 GB / NVMe-like');
+    expect(hardware(await answer(run))).toBe(
+      'hardware: NVMe-like here (measured) vs SSD in the article; 2 cores / 24 GB here vs 8 cores / 32 GB in the article',
+    );
+  });
+
   it('the rule in words states the emulated rule', () => {
     for (const words of [
       'An emulated run',
