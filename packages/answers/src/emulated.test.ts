@@ -128,3 +128,82 @@ describe('an emulated like-article run', () => {
       expect(COMPARABILITY_RULE).toContain(words);
   });
 });
+
+/**
+ * innodb-compression-insert with --like-article on the local MariaDB 10.11 (2026-11-26, 2-core VM at
+ * load 9-17 from other work): rows = 104,858 (16 MB), buffer_pool_mb = 7, threads = 30, inside 150
+ * reads/s and 150 writes/s — tests/fixtures/innodb-compression-insert-like-article-16MB.json. Its
+ * article states no machine and no figures, only a direction read off its chart (published.json claims).
+ */
+describe('an emulated innodb-compression-insert run, held against the article’s stated direction', () => {
+  const innodbRun = () =>
+    RunSubmission.parse(
+      (
+        JSON.parse(
+          readFileSync(
+            new URL('../../../tests/fixtures/innodb-compression-insert-like-article-16MB.json', import.meta.url),
+            'utf8',
+          ),
+        ) as { submission: unknown }
+      ).submission,
+    );
+  const innodb = async (run: RunSubmission, metric: string) => {
+    const scenario = await loadScenario(`${DEFAULT_SCENARIOS_DIR}innodb-compression-insert`);
+    return answerRun({ doc: scenario.doc, published: scenario.published, run, metric });
+  };
+
+  it('is comparable on the ratios it reproduces; the tail rate is held against the claim', async () => {
+    const run = innodbRun();
+    expect(hardwareClassOf(run.hardware)).toBe('2 cores / 24 GB / HDD-like, emulated');
+    const p = pair(await innodb(run, 'rows_per_s_tail'), 'compressed-kbs4');
+    expect(p.article).toMatchObject({ kind: 'claim', outcome: 'faster', stated: false, values: {} });
+    expect(p.article!.sentence).toMatch(/^read off the article’s QPS chart, not printed as figures/);
+    expect(p.reasons).toEqual([]);
+    // 16.4 % slower with an interval from −21.6 % to 42.6 % (n = 3 + 3): no difference shown where the article saw one.
+    expect(p.measured!.verdict.kind).toBe('no-significant-difference');
+    expect(p.agreement).toBe('inconclusive');
+    expect(p.sentence).toBe(
+      'inconclusive under emulated conditions (buffer_pool_mb:data 0.44 vs 0.43, HDD-like vs HDD-like); ' +
+        'not reproduced: cores and memory (the article does not state them); 16 MB of data here vs 9.3 GB',
+    );
+    expect(p.notes[0]).toBe(
+      'emulated like the article’s machine (a single disk, 2012; cores and memory not stated): the run’s server ran inside a resource envelope',
+    );
+  });
+
+  it('the mean rate has no article figure (the claim is about the tail); page compression none at all', async () => {
+    const a = await innodb(innodbRun(), 'rows_per_s');
+    expect(pair(a, 'compressed-kbs4').agreement).toBe('no-article');
+    expect(pair(a, 'compressed-kbs4').article).toBeNull();
+    expect(pair(await innodb(innodbRun(), 'rows_per_s_tail'), 'page-compressed').article).toBeNull();
+  });
+
+  it('a buffer pool off the article’s ratio, or the user’s own connections, is not comparable and says which', async () => {
+    const run = innodbRun();
+    run.params = { ...run.params, buffer_pool_mb: 64, threads: 8 };
+    const p = pair(await innodb(run, 'rows_per_s_tail'), 'compressed-kbs4');
+    expect(p.agreement).toBe('not-comparable');
+    expect(p.reasons[0]).toBe(
+      'scale: buffer_pool_mb:data 4 here (buffer_pool_mb 64, 16 MB of data) vs 0.43 in the article; threads 8 here vs 30 in the article (1/4)',
+    );
+  });
+
+  it('a data set that stayed inside its buffer pool fails the article’s essential condition', async () => {
+    const run = innodbRun();
+    run.samples = run.samples.map((s) => (s.metric === 'table_data_size' ? { ...s, value: 4 * 1024 ** 2 } : s));
+    const p = pair(await innodb(run, 'rows_per_s_tail'), 'compressed-kbs4');
+    expect(p.agreement).toBe('not-comparable');
+    expect(p.reasons.join('; ')).toMatch(/^conditions: .*buffer pool/);
+  });
+
+  it('the same run without its envelope is judged on absolutes: far from the article’s 200 million rows', async () => {
+    const run = innodbRun();
+    delete run.hardware.envelope;
+    const p = pair(await innodb(run, 'rows_per_s_tail'), 'compressed-kbs4');
+    expect(p.agreement).toBe('not-comparable');
+    expect(p.reasons[0]).toMatch(
+      /^scale: rows 104,858 here vs 200,000,000 in the article \(1\/1,907\); buffer_pool_mb 7 here vs 4,096/,
+    );
+    expect(p.sentence).toBe('not comparable');
+  });
+});
