@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Sample } from '@tunelab/contracts';
+import { RunSubmission, type Sample } from '@tunelab/contracts';
 import { verdict } from '@tunelab/stats';
 import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 import { submissionOf } from '../test-support/submission.ts';
@@ -88,5 +89,24 @@ describe('renderRunTable', () => {
     expect(renderRunTable(scenario, run([...samples(), ...fixture(1, 1.8)]))).toContain(
       'restore takes 1.8× as long as a rebuild',
     );
+  });
+});
+
+describe('renderRunTable and the article’s stated directions', () => {
+  it('prints the verdict of a metric the article stated a direction for, held against that claim', async () => {
+    const innodb = await loadScenario(path.join(DEFAULT_SCENARIOS_DIR, 'innodb-compression-insert'));
+    // tests/fixtures: innodb-compression-insert --like-article on the local MariaDB, 3 repetitions.
+    const file = new URL(
+      '../../../../tests/fixtures/innodb-compression-insert-like-article-16MB.json',
+      import.meta.url,
+    );
+    const likeRun = RunSubmission.parse((JSON.parse(readFileSync(file, 'utf8')) as { submission: unknown }).submission);
+    const table = renderRunTable(innodb, likeRun);
+    // Its own table with verdicts, not only a mean among the other metrics.
+    expect(table).toMatch(/\nrows_per_s_tail \(rows\/s, higher is better\)\nvariant /);
+    expect(table).toMatch(
+      /compressed-kbs4 is 16\.4% slower.*\n {2}article: inconclusive under emulated conditions \(buffer_pool_mb:data 0\.44 vs 0\.43, HDD-like vs HDD-like\).* \(the article \(a direction it stated, without figures\): read off the article’s QPS chart/,
+    );
+    expect(table.split('\nother metrics')[1]).not.toMatch(/\nrows_per_s_tail /);
   });
 });

@@ -78,6 +78,7 @@ export function renderRunTable(scenario: TableScenario, run: RunSubmission): str
       ...renderPoint(
         doc,
         run,
+        new Set((scenario.published?.file.claims ?? []).map((c) => c.metric)),
         run.samples.filter((s) => pointKey(s.point) === pointKey(point)),
         (metric) => answersOf(metric).find((g) => pointKey(g.group.point) === pointKey(point)),
       ),
@@ -171,6 +172,8 @@ function renderCrossings(crossings: readonly CrossingAnswer[]): string[] {
 function renderPoint(
   doc: ScenarioDocument,
   run: RunSubmission,
+  /** Metrics the article stated a direction for (published.json `claims`): their verdicts are printed too. */
+  claimed: ReadonlySet<string>,
   samples: readonly Sample[],
   answered: (metric: string) => Answered | undefined,
 ): string[] {
@@ -180,8 +183,11 @@ function renderPoint(
     samples.filter((s) => s.variant === variant && s.metric === metric).sort((a, b) => a.repetition - b.repetition);
 
   const untilStable = run.options?.untilStable !== undefined;
-  // Timed metrics, and the one the report names first; without either, the first metric.
-  const named = doc.metrics.filter((m) => m.source === 'timed' || m.key === doc.report.primary_metric);
+  // Timed metrics, the one the report names first and those the article stated a direction for;
+  // without any, the first metric.
+  const named = doc.metrics.filter(
+    (m) => m.source === 'timed' || m.key === doc.report.primary_metric || claimed.has(m.key),
+  );
   const primary = named.length ? named : doc.metrics.slice(0, 1);
   for (const m of primary) {
     out.push(
