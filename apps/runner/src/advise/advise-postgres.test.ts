@@ -205,6 +205,10 @@ describe('tunelab advise on PostgreSQL', () => {
     expect(stdout).toContain('measure: tunelab run vacuum-full-rewrite --param rows=20000 --server 15');
     expect(stdout).toContain('public.hot_unfriendly: 5,000 updates, 0% HOT, fillfactor 100');
     expect(stdout).toContain('answer: no answer asked: give --api URL');
+    // This machine's disk as a class names it: the declared kind here (a measured tier without --storage).
+    expect(stdout).toMatch(
+      /answers: none asked \(--api URL\) for \d+ cores \/ \d+ GB \/ SSD \(this machine, with the options given\)/,
+    );
   });
 
   it('a role without CONNECT gets a sentence and exit 1; nothing is created', async () => {

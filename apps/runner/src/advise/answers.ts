@@ -8,7 +8,11 @@
  */
 import { ENGINE_NAMES, ScenarioAnswers, type StorageKind } from '@tunelab/contracts';
 
-export type Hardware = { cores: number; memoryGb: number; storage: StorageKind };
+/**
+ * The asker's hardware: `storage` is the kind classes are matched on (the kernel's flag, or
+ * --storage); `disk`, how a class names this disk (the measured tier, "NVMe-like"), for the words.
+ */
+export type Hardware = { cores: number; memoryGb: number; storage: StorageKind; disk?: string };
 
 export type AnswerQuestion = {
   scenario: string;

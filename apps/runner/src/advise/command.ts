@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { StorageKind } from '@tunelab/contracts';
+import { StorageKind, storageLabelOf } from '@tunelab/contracts';
 import { listScenarioDirs, loadScenario } from '@tunelab/scenarios';
 import type { RunnerConfig } from '../config.ts';
 import { isLocalMysqlTarget } from '../engines/mysql/driver.ts';
@@ -140,7 +140,7 @@ export function renderAdvice(r: AdviseReport): string {
       `${i.engine === 'mariadb' ? 'MariaDB' : 'MySQL'} ${i.version} at ${r.target}: ${int(i.tables)} InnoDB tables, innodb_buffer_pool_size ${bytes(i.bufferPoolBytes)}; read in ${r.inspectSeconds.toFixed(2)} s`,
     );
   lines.push(
-    `answers: ${r.api ?? 'none asked (--api URL)'} for ${r.hardware.cores} cores / ${r.hardware.memoryGb} GB / ${r.hardware.storage} (${r.hardware.from})`,
+    `answers: ${r.api ?? 'none asked (--api URL)'} for ${r.hardware.cores} cores / ${r.hardware.memoryGb} GB / ${r.hardware.disk ?? r.hardware.storage} (${r.hardware.from})`,
   );
   for (const s of r.scenarios) {
     lines.push('', `${s.key} — ${s.title}`, `  rule: ${s.rule}`);
@@ -188,6 +188,8 @@ async function hardwareOf(opts: AdviseOptions): Promise<Hardware & { from: strin
     cores: opts.cores ?? spec.physicalCores,
     memoryGb: opts.memoryGb ?? Math.round(spec.memoryBytes / 1024 ** 3),
     storage: spec.storage.kind,
+    // The measured tier when the probe measured the disk ("NVMe-like"), as the runs' classes name it.
+    disk: storageLabelOf(spec),
     from: (opts.cores ?? opts.memoryGb ?? opts.storage) ? 'this machine, with the options given' : 'this machine',
   };
 }
