@@ -1,4 +1,5 @@
 import { runTunelab } from './test-support/cli.ts';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +51,18 @@ const runOnTestServer = (
   tunelab(['run', key, '--target', TEST_PG_URL, '--param', `rows=${rows}`, ...args, '--run-id', runId], {}, onStderr);
 
 describe('exit codes', () => {
+  it('bin/tunelab.mjs itself starts through tsx (the other tests start a bundle of it)', () => {
+    const r = spawnSync(
+      process.execPath,
+      [fileURLToPath(new URL('../bin/tunelab.mjs', import.meta.url)), '--version'],
+      {
+        encoding: 'utf8',
+        cwd: ROOT,
+      },
+    );
+    expect(r.status, r.stderr).toBe(EXIT.OK);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
   it('--help exits 0 and documents exit codes', async () => {
     const r = await tunelab(['--help']);
     expect(r.code).toBe(EXIT.OK);
