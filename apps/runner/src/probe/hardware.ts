@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import si from 'systeminformation';
 import { z } from 'zod';
@@ -112,10 +112,11 @@ export type HardwareProbeOptions = {
 };
 
 /**
- * TUNELAB_TEST_PROBE_REUSE names a JSON file of probe figures by directory, for the runner's own
- * test suite (set by its vitest globalSetup): a run whose probe directory is in the file reuses the
- * figures an earlier run of the same test run measured there (the same disk, minutes earlier)
- * instead of spending ~5 s measuring again. Never inside an envelope (its figures are its own).
+ * TUNELAB_TEST_PROBE_REUSE names a JSON file of probe figures by filesystem (device number), for
+ * the runner's own test suite (set by its vitest globalSetup): a run whose probe directory is on a
+ * filesystem in the file reuses the figures an earlier run of the same test run measured there
+ * (the same disk, minutes earlier; managed servers get a new directory every run) instead of
+ * spending ~5 s measuring again. Never inside an envelope (its figures are its own).
  */
 const REUSE_FILE = process.env.TUNELAB_TEST_PROBE_REUSE || null;
 const ReuseFile = z.record(z.string(), MeasuredHardware);
@@ -126,13 +127,14 @@ function readReuseFile(): z.infer<typeof ReuseFile> {
     return {};
   }
 }
+const reuseKey = (dir: string) => `dev ${statSync(dir).dev}`;
 function reusedFigures(dir: string): MeasuredHardware | null {
-  return REUSE_FILE ? (readReuseFile()[dir] ?? null) : null;
+  return REUSE_FILE ? (readReuseFile()[reuseKey(dir)] ?? null) : null;
 }
 function keepFigures(dir: string, m: MeasuredHardware): void {
   if (!REUSE_FILE) return;
   const tmp = `${REUSE_FILE}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ ...readReuseFile(), [dir]: m }));
+  writeFileSync(tmp, JSON.stringify({ ...readReuseFile(), [reuseKey(dir)]: m }));
   renameSync(tmp, REUSE_FILE);
 }
 
