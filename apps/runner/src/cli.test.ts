@@ -1,4 +1,5 @@
 import { runTunelab } from './test-support/cli.ts';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +51,18 @@ const runOnTestServer = (
   tunelab(['run', key, '--target', TEST_PG_URL, '--param', `rows=${rows}`, ...args, '--run-id', runId], {}, onStderr);
 
 describe('exit codes', () => {
+  it('bin/tunelab.mjs itself starts through tsx (the other tests start a bundle of it)', () => {
+    const r = spawnSync(
+      process.execPath,
+      [fileURLToPath(new URL('../bin/tunelab.mjs', import.meta.url)), '--version'],
+      {
+        encoding: 'utf8',
+        cwd: ROOT,
+      },
+    );
+    expect(r.status, r.stderr).toBe(EXIT.OK);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
   it('--help exits 0 and documents exit codes', async () => {
     const r = await tunelab(['--help']);
     expect(r.code).toBe(EXIT.OK);
@@ -116,10 +129,12 @@ describe('Ctrl-C', () => {
   // Once while the fixture is being built (statements in flight in the template), once while clones run.
   // The signal goes once the template database exists (polled: the phase line is printed before
   // CREATE DATABASE, which a loaded machine can take a second to finish), never after a fixed wait.
+  // The fixture build needs a fixture that takes seconds to build (60,000 rows); the measurement
+  // phase only needs units left to run (80 of them), not a large fixture to build first.
   it.each([
-    { phase: 'fixture build', when: /fixture: building/ },
-    { phase: 'measurement', when: /2\/80 variant/ },
-  ])('SIGINT during $phase drops every database the run created', async ({ phase, when }) => {
+    { phase: 'fixture build', when: /fixture: building/, rows: 60_000 },
+    { phase: 'measurement', when: /2\/80 variant/, rows: 3_000 },
+  ])('SIGINT during $phase drops every database the run created', async ({ phase, when, rows }) => {
     const runId = newRunId();
     const prefix = runPrefix(runId);
     let sent = false;
@@ -133,7 +148,7 @@ describe('Ctrl-C', () => {
     };
     const r = await runOnTestServer(
       'vacuum-index-cleanup',
-      60_000,
+      rows,
       ['--repetitions', '20', '--json'],
       runId,
       (stderr, child) => {

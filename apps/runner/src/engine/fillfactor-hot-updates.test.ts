@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { postgresDriver } from '../engines/postgresql/driver.ts';
 import { Interrupted, UsageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario, type LoadedScenario } from '@tunelab/scenarios';
+import { CLI } from '../test-support/cli.ts';
 import { databasesWithPrefix, TEST_PG_URL } from '../test-support/pg.ts';
 import { appNameOf } from './plan.ts';
 import { cleanupRun, runPrefix, runScenario } from './run-scenario.ts';
@@ -175,14 +175,13 @@ describe('fillfactor-hot-updates on PostgreSQL (tiny scale)', () => {
   });
 
   it('the CLI names the bad parameter and exits 2', () => {
-    const cli = fileURLToPath(new URL('../../bin/tunelab.mjs', import.meta.url));
     for (const [param, name] of [
       ['vus=1,x', 'vus'],
       ['warehouses=0', 'warehouses'],
     ] as const) {
       const r = spawnSync(
         process.execPath,
-        [cli, 'run', 'fillfactor-hot-updates', '--target', TEST_PG_URL, '--param', param],
+        [CLI, 'run', 'fillfactor-hot-updates', '--target', TEST_PG_URL, '--param', param],
         { encoding: 'utf8', timeout: 60_000 },
       );
       expect(r.status, r.stderr).toBe(EXIT.USAGE);

@@ -1,11 +1,14 @@
 import path from 'node:path';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import si from 'systeminformation';
+import { z } from 'zod';
 import {
   HardwareSpec,
   STORAGE_TIER_LABELS,
   storageTierOf,
   type HardwareEnvelope,
+  MeasuredHardware,
   type StorageKind,
 } from '@tunelab/contracts';
 import { measureHardware, probeDirectoryFor } from './measure.ts';
@@ -108,6 +111,33 @@ export type HardwareProbeOptions = {
   envelope?: { record: HardwareEnvelope; wrap: (argv: readonly string[]) => string[] };
 };
 
+/**
+ * TUNELAB_TEST_PROBE_REUSE names a JSON file of probe figures by filesystem (device number), for
+ * the runner's own test suite (set by its vitest globalSetup): a run whose probe directory is on a
+ * filesystem in the file reuses the figures an earlier run of the same test run measured there
+ * (the same disk, minutes earlier; managed servers get a new directory every run) instead of
+ * spending ~5 s measuring again. Never inside an envelope (its figures are its own).
+ */
+const REUSE_FILE = process.env.TUNELAB_TEST_PROBE_REUSE || null;
+const ReuseFile = z.record(z.string(), MeasuredHardware);
+function readReuseFile(): z.infer<typeof ReuseFile> {
+  try {
+    return ReuseFile.parse(JSON.parse(readFileSync(REUSE_FILE!, 'utf8')));
+  } catch {
+    return {};
+  }
+}
+const reuseKey = (dir: string) => `dev ${statSync(dir).dev}`;
+function reusedFigures(dir: string): MeasuredHardware | null {
+  return REUSE_FILE ? (readReuseFile()[reuseKey(dir)] ?? null) : null;
+}
+function keepFigures(dir: string, m: MeasuredHardware): void {
+  if (!REUSE_FILE) return;
+  const tmp = `${REUSE_FILE}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ ...readReuseFile(), [reuseKey(dir)]: m }));
+  renameSync(tmp, REUSE_FILE);
+}
+
 /** The probe's figures for the data directory's filesystem; a warning instead when it cannot write there. */
 async function measureDataDisk(
   dataDirectory: string,
@@ -123,7 +153,8 @@ async function measureDataDisk(
     return undefined;
   }
   try {
-    const m = await measureHardware({ dir, ...(wrap ? { wrap } : {}) });
+    const m = (!wrap && reusedFigures(dir)) || (await measureHardware({ dir, ...(wrap ? { wrap } : {}) }));
+    if (!wrap) keepFigures(dir, m);
     const tier = storageTierOf(m);
     notes.push(
       `measured ${dir}${wrap ? ' inside the envelope' : ''} with ${m.diskTool} in ${(m.durationMs / 1000).toFixed(1)} s: storage tier ${tier ? STORAGE_TIER_LABELS[tier] : 'unknown (random reads not measured)'}${m.notes.length ? `; ${m.notes.join('; ')}` : ''}`,

@@ -136,7 +136,12 @@ describe('tunelab probe', () => {
         '--run-id',
         runId,
       ]),
-      { TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'), TUNELAB_RUNS_DIR: path.join(tmp, 'runs') },
+      // Measured by this run itself, not reused from an earlier run of the test suite.
+      {
+        TUNELAB_SPOOL_DIR: path.join(tmp, 'spool'),
+        TUNELAB_RUNS_DIR: path.join(tmp, 'runs'),
+        TUNELAB_TEST_PROBE_REUSE: '',
+      },
     );
     expect(r.code, r.stderr).toBe(EXIT.OK);
     const submission = RunSubmission.parse(JSON.parse(await readFile(out, 'utf8')).submission);

@@ -9,6 +9,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
+import { CLI } from './cli.ts';
 import { TEST_SERVERS_DIR } from './servers.ts';
 
 export const isRoot = process.getuid?.() === 0;
@@ -51,22 +52,18 @@ export async function runTunelabAsPostgres(
   const home = await mkdtemp(path.join(os.tmpdir(), 'tunelab-not-root-'));
   await chmod(home, 0o777);
   try {
-    const r = spawnSync(
-      'runuser',
-      ['-u', 'postgres', '--', process.execPath, path.resolve(import.meta.dirname, '../../bin/tunelab.mjs'), ...args],
-      {
-        encoding: 'utf8',
-        timeout: 120_000,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          TUNELAB_SERVERS_DIR: home,
-          TUNELAB_RUNS_DIR: path.join(home, 'runs'),
-          TUNELAB_SPOOL_DIR: path.join(home, 'spool'),
-          TUNELAB_LEDGER_DIR: path.join(home, 'ledger'),
-        },
+    const r = spawnSync('runuser', ['-u', 'postgres', '--', process.execPath, CLI, ...args], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        TUNELAB_SERVERS_DIR: home,
+        TUNELAB_RUNS_DIR: path.join(home, 'runs'),
+        TUNELAB_SPOOL_DIR: path.join(home, 'spool'),
+        TUNELAB_LEDGER_DIR: path.join(home, 'ledger'),
       },
-    );
+    });
     await inspect(r, home);
   } finally {
     await rm(home, { recursive: true, force: true });

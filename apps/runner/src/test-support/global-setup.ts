@@ -1,0 +1,37 @@
+/**
+ * vitest globalSetup: builds the CLI bundle the tests start (./cli-bundle.ts) once per test run,
+ * below apps/runner/node_modules/.cache (so its bare imports resolve as the sources' do), one file
+ * per vitest process so concurrent runs do not overwrite each other's; removed at the end.
+ * Also names the file where runs share the disk probe's figures (TUNELAB_TEST_PROBE_REUSE, see
+ * probe/hardware.ts): the first run on a directory measures, later runs of this test run reuse.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { buildCliBundle } from './cli-bundle.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The file the tests run as `node FILE …` for the `tunelab` CLI ('' = bin/tunelab.mjs through tsx). */
+    tunelabCli: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dir = fileURLToPath(new URL('../../node_modules/.cache/tunelab-test-cli/', import.meta.url));
+  await mkdir(dir, { recursive: true });
+  // Workers and the CLI processes they start inherit it.
+  const reuse = path.join(dir, `probe-${process.pid}.json`);
+  process.env.TUNELAB_TEST_PROBE_REUSE ??= reuse;
+  const file = path.join(dir, `tunelab-${process.pid}.mjs`);
+  if (process.env.TUNELAB_TEST_CLI === 'tsx') project.provide('tunelabCli', '');
+  else {
+    await buildCliBundle(file);
+    project.provide('tunelabCli', file);
+  }
+  return async () => {
+    await rm(file, { force: true });
+    await rm(reuse, { force: true });
+  };
+}
