@@ -153,11 +153,13 @@ async function measureDataDisk(
     return undefined;
   }
   try {
-    const m = (!wrap && reusedFigures(dir)) || (await measureHardware({ dir, ...(wrap ? { wrap } : {}) }));
-    if (!wrap) keepFigures(dir, m);
+    const reused = wrap ? null : reusedFigures(dir);
+    const m = reused ?? (await measureHardware({ dir, ...(wrap ? { wrap } : {}) }));
+    if (!wrap && !reused) keepFigures(dir, m);
     const tier = storageTierOf(m);
+    // The run says when its figures are an earlier probe's (the test suite's reuse), never that it measured them.
     notes.push(
-      `measured ${dir}${wrap ? ' inside the envelope' : ''} with ${m.diskTool} in ${(m.durationMs / 1000).toFixed(1)} s: storage tier ${tier ? STORAGE_TIER_LABELS[tier] : 'unknown (random reads not measured)'}${m.notes.length ? `; ${m.notes.join('; ')}` : ''}`,
+      `${reused ? `reused the figures an earlier run measured on the filesystem of ${dir} (TUNELAB_TEST_PROBE_REUSE)` : `measured ${dir}${wrap ? ' inside the envelope' : ''}`} with ${m.diskTool} in ${(m.durationMs / 1000).toFixed(1)} s: storage tier ${tier ? STORAGE_TIER_LABELS[tier] : 'unknown (random reads not measured)'}${m.notes.length ? `; ${m.notes.join('; ')}` : ''}`,
     );
     return m;
   } catch (e) {
