@@ -174,7 +174,9 @@ describe.each(['postgresql', 'pglite'] as const)('the fleet on %s', (backend) =>
     expect(new Set(done.map((j) => j.runner))).toEqual(new Set(['a1', 'a2', 'a3']));
 
     // ── kill -9 of an agent mid-job: re-leased after the lease, completed once by another ──
-    const leased = await api.request({ ...tiny, params: { rows: 200_000 }, for: { labels: ['lease'] } });
+    // Small: the victim is killed as soon as its run's databases exist (polled), and the rescuer runs
+    // the job to its end, so its size only costs time.
+    const leased = await api.request({ ...tiny, params: { rows: 20_000 }, for: { labels: ['lease'] } });
     const victim = startAgent(api, 'victim', ['lease']);
     await until('the victim running the job', async () => (await api.job(leased.id)).state === 'active');
     const victimRun = await until(
@@ -270,7 +272,8 @@ describe('an agent whose run lost its server', () => {
     const proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port || 5432) });
     cleanups.push(() => proxy.close());
     const api = await fleetOn('postgresql', ['blip'], 'tl_agentblip_e2e');
-    const job = await api.request({ ...tiny, params: { rows: 200_000 }, for: { labels: ['blip'] } });
+    // Small: the proxy is cut as soon as the run's databases exist (polled); the retry runs it to its end.
+    const job = await api.request({ ...tiny, params: { rows: 20_000 }, for: { labels: ['blip'] } });
     const agent = startAgent(api, 'blip', ['blip'], undefined, ['--target', proxy.url(TARGET)], {
       TUNELAB_CLEANUP_RETRY_S: '2',
     });

@@ -184,9 +184,13 @@ describe('API killed mid-submit', () => {
 });
 
 describe('the token is checked before measuring (GET /v1/runners/me)', () => {
+  // One API for the refused tokens: nothing is stored through it.
+  let url = '';
+  beforeAll(async () => {
+    url = await (await apiOnFreshDatabase()).start();
+  });
+
   it('`tunelab run --api` with a token the API refuses: one sentence, exit 6, nothing measured', async () => {
-    const api = await apiOnFreshDatabase();
-    const url = await api.start();
     const runs = path.join(tmp, 'refused-runs');
     const started = Date.now();
     const r = await tunelab(
@@ -211,7 +215,6 @@ describe('the token is checked before measuring (GET /v1/runners/me)', () => {
     expect(r.stderr).not.toMatch(/fixture|measure:/);
     await expect(readdir(runs)).rejects.toThrow(/ENOENT/); // no run file: nothing was measured
     expect(Date.now() - started).toBeLessThan(30_000);
-    await api.kill();
   });
 
   it('`tunelab run --api` with the API away: a warning, then it measures and the run waits in the spool (exit 4)', async () => {
@@ -231,8 +234,6 @@ describe('the token is checked before measuring (GET /v1/runners/me)', () => {
   });
 
   it('`tunelab agent` with a token the API refuses: exit 6 before probing or claiming, with and without --once', async () => {
-    const api = await apiOnFreshDatabase();
-    const url = await api.start();
     for (const once of [['--once', '--wait', '5'], []]) {
       const r = await tunelab([
         'agent',
@@ -250,6 +251,5 @@ describe('the token is checked before measuring (GET /v1/runners/me)', () => {
       expect(r.stderr).toMatch(/the API refused this agent: 401 .*unknown or revoked/);
       expect(r.stderr).not.toMatch(/agent: postgresql/); // stopped before announcing itself
     }
-    await api.kill();
   });
 });

@@ -17,7 +17,7 @@ import { launchChromium } from '@tunelab/browser';
 import type { PairComparison, ScenarioAnswers, SimilarBySpec } from '@tunelab/contracts';
 import { formatP } from '@tunelab/answers';
 import { buildApp } from '@tunelab/api';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { seedAnswersFixture } from './answers-fixture.ts';
 import { buildSite } from './build.ts';
 import { serveStatic } from './static-server.ts';
@@ -31,7 +31,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await seedAnswersFixture(db);
   } finally {
@@ -112,7 +112,7 @@ describe('server majors', () => {
 describe('the p beside a verdict', () => {
   it('is the p the verdict was decided by, as GET /v1/answers gives it (Holm-adjusted when several tests)', async () => {
     await page.setViewportSize({ width: 1366, height: 900 });
-    const db = await openResultsDb(undefined, { dataDir });
+    const db = await openTestResultsDb(dataDir);
     const app = await buildApp({ resultsDb: db, migrate: false, fleet: false, readRateLimitPerMinute: 100_000 });
     // The site answers with noisy runs left out (its default).
     const answersOf = async (scenario: string) => {
@@ -215,7 +215,7 @@ describe('hardware like mine', () => {
 
   it('picks the class GET /v1/similar ranks first, at the same distance and likeness, on a scenario page and at home', async () => {
     await page.setViewportSize({ width: 1366, height: 900 });
-    const db = await openResultsDb(undefined, { dataDir });
+    const db = await openTestResultsDb(dataDir);
     const app = await buildApp({ resultsDb: db, migrate: false, fleet: false, readRateLimitPerMinute: 100_000 });
     try {
       for (const m of MACHINES)

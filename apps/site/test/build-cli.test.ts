@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
 import { REPO_ROOT } from './seed.ts';
 
@@ -32,7 +32,7 @@ function npm(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 describe('npm run site:build -- --outDir DIR', () => {
   it('passes --outDir and --full to the build', async () => {
     const dataDir = join(work, 'db');
-    const db = await openResultsDb(undefined, { dataDir });
+    const db = await openTestResultsDb(dataDir);
     try {
       await db.migrate();
     } finally {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium } from '@tunelab/browser';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSite } from './build.ts';
 import { sampleRun, type MachineSpec } from './seed.ts';
@@ -27,7 +27,7 @@ let dataDir: string;
 let out: string;
 
 async function ingest(runs: [MachineSpec, number][]) {
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await db.migrate();
     for (const [machine, n] of runs) await ingestDocument(db, sampleRun(machine, n), `${machine.id}-${n}`);

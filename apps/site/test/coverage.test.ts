@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingestDocument } from '@tunelab/results-db/testing';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { coverageMatrix } from '../src/lib/coverage.ts';
 import { buildSite } from './build.ts';
 import { sampleRun } from './seed.ts';
@@ -72,7 +72,7 @@ describe('coverage matrix', () => {
 describe('coverage page', () => {
   it('draws the matrix with its gaps from the results database, linked from the home and scenario pages', async () => {
     const dataDir = join(work, 'db');
-    const db = await openResultsDb(undefined, { dataDir });
+    const db = await openTestResultsDb(dataDir);
     try {
       await db.migrate();
       for (let i = 0; i < 2; i++)

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission } from '@tunelab/contracts';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { DIFFERENCE_BAND_FILL, DIFFERENCE_CAP_WIDTH, differenceChart } from '../src/lib/charts.ts';
 import { buildSite } from './build.ts';
@@ -31,7 +31,7 @@ let page: Page;
 
 beforeAll(async () => {
   const dataDir = join(work, 'db');
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await db.migrate();
     await db.importPublished(SCENARIOS_DIR);

@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { ingestDocument, prismaOf } from '@tunelab/results-db/testing';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
@@ -31,7 +31,7 @@ const MACHINES: MachineSpec[] = [
 ];
 
 async function ingest(dataDir: string, runs: [MachineSpec, number][]) {
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await db.migrate();
     for (const [machine, n] of runs) {
@@ -57,7 +57,7 @@ const withoutBuildTime = (text: string) =>
 it('keeps built run pages, renders the new ones and the aggregate pages, and equals a full build', async () => {
   const dataDir = join(work, 'db');
   const env = { ...envWithoutDataSource(), TUNELAB_DATA_DIR: dataDir, TUNELAB_SITE_URL: 'https://tunelab.example' };
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   await db.migrate();
   await db.importPublished(SCENARIOS_DIR);
   await db.close();
@@ -138,7 +138,7 @@ it('a run that arrives late (received before runs the earlier build holds) still
   expect(await buildSiteInto(site, { env, quiet: true })).toMatchObject({ code: 0, incremental: false });
   await ingest(dataDir, [[MACHINES[2]!, 20]]);
   // Received before every run of the first build: its rows belong after theirs in samples.csv.
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await prismaOf(db).$executeRawUnsafe(
       `UPDATE runs SET received_at = (SELECT min(received_at) FROM runs) - interval '1 hour' WHERE idempotency_key = 'inc-c-20'`,

@@ -11,7 +11,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { buildSite } from './build.ts';
 import { SAMPLE, sampleRun, seedDemo } from './seed.ts';
 
@@ -28,7 +28,7 @@ const MAX = Number.MAX_VALUE;
 describe('site build over hostile values in the results database', () => {
   it('builds, and the healthy machine keeps its verdict', async () => {
     const dataDir = join(work, 'db');
-    const db = await openResultsDb(undefined, { dataDir });
+    const db = await openTestResultsDb(dataDir);
     const poisoned: string[] = [];
     try {
       await seedDemo(db);
@@ -89,7 +89,7 @@ describe('site build over hostile values in the results database', () => {
 
   it('stops with a sentence naming the run and the field when a stored value breaks the contract', async () => {
     const dataDir = join(work, 'db');
-    const db = await openResultsDb(undefined, { dataDir });
+    const db = await openTestResultsDb(dataDir);
     let id: string;
     try {
       const submission = sampleRun({ cores: 4, memoryGb: 16, disk: 'hdd', cpuModel: 'Poisoned CPU' }, 9);

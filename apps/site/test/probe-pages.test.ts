@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission, type MeasuredHardware } from '@tunelab/contracts';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSite } from './build.ts';
 import { sampleRun } from './seed.ts';
@@ -41,7 +41,7 @@ const figures = (fsyncP50Us: number, cpuScore: number, day: number): MeasuredHar
 
 beforeAll(async () => {
   const dataDir = join(work, 'db');
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await db.migrate();
     for (const [i, m] of [figures(155, 1693, 4), figures(3900, 1335, 5)].entries()) {

@@ -17,7 +17,8 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission, type ScaleAnswers, type ScenarioAnswers } from '@tunelab/contracts';
 import { buildApp } from '@tunelab/api';
-import { openResultsDb } from '@tunelab/results-db';
+import type { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSite } from './build.ts';
 import { REPO_ROOT, SCENARIOS_DIR } from './seed.ts';
@@ -46,7 +47,7 @@ let db: Awaited<ReturnType<typeof openResultsDb>>;
 let app: Awaited<ReturnType<typeof buildApp>>;
 
 beforeAll(async () => {
-  const seed = await openResultsDb(undefined, { dataDir });
+  const seed = await openTestResultsDb(dataDir);
   try {
     await seed.migrate();
     await seed.importPublished(SCENARIOS_DIR);
@@ -57,7 +58,7 @@ beforeAll(async () => {
   out = join(work, 'dist');
   const built = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
   expect(built.code, built.output).toBe(0);
-  db = await openResultsDb(undefined, { dataDir });
+  db = await openTestResultsDb(dataDir);
   app = await buildApp({ resultsDb: db, migrate: false, fleet: false, readRateLimitPerMinute: 100_000 });
   server = await serveStatic(out);
   browser = await launchChromium();

@@ -15,7 +15,8 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { ProbeReport, RunSubmission, type MeasuredHardware, type SimilarBySpec } from '@tunelab/contracts';
 import { buildApp } from '@tunelab/api';
-import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
+import type { ResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSite } from './build.ts';
 import { REPO_ROOT, sampleRun, type MachineSpec } from './seed.ts';
@@ -47,7 +48,7 @@ function probed(scale: number): MeasuredHardware {
 }
 
 beforeAll(async () => {
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await db.migrate();
     const machines: [MachineSpec, (MeasuredHardware | null)[]][] = [
@@ -86,7 +87,7 @@ afterAll(async () => {
 
 /** POST /v1/similar over the built site's database (opened after the build, as its only owner). */
 async function postSimilar(body: unknown, query: Record<string, string>): Promise<SimilarBySpec> {
-  const db: ResultsDb = await openResultsDb(undefined, { dataDir });
+  const db: ResultsDb = await openTestResultsDb(dataDir);
   const app = await buildApp({ resultsDb: db, migrate: false, fleet: false, readRateLimitPerMinute: 100_000 });
   try {
     const res = await app.inject({

@@ -3,14 +3,14 @@
  * Screenshots of every page visited go to apps/site/test-output/screenshots/.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { createRequire } from 'node:module';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { buildSite, SITE_DIR } from './build.ts';
 import { SAMPLE, seedDemo } from './seed.ts';
 import { serveStatic } from './static-server.ts';
@@ -29,14 +29,33 @@ afterAll(async () => {
 
 async function freshDb(name: string, fill: 'seed' | 'empty'): Promise<string> {
   const dir = join(work, name);
-  const db = await openResultsDb(undefined, { dataDir: dir });
+  if (fill === 'seed') {
+    // Seeded once per file, copied for each test that wants the seeded data (the seeded site and the malformed spec).
+    await cp(await seeded(), dir, { recursive: true });
+    return dir;
+  }
+  const db = await openTestResultsDb(dir);
   try {
-    if (fill === 'seed') await seedDemo(db);
-    else await db.migrate();
+    await db.migrate();
   } finally {
     await db.close();
   }
   return dir;
+}
+
+let seededDir: Promise<string> | undefined;
+function seeded(): Promise<string> {
+  seededDir ??= (async () => {
+    const dir = join(work, 'seeded-once');
+    const db = await openTestResultsDb(dir);
+    try {
+      await seedDemo(db);
+    } finally {
+      await db.close();
+    }
+    return dir;
+  })();
+  return seededDir;
 }
 
 /** The answer block: first on the page, one card per class, agreement computed from the data. */
@@ -670,7 +689,7 @@ describe('site build edge cases', () => {
 
   it('a stored hardware spec that fails validation stops the build with a clear message', async () => {
     const dataDir = await freshDb('malformed', 'seed');
-    const db = await openResultsDb(undefined, { dataDir });
+    const db = await openTestResultsDb(dataDir);
     let fingerprint: string;
     try {
       const [row] = await prismaOf(db).$queryRaw<{ fingerprint: string }[]>`

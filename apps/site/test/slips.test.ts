@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission } from '@tunelab/contracts';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSite } from './build.ts';
 import { SCENARIOS_DIR, sampleRun, sweepAndSeriesRuns } from './seed.ts';
@@ -28,7 +28,7 @@ let hardwarePage = '';
 
 beforeAll(async () => {
   const dataDir = join(work, 'db');
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await db.migrate();
     await db.importPublished(SCENARIOS_DIR);

@@ -17,7 +17,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { RunSubmission } from '@tunelab/contracts';
 import { ingestDocument } from '@tunelab/results-db/testing';
-import { openResultsDb } from '@tunelab/results-db';
+import { openTestResultsDb } from './fresh-db.ts';
 import { buildSite } from './build.ts';
 import { REPO_ROOT, SCENARIOS_DIR } from './seed.ts';
 import { serveStatic } from './static-server.ts';
@@ -41,7 +41,7 @@ let browser: Browser | undefined;
 
 beforeAll(async () => {
   const dataDir = join(work, 'db');
-  const db = await openResultsDb(undefined, { dataDir });
+  const db = await openTestResultsDb(dataDir);
   try {
     await db.migrate();
     await db.importPublished(SCENARIOS_DIR);
