@@ -17,6 +17,7 @@ import { TEST_PG_URL } from '../test-support/pg.ts';
 import {
   cgroupV1,
   envelopeDirs,
+  newEnvelopeDirs,
   envelopeTestHome,
   hasPostgresUser,
   isRoot,
@@ -62,7 +63,7 @@ describe('tunelab run --envelope', () => {
       expect(isEmulatedClass(cls)).toBe(true);
       expect(submission.notes.map((n) => n.kind)).toContain('envelope');
       // The cgroups are gone with the server.
-      expect(envelopeDirs()).toEqual(before);
+      expect(newEnvelopeDirs(before)).toEqual([]);
     },
     240_000,
   );
@@ -130,7 +131,7 @@ describe('tunelab run --envelope', () => {
       expect(hardwareClassOf(submission.hardware)).toMatch(/HDD-like, emulated$/);
       // Back where it was, and no envelope left.
       expect(await cgroups()).toBe(before);
-      expect(envelopeDirs()).toEqual(dirsBefore);
+      expect(newEnvelopeDirs(dirsBefore)).toEqual([]);
     },
     240_000,
   );

@@ -17,6 +17,7 @@ import { TEST_PG_URL } from '../test-support/pg.ts';
 import {
   cgroupV1,
   envelopeDirs,
+  newEnvelopeDirs,
   envelopeTestHome,
   hasPostgresUser,
   isRoot,
@@ -89,7 +90,7 @@ describe('tunelab run --like-article', () => {
       const cls = hardwareClassOf(submission.hardware);
       expect(cls).toMatch(/^\d+ cores \/ 128 MB of \d+ GB \/ HDD-like, emulated$/);
       expect(isEmulatedClass(cls)).toBe(true);
-      expect(envelopeDirs()).toEqual(before);
+      expect(newEnvelopeDirs(before)).toEqual([]);
     },
     300_000,
   );
@@ -147,7 +148,7 @@ describe('tunelab run --like-article', () => {
       // The server is back in its own cgroups with its own buffer pool; no envelope left.
       expect(await cgroups()).toBe(cgroupsBefore);
       expect(ask('SELECT @@innodb_buffer_pool_size')).toBe(poolBefore);
-      expect(envelopeDirs()).toEqual(dirsBefore);
+      expect(newEnvelopeDirs(dirsBefore)).toEqual([]);
     },
     240_000,
   );

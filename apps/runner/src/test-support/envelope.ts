@@ -18,6 +18,14 @@ export const cgroupV1 =
 export const hasPostgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
 
 /** The envelope cgroups (v1 memory and blkio) that exist now. */
+/**
+ * Envelope cgroups this test's run left behind: those now present that were not before. (The
+ * runner removes a dead process's leftover envelope when it makes one, so one left by an
+ * interrupted earlier run may be gone after: that is not this run's leftover.)
+ */
+export const newEnvelopeDirs = (before: readonly string[]): string[] =>
+  envelopeDirs().filter((d) => !before.includes(d));
+
 export const envelopeDirs = (): string[] =>
   ['memory', 'blkio'].flatMap((h) =>
     existsSync(`/sys/fs/cgroup/${h}`)
