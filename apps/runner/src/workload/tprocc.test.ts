@@ -75,16 +75,23 @@ async function withServerCounters(
     return { commits: Number(x.rows[0]?.c), rollbacks: Number(x.rows[0]?.r), nextOrderIds: Number(next.rows[0]?.s) };
   };
   let monitorReads = 0;
+  // Settled: only the monitor's own two transactions a read for over 10 s. An idle backend flushes
+  // its pending counters up to PGSTAT_IDLE_INTERVAL (10 s) after its last transaction, so the users'
+  // ramp-up transactions, idle at the window's barrier, could land inside the window after two
+  // quiet reads a second apart (CI, quiet: 2 commits more than the driver ran).
+  const STABLE_READS = 10;
   const settled = async (): Promise<Counters> => {
     let last = await read();
-    for (let i = 0; i < 30; i++) {
+    let stable = 0;
+    for (let i = 0; i < 60; i++) {
       await new Promise((r) => setTimeout(r, 1_100));
       const next = await read();
       monitorReads += 1;
-      if (next.commits - last.commits === 2 && next.rollbacks === last.rollbacks) return next;
+      stable = next.commits - last.commits === 2 && next.rollbacks === last.rollbacks ? stable + 1 : 0;
+      if (stable >= STABLE_READS) return next;
       last = next;
     }
-    throw new Error('the server counters did not settle within 30 reads');
+    throw new Error('the server counters did not settle within 60 reads');
   };
   try {
     let before: Counters | undefined;
