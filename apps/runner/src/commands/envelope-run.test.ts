@@ -4,7 +4,6 @@
  * envelope and its class says "emulated"; bad limits and a server of the user's are usage errors,
  * a runner that cannot use cgroups exits 7 — none of them measures or installs anything.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { TEST_PG_URL } from '../test-support/pg.ts';
 import {
   cgroupV1,
   envelopeDirs,
+  localMariadbProcess,
   newEnvelopeDirs,
   envelopeTestHome,
   hasPostgresUser,
@@ -92,11 +92,7 @@ describe('tunelab run --envelope', () => {
   it.skipIf(!root || !v1)(
     'moves a local MariaDB server into an I/O envelope for the run and back to its own cgroups after it',
     async () => {
-      const pidFile = spawnSync('mariadb', ['-h127.0.0.1', '-uroot', '-N', '-e', 'SELECT @@pid_file'], {
-        encoding: 'utf8',
-      }).stdout.trim();
-      const pid = Number((await readFile(pidFile, 'utf8')).trim());
-      const cgroups = () => readFile(`/proc/${pid}/cgroup`, 'utf8');
+      const { pid, cgroups } = await localMariadbProcess();
       const before = await cgroups();
       const dirsBefore = envelopeDirs();
       const out = path.join(tmp, 'mariadb-run.json');

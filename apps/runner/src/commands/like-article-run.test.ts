@@ -4,7 +4,6 @@
  * (recorded as such, with a `like-article` note), and its class says "emulated". Every input it
  * cannot take is a usage error before anything is measured, installed or started.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +15,9 @@ import { TEST_MYSQL_URL } from '../test-support/mysql.ts';
 import { TEST_PG_URL } from '../test-support/pg.ts';
 import {
   cgroupV1,
+  askMariadb,
   envelopeDirs,
+  localMariadbProcess,
   newEnvelopeDirs,
   envelopeTestHome,
   hasPostgresUser,
@@ -97,16 +98,14 @@ describe('tunelab run --like-article', () => {
 
   // innodb-compression-insert's article states no machine and no data:memory: the buffer pool is
   // scaled as a parameter, and the user's local MariaDB is moved into I/O limits for the run.
+  // Skipped only where cgroups cannot be used (not root, no cgroup v1 blkio); CI runs as root with v1, so it runs there.
   it.skipIf(!root || !v1)(
     'runs innodb-compression-insert like its article on a local MariaDB: rows and buffer pool from the size, I/O limits only, back after',
     async () => {
-      const ask = (sql: string) =>
-        spawnSync('mariadb', ['-h127.0.0.1', '-uroot', '-N', '-e', sql], { encoding: 'utf8' }).stdout.trim();
-      const pid = Number((await readFile(ask('SELECT @@pid_file'), 'utf8')).trim());
-      const cgroups = () => readFile(`/proc/${pid}/cgroup`, 'utf8');
+      const { cgroups } = await localMariadbProcess();
       const [cgroupsBefore, poolBefore, dirsBefore] = [
         await cgroups(),
-        ask('SELECT @@innodb_buffer_pool_size'),
+        askMariadb('SELECT @@innodb_buffer_pool_size'),
         envelopeDirs(),
       ];
       const out = path.join(tmp, 'innodb-run.json');
@@ -147,7 +146,7 @@ describe('tunelab run --like-article', () => {
       expect(hardwareClassOf(submission.hardware)).toMatch(/HDD-like, emulated$/);
       // The server is back in its own cgroups with its own buffer pool; no envelope left.
       expect(await cgroups()).toBe(cgroupsBefore);
-      expect(ask('SELECT @@innodb_buffer_pool_size')).toBe(poolBefore);
+      expect(askMariadb('SELECT @@innodb_buffer_pool_size')).toBe(poolBefore);
       expect(newEnvelopeDirs(dirsBefore)).toEqual([]);
     },
     240_000,

@@ -5,7 +5,7 @@
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
@@ -76,4 +76,14 @@ export async function runTunelabAsPostgres(
   } finally {
     await rm(home, { recursive: true, force: true });
   }
+}
+
+/** One statement's first column from the local MariaDB (the mariadb client, as root). */
+export const askMariadb = (sql: string): string =>
+  spawnSync('mariadb', ['-h127.0.0.1', '-uroot', '-N', '-e', sql], { encoding: 'utf8' }).stdout.trim();
+
+/** The local MariaDB server's pid and a reader of its cgroups (to hold that a run moved it back). */
+export async function localMariadbProcess(): Promise<{ pid: number; cgroups: () => Promise<string> }> {
+  const pid = Number((await readFile(askMariadb('SELECT @@pid_file'), 'utf8')).trim());
+  return { pid, cgroups: () => readFile(`/proc/${pid}/cgroup`, 'utf8') };
 }
