@@ -11,17 +11,16 @@ import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 import { answerRun } from './run.ts';
 import { COMPARABILITY_RULE } from './answer.ts';
 
-const likeRun = () =>
+/** A run file of tests/fixtures, its submission validated. */
+const fixtureRun = (name: string) =>
   RunSubmission.parse(
     (
-      JSON.parse(
-        readFileSync(
-          new URL('../../../tests/fixtures/vacuum-index-cleanup-like-article-1GB.json', import.meta.url),
-          'utf8',
-        ),
-      ) as { submission: unknown }
+      JSON.parse(readFileSync(new URL(`../../../tests/fixtures/${name}`, import.meta.url), 'utf8')) as {
+        submission: unknown;
+      }
     ).submission,
   );
+const likeRun = () => fixtureRun('vacuum-index-cleanup-like-article-1GB.json');
 
 async function answer(run: RunSubmission, withConditions = true) {
   const scenario = await loadScenario(`${DEFAULT_SCENARIOS_DIR}vacuum-index-cleanup`);
@@ -136,17 +135,7 @@ describe('an emulated like-article run', () => {
  * article states no machine and no figures, only a direction read off its chart (published.json claims).
  */
 describe('an emulated innodb-compression-insert run, held against the article’s stated direction', () => {
-  const innodbRun = () =>
-    RunSubmission.parse(
-      (
-        JSON.parse(
-          readFileSync(
-            new URL('../../../tests/fixtures/innodb-compression-insert-like-article-16MB.json', import.meta.url),
-            'utf8',
-          ),
-        ) as { submission: unknown }
-      ).submission,
-    );
+  const innodbRun = () => fixtureRun('innodb-compression-insert-like-article-16MB.json');
   const innodb = async (run: RunSubmission, metric: string) => {
     const scenario = await loadScenario(`${DEFAULT_SCENARIOS_DIR}innodb-compression-insert`);
     return answerRun({ doc: scenario.doc, published: scenario.published, run, metric });
