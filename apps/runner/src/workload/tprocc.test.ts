@@ -72,9 +72,13 @@ async function withServerCounters(
       'SELECT xact_commit::text AS c, xact_rollback::text AS r FROM pg_stat_database WHERE datname = $1',
       [db],
     );
-    return { commits: Number(x.rows[0]?.c), rollbacks: Number(x.rows[0]?.r), nextOrderIds: Number(next.rows[0]?.s) };
+    const c = { commits: Number(x.rows[0]?.c), rollbacks: Number(x.rows[0]?.r), nextOrderIds: Number(next.rows[0]?.s) };
+    series.push(`${new Date().toISOString().slice(11, 23)} ${c.commits}/${c.rollbacks}`);
+    return c;
   };
   let monitorReads = 0;
+  // Every read, for the failure message: when the counts disagree, where the difference arrived.
+  const series: string[] = [];
   // Settled: only the monitor's own two transactions a read for over 10 s. An idle backend flushes
   // its pending counters up to PGSTAT_IDLE_INTERVAL (10 s) after its last transaction, so the users'
   // ramp-up transactions, idle at the window's barrier, could land inside the window after two
@@ -107,7 +111,7 @@ async function withServerCounters(
       },
     });
     if (!before || !after) throw new Error('the window hooks were not called');
-    return { result, before, after, monitorReads };
+    return { result, before, after, monitorReads, series: series.join(', ') };
   } finally {
     await stats.end();
     await local.end();
@@ -143,6 +147,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
       before,
       after,
       monitorReads,
+      series,
     } = await withServerCounters(DB, (hooks) =>
       runTprocc({
         openSession: sessionsOn(url, APP),
@@ -156,7 +161,10 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
     );
     expect(r.totals.transactions).toBeGreaterThan(100);
     // Every transaction the users ended in the window, plus the monitor's two per read.
-    expect(after.commits + after.rollbacks - (before.commits + before.rollbacks)).toBe(r.attempts + 2 * monitorReads);
+    expect(
+      after.commits + after.rollbacks - (before.commits + before.rollbacks),
+      `server counters (commits/rollbacks) read by the monitor: ${series}; driver: ${JSON.stringify({ attempts: r.attempts, totals: r.totals, monitorReads })}`,
+    ).toBe(r.attempts + 2 * monitorReads);
     expect(after.rollbacks - before.rollbacks).toBe(
       r.totals.rollbacks + r.totals.deadlocks + r.totals.serializationFailures + r.totals.errors,
     );
