@@ -13,7 +13,8 @@
  * - Ramp-up, then a measured window. At the window's edges every user finishes its transaction,
  *   flushes its statistics (`pg_stat_force_next_flush()`, PostgreSQL 15+) and waits at a barrier
  *   while the caller reads server counters (`onWindowStart` / `onWindowEnd`), so those counters
- *   cover exactly the transactions the driver counted.
+ *   cover exactly the transactions the driver counted — plus any parallel worker's own
+ *   transactions, which PostgreSQL counts in xact_commit too.
  * - A new order on an unused item raises SQLSTATE TP001 and is counted as a rollback (1 %).
  *   Deadlocks (40P01) and serialization failures (40001) are counted and retried; other server
  *   errors are counted; a lost connection ends the run with that error.
