@@ -45,16 +45,50 @@ const backendsOf = async (app: string) =>
     )
   )[0]?.n;
 
-type Counters = { commits: number; rollbacks: number; nextOrderIds: number };
+type Counters = {
+  commits: number;
+  rollbacks: number;
+  nextOrderIds: number;
+  /** Calls of the five transaction functions (a sequence: counted whether the call commits or not). */
+  calls: number;
+  /** Calls whose transaction committed (a row each, inserted in that transaction). */
+  committedCalls: number;
+};
 
 /**
- * Reads the server's own counters at the window's edges, independently of the driver: xact
- * counters from a connection to another database (its queries do not count in this one), the
- * district order counter from one in this database whose two transactions per read are flushed
- * before the xact counters are read. The server publishes statistics asynchronously, so each edge
- * is read once the counters have settled: reads more than a second apart (PostgreSQL's
- * PGSTAT_MIN_INTERVAL) that differ by exactly the monitor's own two transactions.
- * `monitorReads` counts the reads after the window opened: 2 transactions each in this database.
+ * Makes database `db` count, on the server, every call of the five transaction functions: each is
+ * renamed and wrapped by one that first takes a number from the sequence `tl_calls` (not
+ * transactional: it counts rolled-back calls too) and inserts a row into `tl_committed_calls`
+ * (transactional: only committed calls leave one). Exact and synchronous, unlike the statistics.
+ */
+async function countCalls(dbUrl: string): Promise<void> {
+  await query(
+    dbUrl,
+    `CREATE SEQUENCE tl_calls;
+     CREATE UNLOGGED TABLE tl_committed_calls (at timestamptz NOT NULL DEFAULT clock_timestamp());
+     DO $$
+     DECLARE f record; args text;
+     BEGIN
+       FOR f IN SELECT p.proname, p.pronargs, pg_get_function_identity_arguments(p.oid) AS iargs,
+                       pg_get_function_result(p.oid) AS res
+                  FROM pg_proc p JOIN pg_namespace ns ON ns.oid = p.pronamespace
+                 WHERE ns.nspname = 'public' AND p.proname IN ('neword', 'payment', 'delivery', 'ostat', 'slev') LOOP
+         SELECT string_agg('$' || i, ', ') INTO args FROM generate_series(1, f.pronargs) AS i;
+         EXECUTE format('ALTER FUNCTION %I(%s) RENAME TO %I', f.proname, f.iargs, f.proname || '_counted');
+         EXECUTE format('CREATE FUNCTION %I(%s) RETURNS %s LANGUAGE plpgsql AS $body$ BEGIN PERFORM nextval(''tl_calls''); INSERT INTO tl_committed_calls DEFAULT VALUES; RETURN %I(%s); END $body$',
+                        f.proname, f.iargs, f.res, f.proname || '_counted', args);
+       END LOOP;
+     END $$`,
+  );
+}
+
+/**
+ * Reads the server's own counters at the window's edges (every user waits at the barrier then,
+ * its statistics flushed), independently of the driver: the function calls and committed calls
+ * of `countCalls` and the district order counter from a connection to this database, and the
+ * xact counters from a connection to another one (its queries do not count in this one). The
+ * monitor's read adds two transactions to this database (one at the window's end), flushed
+ * before the xact counters are read.
  */
 async function withServerCounters(
   db: string,
@@ -65,33 +99,40 @@ async function withServerCounters(
   await stats.connect();
   await local.connect();
   const read = async (): Promise<Counters> => {
-    const next = await local.query<{ s: string }>('SELECT sum(d_next_o_id)::text AS s FROM district');
+    const [n] = (
+      await local.query<{ s: string; calls: string; committed: string }>(
+        `SELECT (SELECT sum(d_next_o_id) FROM district)::text AS s,
+                (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM tl_calls)::text AS calls,
+                (SELECT count(*) FROM tl_committed_calls)::text AS committed`,
+      )
+    ).rows;
     await local.query(FLUSH_SQL);
     const x = await stats.query<{ c: string; r: string }>(
       'SELECT xact_commit::text AS c, xact_rollback::text AS r FROM pg_stat_database WHERE datname = $1',
       [db],
     );
-    const c = { commits: Number(x.rows[0]?.c), rollbacks: Number(x.rows[0]?.r), nextOrderIds: Number(next.rows[0]?.s) };
-    series.push(`${new Date().toISOString().slice(11, 23)} ${c.commits}/${c.rollbacks}`);
-    return c;
+    return {
+      commits: Number(x.rows[0]?.c),
+      rollbacks: Number(x.rows[0]?.r),
+      nextOrderIds: Number(n?.s),
+      calls: Number(n?.calls),
+      committedCalls: Number(n?.committed),
+    };
   };
+  // The window's end is read once the xact counters have moved by only the monitor's own two
+  // transactions a read for two reads more than a second apart (PGSTAT_MIN_INTERVAL): a lower
+  // bound on them must not be read before a late statistic lands. `monitorReads` counts the reads
+  // of the end, two transactions each in this database.
   let monitorReads = 0;
-  // Every read, for the failure message: when the counts disagree, where the difference arrived.
-  const series: string[] = [];
-  // Settled: only the monitor's own two transactions a read, three reads in a row. Every session
-  // flushes its counters before a read (the users at the barrier, the monitor in read()), so the
-  // reads agree at once; the margin is for a statistic published late (a parallel worker's, were
-  // one started despite the setting in beforeAll).
-  const STABLE_READS = 3;
   const settled = async (): Promise<Counters> => {
     let last = await read();
-    let stable = 0;
-    for (let i = 0; i < 60; i++) {
+    monitorReads += 1;
+    for (let stable = 0, i = 0; i < 60; i++) {
       await new Promise((r) => setTimeout(r, 1_100));
       const next = await read();
       monitorReads += 1;
       stable = next.commits - last.commits === 2 && next.rollbacks === last.rollbacks ? stable + 1 : 0;
-      if (stable >= STABLE_READS) return next;
+      if (stable >= 2) return { ...next, calls: last.calls, committedCalls: last.committedCalls };
       last = next;
     }
     throw new Error('the server counters did not settle within 60 reads');
@@ -101,16 +142,14 @@ async function withServerCounters(
     let after: Counters | undefined;
     const result = await run({
       onWindowStart: async () => {
-        before = await settled();
-        monitorReads = 0;
+        before = await read();
       },
       onWindowEnd: async () => {
-        monitorReads += 1; // the first read of settled() below
         after = await settled();
       },
     });
     if (!before || !after) throw new Error('the window hooks were not called');
-    return { result, before, after, monitorReads, series: series.join(', ') };
+    return { result, before, after, monitorReads };
   } finally {
     await stats.end();
     await local.end();
@@ -119,11 +158,6 @@ async function withServerCounters(
 
 beforeAll(async () => {
   url = await createTproccDatabase(TEST_PG_URL, DB, 1);
-  // A parallel worker's own transactions (its start-up among them) count in the database's
-  // xact_commit: a query the planner runs in parallel adds a few commits the driver never ran
-  // (CI: 4 in one window, 1 in another, as other tests held the server's worker slots or not).
-  // The users' sessions run without parallel workers here, so the counts must agree exactly.
-  await query(TEST_PG_URL, `ALTER DATABASE ${DB} SET max_parallel_workers_per_gather = 0`);
 });
 afterAll(async () => {
   await dropDatabase(TEST_PG_URL, DB);
@@ -146,50 +180,70 @@ describe('mix', () => {
 
 describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
   it('counts exactly what the server counts, and stops cleanly', async () => {
-    const {
-      result: r,
-      before,
-      after,
-      monitorReads,
-      series,
-    } = await withServerCounters(DB, (hooks) =>
-      runTprocc({
-        openSession: sessionsOn(url, APP),
-        vus: 2,
-        warehouses: 1,
-        mix: 'tpcc',
-        rampUpSeconds: 0.5,
-        durationSeconds: 3,
-        ...hooks,
-      }),
-    );
-    expect(r.totals.transactions).toBeGreaterThan(100);
-    // Every transaction the users ended in the window, plus the monitor's two per read.
-    expect(
-      after.commits + after.rollbacks - (before.commits + before.rollbacks),
-      `server counters (commits/rollbacks) read by the monitor: ${series}; driver: ${JSON.stringify({ attempts: r.attempts, totals: r.totals, monitorReads })}`,
-    ).toBe(r.attempts + 2 * monitorReads);
-    expect(after.rollbacks - before.rollbacks).toBe(
-      r.totals.rollbacks + r.totals.deadlocks + r.totals.serializationFailures + r.totals.errors,
-    );
-    // Committed new orders are exactly the districts' order-id advance; rolled-back ones leave none.
-    expect(after.nextOrderIds - before.nextOrderIds).toBe(r.perType.neword.transactions - r.perType.neword.rollbacks);
-    expect(r.perType.payment.rollbacks).toBe(0);
-    expect(r.perSecond).toHaveLength(3);
-    expect(r.perSecond.reduce((a, b) => a + b, 0)).toBe(r.totals.transactions);
-    // The tpcc mix: new-order 45 %, payment 43 % (loose bounds: a few hundred draws).
-    expect(r.perType.neword.transactions / r.totals.transactions).toBeGreaterThan(0.3);
-    expect(r.perType.payment.transactions / r.totals.transactions).toBeGreaterThan(0.3);
-    for (const t of TX_TYPES) {
-      const l = r.perType[t].latency;
-      if (r.perType[t].transactions === 0) continue;
-      expect(l).not.toBeNull();
-      expect(l!.p50).toBeGreaterThan(0);
-      expect(l!.p50).toBeLessThanOrEqual(l!.p95);
-      expect(l!.p95).toBeLessThanOrEqual(l!.p99);
-      expect(l!.p99).toBeLessThanOrEqual(l!.max * 1.001);
+    // A copy whose five transaction functions the server counts (countCalls).
+    const copy = `${DB}_count`;
+    await query(TEST_PG_URL, `CREATE DATABASE ${copy} TEMPLATE ${DB}`);
+    const copyUrl = databaseUrl(TEST_PG_URL, copy);
+    try {
+      await countCalls(copyUrl);
+      // A parallel worker's own transactions (its start-up among them) count in xact_commit too.
+      await query(TEST_PG_URL, `ALTER DATABASE ${copy} SET max_parallel_workers_per_gather = 0`);
+      const {
+        result: r,
+        before,
+        after,
+        monitorReads,
+      } = await withServerCounters(copy, (hooks) =>
+        runTprocc({
+          openSession: sessionsOn(copyUrl, APP),
+          vus: 2,
+          warehouses: 1,
+          mix: 'tpcc',
+          rampUpSeconds: 0.5,
+          durationSeconds: 3,
+          ...hooks,
+        }),
+      );
+      const aborted = r.totals.rollbacks + r.totals.deadlocks + r.totals.serializationFailures + r.totals.errors;
+      expect(r.totals.transactions).toBeGreaterThan(100);
+      // Exactly: every call the server saw in the window is an attempt the driver counted (its
+      // attempts also count each user's final statistics flush), every call that did not commit
+      // a rollback, deadlock, serialization failure or error the driver counted.
+      const calls = after.calls - before.calls;
+      expect(calls).toBe(r.attempts - 2);
+      expect(calls - (after.committedCalls - before.committedCalls)).toBe(aborted);
+      // Committed new orders are exactly the districts' order-id advance; rolled-back ones leave none.
+      expect(after.nextOrderIds - before.nextOrderIds).toBe(r.perType.neword.transactions - r.perType.neword.rollbacks);
+      // The database's xact counters (what the tpm metric reads, like HammerDB's TPM) hold at least
+      // every transaction the users and the monitor's closing reads ran. They may hold a few more:
+      // on a busy server PostgreSQL 15 counted 1–12 commits more than any session ran here (seen
+      // with only these sessions connected, idle ones included, parallel query off; log_connections
+      // showed no other), so above that they are held to within 2 %.
+      const xacts = after.commits + after.rollbacks - (before.commits + before.rollbacks);
+      const sent = r.attempts + 2 * monitorReads;
+      expect(xacts).toBeGreaterThanOrEqual(sent);
+      expect(xacts).toBeLessThanOrEqual(Math.ceil(sent * 1.02));
+      expect(after.rollbacks - before.rollbacks).toBeGreaterThanOrEqual(aborted);
+      expect(after.rollbacks - before.rollbacks).toBeLessThanOrEqual(Math.ceil(aborted * 1.02) + 2);
+      expect(r.perType.payment.rollbacks).toBe(0);
+      expect(r.perSecond).toHaveLength(3);
+      expect(r.perSecond.reduce((a, b) => a + b, 0)).toBe(r.totals.transactions);
+      // The tpcc mix: new-order 45 %, payment 43 % (loose bounds: a few hundred draws).
+      expect(r.perType.neword.transactions / r.totals.transactions).toBeGreaterThan(0.3);
+      expect(r.perType.payment.transactions / r.totals.transactions).toBeGreaterThan(0.3);
+      for (const t of TX_TYPES) {
+        const l = r.perType[t].latency;
+        if (r.perType[t].transactions === 0) continue;
+        expect(l).not.toBeNull();
+        expect(l!.p50).toBeGreaterThan(0);
+        expect(l!.p50).toBeLessThanOrEqual(l!.p95);
+        expect(l!.p95).toBeLessThanOrEqual(l!.p99);
+        expect(l!.p99).toBeLessThanOrEqual(l!.max * 1.001);
+      }
+      expect(await backendsOf(APP)).toBe(0);
+    } finally {
+      await dropDatabase(TEST_PG_URL, copy);
     }
-    expect(await backendsOf(APP)).toBe(0);
   });
 
   it('a new order rolled back on an unused item leaves nothing behind and is no error', async () => {
