@@ -1,10 +1,45 @@
 import { baseConfig } from '@tunelab/vitest-config';
 import { defineConfig, mergeConfig } from 'vitest/config';
 
-// Tests talk to a real PostgreSQL (TEST_PG_URL, default 127.0.0.1:5432) and build fixtures:
-// longer tests than the shared base allows. The CLI the tests start is bundled once per run
-// (src/test-support/global-setup.ts).
+/**
+ * The files that take the machine's shared state for their duration: the local MariaDB's process
+ * (moved into cgroups, its buffer pool resized), cgroups and I/O throttles, a tmpfs filled to the
+ * last byte, the disk probe's figures (fio), a TCP proxy cutting the shared PostgreSQL's
+ * connections. They run one at a time in the `host` project; every other file, one at a time, in
+ * `main`. `npm test` at the root runs the two as two turbo tasks at once (`test`: main,
+ * `test:host`: host; ≈ 210 s and 235 s of tests on a quiet machine), so the runner's suite takes
+ * the longer of the two instead of their sum; `npx vitest run` here runs both, one after the other
+ * (vitest gives projects of one group one pool).
+ */
+const HOST = [
+  'src/commands/like-article-run.test.ts',
+  'src/commands/envelope-run.test.ts',
+  'src/probe/envelope.test.ts',
+  'src/probe/measure.test.ts',
+  'src/full-disk.test.ts',
+  'src/server-faults.test.ts',
+  'src/server-faults-mariadb.test.ts',
+  'src/advise/advise-mariadb.test.ts',
+  'src/engine/innodb-compression.test.ts',
+  'src/engine/leftovers.test.ts',
+  'src/engines/mysql/driver.test.ts',
+  'src/engines/index.test.ts',
+  'src/workload/insert-stream.test.ts',
+];
+
+// Tests talk to a real PostgreSQL (TEST_PG_URL, default 127.0.0.1:5432) and MariaDB and build
+// fixtures: longer tests than the shared base allows. The CLI the tests start is bundled once per
+// run (src/test-support/global-setup.ts).
 export default mergeConfig(
   baseConfig,
-  defineConfig({ test: { testTimeout: 180_000, globalSetup: ['src/test-support/global-setup.ts'] } }),
+  defineConfig({
+    test: {
+      testTimeout: 180_000,
+      globalSetup: ['src/test-support/global-setup.ts'],
+      projects: [
+        { extends: true, test: { name: 'host', include: HOST } },
+        { extends: true, test: { name: 'main', include: ['src/**/*.test.ts'], exclude: HOST } },
+      ],
+    },
+  }),
 );

@@ -1,7 +1,7 @@
 /**
  * vitest globalSetup: builds the CLI bundle the tests start (./cli-bundle.ts) once per test run,
  * below apps/runner/node_modules/.cache (so its bare imports resolve as the sources' do), one file
- * per vitest process so concurrent runs do not overwrite each other's; removed at the end.
+ * per vitest process and project so concurrent runs do not overwrite each other's; removed at the end.
  * Also names the file where runs share the disk probe's figures (TUNELAB_TEST_PROBE_REUSE, see
  * probe/hardware.ts): the first run on a directory measures, later runs of this test run reuse.
  */
@@ -24,7 +24,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Workers and the CLI processes they start inherit it.
   const reuse = path.join(dir, `probe-${process.pid}.json`);
   process.env.TUNELAB_TEST_PROBE_REUSE ??= reuse;
-  const file = path.join(dir, `tunelab-${process.pid}.mjs`);
+  // One bundle per vitest process and project (vitest runs each project's setup).
+  const file = path.join(dir, `tunelab-${process.pid}-${project.name || 'runner'}.mjs`);
   if (process.env.TUNELAB_TEST_CLI === 'tsx') project.provide('tunelabCli', '');
   else {
     await buildCliBundle(file);
