@@ -7,14 +7,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envWithoutTuneLab } from '@tunelab/env';
 import { openResultsDb } from '@tunelab/results-db';
+import { nodeArgsFor } from '@tunelab/test-support';
 import { TARGET, TEST_SERVERS_DIR } from './support.ts';
 
 const DEMO = fileURLToPath(new URL('../scripts/demo.ts', import.meta.url));
+/** `node` arguments that start the demo script (bundled once for this file, see nodeArgsFor). */
+const DEMO_ARGS = await nodeArgsFor(DEMO);
 
 function runDemo(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
     // The caller's results database and TuneLab settings stay out of it: only what the test passes.
-    const child = spawn(process.execPath, ['--import', 'tsx', DEMO, ...args], {
+    const child = spawn(process.execPath, [...DEMO_ARGS, ...args], {
       env: envWithoutTuneLab(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -16,11 +16,10 @@ import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { Job, JobList, RunList } from '@tunelab/contracts';
 import { startTcpProxy } from '@tunelab/test-support';
-import { apiProcess, ROOT, scratch, TARGET, TEST_SERVERS_DIR } from './support.ts';
+import { apiProcess, CLI_ARGS, ROOT, scratch, TARGET, TEST_SERVERS_DIR } from './support.ts';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
-const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
 const SCENARIO = 'vacuum-index-cleanup';
 
 const { tmp, cleanups } = await scratch('tl-fleet-e2e-');
@@ -114,7 +113,7 @@ function startAgent(
   const child = spawn(
     process.execPath,
     [
-      CLI,
+      ...CLI_ARGS,
       'agent',
       '--api',
       api.url,

@@ -9,14 +9,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { childEnv, envWithoutTuneLab } from '@tunelab/env';
+import { nodeArgsFor } from '@tunelab/test-support';
 
 export { TEST_PG_URL as TARGET, TEST_SERVERS_DIR } from '@tunelab/env/testing';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// One process per child (no tsx wrapper in between), so a SIGKILL really ends it.
-const TSX = ['--import', 'tsx'];
-const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
+// One process per child (no wrapper in between), so a SIGKILL really ends it; each starts on a
+// bundle of its entry built once per test file (nodeArgsFor), not through tsx.
+export const CLI = path.join(ROOT, 'apps/runner/bin/tunelab.mjs');
 const SERVER = path.join(ROOT, 'apps/api/src/server.ts');
+/** `node` arguments that start the `tunelab` CLI (its bin, bundled) — then the CLI's own. */
+export const CLI_ARGS = await nodeArgsFor(CLI);
 
 export type Cleanups = (() => Promise<unknown>)[];
 
@@ -36,7 +39,7 @@ export type CliResult = { code: number | null; stdout: string; stderr: string };
 /** The `tunelab` CLI in its own process from the repository root, with this environment plus `env`. */
 export function runTunelab(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -53,9 +56,11 @@ export function runTunelab(args: string[], env: Record<string, string>): Promise
 export function apiProcess(env: Record<string, string>, cleanups: Cleanups, { keepPort = false } = {}) {
   let child: ChildProcess | null = null;
   let port = '0';
-  const start = () =>
-    new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, [...TSX, SERVER], {
+  const serverArgs = nodeArgsFor(SERVER);
+  const start = async () => {
+    const args = await serverArgs;
+    return new Promise<string>((resolve, reject) => {
+      const c = spawn(process.execPath, args, {
         cwd: ROOT,
         env: childEnv({ HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent', ...env }),
       });
@@ -73,6 +78,7 @@ export function apiProcess(env: Record<string, string>, cleanups: Cleanups, { ke
       c.stderr.on('data', (d: Buffer) => (out += d.toString()));
       c.on('exit', (code) => reject(new Error(`API exited with ${code}: ${out}`)));
     });
+  };
   const kill = () =>
     new Promise<void>((resolve) => {
       const c = child;

@@ -1,2 +1,3 @@
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 export { canMountTmpfs, fullTmpfs } from './full-disk.ts';
+export { nodeArgsFor } from './ts-entry.ts';

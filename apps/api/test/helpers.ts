@@ -8,7 +8,7 @@ import { buildTestApp } from '../src/testing.ts';
 
 export { post, startApi } from '../src/testing.ts';
 import { createTestDatabase, prismaOf } from '@tunelab/results-db/testing';
-import { startTcpProxy } from '@tunelab/test-support';
+import { nodeArgsFor, startTcpProxy } from '@tunelab/test-support';
 
 export const FIXTURE = JSON.parse(
   readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
@@ -30,10 +30,10 @@ export function setAt(doc: object, pointer: string, value: unknown): void {
 }
 
 /** `tunelab admin ARGS` (src/cli.ts) as its own process with this environment plus `env`. */
-export function runAdmin(env: Record<string, string>, ...args: string[]) {
-  const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+export async function runAdmin(env: Record<string, string>, ...args: string[]) {
+  const cli = await nodeArgsFor(fileURLToPath(new URL('../src/cli.ts', import.meta.url)));
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
+    const child = spawn(process.execPath, [...cli, ...args], {
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

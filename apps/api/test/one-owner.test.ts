@@ -13,6 +13,7 @@ import { FIXTURE, clone, post } from './helpers.ts';
 import { startQuickstartApi, type ApiProcess as Api } from '../src/testing.ts';
 import { envWithoutTuneLab } from '@tunelab/env';
 import { TEST_PG_URL } from '@tunelab/env/testing';
+import { nodeArgsFor } from '@tunelab/test-support';
 
 const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -20,9 +21,9 @@ const IMPORT = fileURLToPath(new URL('../../../packages/results-db/scripts/impor
 const DEMO = fileURLToPath(new URL('../../../scripts/demo.ts', import.meta.url));
 
 /**
- * What one tsx process may take to start and finish its work at load 10 (~10 s seen to start
- * there, 1–2 s quiet), with a margin: a test's timeout is this times the processes it runs one
- * after another.
+ * What one process may take to start and finish its work at load 10 (~10 s seen to start there
+ * through tsx, 1–2 s quiet; they start on bundles now, see nodeArgsFor), with a margin: a test's
+ * timeout is this times the processes it runs one after another.
  */
 const PROCESS_MS = 30_000;
 
@@ -30,9 +31,10 @@ const PROCESS_MS = 30_000;
 const cleanEnv = (extra: Record<string, string>) => envWithoutTuneLab(extra);
 
 /** Runs a command to its end: exit code and everything it printed. */
-function run(args: string[], env: Record<string, string>) {
+async function run([entry, ...args]: [string, ...string[]], env: Record<string, string>) {
+  const node = await nodeArgsFor(entry);
   return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    const child = spawn(process.execPath, [...node, ...args], {
       env: cleanEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
