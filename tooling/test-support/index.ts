@@ -1,3 +1,3 @@
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 export { canMountTmpfs, fullTmpfs } from './full-disk.ts';
-export { nodeArgsFor } from './ts-entry.ts';
+export { bundleEntry, nodeArgsFor } from './ts-entry.ts';

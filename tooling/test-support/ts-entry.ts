@@ -18,14 +18,19 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
-const plugin: Plugin = {
+/** Left to node when packages are bundled: optional native modules not installed, a UMD build esbuild cannot follow. */
+const UNBUNDLABLE = ['jsonc-parser', 'pg-native'];
+
+const plugin = (packages: 'bundle' | 'external'): Plugin => ({
   name: 'tunelab-ts-entry',
   setup(b) {
     // A bin that loads TypeScript through tsx (apps/runner/bin/tunelab.mjs): everything is compiled.
     b.onResolve({ filter: /^tsx\/esm\/api$/ }, () => ({ path: 'tsx-esm-api', namespace: 'stub' }));
     b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'export function register() {}', loader: 'js' }));
-    // Bare imports of packages (not the repository's own workspaces): external, by resolved path.
     b.onResolve({ filter: /^[^./]/ }, async (a) => {
+      if (packages === 'bundle')
+        return UNBUNDLABLE.some((e) => a.path === e || a.path.startsWith(`${e}/`)) ? { external: true } : undefined;
+      // Bare imports of packages (not the repository's own workspaces): external, by resolved path.
       if (a.path.startsWith('@tunelab/') || a.pluginData === 'resolving' || a.path.startsWith('node:'))
         return undefined;
       const r = await b.resolve(a.path, {
@@ -46,7 +51,34 @@ const plugin: Plugin = {
       loader: 'ts',
     }));
   },
-};
+});
+
+/**
+ * Bundles `entry` into `outfile` (.mjs). `packages: 'external'` (the default) leaves packages from
+ * node_modules to node, by resolved path; `'bundle'` bundles them too (one file to load: the
+ * runner's CLI, started ~60 times a run; `outfile` must then sit below the entry's workspace so
+ * that what is left to node resolves).
+ */
+export async function bundleEntry(
+  entry: string,
+  outfile: string,
+  { packages = 'external' }: { packages?: 'bundle' | 'external' } = {},
+): Promise<void> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${process.versions.node.split('.')[0]}`,
+    logLevel: 'error',
+    // CommonJS in the bundle `require`s node's built-ins (and what is left to node).
+    banner: {
+      js: "import { createRequire as __tunelabRequire } from 'node:module';\nconst require = __tunelabRequire(import.meta.url);",
+    },
+    plugins: [plugin(packages)],
+  });
+}
 
 let dir: Promise<string> | undefined;
 const bundles = new Map<string, Promise<string>>();
@@ -61,20 +93,7 @@ function bundleTsEntry(entry: string): Promise<string> {
         return d;
       });
       const outfile = path.join(await dir, `${path.basename(entry, '.ts')}-${bundles.size}.mjs`);
-      await build({
-        entryPoints: [entry],
-        outfile,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: `node${process.versions.node.split('.')[0]}`,
-        logLevel: 'error',
-        // CommonJS in the bundle `require`s node's built-ins.
-        banner: {
-          js: "import { createRequire as __tunelabRequire } from 'node:module';\nconst require = __tunelabRequire(import.meta.url);",
-        },
-        plugins: [plugin],
-      });
+      await bundleEntry(entry, outfile);
       return outfile;
     })();
     bundles.set(entry, out);

@@ -1,7 +1,7 @@
 /**
  * The `tunelab` CLI as a user runs it: `node bin/tunelab.mjs …` from the repository root, in its
  * own process (so a signal reaches the real process), with extra environment variables. The file
- * started is bin/tunelab.mjs bundled once per test run (./cli-bundle.ts, ./global-setup.ts), or
+ * started is bin/tunelab.mjs bundled once per test run (./global-setup.ts), or
  * the bin itself through tsx when no bundle was provided (TUNELAB_TEST_CLI=tsx).
  */
 import { spawn } from 'node:child_process';
