@@ -37,9 +37,15 @@ export async function scratch(prefix: string): Promise<{ tmp: string; cleanups: 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 /** The `tunelab` CLI in its own process from the repository root, with this environment plus `env`. */
-export function runTunelab(args: string[], env: Record<string, string>): Promise<CliResult> {
+export function runTunelab(
+  args: string[],
+  env: Record<string, string>,
+  /** A command the CLI runs under, e.g. `['nice', '-n', '-10']` (it execs node: one process still). */
+  under: string[] = [],
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: ROOT, env: childEnv(env) });
+    const [cmd, ...pre] = [...under, process.execPath];
+    const child = spawn(cmd!, [...pre, ...CLI_ARGS, ...args], { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
