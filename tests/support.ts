@@ -45,7 +45,7 @@ export function runTunelab(
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const [cmd, ...pre] = [...under, process.execPath];
-    const child = spawn(cmd!, [...pre, ...CLI_ARGS, ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(cmd, [...pre, ...CLI_ARGS, ...args], { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
