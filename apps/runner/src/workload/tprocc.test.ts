@@ -56,6 +56,25 @@ type Counters = {
 };
 
 /**
+ * SQL that renames each of the five transaction functions to NAME_`suffix` and puts in its place a
+ * function that runs the PL/pgSQL statements `before` (doubled quotes: they sit in a format()
+ * literal), then returns what the original returns.
+ */
+const wrapTransactionFunctions = (suffix: string, before: string) => `DO $$
+  DECLARE f record; args text;
+  BEGIN
+    FOR f IN SELECT p.proname, p.pronargs, pg_get_function_identity_arguments(p.oid) AS iargs,
+                    pg_get_function_result(p.oid) AS res
+               FROM pg_proc p JOIN pg_namespace ns ON ns.oid = p.pronamespace
+              WHERE ns.nspname = 'public' AND p.proname IN ('neword', 'payment', 'delivery', 'ostat', 'slev') LOOP
+      SELECT string_agg('$' || i, ', ') INTO args FROM generate_series(1, f.pronargs) AS i;
+      EXECUTE format('ALTER FUNCTION %I(%s) RENAME TO %I', f.proname, f.iargs, f.proname || '${suffix}');
+      EXECUTE format('CREATE FUNCTION %I(%s) RETURNS %s LANGUAGE plpgsql AS $body$ BEGIN ${before} RETURN %I(%s); END $body$',
+                     f.proname, f.iargs, f.res, f.proname || '${suffix}', args);
+    END LOOP;
+  END $$`;
+
+/**
  * Makes database `db` count, on the server, every call of the five transaction functions: each is
  * renamed and wrapped by one that first takes a number from the sequence `tl_calls` (not
  * transactional: it counts rolled-back calls too) and inserts a row into `tl_committed_calls`
@@ -66,19 +85,7 @@ async function countCalls(dbUrl: string): Promise<void> {
     dbUrl,
     `CREATE SEQUENCE tl_calls;
      CREATE UNLOGGED TABLE tl_committed_calls (at timestamptz NOT NULL DEFAULT clock_timestamp());
-     DO $$
-     DECLARE f record; args text;
-     BEGIN
-       FOR f IN SELECT p.proname, p.pronargs, pg_get_function_identity_arguments(p.oid) AS iargs,
-                       pg_get_function_result(p.oid) AS res
-                  FROM pg_proc p JOIN pg_namespace ns ON ns.oid = p.pronamespace
-                 WHERE ns.nspname = 'public' AND p.proname IN ('neword', 'payment', 'delivery', 'ostat', 'slev') LOOP
-         SELECT string_agg('$' || i, ', ') INTO args FROM generate_series(1, f.pronargs) AS i;
-         EXECUTE format('ALTER FUNCTION %I(%s) RENAME TO %I', f.proname, f.iargs, f.proname || '_counted');
-         EXECUTE format('CREATE FUNCTION %I(%s) RETURNS %s LANGUAGE plpgsql AS $body$ BEGIN PERFORM nextval(''tl_calls''); INSERT INTO tl_committed_calls DEFAULT VALUES; RETURN %I(%s); END $body$',
-                        f.proname, f.iargs, f.res, f.proname || '_counted', args);
-       END LOOP;
-     END $$`,
+     ${wrapTransactionFunctions('_counted', "PERFORM nextval(''tl_calls''); INSERT INTO tl_committed_calls DEFAULT VALUES;")}`,
   );
 }
 
@@ -298,19 +305,7 @@ describe('TPROC-C driver against PostgreSQL (1 warehouse)', () => {
              RAISE EXCEPTION 'injected' USING ERRCODE = '40001';
            END IF;
          END $$;
-         DO $$
-         DECLARE f record; args text;
-         BEGIN
-           FOR f IN SELECT p.proname, p.pronargs, pg_get_function_identity_arguments(p.oid) AS iargs,
-                           pg_get_function_result(p.oid) AS res
-                      FROM pg_proc p JOIN pg_namespace ns ON ns.oid = p.pronamespace
-                     WHERE ns.nspname = 'public' AND p.proname IN ('neword', 'payment', 'delivery', 'ostat', 'slev') LOOP
-             SELECT string_agg('$' || i, ', ') INTO args FROM generate_series(1, f.pronargs) AS i;
-             EXECUTE format('ALTER FUNCTION %I(%s) RENAME TO %I', f.proname, f.iargs, f.proname || '_orig');
-             EXECUTE format('CREATE FUNCTION %I(%s) RETURNS %s LANGUAGE plpgsql AS $body$ BEGIN PERFORM inject(); RETURN %I(%s); END $body$',
-                            f.proname, f.iargs, f.res, f.proname || '_orig', args);
-           END LOOP;
-         END $$`,
+         ${wrapTransactionFunctions('_orig', 'PERFORM inject();')}`,
       );
       const r = await runTprocc({
         openSession: sessionsOn(copyUrl, APP),
