@@ -63,10 +63,17 @@ describe('insert stream', () => {
     expect(some.map((x) => [x.EMAIL, x.NAME]).sort()).toEqual([rowOf(0), rowOf(5999)].sort());
 
     expect(seen).toEqual(r.samples.map((s) => s.rows));
-    expect(r.samples.length).toBeGreaterThanOrEqual(5);
+    // A sample at the first 1,000-row point and one at the end; in between one per 1,000-row point
+    // the writers passed while no sample was being read (the writers never wait for the sampler: on
+    // a loaded machine one read of the counters can span two points, so the count is not fixed).
+    expect(r.samples.length).toBeGreaterThanOrEqual(2);
+    expect(r.samples.length).toBeLessThanOrEqual(6);
+    expect(r.samples[0]!.rows).toBeGreaterThanOrEqual(1000);
+    expect(r.samples[0]!.rows).toBeLessThan(6000);
     expect(r.samples[r.samples.length - 1]!.rows).toBe(6000);
     for (const [i, s] of r.samples.entries()) {
-      if (i > 0) expect(s.rows).toBeGreaterThan(r.samples[i - 1]!.rows);
+      // Each sample in a later 1,000-row block than the one before: one sample per point at most.
+      if (i > 0) expect(Math.floor(s.rows / 1000)).toBeGreaterThan(Math.floor(r.samples[i - 1]!.rows / 1000));
       expect(s.rowsPerS).toBeGreaterThan(0);
       expect(s.dataWrittenBytes).toBeGreaterThanOrEqual(0);
       if (process.platform === 'linux') {
