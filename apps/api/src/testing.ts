@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { envWithoutTuneLab } from '@tunelab/env';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
+import { nodeArgsFor } from '@tunelab/test-support';
 import { buildApp, type BuildAppOptions } from './index.ts';
 
 /** The app on `db` (already migrated) with rate limits no test reaches. */
@@ -80,13 +81,14 @@ export type ApiProcess = { child: ChildProcess; pid: number; url: string; token:
 
 /**
  * `npm run api:quickstart` as a real process on the embedded results database in `dataDir`
- * (the caller's TuneLab settings left out): resolves once it listens and printed a runner token,
- * rejects with what it printed if it exits first.
+ * (the caller's TuneLab settings left out), started from its bundle (`nodeArgsFor` of
+ * @tunelab/test-support: built once per test file): resolves once it listens and printed a runner
+ * token, rejects with what it printed if it exits first.
  */
-export function startQuickstartApi(dataDir: string): Promise<ApiProcess> {
-  const server = fileURLToPath(new URL('./server.ts', import.meta.url));
+export async function startQuickstartApi(dataDir: string): Promise<ApiProcess> {
+  const server = await nodeArgsFor(fileURLToPath(new URL('./server.ts', import.meta.url)));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', server, '--quickstart'], {
+    const child = spawn(process.execPath, [...server, '--quickstart'], {
       env: envWithoutTuneLab({ TUNELAB_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
