@@ -2,13 +2,16 @@
  * `npm run test:busy`: `npm test` with the CPU kept busy — four busy loops (child processes) beside
  * it, stopped when it ends — so anyone can check before pushing that the suite holds on a loaded
  * machine (not part of CI). Prints the wall time and the load average at the start and the end, and
- * exits with npm test's code. `-- --loops N` changes the number of loops.
+ * exits with npm test's code. `-- --loops N` changes the number of loops; `-- --continue` lets turbo
+ * run every task to its end after one fails (`turbo --continue`), so one run shows every red task.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { loops: { type: 'string', default: '4' } } });
+const { values } = parseArgs({
+  options: { loops: { type: 'string', default: '4' }, continue: { type: 'boolean', default: false } },
+});
 const loops = Number(values.loops);
 if (!Number.isInteger(loops) || loops < 0 || loops > 64) {
   console.error(`test:busy: --loops must be a whole number from 0 to 64, not ${values.loops}`);
@@ -34,7 +37,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 
 console.log(`test:busy: ${loops} busy loops started; load average ${load()}`);
 const started = Date.now();
-const test = spawn('npm', ['test'], { stdio: 'inherit' });
+// npm appends the arguments after `--` to the script's last command: turbo.
+const test = spawn('npm', ['test', ...(values.continue ? ['--', '--continue'] : [])], { stdio: 'inherit' });
 test.on('exit', (code, signal) => {
   stopLoops();
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
