@@ -11,6 +11,8 @@ import { clone, FIXTURE, post, startApiThroughProxy } from './helpers.ts';
 
 const STATEMENT_MS = 1000;
 const CONNECT_MS = 1000;
+/** The fleet queue's (pg-boss's) client deadline: short here, so that a close after a stall is quick. */
+const QUEUE_QUERY_MS = 3000;
 
 describe('results database connections dying silently', () => {
   let api: Awaited<ReturnType<typeof startApiThroughProxy>>;
@@ -20,7 +22,9 @@ describe('results database connections dying silently', () => {
   let token: string;
 
   beforeAll(async () => {
-    api = await startApiThroughProxy('stall', { timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS } });
+    api = await startApiThroughProxy('stall', {
+      timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS, queueQueryMs: QUEUE_QUERY_MS },
+    });
     ({ database, proxy, url, token } = api);
   });
   afterAll(() => api?.close());
@@ -100,5 +104,44 @@ describe('results database connections dying silently', () => {
       idle = await sessionsIdleInTransaction();
     }
     expect(idle).toBe(0);
+  });
+});
+
+describe('the fleet queue through a silent stall', () => {
+  it('a pg-boss statement sent into the stall ends at its deadline: the API closes once the network is back', async () => {
+    // A 10 s lease: pg-boss's supervisor and monitor query every 2 s.
+    const api = await startApiThroughProxy(
+      'stall-fleet',
+      { timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS, queueQueryMs: QUEUE_QUERY_MS } },
+      { fleet: { leaseSeconds: 10 } },
+    );
+    let closed = false;
+    try {
+      expect((await fetch(`${api.url}/readyz`)).status).toBe(200);
+      // Stalled until pg-boss has sent a statement of its schema into the stall (a condition:
+      // its next supervise tick), then healed. That statement's answer never comes.
+      let sent!: () => void;
+      const queueStatementSent = new Promise<void>((r) => (sent = r));
+      api.proxy.stall();
+      api.proxy.watch((chunk) => {
+        if (chunk.includes('tunelab_fleet')) sent();
+      });
+      await queueStatementSent;
+      api.proxy.watch(undefined);
+      api.proxy.heal();
+      expect((await fetch(`${api.url}/v1/runs`)).status).toBe(200);
+      // Before the deadline the pool's close waited for that connection for ever (the test's
+      // timeout was the only end); now it ends once the statement gives up (QUEUE_QUERY_MS).
+      const started = performance.now();
+      await api.app.close();
+      await api.db.close();
+      closed = true;
+      console.log(`stall-fleet: the API closed ${(performance.now() - started).toFixed(0)} ms after the heal`);
+    } finally {
+      if (closed) {
+        await api.proxy.close().catch(() => undefined);
+        await api.database.drop();
+      } else await api.close();
+    }
   });
 });

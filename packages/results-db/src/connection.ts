@@ -28,15 +28,27 @@ export type OpenOptions = {
  *   2 × statementMs (`idle_in_transaction_session_timeout`), so a client that vanished mid-
  *   transaction does not hold locks;
  * - `idleMs`: idle pooled connections are closed after this; `keepAliveMs`: TCP keepalive probes
- *   start after this much silence.
+ *   start after this much silence;
+ * - `queueQueryMs`: the fleet queue's own pool (pg-boss) gives up on an answer after this and
+ *   drops the connection. Its statements are short queue operations, but its start installs or
+ *   migrates its schema, so it gets no statement timeout and a longer client deadline. Without one,
+ *   a pg-boss statement sent into a silent cut waited for ever: the lease supervisor stopped and
+ *   the API could not close (its pool waited for that connection).
  * Migrations run without a statement timeout (an index build may take long).
  */
-export type DatabaseTimeouts = { statementMs: number; connectMs: number; idleMs: number; keepAliveMs: number };
+export type DatabaseTimeouts = {
+  statementMs: number;
+  connectMs: number;
+  idleMs: number;
+  keepAliveMs: number;
+  queueQueryMs: number;
+};
 export const DEFAULT_DB_TIMEOUTS: DatabaseTimeouts = {
   statementMs: 5000,
   connectMs: 5000,
   idleMs: 30_000,
   keepAliveMs: 10_000,
+  queueQueryMs: 30_000,
 };
 
 /** Parameterized SQL straight to the driver ($1, $2 …): the ingest hot path, without Prisma's query engine. */
@@ -47,6 +59,15 @@ export type SqlRunner = {
   transaction<T>(fn: (q: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
   /** A Buffer parameter goes in PostgreSQL's binary format (pg), not as bytea (PGlite): see child-columns.ts. */
   binaryParameters: boolean;
+};
+
+/** The deadlines of the fleet queue's own pg pool (see `queueQueryMs`). */
+export type QueuePoolOptions = {
+  query_timeout: number;
+  connectionTimeoutMillis: number;
+  idleTimeoutMillis: number;
+  keepAlive: boolean;
+  keepAliveInitialDelayMillis: number;
 };
 
 export type Connection = {
@@ -61,5 +82,5 @@ export type Connection = {
   /** The lock this process holds on an embedded database directory (none for PostgreSQL and memory://). */
   ownership?: Ownership;
   /** What pg-boss (the fleet's queue) connects through: its own small pool, or the same PGlite. */
-  queueTarget: { connectionString: string } | { pglite: PGlite };
+  queueTarget: { connectionString: string; pool: QueuePoolOptions } | { pglite: PGlite };
 };

@@ -269,7 +269,12 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
   const boss =
     'pglite' in conn.queueTarget
       ? new PgBoss({ ...bossOptions, db: fromPglite(conn.queueTarget.pglite) })
-      : new PgBoss({ ...bossOptions, connectionString: conn.queueTarget.connectionString, max: options.poolSize ?? 4 });
+      : new PgBoss({
+          ...bossOptions,
+          ...conn.queueTarget.pool,
+          connectionString: conn.queueTarget.connectionString,
+          max: options.poolSize ?? 4,
+        });
   boss.on('error', (err: Error) => options.onError?.(err));
 
   const knownQueues = new Set<string>();

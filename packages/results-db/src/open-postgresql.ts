@@ -84,7 +84,16 @@ export async function openPostgresql(url: string, options: OpenOptions = {}): Pr
     prisma,
     scripts,
     description: `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`,
-    queueTarget: { connectionString: url },
+    queueTarget: {
+      connectionString: url,
+      pool: {
+        query_timeout: t.queueQueryMs,
+        connectionTimeoutMillis: t.connectMs,
+        idleTimeoutMillis: t.idleMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: t.keepAliveMs,
+      },
+    },
     migrate: () => applyMigrations(scripts),
     close: async () => {
       await prisma.$disconnect();
