@@ -18,7 +18,10 @@ import { Job, JobList, RunList } from '@tunelab/contracts';
 import { startTcpProxy } from '@tunelab/test-support';
 import { apiProcess, CLI_ARGS, ROOT, scratch, TARGET, TEST_SERVERS_DIR } from './support.ts';
 
-vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+// Bounds for a hang, not for speed: each test is a chain of phases (agents starting, runs, leases
+// lapsing, an API restart). The N × M test takes ~110 s on a quiet machine; under npm run test:busy
+// at load 11–13 it passed 240 s (red twice): 900 s for it, and 180 s for each condition it waits on.
+vi.setConfig({ testTimeout: 900_000, hookTimeout: 180_000 });
 
 const SCENARIO = 'vacuum-index-cleanup';
 
@@ -26,7 +29,7 @@ const { tmp, cleanups } = await scratch('tl-fleet-e2e-');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, ms = 90_000): Promise<T> {
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, ms = 180_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -237,7 +240,7 @@ describe.each(['postgresql', 'pglite'] as const)('the fleet on %s', (backend) =>
     await until(
       'the agent stopping',
       async () => steady.log().includes(`job ${doomed.id}: stopped (the job is cancelled)`),
-      30_000,
+      90_000,
     );
     expect((await api.job(doomed.id)).runId).toBeNull();
     expect(await stopAgent(steady), steady.log()).toBe(0);
@@ -283,7 +286,7 @@ describe('an agent whose run lost its server', () => {
     const prefix = `tunelab_${runId.replaceAll('-', '').slice(0, 8)}_`;
     await until('the run’s databases created', async () => (await databasesWith(prefix)).length > 0);
     await proxy.cut();
-    await until('the job reported failed', async () => agent.log().includes(`job ${job.id}: failed: `), 60_000);
+    await until('the job reported failed', async () => agent.log().includes(`job ${job.id}: failed: `), 180_000);
     expect(agent.log()).toMatch(/the server could not be reached to clean up/);
     const left = await databasesWith(prefix);
     expect(left.length, agent.log()).toBeGreaterThan(0);

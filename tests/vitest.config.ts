@@ -13,7 +13,6 @@ export default mergeConfig(
   baseConfig,
   defineConfig({
     test: {
-      testTimeout: 120_000,
       projects: [
         { extends: true, test: { name: 'fleet', include: FLEET } },
         { extends: true, test: { name: 'main', include: ['*.test.ts'], exclude: FLEET } },

@@ -28,13 +28,12 @@ const HOST = [
 ];
 
 // Tests talk to a real PostgreSQL (TEST_PG_URL, default 127.0.0.1:5432) and MariaDB and build
-// fixtures: longer tests than the shared base allows. The CLI the tests start is bundled once per
-// run (src/test-support/global-setup.ts).
+// fixtures (the shared base's timeouts). The CLI the tests start is bundled once per run
+// (src/test-support/global-setup.ts).
 export default mergeConfig(
   baseConfig,
   defineConfig({
     test: {
-      testTimeout: 180_000,
       globalSetup: ['src/test-support/global-setup.ts'],
       projects: [
         { extends: true, test: { name: 'host', include: HOST } },

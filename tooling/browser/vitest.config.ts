@@ -1,5 +1,5 @@
 import { baseConfig } from '@tunelab/vitest-config';
-import { defineConfig, mergeConfig } from 'vitest/config';
 
-// Unpacking @sparticuz/chromium on first use and starting a browser take a while.
-export default mergeConfig(baseConfig, defineConfig({ test: { testTimeout: 120_000 } }));
+// Unpacking @sparticuz/chromium on first use and starting a browser take a while: the base's
+// timeouts (180 s) cover it.
+export default baseConfig;
