@@ -115,7 +115,7 @@ describe('the fleet queue through a silent stall', () => {
       { timeouts: { statementMs: STATEMENT_MS, connectMs: CONNECT_MS, queueQueryMs: QUEUE_QUERY_MS } },
       { fleet: { leaseSeconds: 10 } },
     );
-    let closed = false;
+    let closing: Promise<void> | undefined;
     try {
       expect((await fetch(`${api.url}/readyz`)).status).toBe(200);
       // Stalled until pg-boss has sent a statement of its schema into the stall (a condition:
@@ -133,15 +133,11 @@ describe('the fleet queue through a silent stall', () => {
       // Before the deadline the pool's close waited for that connection for ever (the test's
       // timeout was the only end); now it ends once the statement gives up (QUEUE_QUERY_MS).
       const started = performance.now();
-      await api.app.close();
-      await api.db.close();
-      closed = true;
+      closing = api.close();
+      await closing;
       console.log(`stall-fleet: the API closed ${(performance.now() - started).toFixed(0)} ms after the heal`);
     } finally {
-      if (closed) {
-        await api.proxy.close().catch(() => undefined);
-        await api.database.drop();
-      } else await api.close();
+      if (!closing) await api.close();
     }
   });
 });
