@@ -29,7 +29,10 @@ const HOST = [
 
 // Tests talk to a real PostgreSQL (TEST_PG_URL, default 127.0.0.1:5432) and MariaDB and build
 // fixtures (the shared base's timeouts). The CLI the tests start is bundled once per run
-// (src/test-support/global-setup.ts).
+// (src/test-support/global-setup.ts). `main` runs its files in one worker without isolation
+// (`isolate: false`): none mocks modules, stubs globals or changes process.env or the working
+// directory, and reusing the worker's loaded modules cut its run 209 s → 195 s and the vitest
+// processes' CPU 101 s → 85 s (quiet, one run each, side by side).
 export default mergeConfig(
   baseConfig,
   defineConfig({
@@ -37,7 +40,7 @@ export default mergeConfig(
       globalSetup: ['src/test-support/global-setup.ts'],
       projects: [
         { extends: true, test: { name: 'host', include: HOST } },
-        { extends: true, test: { name: 'main', include: ['src/**/*.test.ts'], exclude: HOST } },
+        { extends: true, test: { name: 'main', include: ['src/**/*.test.ts'], exclude: HOST, isolate: false } },
       ],
     },
   }),
