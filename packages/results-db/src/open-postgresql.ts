@@ -11,16 +11,21 @@ const MIGRATION_QUERY_TIMEOUT_MS = 3_600_000;
 
 export async function openPostgresql(url: string, options: OpenOptions = {}): Promise<Connection> {
   const t = { ...DEFAULT_DB_TIMEOUTS, ...options.timeouts };
+  // The connect, idle and keepalive deadlines both pools share: the results pool and the fleet
+  // queue's own (pg-boss's, `queueTarget` below).
+  const connectionDeadlines = {
+    connectionTimeoutMillis: t.connectMs,
+    idleTimeoutMillis: t.idleMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: t.keepAliveMs,
+  };
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     statement_timeout: t.statementMs,
     query_timeout: t.statementMs + 500,
     idle_in_transaction_session_timeout: 2 * t.statementMs,
-    connectionTimeoutMillis: t.connectMs,
-    idleTimeoutMillis: t.idleMs,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: t.keepAliveMs,
+    ...connectionDeadlines,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
@@ -86,13 +91,7 @@ export async function openPostgresql(url: string, options: OpenOptions = {}): Pr
     description: `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`,
     queueTarget: {
       connectionString: url,
-      pool: {
-        query_timeout: t.queueQueryMs,
-        connectionTimeoutMillis: t.connectMs,
-        idleTimeoutMillis: t.idleMs,
-        keepAlive: true,
-        keepAliveInitialDelayMillis: t.keepAliveMs,
-      },
+      pool: { query_timeout: t.queueQueryMs, ...connectionDeadlines },
     },
     migrate: () => applyMigrations(scripts),
     close: async () => {
