@@ -4,7 +4,9 @@
  * - a machine whose runner detected no hypervisor said "Virtualization: none reported" (on a VM);
  * - a metric without a label (innodb-compression-insert's `rows_per_s`) was shown by its key;
  * - the scenario page had two elements with id="versions";
- * - two measured groups of one class and server at two scales had the same heading.
+ * - two measured groups of one class and server at two scales had the same heading;
+ * - "Your table size" said "No measured runs of this scenario yet" under a measured run that did
+ *   not record its size.
  * (The "0 0 0" axis ticks are src/lib/charts.test.ts'.)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -96,6 +98,16 @@ describe('slips shown as fact', () => {
     });
     expect(text).not.toMatch(/rows_per_s/);
     expect(text).toContain('rows per second');
+  });
+
+  it('a measured run that recorded no size: "Your table size" says so, never "no measured runs"', async () => {
+    await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
+    const main = await page.locator('main').innerText();
+    expect(main).toMatch(/\b1 measured run\b/);
+    const notYet = await page.locator('.scale-not-yet').innerText();
+    expect(notYet).toContain('No measured run of this scenario recorded its rows.');
+    expect(notYet).toContain('tunelab run innodb-compression-insert --scale-sweep');
+    expect(main).not.toContain('No measured runs of this scenario yet');
   });
 
   it('the scenario page has no id twice, and each measured group a heading of its own (server and scale)', async () => {
