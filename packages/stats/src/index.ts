@@ -59,3 +59,16 @@ export {
   type PairMoments,
 } from './interaction.ts';
 export { adjustPValues, type AdjustMethod } from './multiplicity.ts';
+export {
+  confidenceSequence,
+  decideInterval,
+  logRatios,
+  pairedTTest,
+  sequentialMultiplier,
+  tBayesFactor,
+  tEValue,
+  SEQUENTIAL_PRIOR_SCALES,
+  type ConfidenceSequence,
+  type PairedTTest,
+  type SequentialDecision,
+} from './sequential.ts';
