@@ -38,6 +38,20 @@ export const MeasuredHardware = z.strictObject({
   loadAverage1m: finiteNumber.min(0).max(1e6).nullable().optional(),
   logicalCpus: count.min(1).max(8192).nullable().optional(),
   notes: z.array(boundedString(500)).max(20).default([]),
+  /**
+   * How the disk figures were taken (runners from issue 40 on; absent in older runs): each figure
+   * in `perFigure` short windows, the best quartile of them kept (the disk's capability, not the
+   * moment's contention: the lowest-latency quartile of fsync, the highest of IOPS and MB/s), and
+   * the windows measured again because they were noisy (`fsync#2`: the third fsync window).
+   */
+  windows: z
+    .strictObject({
+      perFigure: count.min(1).max(100),
+      retried: z.array(boundedString(32)).max(100),
+      /** Median share of the CPUs busy (or waiting on I/O) across the windows, 0–1; null off Linux. */
+      cpuBusy: finiteNumber.min(0).max(1).nullable(),
+    })
+    .optional(),
 });
 export type MeasuredHardware = z.infer<typeof MeasuredHardware>;
 
