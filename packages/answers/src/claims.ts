@@ -72,11 +72,20 @@ export const formatP = (p: number) => (p < 0.001 ? '< 0.001' : `= ${p.toPrecisio
  * tests ("Holm-adjusted p = 0.012"), else Welch's ("p = 0.012"); null without a test. Every page
  * and report that prints a p beside a verdict prints this one.
  */
-export function decidingP(c: Pick<PairComparison, 'welch' | 'adjusted'> | null): {
+export function decidingP(c: Pick<PairComparison, 'welch' | 'adjusted' | 'paired'> | null): {
   p: number;
   adjusted: boolean;
   text: string;
 } | null {
+  // Blocks: the always-valid p of the confidence sequence that decided, Bonferroni over the family.
+  if (c?.paired && c.adjusted)
+    return c.adjusted.family > 1
+      ? {
+          p: c.adjusted.p,
+          adjusted: true,
+          text: `always-valid p ${formatP(c.adjusted.p)} over ${c.adjusted.family} decisions`,
+        }
+      : { p: c.paired.p, adjusted: false, text: `always-valid p ${formatP(c.paired.p)}` };
   if (c?.adjusted && c.adjusted.family > 1)
     return { p: c.adjusted.p, adjusted: true, text: `Holm-adjusted p ${formatP(c.adjusted.p)}` };
   return c?.welch ? { p: c.welch.p, adjusted: false, text: `p ${formatP(c.welch.p)}` } : null;

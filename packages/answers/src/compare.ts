@@ -5,7 +5,7 @@
  * gets its figures (the relative change, candidate against baseline) and no verdict.
  */
 import type { Bounds, PairComparison, UsedDirection } from '@tunelab/contracts';
-import { formatPercent, mannWhitneyU, mean, verdict, welchTTest, type Quantity } from '@tunelab/stats';
+import { formatPercent, mannWhitneyU, mean, pairedVerdict, verdict, welchTTest, type Quantity } from '@tunelab/stats';
 
 /** How the metric is worded, and the p-value adjusted over the other tests of the same answer. */
 export type CompareOptions = {
@@ -13,6 +13,11 @@ export type CompareOptions = {
   label?: string;
   unit?: string;
   adjusted?: { p: number; method: 'holm'; family: number };
+  /**
+   * The pair's values block by block (every run of the group measured in blocks): the paired,
+   * sequential analysis decides, over `family` decisions against `margin` (stats' pairedVerdict).
+   */
+  paired?: { baseline: number[]; candidate: number[]; runs: number; family: number; margin: number };
 };
 
 const finite = (x: number) => (Number.isFinite(x) ? x : null);
@@ -47,6 +52,9 @@ export function comparePair(
       },
     };
   }
+  const paired = options.paired;
+  if (paired && direction !== 'descriptive' && paired.baseline.length >= 2)
+    return comparePaired(baseline, candidate, a, b, direction, options, paired);
   // A descriptive metric: the relative change (c̄ − b̄)/b̄, as "higher is better" computes it.
   const v = verdict({
     baseline: { label: baseline, values: a },
@@ -96,5 +104,61 @@ export function comparePair(
             significant: v.kind === 'faster' || v.kind === 'slower',
             conclusive: v.conclusive,
           },
+  };
+}
+
+/** A pair measured in blocks: the paired verdict decides; Welch and Mann–Whitney stay as descriptions of the values. */
+function comparePaired(
+  baseline: string,
+  candidate: string,
+  a: readonly number[],
+  b: readonly number[],
+  direction: 'lower-is-better' | 'higher-is-better',
+  options: CompareOptions,
+  paired: NonNullable<CompareOptions['paired']>,
+): PairComparison {
+  const v = pairedVerdict({
+    baseline: { label: baseline, values: paired.baseline },
+    candidate: { label: candidate, values: paired.candidate },
+    direction,
+    family: paired.family,
+    margin: paired.margin,
+    runs: paired.runs,
+    ...(options.quantity ? { quantity: options.quantity } : {}),
+    ...(options.label ? { label: options.label } : {}),
+  });
+  const welch = a.length >= 2 && b.length >= 2 ? welchTTest(b, a) : null;
+  const mw = mannWhitneyU(b, a, { method: 'auto' });
+  return {
+    baseline,
+    candidate,
+    direction,
+    difference: finite(mean(b) - mean(a)),
+    differenceCi95: null,
+    improvement: finite(v.relative),
+    ci95: bounds(v.ci),
+    welch: welch ? { t: finite(welch.t), df: welch.df, p: welch.p } : null,
+    adjusted: { method: 'bonferroni', p: v.pAdjusted, family: v.family },
+    paired: {
+      method: 'confidence-sequence',
+      decision: v.decision,
+      blocks: v.blocks,
+      runs: paired.runs,
+      family: v.family,
+      margin: v.margin,
+      ratio: v.ratio.estimate,
+      ratioCi: bounds({ low: v.ratio.low, high: v.ratio.high }),
+      sdLogRatio: v.sdLogRatio,
+      detectable: finite(v.detectable),
+      eValue: Math.min(v.eValue, Number.MAX_VALUE),
+      p: v.p,
+    },
+    mannWhitney: { u: mw.u, p: mw.p, method: mw.method },
+    verdict: {
+      kind: v.kind,
+      sentence: v.sentence,
+      significant: v.decision === 'differs',
+      conclusive: v.conclusive,
+    },
   };
 }

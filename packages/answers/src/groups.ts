@@ -19,7 +19,7 @@ import {
   majorOfParts,
   StorageKind,
 } from '@tunelab/contracts';
-import { adjustPValues, summarize } from '@tunelab/stats';
+import { adjustPValues, EQUIVALENCE_MARGIN, summarize } from '@tunelab/stats';
 import { comparePair, type CompareOptions } from './compare.ts';
 import { metricDirection, quantityOf } from './direction.ts';
 import { engineDefault } from './settings.ts';
@@ -32,6 +32,8 @@ export type SampleRow = {
   point_param: string | null;
   point_value: number | null;
   repetition: number;
+  /** The sample's place in its block (the repetition); null or absent for runs from before blocks. */
+  position?: number | null;
   value: number;
   unit: string;
   run_id: string;
@@ -81,7 +83,7 @@ type Acc = {
   settings: Map<string, Set<string>>;
   /** Each run's warnings, in the run's order. */
   warnings: Map<string, string[]>;
-  byVariant: Map<string, { value: number; runId: string; repetition: number }[]>;
+  byVariant: Map<string, { value: number; runId: string; repetition: number; position: number | null }[]>;
   runs: Map<string, Date>;
   databases: Map<string, { engine: string; version: string; major: number; minor: number; runs: Set<string> }>;
   profiles: Set<string>;
@@ -116,6 +118,34 @@ function groupParams(r: SampleRow): Record<string, string | number | boolean> {
   return out;
 }
 
+/**
+ * A pair's values block by block — the same run and repetition (a block at one sweep point) — when
+ * every sample of both variants in the group has a position (their runs measured in blocks) and
+ * every value is positive; null otherwise (runs from before blocks: Welch decides).
+ */
+function blocksOf(
+  acc: Acc,
+  baseline: string,
+  candidate: string,
+): { baseline: number[]; candidate: number[]; runs: number } | null {
+  const xs = acc.byVariant.get(baseline);
+  const ys = acc.byVariant.get(candidate);
+  if (!xs || !ys) return null;
+  if (!xs.every((x) => x.position !== null) || !ys.every((y) => y.position !== null)) return null;
+  const inBlock = new Map(xs.map((x) => [`${x.runId}\u0000${x.repetition}`, x.value]));
+  const out = { baseline: [] as number[], candidate: [] as number[] };
+  const runs = new Set<string>();
+  for (const y of ys) {
+    const x = inBlock.get(`${y.runId}\u0000${y.repetition}`);
+    if (x === undefined) continue;
+    if (!(x > 0 && y.value > 0)) return null;
+    out.baseline.push(x);
+    out.candidate.push(y.value);
+    runs.add(y.runId);
+  }
+  return out.baseline.length >= 2 ? { ...out, runs: runs.size } : null;
+}
+
 /** Per pair (`baseline\0candidate`), Holm's adjusted p and the size of its family. */
 type Adjustments = ReadonlyMap<string, { p: number; family: number }>;
 const pairKey = (baseline: string, candidate: string) => `${baseline}\u0000${candidate}`;
@@ -126,6 +156,7 @@ function buildGroup(
   q: Filters,
   doc: ScenarioDocument | undefined,
   excluded: number,
+  points: number,
   adjustments: Adjustments = new Map(),
 ): ComparisonGroupRecord {
   const f = acc.first;
@@ -173,11 +204,18 @@ function buildGroup(
   const { direction } = metricDirection(doc, q.metric, q.direction);
   const def = doc?.metrics.find((m) => m.key === q.metric);
   const wording: CompareOptions = { quantity: quantityOf(f.unit), label: def?.label ?? q.metric, unit: f.unit };
+  // Blocks: the decisions that share alpha are the scenario version's declared pairs (else every
+  // pair of the group) at every sweep point of the family — never fewer because a query asked for one.
+  const declared = declaredPairs(f.comparisons).length;
+  const family = Math.max(1, (declared > 0 ? declared : pairs.length) * points);
+  const margin = doc?.decision?.margin ?? EQUIVALENCE_MARGIN;
   const comparisons = pairs.map((p) => {
     const adjusted = adjustments.get(pairKey(p.baseline, p.candidate));
+    const blocks = f.source === 'published' ? null : blocksOf(acc, p.baseline, p.candidate);
     return comparePair(p.baseline, p.candidate, values(p.baseline), values(p.candidate), direction, {
       ...wording,
       ...(adjusted ? { adjusted: { method: 'holm' as const, ...adjusted } } : {}),
+      ...(blocks ? { paired: { ...blocks, family, margin } } : {}),
     });
   });
 
@@ -267,6 +305,8 @@ export function groupSamples(
   rows: readonly SampleRow[],
   q: Filters,
   docs: ScenarioDocs = new Map(),
+  /** Sweep points the blocks' family counts at least (a run in progress: the points it plans). */
+  plannedPoints = 1,
 ): ComparisonResultRecord {
   const groups = new Map<string, Acc>();
   // noisy=exclude: a flagged run's rows are left out, counted per group they would have joined.
@@ -335,16 +375,26 @@ export function groupSamples(
     }
     let list = acc.byVariant.get(r.variant);
     if (!list) acc.byVariant.set(r.variant, (list = []));
-    list.push({ value: r.value, runId: r.run_id, repetition: r.repetition });
+    list.push({ value: r.value, runId: r.run_id, repetition: r.repetition, position: r.position ?? null });
   }
   for (const acc of groups.values()) {
     // Stable input order (by run, then repetition) so outlier indices and tests are deterministic.
     for (const list of acc.byVariant.values())
       list.sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : x.repetition - y.repetition));
   }
+  // Sweep points per family (the groups that differ only in their point): the blocks' family size.
+  const pointsOf = new Map<string, number>();
+  for (const acc of groups.values()) pointsOf.set(acc.family, (pointsOf.get(acc.family) ?? 0) + 1);
   const built = [...groups.entries()].map(([key, acc]) => {
     const excluded = excludedOf.get(key)?.size ?? 0;
-    return { key, acc, excluded, group: buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded) };
+    const points = Math.max(plannedPoints, pointsOf.get(acc.family) ?? 1);
+    return {
+      key,
+      acc,
+      excluded,
+      points,
+      group: buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, points),
+    };
   });
   const out = adjustForMultiplicity(built, q, docs);
   out.sort(
@@ -393,7 +443,7 @@ function countNoise(policy: NoisyPolicy, kept: readonly SampleRow[], excluded: r
  * again with their adjusted p-values, which decide their verdicts.
  */
 function adjustForMultiplicity(
-  built: readonly { key: string; acc: Acc; excluded: number; group: ComparisonGroupRecord }[],
+  built: readonly { key: string; acc: Acc; excluded: number; points: number; group: ComparisonGroupRecord }[],
   q: Filters,
   docs: ScenarioDocs,
 ): ComparisonGroupRecord[] {
@@ -402,7 +452,8 @@ function adjustForMultiplicity(
     // An article's figures are its own claims, each read as the article read it: not adjusted.
     if (group.source === 'published') return;
     for (const c of group.comparisons) {
-      if (c.adjusted === null || c.welch === null) continue;
+      // Pairs measured in blocks are decided by their own family (Bonferroni), not Holm's.
+      if (c.adjusted === null || c.welch === null || c.paired) continue;
       const list = families.get(acc.family) ?? [];
       list.push({ index, pair: pairKey(c.baseline, c.candidate), p: c.welch.p });
       families.set(acc.family, list);
@@ -421,9 +472,11 @@ function adjustForMultiplicity(
       perGroup.set(t.index, map);
     });
   }
-  return built.map(({ key, acc, excluded, group }, index) => {
+  return built.map(({ key, acc, excluded, points, group }, index) => {
     const adjustments = perGroup.get(index);
-    return adjustments ? buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, adjustments) : group;
+    return adjustments
+      ? buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, points, adjustments)
+      : group;
   });
 }
 

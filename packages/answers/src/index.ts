@@ -60,3 +60,4 @@ export {
 } from './scale.ts';
 export { answerCurvesAtScale, answersAtScale } from './scale-curves.ts';
 export { answerLikeMine, type GroupSimilarityOf, type LikeMineGroup, type LikeMineOf } from './like-mine.ts';
+export { decideBlocks, type BlocksDecision, type PairDecision } from './blocks.ts';

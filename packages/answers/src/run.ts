@@ -37,6 +37,7 @@ function submissionRows(
       point_param: s.point?.param ?? null,
       point_value: s.point?.value ?? null,
       repetition: s.repetition,
+      position: s.position ?? null,
       value: s.value,
       unit: s.unit,
       run_id: meta.runId,

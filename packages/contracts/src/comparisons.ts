@@ -260,7 +260,37 @@ export const PairComparison = z.object({
    * an article's groups are not adjusted (family 1). The verdict is decided by this p. Null when
    * the pair has no test.
    */
-  adjusted: z.object({ method: z.literal('holm'), p: z.number(), family: z.number().int() }).nullable(),
+  adjusted: z.object({ method: z.enum(['holm', 'bonferroni']), p: z.number(), family: z.number().int() }).nullable(),
+  /**
+   * Where every run of the group measured in blocks (samples with a position): the paired,
+   * sequential analysis that decides the verdict, and `improvement`, `ci95` and `adjusted` are
+   * its figures (`adjusted` = Bonferroni over `family`). Within-block log ratios ln(candidate /
+   * baseline), their always-valid confidence sequence at level 1 − 0.05/`family` (stats'
+   * sequential.ts), decided against the scenario's `margin`. Absent or null for runs from before
+   * blocks, which keep Welch's independent-samples answer.
+   */
+  paired: z
+    .object({
+      method: z.literal('confidence-sequence'),
+      decision: z.enum(['differs', 'equivalent', 'undecided', 'unstable']),
+      blocks: z.number().int(),
+      runs: z.number().int(),
+      /** Declared pairs × sweep points of the scenario version: the decisions that share alpha. */
+      family: z.number().int(),
+      margin: z.number(),
+      /** Geometric-mean ratio candidate / baseline and its interval (null: unbounded). */
+      ratio: z.number(),
+      ratioCi: Bounds,
+      /** Block-to-block sd of the log ratios: the pair's noise on this hardware. */
+      sdLogRatio: z.number(),
+      /** The smallest relative change this evidence could tell from none; null: none yet. */
+      detectable: z.number().nullable(),
+      eValue: z.number(),
+      /** Always-valid p against no change (raw). */
+      p: z.number(),
+    })
+    .nullable()
+    .optional(),
   mannWhitney: z.object({ u: z.number(), p: z.number(), method: z.enum(['asymptotic', 'exact']) }).nullable(),
   /**
    * `faster` / `slower` = significantly better / worse in the metric's direction (the sentence

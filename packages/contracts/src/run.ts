@@ -32,6 +32,12 @@ export const Sample = z
     value: finiteNumber,
     /** Absent when the scenario declares no sweep. */
     point: SweepPoint.optional(),
+    /**
+     * The sample's place in its block (the repetition is the block: every variant once, at one
+     * sweep point, in a random order): 1 = its variant ran first. Absent in runs from before
+     * blocks, whose fixed order makes their answers independent samples (Welch), not pairs.
+     */
+    position: z.number().int().min(1).max(1000).optional(),
   })
   .superRefine((s, ctx) => {
     const problem = checkValueInRange(s.value, s.unit);
@@ -78,6 +84,21 @@ export const RunSubmissionOptions = z.strictObject({
       cvThreshold: finiteNumber.refine((x) => x > 0, 'must be positive'),
       budgetSeconds: z.number().int().min(1).max(10_000_000).optional(),
       source: z.enum(['option', 'scenario']).optional(),
+    })
+    .optional(),
+  /**
+   * The sequential design (scenario.yaml `decision`, or `--budget`): blocks were added until every
+   * declared pair's `metric` was decided against `margin`, or `budgetSeconds` or `maxBlocks` ran
+   * out; `stopped` says which.
+   */
+  sequential: z
+    .strictObject({
+      metric: identifier,
+      margin: finiteNumber.refine((x) => x > 0 && x < 1, 'must be in (0, 1)'),
+      budgetSeconds: z.number().int().min(1).max(10_000_000),
+      maxBlocks: z.number().int().min(1).max(100_000),
+      source: z.enum(['option', 'scenario']),
+      stopped: z.enum(['decided', 'time-budget', 'max-blocks']),
     })
     .optional(),
   /** `--server MAJOR`: a throwaway PostgreSQL server of that major, its build from the npm registry. */
@@ -143,6 +164,33 @@ export const RunSubmission = z
         });
       }
       seen.add(key);
+    });
+    // A block (repetition × sweep point) runs each variant once: one place per variant, none shared.
+    const places = new Map<string, Map<number, string>>();
+    const placeOf = new Map<string, number>();
+    run.samples.forEach((s, i) => {
+      if (s.position === undefined) return;
+      const block = `${s.repetition}\u0000${s.point ? `${s.point.param}=${s.point.value}` : ''}`;
+      const mine = `${block}\u0000${s.variant}`;
+      const had = placeOf.get(mine);
+      const taken = places.get(block) ?? new Map<number, string>();
+      const holder = taken.get(s.position);
+      if (had !== undefined && had !== s.position) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['samples', i, 'position'],
+          message: `variant ${s.variant} already has position ${had} in block ${s.repetition}`,
+        });
+      } else if (holder !== undefined && holder !== s.variant) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['samples', i, 'position'],
+          message: `position ${s.position} of block ${s.repetition} is already variant ${holder}'s`,
+        });
+      }
+      placeOf.set(mine, s.position);
+      taken.set(s.position, s.variant);
+      places.set(block, taken);
     });
     // A metric has one unit within a run; mixing seconds and milliseconds would corrupt comparisons.
     const units = new Map<string, string>();

@@ -353,6 +353,22 @@ export const ScenarioDocument = z
         path: ['until_stable', 'max_repetitions'],
         message: 'must be at least the starting count: default, and at least 3',
       }),
+    /**
+     * How a run decides (the sequential design, every scenario's default): blocks (every variant
+     * once, in a random order) are added until every declared pair at every sweep point is
+     * decided — its always-valid interval wholly beyond ±`margin` (differs) or wholly within it
+     * (equivalent) — or until another block would pass `budget_seconds` of measuring, or at
+     * `max_blocks`. `--repetitions N` runs exactly N blocks; `--budget` overrides the budget.
+     * The answers judge equivalence against the same margin.
+     */
+    decision: z
+      .strictObject({
+        /** The relative change that counts as none (0.1 = ±10 %). */
+        margin: z.number().positive().max(0.5).default(0.1),
+        budget_seconds: z.number().int().min(1).max(86_400),
+        max_blocks: z.number().int().min(3).max(1000).default(60),
+      })
+      .optional(),
     /** How the report site presents the scenario; optional. */
     report: ReportSpec.default({ relevant_settings: [], charts: [] }),
     /** The article's conditions as ratios, for `tunelab run --like-article` (article-conditions.ts). */

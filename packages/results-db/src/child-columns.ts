@@ -22,7 +22,11 @@ const TEXT = 25;
 const INT4 = 23;
 const FLOAT8 = 701;
 
-/** Samples (variant, repetition, metric, unit, value, point_param, point_value), then points (variant, repetition, metric, x, value, point_param, point_value). */
+/**
+ * Samples (variant, repetition, metric, unit, value, point_param, point_value), then points
+ * (variant, repetition, metric, x, value, point_param, point_value), then the samples' positions in
+ * their blocks (null for a run from before blocks).
+ */
 function columnsOf(s: RunSubmission): Column[] {
   const n = s.samples.length;
   const m = s.timeSeries.length;
@@ -65,10 +69,12 @@ function columnsOf(s: RunSubmission): Column[] {
     points[5]!.values[i] = x.point ? x.point.param : null;
     points[6]!.values[i] = x.point ? x.point.value : null;
   }
-  return [...samples, ...points];
+  const positions = col(INT4, n);
+  for (let i = 0; i < n; i++) positions.values[i] = s.samples[i]!.position ?? null;
+  return [...samples, ...points, positions];
 }
 
-/** The 14 array parameters of the ingest statement, binary (Buffers, for pg) or as text literals. */
+/** The 15 array parameters of the ingest statement, binary (Buffers, for pg) or as text literals. */
 export function childColumns(s: RunSubmission, binary: boolean): (Buffer | string)[] {
   const columns = columnsOf(s);
   if (!binary) {

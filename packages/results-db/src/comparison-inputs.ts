@@ -161,10 +161,20 @@ const PackedRun = z.strictObject({
   settings: z.record(z.string(), z.string()),
   /** Whether the run was flagged noisy; null without noise figures (absent in inputs packed before runs had them). */
   noisy: z.boolean().nullable().optional(),
-  /** metric → [variant, repetition, value, unit, point_param, point_value] */
+  /** metric → [variant, repetition, value, unit, point_param, point_value, position (absent before blocks)] */
   rows: z.record(
     z.string(),
-    z.array(z.tuple([z.string(), z.number(), z.number(), z.string(), z.string().nullable(), z.number().nullable()])),
+    z.array(
+      z.tuple([
+        z.string(),
+        z.number(),
+        z.number(),
+        z.string(),
+        z.string().nullable(),
+        z.number().nullable(),
+        z.number().nullable().optional(),
+      ]),
+    ),
   ),
   /** [variant, repetition, metric, value, point_param, point_value] */
   samples: z.array(
@@ -221,7 +231,15 @@ export function packInputs(inputs: ComparisonInputs, covers: readonly string[]):
   };
   for (const [metric, list] of [...inputs.rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     for (const r of list)
-      (runOf(r).rows[metric] ??= []).push([r.variant, r.repetition, r.value, r.unit, r.point_param, r.point_value]);
+      (runOf(r).rows[metric] ??= []).push([
+        r.variant,
+        r.repetition,
+        r.value,
+        r.unit,
+        r.point_param,
+        r.point_value,
+        r.position ?? null,
+      ]);
   const known = (run: string, what: string) => {
     const p = runs.get(run);
     if (!p) throw new Error(`${what} of run ${run}, which has no sample rows in the inputs`);
@@ -273,8 +291,19 @@ export function unpackInputs(text: string): { inputs: ComparisonInputs; covers: 
     for (const [metric, list] of Object.entries(byMetric)) {
       const out = rows.get(metric);
       if (!out) throw new Error(`packed inputs: run ${id} has rows of ${metric}, which the inputs do not list`);
-      for (const [variant, repetition, value, unit, point_param, point_value] of list)
-        out.push({ ...run, run_id: id, received_at: at, variant, repetition, value, unit, point_param, point_value });
+      for (const [variant, repetition, value, unit, point_param, point_value, position] of list)
+        out.push({
+          ...run,
+          run_id: id,
+          received_at: at,
+          variant,
+          repetition,
+          position: position ?? null,
+          value,
+          unit,
+          point_param,
+          point_value,
+        });
     }
     for (const [variant, repetition, metric, value, param, pointValue] of s)
       samples.push({

@@ -94,6 +94,7 @@ export async function loadSamples(
     {
       variant: string;
       repetition: number;
+      position: number | null;
       value: number;
       unit: string;
       run_id: string;
@@ -103,7 +104,7 @@ export async function loadSamples(
       point_value: number | null;
     }[]
   >`
-    SELECT variant, repetition, value, unit, run_id::text, scenario_version_id::text, hardware_profile_id::text, point_param, point_value
+    SELECT variant, repetition, position, value, unit, run_id::text, scenario_version_id::text, hardware_profile_id::text, point_param, point_value
     FROM samples WHERE ${Prisma.join(where, ' AND ')}`;
   if (samples.length === 0) return [];
 
@@ -145,6 +146,7 @@ export async function loadSamples(
         point_param: x.point_param,
         point_value: x.point_value,
         repetition: x.repetition,
+        position: x.position,
         value: x.value,
         unit: x.unit,
         run_id: x.run_id,

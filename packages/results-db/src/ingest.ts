@@ -345,10 +345,10 @@ const INGEST_SQL = `WITH parent AS (
        ON CONFLICT (idempotency_key) DO NOTHING
        RETURNING id, received_at, scenario_version_id, hardware_profile_id
      ), s AS (
-       INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value, point_param, point_value)
-       SELECT run.id, run.scenario_version_id, run.hardware_profile_id, t.variant, t.repetition, t.metric, t.unit, t.value, t.point_param, t.point_value
-       FROM run, unnest($19::text[], $20::int[], $21::text[], $22::text[], $23::float8[], $24::text[], $25::float8[])
-                   AS t(variant, repetition, metric, unit, value, point_param, point_value)
+       INSERT INTO samples (run_id, scenario_version_id, hardware_profile_id, variant, repetition, metric, unit, value, point_param, point_value, position)
+       SELECT run.id, run.scenario_version_id, run.hardware_profile_id, t.variant, t.repetition, t.metric, t.unit, t.value, t.point_param, t.point_value, t.position
+       FROM run, unnest($19::text[], $20::int[], $21::text[], $22::text[], $23::float8[], $24::text[], $25::float8[], $49::int[])
+                   AS t(variant, repetition, metric, unit, value, point_param, point_value, position)
      ), p AS (
        INSERT INTO time_series_points (run_id, variant, repetition, metric, x, value, point_param, point_value)
        SELECT run.id, t.variant, t.repetition, t.metric, t.x, t.value, t.point_param, t.point_value
@@ -417,9 +417,10 @@ async function storeRun(
       s.database.engine,
       s.database.version,
       k.envHash,
-      ...k.children,
+      ...k.children.slice(0, 14),
       ...k.measurement,
       s.noise ? JSON.stringify(s.noise) : null,
+      k.children[14],
     ],
     INGEST_STATEMENT,
   );

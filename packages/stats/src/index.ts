@@ -72,3 +72,4 @@ export {
   type PairedTTest,
   type SequentialDecision,
 } from './sequential.ts';
+export { pairedVerdict, type PairedDecision, type PairedVerdict, type PairedVerdictInput } from './paired-verdict.ts';

@@ -228,7 +228,7 @@ export function verdict(input: VerdictInput): Verdict {
 const adjustedText = (method: AdjustMethod) => (method === 'holm' ? 'Holm-adjusted' : 'BH-adjusted');
 
 /** "1-2 is 37.5% faster than 1-1" / "ff80's WAL written is 12.0% lower than ff100's". */
-function phrase(
+export function phrase(
   quantity: Quantity,
   down: boolean,
   c: string,
@@ -299,12 +299,12 @@ export function formatPercent(fraction: number): string {
  */
 export const UNBOUNDED_INTERVAL_TEXT = 'unbounded';
 
-function formatInterval(interval: Interval): string {
+export function formatInterval(interval: Interval): string {
   if (!Number.isFinite(interval.low) || !Number.isFinite(interval.high)) return UNBOUNDED_INTERVAL_TEXT;
   return `${formatPercent(interval.low)}–${formatPercent(interval.high)}`;
 }
 
-function formatLevel(level: number): string {
+export function formatLevel(level: number): string {
   return String(Number((level * 100).toFixed(1)));
 }
 

@@ -39,6 +39,18 @@ export const nonNegativeInt = (value: string) => {
     throw new InvalidArgumentError('expected a whole number ≥ 0');
   return n;
 };
+/** `90s`, `10m`, `1h`, `1h30m` or plain seconds (`600`) → whole seconds. */
+export const duration = (value: string) => {
+  const text = value.trim();
+  const plain = /^\d+$/.test(text) ? Number(text) : null;
+  const parts = plain === null ? /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text) : null;
+  const seconds =
+    plain ??
+    (parts && text !== '' ? Number(parts[1] ?? 0) * 3600 + Number(parts[2] ?? 0) * 60 + Number(parts[3] ?? 0) : NaN);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400)
+    throw new InvalidArgumentError('expected a duration from 1s to 24h, e.g. 90s, 10m, 1h30m, or seconds');
+  return seconds;
+};
 export const positiveFraction = (value: string) => {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0)

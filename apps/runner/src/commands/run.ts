@@ -41,6 +41,7 @@ import {
   apiFrom,
   collectParam,
   loadByKey,
+  duration,
   nonNegativeInt,
   positiveFraction,
   positiveInt,
@@ -79,6 +80,7 @@ type RunCommandOptions = {
   maxRepetitions?: number;
   cvThreshold?: number;
   timeBudget?: number;
+  budget?: number;
   api?: string;
   token?: string;
   out?: string;
@@ -107,6 +109,8 @@ export type RunRequest = {
     repetitions?: number;
     scale: 'default' | 'published';
     untilStable?: { cvThreshold: number; maxRepetitions?: number; budgetSeconds?: number };
+    /** `--budget`: the sequential design's time budget, seconds. */
+    budgetSeconds?: number;
     /** `--server MAJOR`. */
     server?: number;
     /** `--set name=value` settings of a managed server. */
@@ -129,8 +133,13 @@ function defineRunCommand(program: Command): Command {
     )
     .option(
       '--repetitions <n>',
-      "repetitions of each variant, exactly (default: the scenario's; a scenario whose spread is known to be high adds rounds until stable by default, within its own bounds — the run's progress says so)",
+      "blocks to run, exactly (a block runs every variant once, in a random order); default: the scenario's sequential design — blocks are added until every declared pair is decided (differs, or equivalent within the scenario's margin) or its time budget is spent, and the progress says which",
       positiveInt,
+    )
+    .option(
+      '--budget <duration>',
+      "the sequential design's time budget for measuring, e.g. 90s, 10m, 1h (default: the scenario's decision.budget_seconds); not with --repetitions or --until-stable",
+      duration,
     )
     .option(
       '--param <name=value>',
@@ -226,6 +235,7 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
     params: opts.param ?? {},
     options: {
       ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
+      ...(opts.budget !== undefined ? { budgetSeconds: opts.budget } : {}),
       ...(opts.server !== undefined ? { server: parseMajor(opts.server) } : {}),
       ...(opts.set ? { serverSettings: opts.set } : {}),
       ...(opts.envelope !== undefined ? { envelope: envelopeOf(opts.envelope) } : {}),
@@ -345,6 +355,7 @@ async function checkLikeArticle(
   scenario: LoadedScenario,
   opts: RunCommandOptions,
   io: Io,
+  config: RunnerConfig,
 ): Promise<() => Promise<{ note: RunNote; articleTier: StorageTier }>> {
   const o = request.options;
   const host = await hostFacts();
@@ -372,8 +383,8 @@ async function checkLikeArticle(
   checkRootForEnvelope();
   return async () => {
     const dir = opts.clusterDir !== undefined ? path.resolve(opts.clusterDir) : os.tmpdir();
-    io.err(`tunelab: --like-article: measuring the disk under ${dir} (a few seconds)…\n`);
-    const here = await measureTierHere(dir);
+    if (!config.storageTier) io.err(`tunelab: --like-article: measuring the disk under ${dir} (a few seconds)…\n`);
+    const here = await measureTierHere(dir, config, (w) => io.err(`tunelab: warning: ${w}\n`));
     // The article's own parameter values the user replaced with --param are not the article's any more.
     const given = new Set(Object.keys(request.params));
     const choice = chooseLikeArticle(
@@ -409,6 +420,7 @@ function runOptionsOf(
     scale: o.scale,
     ...(o.repetitions ? { repetitions: o.repetitions } : {}),
     ...(o.untilStable ? { untilStable: o.untilStable } : {}),
+    ...(o.budgetSeconds !== undefined ? { budgetSeconds: o.budgetSeconds } : {}),
     ...(opts.storage ? { storage: opts.storage } : {}),
     ...(opts.runId ? { runId: opts.runId } : {}),
     ...(o.server !== undefined ? { server: o.server } : {}),
@@ -460,7 +472,7 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
   const api = apiFrom(opts, config);
   const scenario = await loadByKey(config, key);
   // A --like-article the scenario or the options cannot take is a usage error before anything else.
-  const likeArticle = request.options.likeArticle ? await checkLikeArticle(request, scenario, opts, io) : null;
+  const likeArticle = request.options.likeArticle ? await checkLikeArticle(request, scenario, opts, io, config) : null;
   if (api) await checkApiBeforeRun(api, (line) => io.err(`${line}\n`));
   const chosen = likeArticle ? await likeArticle() : null;
   const notes = chosen ? [chosen.note] : [];

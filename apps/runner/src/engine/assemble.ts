@@ -50,6 +50,19 @@ export function assemble(
       ...(plan.managed?.settings && Object.keys(plan.managed.settings).length > 0
         ? { serverSettings: plan.managed.settings }
         : {}),
+      ...(plan.sequential
+        ? {
+            sequential: {
+              ...plan.sequential,
+              stopped:
+                m.stopping?.stopped === 'decided'
+                  ? ('decided' as const)
+                  : m.stopping?.stopped === 'time-budget'
+                    ? ('time-budget' as const)
+                    : ('max-blocks' as const),
+            },
+          }
+        : {}),
       ...(rule
         ? {
             untilStable: {

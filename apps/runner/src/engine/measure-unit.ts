@@ -36,6 +36,8 @@ export async function measureUnit(
   await conn.admin.createDatabase(dbName, plan.template);
   const restoreSeconds = seconds(restoreStart);
   const session = await conn.openDatabase(dbName);
+  const unsettled = await session.capabilities.settle?.settle();
+  if (unsettled && !log.warnings.includes(unsettled)) log.warn(unsettled);
   const before = await observe(session, probed);
   const recorded = new Map<string, number>();
   await actionContext(plan, conn, log, signal, { session, database: dbName, unit, recorded }).runSteps(variant.steps);
@@ -44,7 +46,11 @@ export async function measureUnit(
   await conn.closeSessions();
   await conn.admin.dropDatabase(dbName);
 
-  const tag = { variant: unit.variant, repetition: unit.repetition };
+  const tag = {
+    variant: unit.variant,
+    repetition: unit.repetition,
+    ...(unit.position !== undefined ? { position: unit.position } : {}),
+  };
   const samples: Sample[] = [];
   for (const m of plan.doc.metrics) {
     const value = metricValue(m, { recorded, before, after });

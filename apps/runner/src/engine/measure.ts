@@ -1,8 +1,10 @@
 /**
- * The measurement loop: whole interleaved rounds (for each repetition: every sweep point, every
- * variant — A B C D, A B C D, …), with --until-stable adding one round at a time. With
- * `sweep.order: points` the rounds run at one point at a time (all of 10,000, then 30,000, …).
+ * The measurement loop: whole blocks (for each repetition: every sweep point, and at each point
+ * every variant once, in a random order — B A D C, C A B D, …, each sample keeping its position),
+ * with the sequential design (sequential.ts) or --until-stable adding one block at a time. With
+ * `sweep.order: points` the blocks run at one point at a time (all of 10,000, then 30,000, …).
  */
+import { randomInt } from 'node:crypto';
 import type { Sample } from '@tunelab/contracts';
 import type { Connection } from './connect.ts';
 import { measureUnit } from './measure-unit.ts';
@@ -18,6 +20,18 @@ import {
   type UntilStable,
 } from './stopping.ts';
 import type { Snapshot, Unit } from './types.ts';
+import { decideSequential } from './sequential.ts';
+import { formatPercent } from '@tunelab/stats';
+
+/** A uniformly random order of the variants (Fisher–Yates on the OS's random numbers). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 export type Measured = {
   samples: Sample[];
@@ -35,7 +49,7 @@ export async function measureAll(
   log: RunLog,
   signal: AbortSignal,
 ): Promise<Measured> {
-  const { rule, points } = plan;
+  const { rule, points, sequential } = plan;
   const { variants } = probed;
   const perRound = variants.length * points.length;
   const sweepText = points[0]
@@ -44,27 +58,32 @@ export async function measureAll(
   log.emit({
     type: 'phase',
     phase: 'measure',
-    message: rule
-      ? `${variants.length} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}${rule.budgetSeconds !== undefined ? ` or ${rule.budgetSeconds} s of measuring` : ''}${rule.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N)" : ''}`
-      : `${variants.length} variants${sweepText} × ${plan.startRepetitions} repetitions`,
+    message: sequential
+      ? `${variants.length} variants${sweepText} in blocks of every variant in a random order, ${plan.startRepetitions}–${sequential.maxBlocks} blocks, until every declared pair's ${sequential.metric} is decided (differs, or equivalent within ±${formatPercent(sequential.margin)}) or ${sequential.budgetSeconds} s of measuring${sequential.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N, --budget sets the time)" : ''}`
+      : rule
+        ? `${variants.length} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions in blocks of a random order, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}${rule.budgetSeconds !== undefined ? ` or ${rule.budgetSeconds} s of measuring` : ''}${rule.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N)" : ''}`
+        : `${variants.length} variants${sweepText} × ${plan.startRepetitions} blocks (every variant once per block, in a random order)`,
   });
   const m: Measured = { samples: [], snapshots: [], order: [], restoreSeconds: [], repetitions: 0 };
-  const maxTotal = rule ? { maxTotal: perRound * rule.maxRepetitions } : {};
+  const most = sequential ? sequential.maxBlocks : rule?.maxRepetitions;
+  const maxTotal = most !== undefined ? { maxTotal: perRound * most } : {};
   // sweep.order: points — the rounds below run at one point at a time.
   const groups = plan.doc.sweep?.order === 'points' ? points.map((p) => [p]) : [points];
   let index = 0;
   const stops: StopDecision[] = [];
   const measureStart = performance.now();
   for (const group of groups) {
+    const groupStart = performance.now();
     let planned = plan.startRepetitions;
     for (let repetition = 1; repetition <= planned; repetition++) {
       const roundStart = performance.now();
       const total = perRound * planned;
       for (const point of group) {
-        for (const variant of variants) {
+        // A block: every variant once at this point, in a random order (position 1 ran first).
+        for (const [place, variant] of shuffled(variants).entries()) {
           signal.throwIfAborted();
           index++;
-          const unit: Unit = { variant: variant.key, repetition, ...(point ? { point } : {}) };
+          const unit: Unit = { variant: variant.key, repetition, ...(point ? { point } : {}), position: place + 1 };
           log.emit({ type: 'unit-start', ...unit, index, total, ...maxTotal });
           const r = await measureUnit(plan, conn, probed, log, signal, unit);
           m.samples.push(...r.samples);
@@ -83,27 +102,23 @@ export async function measureAll(
         }
       }
       m.repetitions = Math.max(m.repetitions, repetition);
-      // One full round at a time, so every variant always has the same number of repetitions.
-      if (rule && repetition === planned) {
+      // One full block at a time, so every variant always has the same number of repetitions.
+      if (repetition === planned && (sequential || rule)) {
         const now = performance.now();
-        const elapsed = { seconds: (now - measureStart) / 1000, roundSeconds: (now - roundStart) / 1000 };
-        const decision = decideAtEveryPoint(plan, group, m.samples, repetition, rule, elapsed);
-        if (decision.stop) {
-          stops.push(decision.stop);
-          log.emit({
-            type: 'stability',
-            repetitions: repetition,
-            message: decision.stop.reason,
-            stopped: decision.stop.stopped,
-          });
-        } else {
-          planned++;
-          log.emit({
-            type: 'stability',
-            repetitions: repetition,
-            message: `${decision.unstable}: adding repetition ${planned} (max ${rule.maxRepetitions})`,
-          });
-        }
+        const judged = judgeBlocks(plan, probed, m.samples, group, repetition, {
+          // The sequential budget is shared out evenly between groups of points run one after another.
+          seconds: (now - (sequential ? groupStart : measureStart)) / 1000,
+          roundSeconds: (now - roundStart) / 1000,
+          groups: groups.length,
+        });
+        if (judged.stop) stops.push(judged.stop);
+        else planned++;
+        log.emit({
+          type: 'stability',
+          repetitions: repetition,
+          message: judged.stop ? judged.stop.reason : `${judged.more}: adding block ${planned} (at most ${most})`,
+          ...(judged.stop ? { stopped: judged.stop.stopped } : {}),
+        });
       }
     }
   }
@@ -116,6 +131,33 @@ export async function measureAll(
   }
   if (m.stopping) log.notes.push({ kind: 'stopping-rule', text: m.stopping.reason });
   return m;
+}
+
+/** After a full block: the sequential design's decision, or the CV rule's; stop, or what is still open. */
+function judgeBlocks(
+  plan: RunPlan,
+  probed: Probed,
+  samples: readonly Sample[],
+  group: RunPlan['points'],
+  blocks: number,
+  elapsed: Elapsed & { groups: number },
+): { stop: StopDecision } | { stop?: undefined; more: string } {
+  if (plan.sequential) {
+    const d = decideSequential({
+      doc: plan.doc,
+      rule: plan.sequential,
+      probed,
+      samples,
+      plannedPoints: plan.points.length,
+      points: group,
+      blocks,
+      elapsed,
+      budgetSeconds: plan.sequential.budgetSeconds / elapsed.groups,
+    });
+    return d.stop ? d : { more: d.undecided };
+  }
+  const d = decideAtEveryPoint(plan, group, samples, blocks, plan.rule!, elapsed);
+  return d.stop ? d : { more: d.unstable };
 }
 
 /** The stopping rule judged per sweep point; the run stops when every point may stop. */

@@ -17,6 +17,7 @@ import {
   type UntilStableOptions,
 } from './stopping.ts';
 import type { RunOptions } from './types.ts';
+import { MIN_BLOCKS, sequentialOf, type Sequential } from './sequential.ts';
 import type { Envelope } from '../probe/envelope.ts';
 
 /** Everything a run creates on the target starts with this, so cleanup can find it. */
@@ -37,6 +38,8 @@ export type RunPlan = {
   scale: 'default' | 'published';
   startRepetitions: number;
   rule?: UntilStable;
+  /** The sequential design (sequential.ts): blocks until every declared pair is decided. */
+  sequential?: Sequential;
   runId: string;
   prefix: string;
   appName: string;
@@ -89,13 +92,64 @@ export function planRun(opts: RunOptions): RunPlan {
       : {}),
   };
 
+  const { startRepetitions, rule, sequential } = planDesign(doc, opts, scale);
+
+  const runId = opts.runId ?? randomUUID();
+  const prefix = runPrefix(runId);
+  return {
+    scenario,
+    doc,
+    params,
+    submittedParams,
+    points,
+    scale,
+    startRepetitions,
+    ...(rule ? { rule } : {}),
+    ...(sequential ? { sequential } : {}),
+    runId,
+    prefix,
+    appName: appNameOf(runId),
+    template: `${prefix}tpl`,
+    target,
+    ...(target.kind === 'server' && m?.envelope ? { localEnvelope: m.envelope } : {}),
+    ...(opts.managed || opts.server !== undefined
+      ? { managed: { ...opts.managed, ...(opts.server !== undefined ? { server: opts.server } : {}) } }
+      : {}),
+  };
+}
+
+/**
+ * How many blocks, and what stops adding them: `--repetitions N` (exactly N), the sequential
+ * design (the scenario's `decision`, or `--budget`), or the CV rule (`--until-stable`, or the
+ * scenario's `repetitions.until_stable`).
+ */
+function planDesign(
+  doc: ScenarioDocument,
+  opts: RunOptions,
+  scale: 'default' | 'published',
+): { startRepetitions: number; rule: UntilStable | undefined; sequential: Sequential | undefined } {
   const requested =
     opts.repetitions ?? (scale === 'published' ? doc.repetitions.published : undefined) ?? doc.repetitions.default;
   if (!Number.isInteger(requested) || requested < 1) throw new UsageError('repetitions must be a positive integer');
-  // A scenario whose spread is known to be high makes the stopping rule its default
+  if (opts.budgetSeconds !== undefined) {
+    if (!(Number.isInteger(opts.budgetSeconds) && opts.budgetSeconds > 0))
+      throw new UsageError('--budget must be a positive duration (90s, 10m, 1h)');
+    if (opts.repetitions !== undefined)
+      throw new UsageError('--budget decides when to stop and --repetitions N runs exactly N blocks: give one');
+    if (opts.untilStable) throw new UsageError('--budget and --until-stable are two stopping rules: give one');
+    if (scale === 'published')
+      throw new UsageError('--budget is for the default scale; --published-scale runs the published repetitions');
+  }
+  // The sequential design is every scenario's default (scenario.yaml decision): a run that names
+  // no repetition count and no rule of its own, at the default scale, adds blocks until decided.
+  const sequential =
+    opts.repetitions === undefined && !opts.untilStable && scale === 'default'
+      ? sequentialOf(doc, opts.budgetSeconds)
+      : undefined;
+  // A scenario whose spread is known to be high may make the CV rule its default instead
   // (scenario.yaml repetitions.until_stable): a run that names neither a repetition count nor a
   // rule of its own, at the default scale, adds rounds within the scenario's bounds.
-  const declared = doc.repetitions.until_stable;
+  const declared = sequential ? undefined : doc.repetitions.until_stable;
   const untilStable: UntilStableOptions | undefined =
     opts.untilStable ??
     (declared && opts.repetitions === undefined && scale === 'default'
@@ -107,7 +161,11 @@ export function planRun(opts: RunOptions): RunPlan {
         }
       : undefined);
   // The stopping rule judges a spread, so it starts from at least three repetitions.
-  const startRepetitions = untilStable ? Math.max(requested, MIN_STARTING_REPETITIONS) : requested;
+  const startRepetitions = sequential
+    ? MIN_BLOCKS
+    : untilStable
+      ? Math.max(requested, MIN_STARTING_REPETITIONS)
+      : requested;
   const rule: UntilStable | undefined = untilStable && {
     maxRepetitions: untilStable.maxRepetitions ?? Math.max(DEFAULT_MAX_REPETITIONS, startRepetitions),
     cvThreshold: untilStable.cvThreshold ?? DEFAULT_CV_THRESHOLD,
@@ -128,27 +186,7 @@ export function planRun(opts: RunOptions): RunPlan {
     }
   }
 
-  const runId = opts.runId ?? randomUUID();
-  const prefix = runPrefix(runId);
-  return {
-    scenario,
-    doc,
-    params,
-    submittedParams,
-    points,
-    scale,
-    startRepetitions,
-    ...(rule ? { rule } : {}),
-    runId,
-    prefix,
-    appName: appNameOf(runId),
-    template: `${prefix}tpl`,
-    target,
-    ...(target.kind === 'server' && m?.envelope ? { localEnvelope: m.envelope } : {}),
-    ...(opts.managed || opts.server !== undefined
-      ? { managed: { ...opts.managed, ...(opts.server !== undefined ? { server: opts.server } : {}) } }
-      : {}),
-  };
+  return { startRepetitions, rule, sequential };
 }
 
 /**

@@ -46,7 +46,8 @@ export type Stability = {
 };
 
 export type StopDecision = {
-  stopped: 'stable' | 'max-repetitions' | 'time-budget';
+  /** `decided`: the sequential design (sequential.ts) decided every declared pair. */
+  stopped: 'stable' | 'decided' | 'max-repetitions' | 'time-budget';
   repetitions: number;
   reason: string;
   cvs: VariantCv[];

@@ -5,7 +5,14 @@ import type { LoadedScenario } from '@tunelab/scenarios';
 import type { StopDecision, UntilStableOptions } from './stopping.ts';
 
 /** One measured unit: a variant at a repetition (and a sweep point, when the scenario sweeps). */
-export type Unit = { variant: string; repetition: number; point?: SweepPoint };
+export type Unit = {
+  variant: string;
+  /** The block: every variant runs once per repetition (at each sweep point), in a random order. */
+  repetition: number;
+  point?: SweepPoint;
+  /** The unit's place in its block, 1 = first. */
+  position?: number;
+};
 
 export type RunEvent =
   | { type: 'phase'; phase: 'probe' | 'fixture' | 'measure' | 'cleanup' | 'done'; message: string }
@@ -45,6 +52,11 @@ export type RunOptions = {
    * `cvThreshold`, starting from `repetitions` (at least 3), up to `maxRepetitions`.
    */
   untilStable?: UntilStableOptions;
+  /**
+   * `--budget`: the sequential design's time budget in seconds (blocks are added until every
+   * declared pair is decided, or another block would pass it), over the scenario's own.
+   */
+  budgetSeconds?: number;
   runId?: string;
   storage?: StorageKind;
   signal?: AbortSignal;

@@ -58,6 +58,12 @@ export type Capabilities = {
   wal: { walPosition(): Promise<WalPosition> };
   /** One parameterised statement (a server-side prepared statement on MySQL). */
   prepared: { execute(sql: string, values: (string | number | null)[]): Promise<{ affectedRows: number }> };
+  /**
+   * Before a unit's steps: write out what the restore and the units before left dirty, so that no
+   * background flush (PostgreSQL's next checkpoint of the restore's WAL) lands inside one
+   * variant's timing. Resolves to null, or to why it could not (then the unit runs unsettled).
+   */
+  settle: { settle(): Promise<string | null> };
   /** InnoDB's server-wide counters, tablespace files and compression statistics (MySQL/MariaDB). */
   innodb: {
     /** SHOW GLOBAL STATUS, numeric ones only. */
@@ -103,6 +109,7 @@ const CAPABILITY_NAMES: Record<keyof Capabilities, string> = {
   tupleStats: 'tuple statistics (PostgreSQL pgstattuple)',
   wal: 'the write-ahead log position',
   prepared: 'parameterised statements',
+  settle: 'a checkpoint before each unit',
   innodb: 'InnoDB status, tablespaces and compression statistics (MySQL/MariaDB)',
 };
 

@@ -111,6 +111,7 @@ export const reconnectingPostgresDriver: Driver = {
       capabilities: {
         tupleStats: { tupleStats: (rel) => r.call((s) => capabilityOf(s, 'tupleStats', 'tuple_stat').tupleStats(rel)) },
         wal: { walPosition: () => r.call((s) => capabilityOf(s, 'wal', 'wal').walPosition()) },
+        settle: { settle: () => r.call((s) => capabilityOf(s, 'settle', 'a unit').settle()) },
         prepared: {
           execute: (sql, values) => r.call((s) => capabilityOf(s, 'prepared', 'a workload').execute(sql, values)),
         },

@@ -207,6 +207,20 @@ export const postgresDriver: Driver = {
             }
           },
         },
+        settle: {
+          // CHECKPOINT needs superuser or pg_checkpoint (PostgreSQL 15+); without it the unit runs unsettled.
+          async settle() {
+            try {
+              await client.query('CHECKPOINT');
+              return null;
+            } catch (e) {
+              const error = causeOf(client, e);
+              if ((error as { code?: string }).code === '42501')
+                return `no CHECKPOINT before each unit (the role may not: ${(error as Error).message}); a checkpoint may land inside a timed block`;
+              throw error;
+            }
+          },
+        },
         wal: {
           async walPosition() {
             const lsn = await one(
