@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SCENARIOS_DIR } from '@tunelab/scenarios';
 import { parseEnv } from '@tunelab/env';
+import { StorageTier } from '@tunelab/contracts';
 import { z } from 'zod';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 import { defaultServersDir } from './engines/managed-postgresql/servers/store.ts';
@@ -24,6 +25,13 @@ export type RunnerConfig = {
   ledgerDir: string;
   /** Managed PostgreSQL servers installed from the npm registry (TUNELAB_SERVERS_DIR). */
   serversDir: string;
+  /** The probe's history of this machine's disks, for a stable storage tier (TUNELAB_PROBE_HISTORY). */
+  probeHistoryFile: string;
+  /**
+   * The storage tier of this machine's disk, set instead of measured (TUNELAB_STORAGE_TIER): what
+   * `--like-article` throttles from and `tunelab probe` reports; unset: measured, with memory.
+   */
+  storageTier: StorageTier | null;
   /** Relative paths on the command line resolve here: where the user typed the command, also under `npm run` (INIT_CWD). */
   cwd: string;
 };
@@ -47,6 +55,12 @@ const RunnerEnv = z.object({
   TUNELAB_CLEANUP_RETRY_S: count(DEFAULT_CLEANUP_RETRY_S),
   TUNELAB_LEDGER_DIR: optional,
   TUNELAB_SERVERS_DIR: optional,
+  TUNELAB_PROBE_HISTORY: optional,
+  TUNELAB_STORAGE_TIER: z
+    .enum(StorageTier.options, {
+      error: (issue) => `must be one of ${StorageTier.options.join(', ')} (got "${String(issue.input)}")`,
+    })
+    .optional(),
   npm_lifecycle_event: optional,
   INIT_CWD: optional,
 });
@@ -66,6 +80,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
     cleanupRetrySeconds: e.TUNELAB_CLEANUP_RETRY_S,
     ledgerDir: e.TUNELAB_LEDGER_DIR ?? path.join(home, 'in-flight'),
     serversDir: e.TUNELAB_SERVERS_DIR ?? defaultServersDir(),
+    probeHistoryFile: e.TUNELAB_PROBE_HISTORY ?? path.join(home, 'probe-history.json'),
+    storageTier: e.TUNELAB_STORAGE_TIER ?? null,
     cwd: e.npm_lifecycle_event === 'tunelab' && e.INIT_CWD ? e.INIT_CWD : process.cwd(),
   };
 }

@@ -27,6 +27,7 @@ import si from 'systeminformation';
 import { EnvelopeUnavailable, UsageError } from '../errors.ts';
 import { MIN_ENVELOPE_MEMORY_BYTES, type Envelope } from '../probe/envelope.ts';
 import { measureHardware } from '../probe/measure.ts';
+import { tierOfProbe, type TierConfig } from '../probe/tier-history.ts';
 
 const KIB = 1024;
 const MIB = 1024 ** 2;
@@ -374,13 +375,25 @@ export function checkRootForEnvelope(): void {
 
 /**
  * This disk's tier, measured outside any envelope on the filesystem the server's data directory
- * goes to (the probe of `tunelab probe`, ~6 s).
+ * goes to (the probe of `tunelab probe`, ~4 s), and kept stable by the probe history
+ * (probe/tier-history.ts: a loaded moment does not move it); TUNELAB_STORAGE_TIER sets it instead,
+ * without measuring.
  */
-export async function measureTierHere(dir: string): Promise<{ tier: StorageTier | null; words: string }> {
+export async function measureTierHere(
+  dir: string,
+  config: TierConfig,
+  warn: (w: string) => void,
+): Promise<{ tier: StorageTier | null; words: string }> {
+  if (config.storageTier)
+    return {
+      tier: config.storageTier,
+      words: `${dir} not measured: ${STORAGE_TIER_LABELS[config.storageTier]} set by TUNELAB_STORAGE_TIER`,
+    };
   const m = await measureHardware({ dir });
-  const tier = storageTierOf(m);
+  const measured = storageTierOf(m);
+  const { tier, reason } = tierOfProbe(dir, m, config, warn);
   return {
     tier,
-    words: `${dir} measured ${tier ? STORAGE_TIER_LABELS[tier] : 'no tier'} (${m.readIopsQd1 === null ? 'random reads not measured' : `${count(Math.round(m.readIopsQd1))} random reads/s at queue depth 1`}, ${m.diskTool}, ${(m.durationMs / 1000).toFixed(1)} s)`,
+    words: `${dir} measured ${measured ? STORAGE_TIER_LABELS[measured] : 'no tier'} (${m.readIopsQd1 === null ? 'random reads not measured' : `${count(Math.round(m.readIopsQd1))} random reads/s at queue depth 1`}, ${m.diskTool}, ${(m.durationMs / 1000).toFixed(1)} s); tier ${reason}`,
   };
 }

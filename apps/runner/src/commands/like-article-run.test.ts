@@ -25,7 +25,17 @@ import {
   runTunelabAsPostgres,
 } from '../test-support/envelope.ts';
 
-const { tmp, env } = await envelopeTestHome('tunelab-like-article-');
+const home = await envelopeTestHome('tunelab-like-article-');
+const { tmp } = home;
+// The tier this machine's disk is taken to have is set, not measured (TUNELAB_STORAGE_TIER): the
+// throttle --like-article chooses then never depends on how fast the disk is at the moment (a
+// loaded disk once measured HDD-like and the run chose no throttle). The probe inside the envelope
+// still measures. No probe history is read or written (it would be the temp dir's).
+const env = {
+  ...home.env,
+  TUNELAB_STORAGE_TIER: 'ssd-like',
+  TUNELAB_PROBE_HISTORY: path.join(tmp, 'probe-history.json'),
+};
 const root = isRoot;
 const v1 = cgroupV1;
 const MIB = 1024 ** 2;
@@ -64,7 +74,7 @@ describe('tunelab run --like-article', () => {
       expect(r.stderr).not.toMatch(/does not reproduce the article's disk/);
       // One line before the run says what was chosen and what is not reproduced.
       expect(r.stderr).toMatch(
-        /tunelab: like the article's server-2 \(8 cores, 32 GB RAM, HDD\): reproduces data:memory 0.375 \(a 48 MB table, rows=100,865, in a 128 MB memory limit\), shared_buffers:data 0.667 \(shared_buffers=32MB\), maintenance_work_mem:data 0.133 \(maintenance_work_mem=6552kB\), max_wal_size:data 0.667 \(max_wal_size=32MB\), disk tier HDD-like \(this disk measures [^)]*, throttled to 150 reads\/s, 150 writes\/s\); the article's settings autovacuum=off, synchronous_commit=off, wal_compression=off, max_parallel_maintenance_workers=4; not reproduced: \d+ cores \(this machine has \d+\), absolute size 12 GB \(here 48 MB\)\n/,
+        /tunelab: like the article's server-2 \(8 cores, 32 GB RAM, HDD\): reproduces data:memory 0.375 \(a 48 MB table, rows=100,865, in a 128 MB memory limit\), shared_buffers:data 0.667 \(shared_buffers=32MB\), maintenance_work_mem:data 0.133 \(maintenance_work_mem=6552kB\), max_wal_size:data 0.667 \(max_wal_size=32MB\), disk tier HDD-like \(this disk measures SSD-like, throttled to 150 reads\/s, 150 writes\/s\); the article's settings autovacuum=off, synchronous_commit=off, wal_compression=off, max_parallel_maintenance_workers=4; not reproduced: \d+ cores \(this machine has \d+\), absolute size 12 GB \(here 48 MB\)\n/,
       );
       const { submission } = JSON.parse(await readFile(out, 'utf8')) as { submission: RunSubmission };
       // The run is an ordinary one with the chosen --param, --envelope and --set.
@@ -82,7 +92,7 @@ describe('tunelab run --like-article', () => {
       expect(submission.database.settings['shared_buffers']).toBe('32MB');
       const note = submission.notes.find((n) => n.kind === 'like-article');
       expect(note?.text).toMatch(/^emulated like the article's server-2 .*; not reproduced: .*absolute size 12 GB/);
-      expect(note?.text).toMatch(/; this disk: .* measured (SSD-like|NVMe-like|network SSD) \(/);
+      expect(note?.text).toMatch(/; this disk: .* not measured: SSD-like set by TUNELAB_STORAGE_TIER$/);
       // The table it built is the size asked for (bytes_per_unit of scenario.yaml), within 5 %.
       const size = submission.samples.find((s) => s.metric === 'table_size_before')!.value;
       expect(Math.abs(size / (48 * MIB) - 1)).toBeLessThan(0.05);
@@ -133,7 +143,7 @@ describe('tunelab run --like-article', () => {
       );
       expect(r.code, r.stderr).toBe(EXIT.OK);
       expect(r.stderr).toMatch(
-        /tunelab: like the article's machine \(a single disk, 2012; cores and memory not stated\): reproduces the data \(a 12 MB table, rows=78,643\), buffer_pool_mb:data 0.43 \(buffer_pool_mb=5\), disk tier HDD-like \(this disk measures [^)]*, throttled to 150 reads\/s, 150 writes\/s\); not reproduced: cores and memory \(the article does not state them\), absolute size 9.3 GB \(here 12 MB\)\n/,
+        /tunelab: like the article's machine \(a single disk, 2012; cores and memory not stated\): reproduces the data \(a 12 MB table, rows=78,643\), buffer_pool_mb:data 0.43 \(buffer_pool_mb=5\), disk tier HDD-like \(this disk measures SSD-like, throttled to 150 reads\/s, 150 writes\/s\); not reproduced: cores and memory \(the article does not state them\), absolute size 9.3 GB \(here 12 MB\)\n/,
       );
       const { submission } = JSON.parse(await readFile(out, 'utf8')) as { submission: RunSubmission };
       expect(submission.params).toMatchObject({ rows: 78_643, buffer_pool_mb: 5, threads: 2, max_seconds: 3 });
@@ -236,6 +246,20 @@ describe('tunelab run --like-article', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/measuring the disk/);
     expect(existsSync(env.TUNELAB_RUNS_DIR) ? await readdir(env.TUNELAB_RUNS_DIR) : []).toEqual([]);
+  });
+
+  it('an unknown TUNELAB_STORAGE_TIER is exit 2 with the values it takes, before anything is measured', async () => {
+    const r = await runTunelab(
+      ['run', 'vacuum-index-cleanup', '--server', '17', '--like-article', '--cluster-dir', tmp],
+      {
+        ...env,
+        TUNELAB_STORAGE_TIER: 'fast',
+      },
+    );
+    expect(r.code, r.stderr).toBe(EXIT.USAGE);
+    expect(r.stderr).toBe(
+      'tunelab: invalid environment:\n  TUNELAB_STORAGE_TIER: must be one of nvme-like, ssd-like, network-ssd, hdd-like (got "fast")\n',
+    );
   });
 
   // Not root: the envelope cannot be made, so nothing is measured (exit 7, as --envelope).

@@ -3,6 +3,6 @@ import type { Command } from 'commander';
 import { addProbeCommand } from '../probe/probe-command.ts';
 import type { CommandContext } from './context.ts';
 
-export function probeCommand(program: Command, { io }: CommandContext): void {
-  addProbeCommand(program, io);
+export function probeCommand(program: Command, { io, config }: CommandContext): void {
+  addProbeCommand(program, io, config);
 }

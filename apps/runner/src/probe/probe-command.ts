@@ -10,7 +10,9 @@ import {
 import { driverFor } from '../engines/index.ts';
 import { redactTarget } from '../engine/connect.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
+import type { RunnerConfig } from '../config.ts';
 import { probeHardware } from './hardware.ts';
+import { tierOfProbe } from './tier-history.ts';
 import { measureHardware, ProbeDirError, type DiskTool } from './measure.ts';
 
 const PROBE_HELP = `
@@ -22,6 +24,13 @@ it; about 5 s in all (each step is capped; at most ~10 s). The disk figures come
 is on PATH, else from the runner's own probe (--tool node; see apps/runner/README.md for what it
 measures differently). The storage tier (NVMe-like, SSD-like, network SSD, HDD-like) follows from
 the figures; its thresholds and their sources are in packages/contracts/src/measured-hardware.ts.
+
+A busy moment does not change the tier: each disk figure is the best quartile of 5 short windows
+(noisy ones measured again), and the tier moves from the one earlier probes of this filesystem
+decided (TUNELAB_PROBE_HISTORY, default ~/.tunelab/probe-history.json) only when the figures are 2×
+past the threshold (a slower tier: and the probe was not under load) or 3 consecutive probes agree.
+TUNELAB_STORAGE_TIER=nvme-like|ssd-like|network-ssd|hdd-like sets the tier instead (an unknown
+value: exit 2).
 
 The directory: --dir DIR, else the data directory of a local --target server, else the current
 directory. A directory that does not exist, is not a directory or is not writable: exit 2.`;
@@ -47,7 +56,7 @@ const fmt = (x: number | null, digits = 0, unit = '') =>
   x === null ? 'not measured' : `${x.toLocaleString('en-US', { maximumFractionDigits: digits })}${unit}`;
 
 /** The probe's figures as a two-column table for people. */
-function renderProbe(dir: string, m: MeasuredHardware, tier: StorageTier | null): string {
+function renderProbe(dir: string, m: MeasuredHardware, tier: StorageTier | null, decided: string): string {
   const ms = (us: number | null) => (us === null ? null : us / 1000);
   const rows: [string, string][] = [
     ['directory', dir],
@@ -59,7 +68,14 @@ function renderProbe(dir: string, m: MeasuredHardware, tier: StorageTier | null)
     ['sequential writes', fmt(m.seqWriteMBps, 0, ' MB/s')],
     ['CPU score, one core', `${fmt(m.cpuScore, 0, ' /s')} (${m.cpuWorkload})`],
     ['storage tier', tier ? STORAGE_TIER_LABELS[tier] : 'unknown'],
-    ['why', storageTierReason(m)],
+    ['decided', decided],
+    ['this probe', `${storageTierOf(m) ? STORAGE_TIER_LABELS[storageTierOf(m)!] : 'no tier'}: ${storageTierReason(m)}`],
+    [
+      'windows',
+      m.windows
+        ? `${m.windows.perFigure} per figure, best quartile kept; measured again: ${m.windows.retried.join(', ') || 'none'}${m.windows.cpuBusy === null ? '' : `; CPUs ${Math.round(m.windows.cpuBusy * 100)} % busy`}`
+        : 'one per figure',
+    ],
     [
       'took',
       `${(m.durationMs / 1000).toFixed(1)} s${m.loadAverage1m == null ? '' : `, at load average ${m.loadAverage1m} on ${m.logicalCpus ?? '?'} CPUs`}`,
@@ -71,7 +87,11 @@ function renderProbe(dir: string, m: MeasuredHardware, tier: StorageTier | null)
 }
 
 /** `tunelab probe [--dir DIR | --target URL] [--tool auto|fio|node] [--json]`. */
-export function addProbeCommand(program: Command, io: { out: (s: string) => void }): void {
+export function addProbeCommand(
+  program: Command,
+  io: { out: (s: string) => void; err: (s: string) => void },
+  config: Pick<RunnerConfig, 'probeHistoryFile' | 'storageTier'>,
+): void {
   program
     .command('probe')
     .description('measure the disk (fsync, random reads, sequential writes) and the CPU; derive the storage tier')
@@ -98,7 +118,7 @@ export function addProbeCommand(program: Command, io: { out: (s: string) => void
         if (e instanceof ProbeDirError) throw new CliError(`cannot probe: ${e.message}`, EXIT.USAGE);
         throw e;
       }
-      const tier = storageTierOf(m);
+      const { tier, reason } = tierOfProbe(dir, m, config, (w) => io.err(`tunelab: warning: ${w}\n`));
       if (opts.json) {
         // The machine too, so that the JSON alone is a "hardware like mine" query (POST /v1/similar, the site's picker).
         const { spec } = await probeHardware({ dataDirectory: dir, measure: false });
@@ -109,6 +129,6 @@ export function addProbeCommand(program: Command, io: { out: (s: string) => void
           machine: { physicalCores: spec.physicalCores, memoryBytes: spec.memoryBytes, storageKind: spec.storage.kind },
         };
         io.out(`${JSON.stringify(report, null, 2)}\n`);
-      } else io.out(renderProbe(dir, m, tier));
+      } else io.out(renderProbe(dir, m, tier, reason));
     });
 }
