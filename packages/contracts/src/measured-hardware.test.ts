@@ -150,3 +150,14 @@ describe('a resource envelope in the spec', () => {
     expect(r.error!.issues[0]!.path).toEqual(['envelope', 'readIops']);
   });
 });
+
+describe('MeasuredHardware.windows', () => {
+  it('is optional (runs stored before it parse) and bounded', () => {
+    expect(figures().windows).toBeUndefined();
+    const w = { perFigure: 5, retried: ['fsync#3', 'readQd1#0'], cpuBusy: 0.42 };
+    expect(figures({ windows: w }).windows).toEqual(w);
+    expect(figures({ windows: { ...w, cpuBusy: null } }).windows?.cpuBusy).toBeNull();
+    expect(() => figures({ windows: { ...w, perFigure: 0 } })).toThrow();
+    expect(() => figures({ windows: { ...w, cpuBusy: 1.5 } })).toThrow();
+  });
+});
