@@ -72,4 +72,10 @@ export {
   type PairedTTest,
   type SequentialDecision,
 } from './sequential.ts';
-export { pairedVerdict, type PairedDecision, type PairedVerdict, type PairedVerdictInput } from './paired-verdict.ts';
+export {
+  pairedVerdict,
+  MIN_DECISION_BLOCKS,
+  type PairedDecision,
+  type PairedVerdict,
+  type PairedVerdictInput,
+} from './paired-verdict.ts';

@@ -62,7 +62,16 @@ describe('pairedVerdict', () => {
     expect(few.decision).toBe('undecided');
     expect(few.conclusive).toBe(false);
     expect(few.sentence).toMatch(
-      /^Undecided whether b differs from a: .*3 paired blocks could only have detected differences above \d/,
+      /^Undecided whether b differs from a after only 3 paired blocks: a decision waits for 6/,
+    );
+    const undecided = pairedVerdict({
+      baseline: { label: 'a', values: [10, 11, 12, 10, 11, 12] },
+      candidate: { label: 'b', values: [10.5, 11.2, 12.9, 10.1, 11.9, 12.2] },
+      direction: 'lower-is-better',
+    });
+    expect(undecided.decision).toBe('undecided');
+    expect(undecided.sentence).toMatch(
+      /^Undecided whether b differs from a: .*6 paired blocks could only have detected differences above \d/,
     );
     const noisy = pairedVerdict({
       baseline: { label: 'a', values: base },
@@ -77,8 +86,8 @@ describe('pairedVerdict', () => {
 
   it('the family widens every interval: a difference decided alone may not be among 20 decisions', () => {
     const input = {
-      baseline: { label: 'a', values: base.slice(0, 5) },
-      candidate: { label: 'b', values: times(base.slice(0, 5), 0.85, 0.03) },
+      baseline: { label: 'a', values: base.slice(0, 6) },
+      candidate: { label: 'b', values: times(base.slice(0, 6), 0.85, 0.03) },
       direction: 'lower-is-better' as const,
     };
     const alone = pairedVerdict(input);
@@ -96,6 +105,17 @@ describe('pairedVerdict', () => {
     });
     expect(v.kind).toBe('slower');
     expect(v.relative).toBeCloseTo(-0.5, 2);
+  });
+
+  it('decides nothing on fewer than 6 blocks, however alike they are', () => {
+    const input = {
+      baseline: { label: 'a', values: [1, 2, 3] },
+      candidate: { label: 'b', values: [0.5, 1, 1.5] },
+      direction: 'lower-is-better' as const,
+    };
+    expect(pairedVerdict(input).decision).toBe('undecided');
+    expect(pairedVerdict(input).conclusive).toBe(false);
+    expect(pairedVerdict({ ...input, minBlocks: 3 }).decision).toBe('differs');
   });
 
   it('refuses bad input with a sentence', () => {

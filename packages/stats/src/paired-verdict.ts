@@ -30,6 +30,14 @@ import { assertProbability } from './validate.ts';
 
 export type PairedDecision = 'differs' | 'equivalent' | 'undecided' | 'unstable';
 
+/**
+ * Fewest blocks a decision is made on. The confidence sequence is valid from 2 blocks for normal
+ * log ratios, but a loaded machine's noise is not normal (a core busy or not: two states), and on
+ * 3 blocks three ratios alike by chance decided an A/A "differs" in 1 of 2 calibration runs at
+ * load 5-6 (npm run bench:aa); from 6 on, the spread is judged on enough blocks to see it.
+ */
+export const MIN_DECISION_BLOCKS = 6;
+
 export type PairedVerdictInput = {
   /** Labels and values block by block: baseline.values[i] and candidate.values[i] ran in one block. */
   baseline: { label: string; values: readonly number[] };
@@ -45,6 +53,8 @@ export type PairedVerdictInput = {
   margin?: number;
   /** How many runs the blocks come from, for the sentence; default 1. */
   runs?: number;
+  /** Fewest blocks a decision is made on; default MIN_DECISION_BLOCKS. */
+  minBlocks?: number;
 };
 
 export type PairedVerdict = {
@@ -88,9 +98,13 @@ export function pairedVerdict(input: PairedVerdictInput): PairedVerdict {
   if (!(margin > 0 && margin < 1)) throw new RangeError(`margin must be in (0, 1) (got ${margin})`);
   const d = logRatios(baseline.values, candidate.values);
   const cs = confidenceSequence(d, alpha / family);
-  const { decision: decided, beyondMargin } = decideInterval(cs, margin);
+  const enough = cs.n >= (input.minBlocks ?? MIN_DECISION_BLOCKS);
+  const judged = decideInterval(cs, margin);
+  const decided = enough ? judged.decision : 'undecided';
+  const beyondMargin = enough && judged.beyondMargin;
   const sdChange = Math.expm1(cs.sd);
-  const decision: PairedDecision = decided === 'undecided' && cs.sd > Math.log1p(margin) ? 'unstable' : decided;
+  const decision: PairedDecision =
+    decided === 'undecided' && enough && cs.sd > Math.log1p(margin) ? 'unstable' : decided;
   const ratio = { estimate: Math.exp(cs.mean), low: Math.exp(cs.low), high: Math.exp(cs.high) };
   const sign = direction === 'lower-is-better' ? -1 : 1;
   const relative = sign * (ratio.estimate - 1);
@@ -119,6 +133,8 @@ export function pairedVerdict(input: PairedVerdictInput): PairedVerdict {
     sentence = `${c} and ${b} are equivalent within ±${formatPercent(margin)}: ${change.short} (${details})`;
   else if (decision === 'unstable')
     sentence = `Unstable: ${c} against ${b} varies by ${formatPercent(sdChange)} from block to block, more than the ±${formatPercent(margin)} margin, so ${blocksText} ${could}: ${change.short} (${details})`;
+  else if (!enough)
+    sentence = `Undecided whether ${c} differs from ${b} after only ${blocksText}: a decision waits for ${input.minBlocks ?? MIN_DECISION_BLOCKS}, enough to judge their spread; so far ${change.short} (${details})`;
   else
     sentence = `Undecided whether ${c} differs from ${b}: ${change.short}, but the ${formatLevel(level)}% CI, ${formatInterval(shownCi)}, holds both no change and a change beyond ±${formatPercent(margin)}; ${blocksText} ${could} (always valid, ${pText})`;
   return {

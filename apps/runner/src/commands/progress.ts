@@ -34,7 +34,7 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
               : e.type === 'fixture-built'
                 ? `fixture built in ${e.seconds.toFixed(2)} s`
                 : e.type === 'stability'
-                  ? `until-stable: ${e.message}`
+                  ? `${e.rule === 'sequential' ? 'decide' : 'until-stable'}: ${e.message}`
                   : e.type === 'unit-start'
                     ? `${e.index}/${e.total} variant ${e.variant}${at(e)} repetition ${e.repetition}…${upTo(e)}`
                     : `${e.index}/${e.total} variant ${e.variant}${at(e)} repetition ${e.repetition}: ${e.seconds.toFixed(3)} s (restore ${e.restoreSeconds.toFixed(3)} s)${upTo(e)}`;
@@ -74,7 +74,7 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
         return;
       }
       if (e.type === 'stability') {
-        why = e.stopped ? '' : ` — ${e.message.replace(/: adding repetition .*$/, '')}`;
+        why = e.stopped ? '' : ` — ${e.message.replace(/: adding (repetition|block) .*$/, '')}`;
         if (started_) bar.update({ what: e.message });
         return;
       }

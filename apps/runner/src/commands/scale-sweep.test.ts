@@ -25,9 +25,9 @@ await writeFile(
   (await readFile(yaml, 'utf8'))
     .replace(/points: \[[^\]]*\]/, 'points: [300, 600, 1200]')
     .replace(/default: 3\n/, 'default: 2\n')
-    // Two repetitions exactly: without its default stopping rule (repetitions.until_stable), which
-    // would add rounds to these tiny, noisy tables.
-    .replace(/\n {2}until_stable:\n(?: {4}\S.*\n)+/, '\n'),
+    // Two blocks exactly: without its default sequential design (decision), which would add
+    // blocks to these tiny, noisy tables until decided.
+    .replace(/\ndecision:\n(?: {2}\S.*\n)+/, '\n'),
 );
 
 const runsDir = path.join(tmp, 'runs');

@@ -116,8 +116,13 @@ export async function measureAll(
         log.emit({
           type: 'stability',
           repetitions: repetition,
-          message: judged.stop ? judged.stop.reason : `${judged.more}: adding block ${planned} (at most ${most})`,
+          message: judged.stop
+            ? judged.stop.reason
+            : sequential
+              ? `${judged.more}: adding block ${planned} (at most ${most})`
+              : `${judged.more}: adding repetition ${planned} (max ${most})`,
           ...(judged.stop ? { stopped: judged.stop.stopped } : {}),
+          rule: sequential ? 'sequential' : 'until-stable',
         });
       }
     }

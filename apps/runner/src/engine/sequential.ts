@@ -8,12 +8,12 @@
  */
 import { decideBlocks, primaryMetric, type PairDecision } from '@tunelab/answers';
 import type { Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
-import { EQUIVALENCE_MARGIN, formatPercent } from '@tunelab/stats';
+import { EQUIVALENCE_MARGIN, formatPercent, MIN_DECISION_BLOCKS } from '@tunelab/stats';
 import type { Probed } from './probe.ts';
 import type { Elapsed, StopDecision } from './stopping.ts';
 
-/** The confidence sequence bounds nothing before 3 blocks (stats' sequentialMultiplier): the first look. */
-export const MIN_BLOCKS = 3;
+/** No pair is decided on fewer blocks (stats' MIN_DECISION_BLOCKS): the first look. */
+export const MIN_BLOCKS = MIN_DECISION_BLOCKS;
 /** Without a scenario `decision` block: the design `--budget` asks for. */
 export const DEFAULT_MAX_BLOCKS = 60;
 

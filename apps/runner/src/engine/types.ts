@@ -27,8 +27,17 @@ export type RunEvent =
       seconds: number;
       restoreSeconds: number;
     } & Unit)
-  /** --until-stable: another round was added (`stopped` absent), or the rule stopped the run. */
-  | { type: 'stability'; repetitions: number; message: string; stopped?: StopDecision['stopped'] }
+  /**
+   * The sequential design (`rule: sequential`) or --until-stable: another block was added
+   * (`stopped` absent), or the rule stopped the run.
+   */
+  | {
+      type: 'stability';
+      repetitions: number;
+      message: string;
+      stopped?: StopDecision['stopped'];
+      rule?: 'sequential' | 'until-stable';
+    }
   | { type: 'fixture-built'; seconds: number }
   | { type: 'warning'; message: string };
 

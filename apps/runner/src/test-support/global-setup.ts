@@ -27,6 +27,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Workers and the CLI processes they start inherit it.
   const reuse = path.join(dir, `probe-${process.pid}.json`);
   process.env.TUNELAB_TEST_PROBE_REUSE ??= reuse;
+  // The probe's tier history (probe/tier-history.ts) in the cache, never the user's ~/.tunelab.
+  process.env.TUNELAB_PROBE_HISTORY ??= path.join(dir, `probe-history-${process.pid}.json`);
   // One bundle per vitest process and project (vitest runs each project's setup).
   const file = path.join(dir, `tunelab-${process.pid}-${project.name || 'runner'}.mjs`);
   if (process.env.TUNELAB_TEST_CLI === 'tsx') project.provide('tunelabCli', '');
@@ -40,5 +42,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await rm(file, { force: true });
     await rm(reuse, { force: true });
+    await rm(path.join(dir, `probe-history-${process.pid}.json`), { force: true });
   };
 }
