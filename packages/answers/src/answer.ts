@@ -27,6 +27,7 @@ import { engineDefault, normalizeSetting, sameSetting } from './settings.ts';
 import type { RatioAnswer } from '@tunelab/contracts';
 import { conditionReasons, evaluateConditions } from './conditions.ts';
 import type { UnitSample } from './figures.ts';
+import { notDifferentWords } from './claims.ts';
 
 /** A comparison group as results-db returns it (run links optional). */
 export type AnswerGroup = Omit<ComparisonGroup, 'runs'> & { runs: readonly { id: string }[] };
@@ -408,12 +409,15 @@ export function advice(
     return { text: `${name(candidate)} vs ${name(baseline)}: not enough data yet`, significant: false };
   if (c.verdict.kind === 'descriptive')
     return { text: `${name(candidate)} vs ${name(baseline)}: a description, not a goal`, significant: false };
-  // "No measurable difference" only when the interval rules out a change beyond ±10% (conclusive).
+  // "No measurable difference" only when the interval rules out a change beyond ±10% (conclusive);
+  // a pair measured in blocks says what its paired decision was.
   if (c.verdict.kind === 'no-significant-difference')
     return {
-      text: c.verdict.conclusive
-        ? `${name(candidate)} vs ${name(baseline)}: no measurable difference here (within ±10%)`
-        : `${name(candidate)} vs ${name(baseline)}: not enough repetitions to be sure`,
+      text: c.paired
+        ? `${name(candidate)} vs ${name(baseline)}: ${notDifferentWords(c)}`
+        : c.verdict.conclusive
+          ? `${name(candidate)} vs ${name(baseline)}: no measurable difference here (within ±10%)`
+          : `${name(candidate)} vs ${name(baseline)}: not enough repetitions to be sure`,
       significant: false,
     };
   const better = c.verdict.kind === 'faster' ? candidate : baseline;

@@ -124,3 +124,20 @@ export function meanImprovement(baselineMean: number, candidateMean: number, dir
   const r = direction === 'lower-is-better' ? -change : change;
   return Number.isFinite(r) ? r : null;
 }
+
+/**
+ * The words for a pair that is not a difference: measured in blocks, the decision of the paired
+ * analysis ("equivalent within ±10.0%", "undecided after 12 blocks", "unstable: …"); before
+ * blocks, "no measurable difference" when its interval lies within ±10%, else "not enough
+ * repetitions to be sure". Every page and report that words such a pair in a phrase uses this.
+ */
+export function notDifferentWords(c: Pick<PairComparison, 'paired' | 'verdict'>): string {
+  const p = c.paired;
+  if (p) {
+    const margin = `±${(p.margin * 100).toFixed(1)}%`;
+    if (p.decision === 'equivalent') return `equivalent within ${margin}`;
+    if (p.decision === 'unstable') return `unstable: its block-to-block noise exceeds the ${margin} margin`;
+    return `undecided after ${p.blocks} blocks`;
+  }
+  return c.verdict.conclusive ? 'no measurable difference' : 'not enough repetitions to be sure';
+}

@@ -46,7 +46,15 @@ export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
 export { answerVersions } from './versions.ts';
 export { answerClasses, classLabel } from './classes.ts';
-export { decidingP, formatP, meanImprovement, pairClaims, verdictMagnitude, type PairClaim } from './claims.ts';
+export {
+  decidingP,
+  formatP,
+  meanImprovement,
+  notDifferentWords,
+  pairClaims,
+  verdictMagnitude,
+  type PairClaim,
+} from './claims.ts';
 export {
   answerAtScale,
   checkScaleQuery,

@@ -4,7 +4,7 @@
  * the p that decided it, and a mean with its unit.
  */
 import type { VersionRow } from '@tunelab/contracts';
-import { decidingP } from '@tunelab/answers';
+import { decidingP, notDifferentWords } from '@tunelab/answers';
 import type { ClassAnswer } from './answer.ts';
 import { formatValue } from './format.ts';
 
@@ -27,6 +27,6 @@ export function rowVerdictWord(
   if (r.verdict.kind === 'faster') return `${pair.candidate} better${p}`;
   if (r.verdict.kind === 'slower') return `${pair.candidate} worse${p}`;
   if (r.verdict.kind === 'no-significant-difference')
-    return `${r.verdict.conclusive ? 'no measurable difference' : 'not enough repetitions to be sure'}${p}`;
+    return `${notDifferentWords({ paired: measured?.paired, verdict: r.verdict })}${p}`;
   return r.verdict.kind === 'descriptive' ? 'descriptive: no verdict' : 'not enough data';
 }
