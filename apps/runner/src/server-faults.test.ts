@@ -65,7 +65,7 @@ describe('a PostgreSQL server connection that dies', () => {
     const r0 = newRun();
     let fired = false;
     const r = await runTunelab(run(r0.runId, 20_000), r0.env, (all) => {
-      if (fired || !/1\/4 variant 1-1 repetition 1…/.test(all)) return;
+      if (fired || !/1\/4 variant [12]-[12] repetition 1…/.test(all)) return;
       fired = true;
       void proxy.cut().then(() => setTimeout(() => void proxy.restore(), 3_000));
     });
@@ -83,7 +83,7 @@ describe('a PostgreSQL server connection that dies', () => {
     const r0 = newRun({ TUNELAB_CLEANUP_RETRY_S: '2' });
     let fired = false;
     const r = await runTunelab(run(r0.runId, 20_000), r0.env, (all) => {
-      if (fired || !/2\/4 variant 1-2 repetition 1…/.test(all)) return;
+      if (fired || !/2\/4 variant [12]-[12] repetition 1…/.test(all)) return;
       fired = true;
       void proxy.cut();
     });
@@ -125,7 +125,7 @@ describe('Ctrl-C while the clean-up retries against a server that is gone', () =
     let cut = false;
     let signalledAt = 0;
     const r = await runTunelab(run(r0.runId, 20_000), r0.env, (all, child) => {
-      if (!cut && /1\/4 variant 1-1 repetition 1…/.test(all)) {
+      if (!cut && /1\/4 variant [12]-[12] repetition 1…/.test(all)) {
         cut = true;
         void proxy.cut();
       }
@@ -187,7 +187,7 @@ describe('a PostgreSQL server connection that stalls', () => {
     const r0 = newRun({ TUNELAB_STALL_TIMEOUT_S: '0' });
     let signalledAt = 0;
     const r = await runTunelab(run(r0.runId, 20_000), r0.env, (all, child) => {
-      if (signalledAt || !/1\/4 variant 1-1 repetition 1…/.test(all)) return;
+      if (signalledAt || !/1\/4 variant [12]-[12] repetition 1…/.test(all)) return;
       proxy.stall();
       signalledAt = -1;
       setTimeout(() => {
