@@ -61,7 +61,7 @@ export async function measureAll(
     message: sequential
       ? `${variants.length} variants${sweepText} in blocks of every variant in a random order, ${plan.startRepetitions}–${sequential.maxBlocks} blocks, until every declared pair's ${sequential.metric} is decided (differs, or equivalent within ±${formatPercent(sequential.margin)}) or ${sequential.budgetSeconds} s of measuring${sequential.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N, --budget sets the time)" : ''}`
       : rule
-        ? `${variants.length} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions in blocks of a random order, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}${rule.budgetSeconds !== undefined ? ` or ${rule.budgetSeconds} s of measuring` : ''}${rule.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N)" : ''}`
+        ? `${variants.length} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}${rule.budgetSeconds !== undefined ? ` or ${rule.budgetSeconds} s of measuring` : ''}${rule.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N)" : ''}`
         : `${variants.length} variants${sweepText} × ${plan.startRepetitions} blocks (every variant once per block, in a random order)`,
   });
   const m: Measured = { samples: [], snapshots: [], order: [], restoreSeconds: [], repetitions: 0 };

@@ -75,17 +75,18 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
     expect(run.warnings.join('\n')).not.toMatch(/is \(default\)/);
   });
 
-  it('interleaves repetitions and records the order', () => {
-    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual([
-      '1-1#1',
-      '1-2#1',
-      '2-1#1',
-      '2-2#1',
-      '1-1#2',
-      '1-2#2',
-      '2-1#2',
-      '2-2#2',
-    ]);
+  it('runs blocks: each repetition every variant once, in the order recorded, each sample with its place', () => {
+    const order = run.order ?? [];
+    expect(order.map((o) => o.repetition)).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
+    for (const r of [1, 2]) {
+      const block = order.filter((o) => o.repetition === r).map((o) => o.variant);
+      expect([...block].sort()).toEqual(['1-1', '1-2', '2-1', '2-2']);
+      // Every sample of a unit carries the unit's place in its block.
+      block.forEach((variant, i) => {
+        const places = run.samples.filter((s) => s.variant === variant && s.repetition === r).map((s) => s.position);
+        expect(new Set(places)).toEqual(new Set([i + 1]));
+      });
+    }
   });
 
   it('measures what the article describes: one dead tuple per row, removed by every variant', () => {
@@ -125,9 +126,11 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
 
   it('renders the article-style table', () => {
     const table = renderRunTable(scenario, run);
-    // Two repetitions: the verdict of @tunelab/stats declines to call it.
-    expect(table).toContain('Not enough data to compare 1-2 with 1-1 (n = 2 + 2; at least 3 runs of each are needed)');
-    expect(table).toContain('Not enough data to compare 2-2 with 2-1 (n = 2 + 2');
+    // Two blocks: the paired verdict decides nothing before six.
+    expect(table).toContain(
+      'Undecided whether 1-2 differs from 1-1 after only 2 paired blocks: a decision waits for 6',
+    );
+    expect(table).toContain('Undecided whether 2-2 differs from 2-1 after only 2 paired blocks');
     // Which way the ratio goes depends on this machine's load (a tiny fixture restores in about
     // the time it takes to build); the line must be there and say one of the three things.
     expect(table).toMatch(
@@ -238,11 +241,16 @@ describe('--until-stable (tiny scale)', async () => {
     expect(result.stopping).toMatchObject({ stopped: 'max-repetitions', repetitions: 4 });
     expect(stopNote(run)).toHaveLength(1);
     expect(stopNote(run)[0]!.text).toMatch(/^max-repetitions reached \(4\): CV of \S+ = [\d.]+%.* > 0\.0001%$/);
-    // A B C D, A B C D, …: every variant has every repetition, in order.
-    const keys = scenario.doc.variants.map((v) => v.key);
-    expect(run.order?.map((o) => `${o.variant}#${o.repetition}`)).toEqual(
-      [1, 2, 3, 4].flatMap((r) => keys.map((k) => `${k}#${r}`)),
-    );
+    // Whole blocks: every variant once in each repetition, in a random order.
+    const keys = scenario.doc.variants.map((v) => v.key).sort();
+    for (const r of [1, 2, 3, 4])
+      expect(
+        run.order
+          ?.filter((o) => o.repetition === r)
+          .map((o) => o.variant)
+          .sort(),
+      ).toEqual(keys);
+    expect(run.order?.map((o) => o.repetition)).toEqual([1, 2, 3, 4].flatMap((r) => keys.map(() => r)));
     // Progress: the total grows one round at a time, bounded by maxTotal.
     const starts = events.filter((e): e is Extract<RunEvent, { type: 'unit-start' }> => e.type === 'unit-start');
     expect(starts.map((e) => e.index)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
@@ -281,7 +289,7 @@ describe('--until-stable (tiny scale)', async () => {
   // declares one; this file's scenario is smaller, so it gets one here).
   const declaring = (until_stable: NonNullable<typeof scenario.doc.repetitions.until_stable>) => ({
     ...scenario,
-    doc: { ...scenario.doc, repetitions: { ...scenario.doc.repetitions, until_stable } },
+    doc: { ...scenario.doc, decision: undefined, repetitions: { ...scenario.doc.repetitions, until_stable } },
   });
 
   it("a scenario's declared rule is the default: a run without --repetitions adds rounds, and stops at its time budget", async () => {
@@ -348,4 +356,65 @@ describe('--until-stable (tiny scale)', async () => {
     await expect(refused).rejects.toBeInstanceOf(UsageError);
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
   });
+});
+
+describe('the sequential design (every scenario’s default; tiny scale)', async () => {
+  const scenario = await loadKey('vacuum-full-rewrite');
+
+  it('adds blocks from the 6th until every declared pair is decided, or the budget is spent, and records why', async () => {
+    const events: RunEvent[] = [];
+    const { runId, result } = await runOnTestServer({
+      scenario,
+      params: { rows: '2000' },
+      budgetSeconds: 40,
+      onEvent: (e) => events.push(e),
+    });
+    const run = result.submission;
+    expect(RunSubmission.safeParse(run).success).toBe(true);
+    const blocks = run.options!.repetitions;
+    expect(blocks).toBeGreaterThanOrEqual(6);
+    expect(run.options?.sequential).toEqual({
+      metric: 'duration',
+      margin: 0.1,
+      budgetSeconds: 40,
+      maxBlocks: 60,
+      source: 'option',
+      stopped: expect.stringMatching(/^(decided|time-budget)$/),
+    });
+    // The first look is after the 6th block; each later block is one look.
+    const looks = events.filter((e) => e.type === 'stability');
+    expect(looks).toHaveLength(blocks - 5);
+    expect(looks.every((e) => e.type === 'stability' && e.rule === 'sequential')).toBe(true);
+    const last = looks.at(-1)!;
+    const note = run.notes.find((n) => n.kind === 'stopping-rule')!.text;
+    if (run.options?.sequential?.stopped === 'decided') {
+      // The decision the runner stopped on is the one its table prints: every pair conclusive.
+      expect(note).toMatch(
+        /^decided after \d+ blocks \(duration, margin ±10\.0%\): vacuum vs full-rewrite (differs|equivalent), /,
+      );
+      const table = renderRunTable(scenario, run);
+      expect(table).not.toMatch(/Undecided|Unstable/);
+    } else expect(note).toMatch(/^time budget reached \(40 s\)/);
+    expect(last.type === 'stability' && last.stopped).toBe(run.options?.sequential?.stopped);
+    for (let r = 1; r <= blocks; r++)
+      expect(
+        run.order
+          ?.filter((o) => o.repetition === r)
+          .map((o) => o.variant)
+          .sort(),
+      ).toEqual(['cluster', 'full-rewrite', 'vacuum', 'vacuum-reindex']);
+    expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+  }, 180_000);
+
+  it('a scenario’s decision is the default, --repetitions N runs exactly N blocks, --budget goes with neither', async () => {
+    const exact = await runOnTestServer({ scenario, params: { rows: '500' }, repetitions: 2 });
+    expect(exact.result.submission.options).toEqual({ repetitions: 2, scale: 'default' });
+    for (const bad of [{ repetitions: 3 }, { untilStable: { cvThreshold: 0.1 } }, { scale: 'published' as const }]) {
+      const runId = crypto.randomUUID();
+      const refused = runScenario({ scenario, target: TEST_PG_URL, runId, budgetSeconds: 60, ...bad });
+      await expect(refused).rejects.toBeInstanceOf(UsageError);
+      await expect(refused).rejects.toThrow(/--budget/);
+      expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
+    }
+  }, 120_000);
 });
