@@ -59,14 +59,18 @@ describe('sweeps', async () => {
     const run = result.submission;
     expect(RunSubmission.safeParse(run).success).toBe(true);
     expect(events.filter((e) => e.type === 'fixture-built')).toHaveLength(1);
-    // Round by round: every point, every variant.
+    // Round by round: every point, and at each point a block of every variant in a random order.
     const starts = events.flatMap((e) =>
       e.type === 'unit-start' ? [`${e.repetition}:${e.point?.value}:${e.variant}`] : [],
     );
-    expect(starts).toEqual(['1:2:a', '1:2:b', '1:5:a', '1:5:b', '2:2:a', '2:2:b', '2:5:a', '2:5:b']);
-    const inserted = run.samples
-      .filter((s) => s.metric === 'inserted')
-      .map((s) => `${s.variant}@${s.point?.param}=${s.point?.value}:${s.value}`);
+    const blockwise = (xs: string[]) =>
+      [0, 2, 4, 6].flatMap((i) => xs.slice(i, i + 2).sort((x, y) => x.localeCompare(y)));
+    expect(blockwise(starts)).toEqual(['1:2:a', '1:2:b', '1:5:a', '1:5:b', '2:2:a', '2:2:b', '2:5:a', '2:5:b']);
+    const inserted = blockwise(
+      run.samples
+        .filter((s) => s.metric === 'inserted')
+        .map((s) => `${s.variant}@${s.point?.param}=${s.point?.value}:${s.value}`),
+    );
     expect(inserted).toEqual([
       'a@n=2:2',
       'b@n=2:4',

@@ -53,7 +53,7 @@ describe('the closing report answers the run with @tunelab/answers', async () =>
   it('says the slower variant of a throughput metric is slower (higher is better)', () => {
     const nopm = (v: string) => run.samples.filter((s) => s.variant === v && s.metric === 'nopm').map((s) => s.value);
     expect(Math.max(...nopm('slowed'))).toBeLessThan(Math.min(...nopm('ff100')));
-    expect(table).toMatch(/\nslowed is [\d.]+% slower than ff100 \(95% CI [^\n]*n = 6 \+ 6\) {2}\(mean /);
+    expect(table).toMatch(/\nslowed is [\d.]+% slower than ff100 \(95% CI [^\n]*, 6 paired blocks\) {2}\(mean /);
   });
 
   it('prints the agreement @tunelab/answers gives for the same samples, with its reasons', () => {
