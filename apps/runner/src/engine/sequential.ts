@@ -7,9 +7,8 @@
  * block does not inflate the error rates: the interval is valid at any stopping time.
  */
 import { decideBlocks, primaryMetric, type PairDecision } from '@tunelab/answers';
-import type { Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
+import type { DatabaseEnvironment, Sample, ScenarioDocument, SweepPoint } from '@tunelab/contracts';
 import { EQUIVALENCE_MARGIN, formatPercent, MIN_DECISION_BLOCKS } from '@tunelab/stats';
-import type { Probed } from './probe.ts';
 import type { Elapsed, StopDecision } from './stopping.ts';
 
 /** No pair is decided on fewer blocks (stats' MIN_DECISION_BLOCKS): the first look. */
@@ -52,7 +51,7 @@ const pairText = (p: PairDecision) =>
 export function decideSequential(input: {
   doc: ScenarioDocument;
   rule: Sequential;
-  probed: Pick<Probed, 'database'>;
+  probed: { database: Pick<DatabaseEnvironment, 'engine' | 'major' | 'minor'> };
   samples: readonly Sample[];
   /** The run's planned sweep points (the family) and those judged now. */
   plannedPoints: number;
