@@ -120,10 +120,10 @@ describe('npm start (the demo)', () => {
       expect(r.out).toMatch(/vacuum-index-cleanup on PostgreSQL 14: measured and stored/);
       expect(r.out).toMatch(/vacuum-index-cleanup on PostgreSQL 17: measured and stored/);
       expect(r.out).toMatch(
-        /vacuum-index-cleanup · PostgreSQL 14 · [^\n]+: (?:Not enough repetitions to be sure whether )?(?:1-2|2-2) /,
+        /vacuum-index-cleanup · PostgreSQL 14 · [^\n]+: (?:Undecided whether |Unstable: )?(?:1-2|2-2) /,
       );
       expect(r.out).toMatch(
-        /vacuum-index-cleanup · PostgreSQL 17 · [^\n]+: (?:Not enough repetitions to be sure whether )?(?:1-2|2-2) /,
+        /vacuum-index-cleanup · PostgreSQL 17 · [^\n]+: (?:Undecided whether |Unstable: )?(?:1-2|2-2) /,
       );
     } finally {
       await rm(dataDir, { recursive: true, force: true });

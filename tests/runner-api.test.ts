@@ -146,7 +146,8 @@ describe('runner → API round trip', () => {
     for (const f of findings.items) {
       expect(f.source).toBe('measured');
       expect(f.runs).toEqual([`/v1/runs/${items[0]!.id}`]);
-      expect(f.sentence).toMatch(/n = 3 \+ 3\)$/);
+      // Three blocks: paired, and undecided until six.
+      expect(f.sentence).toMatch(/ after only 3 paired blocks: a decision waits for 6; /);
     }
     await api.kill();
   });
