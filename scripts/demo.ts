@@ -60,7 +60,8 @@ options:
                       ${DEFAULT_SERVER_SCENARIOS.join(',')} on managed servers, where vacuum-index-cleanup
                       runs at the demo's scale, --param rows=${DEMO_SERVER_PARAMS['vacuum-index-cleanup']?.rows},
                       unless --param names rows)
-  --repetitions N     repetitions per variant (default: each scenario's own)
+  --repetitions N     exactly N blocks per run (default: each scenario's sequential design — blocks
+                      until every declared pair is decided, or its time budget is spent)
   --param k=v         scenario parameter passed to every run (repeatable), e.g. --param rows=50000
   --no-site           skip the site build
   --site-dir DIR      where the site is built (default apps/site/dist)
