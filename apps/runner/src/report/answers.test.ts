@@ -53,7 +53,9 @@ describe('the closing report answers the run with @tunelab/answers', async () =>
 
   it('says the slower variant of a throughput metric is slower (higher is better)', () => {
     const nopm = (v: string) => run.samples.filter((s) => s.variant === v && s.metric === 'nopm').map((s) => s.value);
-    expect(Math.max(...nopm('slowed'))).toBeLessThan(Math.min(...nopm('ff100')));
+    // On the whole, not unit by unit: at load 9 one loaded ff100 window (621) fell below a quiet slowed one (1,031).
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(nopm('slowed'))).toBeLessThan(mean(nopm('ff100')) / 2);
     // Ten blocks: the paired verdict (or Welch's, should a loaded block count no new order at all).
     expect(table).toMatch(
       /\nslowed is [\d.]+% slower than ff100 \(95% CI [^\n]*(?:, 10 paired blocks|n = 10 \+ 10)\) {2}\(mean /,
