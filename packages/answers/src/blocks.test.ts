@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pairedVerdict, welchTTest } from '@tunelab/stats';
-import type { Sample, ScenarioDocument } from '@tunelab/contracts';
+import { ScenarioDocument, type Sample } from '@tunelab/contracts';
 import { decideBlocks } from './blocks.ts';
 import { groupSamples, type SampleRow } from './groups.ts';
 
@@ -139,14 +139,22 @@ describe('runs without blocks', () => {
 });
 
 describe('decideBlocks (the runner asks it after every block)', () => {
-  const doc = {
+  // A real scenario document (validated), with four variants and the two pairs above.
+  const doc: ScenarioDocument = ScenarioDocument.parse({
     key: 'blocks',
+    title: 'blocks',
+    engines: ['postgresql'],
+    fixture: [{ action: 'sql', sql: 'SELECT 1' }],
+    variants: ['a', 'b', 'c', 'd'].map((key) => ({
+      key,
+      label: key,
+      steps: [{ action: 'timed', steps: [{ action: 'sql', sql: 'SELECT 1' }] }],
+    })),
     comparisons: pairs,
     metrics: [{ key: 'duration', source: 'timed', unit: 's', better: 'lower' }],
-    variants: ['a', 'b', 'c', 'd'].map((key) => ({ key, steps: [] })),
-    report: { relevant_settings: [], charts: [] },
+    repetitions: { default: 3 },
     decision: { margin: 0.1, budget_seconds: 600, max_blocks: 60 },
-  } as unknown as ScenarioDocument;
+  });
   const samples = (n: number): Sample[] =>
     blockRows(variants, load.slice(0, n)).map((r) => ({
       variant: r.variant,
@@ -167,7 +175,10 @@ describe('decideBlocks (the runner asks it after every block)', () => {
   });
 
   it("judges equivalence against the scenario's own margin", () => {
-    const tight = { ...doc, decision: { margin: 0.01, budget_seconds: 600, max_blocks: 60 } } as ScenarioDocument;
+    const tight = {
+      ...doc,
+      decision: { margin: 0.01, budget_seconds: 600, max_blocks: 60 },
+    } satisfies ScenarioDocument;
     const with_ = (d: ScenarioDocument) =>
       decideBlocks({ doc: d, samples: samples(8), metric: 'duration', engine: 'postgresql', major: 17, minor: 2 });
     expect(with_(doc).pairs[1]!.decision).toBe('equivalent');
