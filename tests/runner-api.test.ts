@@ -147,7 +147,9 @@ describe('runner → API round trip', () => {
       expect(f.source).toBe('measured');
       expect(f.runs).toEqual([`/v1/runs/${items[0]!.id}`]);
       // Three blocks: paired, and undecided until six.
-      expect(f.sentence).toMatch(/ after only 3 paired blocks: a decision waits for 6; /);
+      expect(f.sentence).toMatch(
+        / after only 3 paired blocks: a decision waits for 6, enough to judge their spread; so far /,
+      );
     }
     await api.kill();
   });
