@@ -10,7 +10,7 @@ import {
   type ScenarioDocument,
   type SweepPoint,
 } from '@tunelab/contracts';
-import { groupSamples, type SampleRow } from './groups.ts';
+import { groupSamples, sampleRows } from './groups.ts';
 
 export type PairDecision = {
   point: SweepPoint | null;
@@ -43,36 +43,27 @@ export function decideBlocks(input: {
   points?: number;
 }): BlocksDecision {
   const { doc, metric } = input;
-  const rows: SampleRow[] = input.samples
-    .filter((s) => s.metric === metric)
-    .map((s) => ({
-      variant: s.variant,
-      point_param: s.point?.param ?? null,
-      point_value: s.point?.value ?? null,
-      repetition: s.repetition,
-      position: s.position ?? null,
-      value: s.value,
-      unit: s.unit,
-      run_id: 'this-run',
-      scenario_key: doc.key,
-      version_hash: 'this-run',
-      comparisons: doc.comparisons,
-      fingerprint: 'this-machine',
-      hardware_class: 'this-machine',
-      cpu_model: '',
-      storage_kind: 'unknown',
-      physical_cores: 1,
-      memory_bytes: 0,
-      source: 'measured',
-      received_at: new Date(0),
-      engine: input.engine,
-      db_version: `${input.major}.${input.minor}`,
-      major: input.major,
-      minor: input.minor,
-      params: {},
-      run_warnings: [],
-      settings: {},
-    }));
+  const rows = sampleRows(input.samples, metric, {
+    run_id: 'this-run',
+    scenario_key: doc.key,
+    version_hash: 'this-run',
+    comparisons: doc.comparisons,
+    fingerprint: 'this-machine',
+    hardware_class: 'this-machine',
+    cpu_model: '',
+    storage_kind: 'unknown',
+    physical_cores: 1,
+    memory_bytes: 0,
+    source: 'measured',
+    received_at: new Date(0),
+    engine: input.engine,
+    db_version: `${input.major}.${input.minor}`,
+    major: input.major,
+    minor: input.minor,
+    params: {},
+    run_warnings: [],
+    settings: {},
+  });
   const q = { ...ComparisonQuery.parse({ scenario: doc.key, source: 'measured', groupBy: 'class' }), metric };
   const { groups } = groupSamples(rows, q, new Map([[doc.key, doc]]), input.points ?? 1);
   const pairs = groups.flatMap((g) =>

@@ -14,6 +14,7 @@ import {
   type FindingRecord,
   type NoiseCounts,
   type NoisyPolicy,
+  type Sample,
   type ScenarioDocument,
   Engine,
   majorOfParts,
@@ -59,6 +60,28 @@ export type SampleRow = {
   /** Whether the run was flagged noisy (contracts' judgeNoise); null or absent when it recorded no noise. */
   noisy?: boolean | null;
 };
+
+/** A row's fields that come from its run and machine, not from the sample. */
+export type RunRowFields = Omit<
+  SampleRow,
+  'variant' | 'point_param' | 'point_value' | 'repetition' | 'position' | 'value' | 'unit'
+>;
+
+/** A run's samples of one metric as the rows results-db loads for them: the sample's fields, then the run's. */
+export function sampleRows(samples: readonly Sample[], metric: string, run: RunRowFields): SampleRow[] {
+  return samples
+    .filter((s) => s.metric === metric)
+    .map((s) => ({
+      variant: s.variant,
+      point_param: s.point?.param ?? null,
+      point_value: s.point?.value ?? null,
+      repetition: s.repetition,
+      position: s.position ?? null,
+      value: s.value,
+      unit: s.unit,
+      ...run,
+    }));
+}
 
 /** What a comparison is grouped and compared by (GET /v1/comparisons' query, the pair optional, the metric resolved). */
 export type Filters = Omit<ComparisonQuery, 'baseline' | 'candidate' | 'metric'> & {

@@ -16,7 +16,7 @@ import {
 } from '@tunelab/contracts';
 import { publishedFigures, type PublishedData } from '@tunelab/scenarios';
 import { metricDirection } from './direction.ts';
-import { groupSamples, type SampleRow } from './groups.ts';
+import { groupSamples, sampleRows, type SampleRow } from './groups.ts';
 import { publishedSubmissions } from './published.ts';
 import { answerScenario, type ScenarioAnswersOf } from './scenario.ts';
 
@@ -29,38 +29,28 @@ function submissionRows(
   metric: string,
   meta: { runId: string; source: 'measured' | 'published'; hardwareClass: string },
 ): SampleRow[] {
-  const at = new Date(run.finishedAt);
-  return run.samples
-    .filter((s) => s.metric === metric)
-    .map((s) => ({
-      variant: s.variant,
-      point_param: s.point?.param ?? null,
-      point_value: s.point?.value ?? null,
-      repetition: s.repetition,
-      position: s.position ?? null,
-      value: s.value,
-      unit: s.unit,
-      run_id: meta.runId,
-      scenario_key: run.scenario.key,
-      version_hash: run.scenario.version,
-      comparisons: run.scenario.comparisons ?? null,
-      fingerprint: canonicalJson(stableHardwareFields(run.hardware)),
-      hardware_class: meta.hardwareClass,
-      cpu_model: run.hardware.cpuModel,
-      storage_kind: run.hardware.storage.kind,
-      physical_cores: run.hardware.physicalCores,
-      memory_bytes: run.hardware.memoryBytes,
-      source: meta.source,
-      received_at: at,
-      engine: run.database.engine,
-      db_version: run.database.version,
-      major: run.database.major,
-      minor: run.database.minor,
-      params: run.params,
-      run_warnings: run.warnings,
-      settings: run.database.settings,
-      noisy: run.noise ? judgeNoise(run.noise).noisy : null,
-    }));
+  return sampleRows(run.samples, metric, {
+    run_id: meta.runId,
+    scenario_key: run.scenario.key,
+    version_hash: run.scenario.version,
+    comparisons: run.scenario.comparisons ?? null,
+    fingerprint: canonicalJson(stableHardwareFields(run.hardware)),
+    hardware_class: meta.hardwareClass,
+    cpu_model: run.hardware.cpuModel,
+    storage_kind: run.hardware.storage.kind,
+    physical_cores: run.hardware.physicalCores,
+    memory_bytes: run.hardware.memoryBytes,
+    source: meta.source,
+    received_at: new Date(run.finishedAt),
+    engine: run.database.engine,
+    db_version: run.database.version,
+    major: run.database.major,
+    minor: run.database.minor,
+    params: run.params,
+    run_warnings: run.warnings,
+    settings: run.database.settings,
+    noisy: run.noise ? judgeNoise(run.noise).noisy : null,
+  });
 }
 
 const query = (doc: ScenarioDocument, metric: string, source: 'measured' | 'published') => ({
