@@ -52,7 +52,7 @@ export const COMPARABILITY_RULE =
   '(4) every setting the scenario calls relevant equals the article’s, where the article stated it (a setting a run did not record is the server’s default). ' +
   'A comparable result reproduces the article when it points the same way (both faster, both slower, or both without a significant difference), contradicts it when it points the other way, ' +
   'and is inconclusive when the measurement finds no significant difference where the article found one. Any condition that differs makes it not comparable, whatever it points to, and says which. ' +
-  'An emulated run (`--like-article`: the server inside a resource envelope) is judged by the ratios the scenario’s `article_conditions` declare for the article’s machine instead of absolutes: ' +
+  'An emulated run (`--like-article`: the server inside a resource envelope) is held against the machine `article_conditions` lists whose storage tier it measured inside the envelope (else the nearest listed), and judged by the ratios declared for that machine instead of absolutes: ' +
   'its data size (the scale parameter × bytes per unit) over its memory limit within a factor of 2 of the article’s data : memory (where the scenario states one), each setting listed in `settings_to_data` and each parameter listed in `params_to_data` over its data size within a factor of 2 of the article’s, and the storage tier measured inside the envelope equal to the article’s; ' +
   'cores and absolute data size are not reproduced and are said as notes. Every answer drawn from an emulated run says “under emulated conditions”; an emulated run without `article_conditions` for the machine is judged as any other.';
 
@@ -488,6 +488,26 @@ function claimFor(
   return null;
 }
 
+/**
+ * The article machines an emulated group is held against: those whose conditions it emulates
+ * (article_conditions), and of them those whose storage tier its probe measured inside the envelope —
+ * an HDD-like run (`--like-article-machine server-2`) is judged against server-2's HDD, not server-1's
+ * SSD, though both have 8 cores and 32 GB. Null for an unconstrained group or when none is listed.
+ */
+function emulatedMachines(
+  scenario: ScenarioInput,
+  g: AnswerGroup,
+  machines: readonly ArticleMachine[],
+): ArticleMachine[] | null {
+  if (!isEmulatedClass(g.hardware.class)) return null;
+  const conditions = scenario.doc.article_conditions?.machines ?? [];
+  const listed = machines.filter((m) => conditions.some((c) => c.hardware === m.id));
+  if (listed.length === 0) return null;
+  const tier = tierOfClass(g.hardware.class);
+  const sameTier = listed.filter((m) => conditions.some((c) => c.hardware === m.id && c.storage_tier === tier));
+  return sameTier.length > 0 ? sameTier : listed;
+}
+
 function pairAnswer(
   scenario: ScenarioInput,
   g: AnswerGroup,
@@ -501,12 +521,7 @@ function pairAnswer(
   const measured = g.comparisons.find((c) => c.baseline === baseline && c.candidate === candidate) ?? null;
   const adviceText = advice(measured, baseline, candidate, labels).text;
   const withPair = atPoint(g, machines).filter((m) => articleComparison(m, baseline, candidate) !== null);
-  // An emulated group is held against a machine whose conditions it emulates (article_conditions),
-  // whatever machine its envelope's cores and memory are nearest to.
-  const emulatedOf = isEmulatedClass(g.hardware.class)
-    ? withPair.filter((m) => scenario.doc.article_conditions?.machines.some((c) => c.hardware === m.id))
-    : [];
-  const machine = nearestArticleMachine(g, emulatedOf.length > 0 ? emulatedOf : withPair);
+  const machine = nearestArticleMachine(g, emulatedMachines(scenario, g, withPair) ?? withPair);
   const art = machine ? articleComparison(machine, baseline, candidate) : null;
   const base = { baseline, candidate, measured, advice: adviceText };
   let article: ArticleFigure | null = null;

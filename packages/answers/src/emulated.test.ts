@@ -67,13 +67,29 @@ describe('an emulated like-article run', () => {
     );
   });
 
-  it('whose disk measured another tier inside the envelope is not comparable on storage', async () => {
+  it('whose disk measured HDD-like inside the envelope is held against the article’s HDD machine, server-2', async () => {
     const run = likeRun();
     run.hardware.measured = { ...run.hardware.measured!, readIopsQd1: 150, readIopsQd16: 300 };
     expect(hardwareClassOf(run.hardware)).toMatch(/ \/ HDD-like, emulated$/);
     const p = pair(await answer(run), '1-2');
+    // server-1 and server-2 both have 8 cores and 32 GB: the tier measured inside the envelope picks server-2.
+    expect(p.article).toMatchObject({ kind: 'comparison', machine: 'server-2' });
+    expect(p.notes[0]).toMatch(/^emulated like the article’s server-2/);
+    expect(p.reasons).toEqual([]);
+    expect(p.sentence).toMatch(
+      /^inconclusive under emulated conditions \(data:memory 0\.37 vs 0\.375, HDD-like vs HDD-like, /,
+    );
+  });
+
+  it('whose disk measured a tier no listed machine had is not comparable on storage', async () => {
+    const run = likeRun();
+    // Sequential writes beyond SATA's 600 MB/s: NVMe-like, which neither server-1 nor server-2 was.
+    run.hardware.measured = { ...run.hardware.measured!, seqWriteMBps: 900 };
+    expect(hardwareClassOf(run.hardware)).toMatch(/ \/ NVMe-like, emulated$/);
+    const p = pair(await answer(run), '1-2');
+    expect(p.article).toMatchObject({ machine: 'server-1' });
     expect(p.agreement).toBe('not-comparable');
-    expect(p.reasons).toEqual(['hardware: HDD-like here (measured inside the envelope) vs SSD-like in the article']);
+    expect(p.reasons).toEqual(['hardware: NVMe-like here (measured inside the envelope) vs SSD-like in the article']);
   });
 
   it('of a scenario without article_conditions is judged on absolutes, and still says it is emulated', async () => {
