@@ -16,7 +16,15 @@ import type {
   ScaleGroupAnswer,
   ScalePairAnswer,
 } from '@tunelab/contracts';
-import { crossingScale, extrapolationFactor, formatP, pairAtScale, predictAt, type LogLogFit } from '@tunelab/stats';
+import {
+  crossingScale,
+  decideInterval,
+  extrapolationFactor,
+  formatP,
+  pairAtScale,
+  predictAt,
+  type LogLogFit,
+} from '@tunelab/stats';
 
 /**
  * Answers go at most this factor beyond the measured range, either side. A power law fitted on
@@ -97,7 +105,7 @@ function answerPair(ctx: PairContext, baseline: string, candidate: string): Scal
   const fits = [fitOf(ctx, baseline, bCurve), fitOf(ctx, candidate, cCurve)];
   const cmd = commandOf(ctx);
   const scales = new Set([...(bCurve?.scales ?? []), ...(cCurve?.scales ?? [])]);
-  const none = { ratio: null, ci95: null, pi95: null, p: null, extrapolation: null, crossing: null };
+  const none = { decision: null, ratio: null, ci95: null, pi95: null, p: null, extrapolation: null, crossing: null };
   const heldOut = fits.flatMap((f) => f.heldOut.map((h) => Math.abs(h.errorPct)));
   const heldOutMaxAbsErrorPct = heldOut.length ? Math.max(...heldOut) : null;
   const shared = fits.map((f) => f.scales.length);
@@ -114,7 +122,10 @@ function answerPair(ctx: PairContext, baseline: string, candidate: string): Scal
       command: cmd,
     };
   }
-  const pair = pairAtScale(base, cand, value);
+  // One rule for every answer (the paired verdict's): the declared pairs share 95 % (Bonferroni),
+  // the interval excluding 1 is a difference, lying within ±margin is equivalence.
+  const family = Math.max(1, curves.pairs.length);
+  const pair = pairAtScale(base, cand, value, 1 - 0.05 / family);
   const min = Math.max(base.range.min, cand.range.min);
   const max = Math.min(base.range.max, cand.range.max);
   const range = `${count(min)}–${count(max)} ${param}`;
@@ -137,19 +148,26 @@ function answerPair(ctx: PairContext, baseline: string, candidate: string): Scal
   }
   const b = labelOf(ctx, baseline);
   const c = labelOf(ctx, candidate);
-  const excludesOne = pair.ci.low > 1 || pair.ci.high < 1;
-  const how = `95 % CI ${num(pair.ci.low)}–${num(pair.ci.high)}×; one new pair of runs: ${num(pair.pi.low)}–${num(pair.pi.high)}×; ${formatP(pair.p)}`;
+  const { decision } = decideInterval({ low: Math.log(pair.ci.low), high: Math.log(pair.ci.high) }, curves.margin);
+  const pText =
+    family > 1 ? `${formatP(Math.min(1, pair.p * family))} over ${family} pairs (Bonferroni)` : formatP(pair.p);
+  const how = `95 % CI ${num(pair.ci.low)}–${num(pair.ci.high)}×; one new pair of runs: ${num(pair.pi.low)}–${num(pair.pi.high)}×; ${pText}`;
   const outside =
     pair.extrapolation > 1 ? ` This is ${num(pair.extrapolation)}× outside the measured range: an extrapolation.` : '';
   const held =
     heldOutMaxAbsErrorPct === null ? '' : ` Held-out error of the fits: up to ${num(heldOutMaxAbsErrorPct)} %.`;
-  const verdict = excludesOne
-    ? `${c} is expected ${ratioWords(ctx, pair.ratio, b)} (${how}).`
-    : `No evidence of a difference: ${c} is expected ${ratioWords(ctx, pair.ratio, b)} (${how}).`;
+  const margin = `±${num(curves.margin * 100)} %`;
+  const verdict =
+    decision === 'differs'
+      ? `${c} is expected ${ratioWords(ctx, pair.ratio, b)} (${how}).`
+      : decision === 'equivalent'
+        ? `${c} is expected ${ratioWords(ctx, pair.ratio, b)}: equivalent within ${margin} (${how}).`
+        : `Undecided: ${c} is expected ${ratioWords(ctx, pair.ratio, b)}, but the interval holds both no change and a change beyond ${margin} (${how}).`;
   return {
     baseline,
     candidate,
     status: 'answered',
+    decision,
     sentence: `At ${count(value)} ${param}, fitted from ${range} (${scales.size} sizes, n = ${fits[0]!.n} + ${fits[1]!.n}): ${verdict}${outside}${held}`,
     ratio: pair.ratio,
     ci95: pair.ci,

@@ -14,6 +14,8 @@ function runsAt(
   scales: readonly number[],
   law: Record<string, (rows: number) => number>,
   extra: Partial<SampleRow> = {},
+  /** The spread of the multiplicative noise, in log units (uniform, ±half of it). */
+  noise = 0.1,
 ): SampleRow[] {
   const random = seededRandom(7);
   return scales.flatMap((rows, i) =>
@@ -23,7 +25,7 @@ function runsAt(
         point_param: null,
         point_value: null,
         repetition,
-        value: f(rows) * Math.exp((random() - 0.5) * 0.1),
+        value: f(rows) * Math.exp((random() - 0.5) * noise),
         unit: 's',
         run_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
         scenario_key: doc.key,
@@ -85,7 +87,10 @@ describe('answers at the user’s scale', () => {
     expect(p.ci95!.low!).toBeGreaterThan(1);
     expect(p.pi95!.low!).toBeLessThanOrEqual(p.ci95!.low!);
     expect(p.sentence).toMatch(/^At 1,000,000 rows, fitted from 100,000–1,600,000 rows \(5 sizes, n = 15 \+ 15\): /);
-    expect(p.sentence).toMatch(/as long as VACUUM \(INDEX_CLEANUP on\)/);
+    expect(p.sentence).toMatch(/as long as VACUUM \(INDEX_CLEANUP on\) \(95 % CI /);
+    // One rule for every answer: the 2 declared pairs share the 95 % (Bonferroni), and this interval excludes 1.
+    expect(p.decision).toBe('differs');
+    expect(p.sentence).toMatch(/ over 2 pairs \(Bonferroni\)\)/);
     expect(p.crossing!.x).toBeGreaterThan(300_000);
     expect(p.crossing!.x).toBeLessThan(550_000);
     expect(p.crossing!.lowerAbove).toBe('1-1');
@@ -93,9 +98,25 @@ describe('answers at the user’s scale', () => {
     expect(p.fits.map((f) => f.heldOut.length)).toEqual([5, 5]);
     expect(p.heldOutMaxAbsErrorPct!).toBeLessThan(15);
     expect(p.command).toBe('tunelab run vacuum-index-cleanup --param rows=1000000 --server 16');
-    // Equal laws: no evidence of a difference, and no crossing to speak of inside the data.
+    // Equal laws: an interval within ±10 % (the scenario's margin) is equivalence, as a paired run's would be.
     const same = g.pairs.find((x) => x.candidate === '2-2')!;
-    expect(same.sentence).toMatch(/No evidence of a difference/);
+    expect(same.decision).toBe('equivalent');
+    expect(same.sentence).toMatch(/as long as VACUUM \(FULL\): equivalent within ±10 % \(95 % CI 0\.9\d+–1\.0\d+×; /);
+  });
+
+  it('is undecided, never "no difference", when the interval holds both no change and a change beyond the margin', async () => {
+    const doc = await load('vacuum-index-cleanup');
+    // 2-2 is 8 % slower than 2-1, measured with ±60 % noise: the fits cannot tell.
+    const law = { ...LAW, '2-2': (rows: number) => 1.08 * LAW['2-1'](rows) };
+    const p = ask(doc, runsAt(doc, SCALES, law, {}, 1.2), 'rows', 1_000_000).groups[0]!.pairs.find(
+      (x) => x.candidate === '2-2',
+    )!;
+    expect(p.ci95!.low!).toBeLessThan(0.9);
+    expect(p.ci95!.high!).toBeGreaterThan(1.1);
+    expect(p.decision).toBe('undecided');
+    expect(p.sentence).toMatch(
+      /: Undecided: drop indexes, VACUUM \(FULL\), re-create indexes is expected to take [\d.]+× as long as VACUUM \(FULL\), but the interval holds both no change and a change beyond ±10 % \(95 % CI /,
+    );
   });
 
   it(`refuses beyond ${SCALE_EXTRAPOLATION_LIMIT}× the measured range, naming the command that measures it`, async () => {

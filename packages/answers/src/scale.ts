@@ -16,7 +16,7 @@ import {
   type ScenarioDocument,
   type UsedDirection,
 } from '@tunelab/contracts';
-import { heldOutErrors, logLogFit, type ScalePoint } from '@tunelab/stats';
+import { EQUIVALENCE_MARGIN, heldOutErrors, logLogFit, type ScalePoint } from '@tunelab/stats';
 import type { SampleRow } from './groups.ts';
 import { answerCurvesAtScale, MIN_SCALES, SCALE_EXTRAPOLATION_LIMIT } from './scale-curves.ts';
 
@@ -147,6 +147,7 @@ export function fitScaleCurves(input: FitScaleCurvesInput): ScaleCurves {
     limit: SCALE_EXTRAPOLATION_LIMIT,
     minScales: MIN_SCALES,
     pairs: doc.comparisons.map((p) => ({ baseline: p.baseline, candidate: p.candidate })),
+    margin: doc.decision?.margin ?? EQUIVALENCE_MARGIN,
     groups: fitted,
     empty: fitted.length ? null : `no measured runs of ${doc.key} with ${metric} yet`,
   };

@@ -69,8 +69,14 @@ export const ScalePairAnswer = z.object({
   status: z.enum(['answered', 'refused', 'insufficient-data']),
   /** The answer (or refusal) in words, saying the scale, the measured range and how sure. */
   sentence: z.string(),
+  /**
+   * Decided as every answer is (the paired verdict's rule): differs when `ci95` excludes 1,
+   * equivalent when it lies within ±`margin`, else undecided; null when not answered.
+   */
+  decision: z.enum(['differs', 'equivalent', 'undecided']).nullable(),
   /** candidate ÷ baseline of the fitted values at the asked scale. */
   ratio: z.number().nullable(),
+  /** Its interval, 95 % for the declared pairs together (Bonferroni: each at 1 − 0.05 / pairs). */
   ci95: Bounds.nullable(),
   /** Where the ratio of one new run of each at that scale falls, 95 %. */
   pi95: Bounds.nullable(),
@@ -181,8 +187,10 @@ export const ScaleCurves = z.object({
   direction: UsedDirection,
   limit: z.number(),
   minScales: z.number().int(),
-  /** The declared pairs, answered in this order. */
+  /** The declared pairs, answered in this order; their count is the family the intervals share. */
   pairs: z.array(z.object({ baseline: z.string(), candidate: z.string() })),
+  /** The relative change that counts as none (scenario.yaml `decision.margin`, else ±10 %). */
+  margin: z.number().gt(0).lt(1),
   groups: z.array(ScaleCurveGroup),
   empty: z.string().nullable(),
 });
