@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
-import { FindingList, RunDetail, RunList } from '@tunelab/contracts';
+import { FindingList, RunDetail, RunList, ScenarioAnswers } from '@tunelab/contracts';
 import { createTestDatabase } from '@tunelab/results-db/testing';
 import { apiProcess, runTunelab, scratch, TARGET } from './support.ts';
 
@@ -151,6 +151,15 @@ describe('runner → API round trip', () => {
         / after only 3 paired blocks: a decision waits for 6, enough to judge their spread; so far /,
       );
     }
+    // GET /v1/answers states the class's noise from those blocks with the answer.
+    const answers = ScenarioAnswers.parse(
+      await (await fetch(`${url}/v1/answers?scenario=${SCENARIO}&source=measured`)).json(),
+    );
+    expect(answers.groups).toHaveLength(1);
+    expect(answers.groups[0]!.spread).toMatchObject({ blocks: { low: 3, high: 3 } });
+    expect(answers.groups[0]!.spread!.sentence).toMatch(
+      /^On this class the 3 pairs’ ratios vary by [\d.]+%(–[\d.]+%)? from block to block \(3 paired blocks\)/,
+    );
     await api.kill();
   });
 });

@@ -3,6 +3,7 @@ import { pairedVerdict, welchTTest } from '@tunelab/stats';
 import { ScenarioDocument, type Sample } from '@tunelab/contracts';
 import { decideBlocks } from './blocks.ts';
 import { groupSamples, type SampleRow } from './groups.ts';
+import { groupSpread } from './spread.ts';
 
 const RUN = '00000000-0000-4000-8000-000000000001';
 const q = { metric: 'duration', source: 'measured', groupBy: 'class' } as const;
@@ -184,5 +185,30 @@ describe('decideBlocks (the runner asks it after every block)', () => {
     expect(with_(doc).pairs[1]!.decision).toBe('equivalent');
     expect(with_(tight).pairs[1]!.decision).not.toBe('equivalent');
     expect(with_(tight).decided).toBe(false);
+  });
+});
+
+describe('the noise stated with a group measured in blocks', () => {
+  it('says how much the pairs vary from block to block and what they cannot tell apart', () => {
+    const spread = groupSpread(groupSamples(blockRows(variants, load), q).groups[0]!.comparisons)!;
+    expect(spread.blocks).toEqual({ low: 8, high: 8 });
+    expect(spread.unstable).toBe(0);
+    expect(spread.sdLogRatio.high).toBeLessThan(0.02);
+    expect(spread.detectable!.low).toBeGreaterThan(0);
+    expect(spread.detectable!.high).toBeLessThan(0.05);
+    expect(spread.sentence).toMatch(
+      /^On this class the 2 pairs’ ratios vary by [\d.]+%(–[\d.]+%)? from block to block \(8 paired blocks\); differences under [\d.]+%(–[\d.]+%)?( \(by pair\))? cannot be told apart$/,
+    );
+  });
+
+  it('counts a pair noisier than its margin unstable, and states none for runs from before blocks', () => {
+    // b against a swings ±25 % from block to block: beyond the ±10 % margin.
+    const swing = blockRows(variants, load).map((r) =>
+      r.variant === 'b' ? { ...r, value: r.value * (r.repetition % 2 === 0 ? 1.25 : 0.75) } : r,
+    );
+    const spread = groupSpread(groupSamples(swing, q).groups[0]!.comparisons)!;
+    expect(spread.unstable).toBe(1);
+    expect(spread.sentence).toMatch(/; 1 of 2 is unstable: noisier than the ±10\.0% margin$/);
+    expect(groupSpread(groupSamples(blockRows(variants, load, {}, false), q).groups[0]!.comparisons)).toBeNull();
   });
 });

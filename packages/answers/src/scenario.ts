@@ -1,5 +1,5 @@
 /** A scenario's answers: every group of runs under equal conditions, answered pair by pair. */
-import type { Agreement, CrossingAnswer, FitAnswer, NoiseCounts, RatioAnswer } from '@tunelab/contracts';
+import type { Agreement, CrossingAnswer, FitAnswer, GroupSpread, NoiseCounts, RatioAnswer } from '@tunelab/contracts';
 import {
   answerPair,
   articleMachine,
@@ -11,6 +11,7 @@ import {
 } from './answer.ts';
 import { conditionsSentence } from './conditions.ts';
 import { metricList, type ResolvedDirection } from './direction.ts';
+import { groupSpread } from './spread.ts';
 import { declaredCrossings, declaredFits, declaredRatios, type SeriesPoint, type UnitSample } from './figures.ts';
 
 export type AnswerScenarioInput<G extends AnswerGroup> = {
@@ -40,6 +41,7 @@ export type GroupAnswerOf<G extends AnswerGroup> = {
   ratios: RatioAnswer[];
   fits: FitAnswer[];
   crossings: CrossingAnswer[];
+  spread: GroupSpread | null;
 };
 
 export type ScenarioAnswersOf<G extends AnswerGroup> = {
@@ -108,6 +110,7 @@ export function answerScenario<G extends AnswerGroup>(input: AnswerScenarioInput
         ratios,
         fits: declaredFits(doc, samples),
         crossings: declaredCrossings(doc, input.seriesOf?.(g) ?? []),
+        spread: groupSpread(g.comparisons),
       };
     });
   const src = scenario.published?.source;

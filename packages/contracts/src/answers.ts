@@ -158,6 +158,20 @@ export const GroupSimilarity = z.object({
 });
 export type GroupSimilarity = z.infer<typeof GroupSimilarity>;
 
+/**
+ * A group's noise from its pairs measured in paired blocks: the block-to-block sd of their log
+ * ratios (low–high over the pairs), the smallest change each could tell from none (null: none
+ * bounded yet), their blocks, how many are unstable (spread beyond the margin), in one sentence.
+ */
+export const GroupSpread = z.object({
+  sdLogRatio: z.object({ low: z.number(), high: z.number() }),
+  detectable: z.object({ low: z.number(), high: z.number() }).nullable(),
+  blocks: z.object({ low: z.number().int(), high: z.number().int() }),
+  unstable: z.number().int(),
+  sentence: z.string(),
+});
+export type GroupSpread = z.infer<typeof GroupSpread>;
+
 export const GroupAnswer = z.object({
   group: ComparisonGroup.omit({ comparisons: true }),
   /** "2 cores / 8 GB / virtual or unknown disk · rows = 700,000" */
@@ -166,6 +180,8 @@ export const GroupAnswer = z.object({
   ratios: z.array(RatioAnswer),
   fits: z.array(FitAnswer),
   crossings: z.array(CrossingAnswer),
+  /** The noise of its pairs measured in blocks; null when none was (runs from before blocks, the article's). */
+  spread: GroupSpread.nullable(),
   /** With a machine given ("like mine"): how near the group's class is to it; null for an article machine whose hardware is not stated. */
   similarity: GroupSimilarity.nullable().optional(),
 });
