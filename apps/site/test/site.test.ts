@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
+import { judgeNoise } from '@tunelab/contracts';
 import { createRequire } from 'node:module';
 import { openTestResultsDb } from './fresh-db.ts';
 import { buildSite, SITE_DIR } from './build.ts';
-import { SAMPLE, seedDemo } from './seed.ts';
+import { SAMPLE, sampleRun, seedDemo } from './seed.ts';
 import { serveStatic } from './static-server.ts';
-import { prismaOf } from '@tunelab/results-db/testing';
+import { ingestDocument, prismaOf } from '@tunelab/results-db/testing';
 
 const SCREENSHOTS = join(SITE_DIR, 'test-output/screenshots');
 
@@ -685,6 +686,36 @@ describe('site build edge cases', () => {
     expect(scenario).toContain('0:03:46');
     expect(scenario).toContain('No measured runs of this scenario yet');
     expect(existsSync(join(out, 'feed.xml'))).toBe(true);
+  });
+
+  it('a scenario whose only measured run was flagged noisy says so, not "not measured yet"', async () => {
+    const dataDir = await freshDb('noisy-only', 'empty');
+    const db = await openTestResultsDb(dataDir);
+    try {
+      const run = sampleRun({ cores: 2, memoryGb: 8, disk: 'ssd' }, 1);
+      // A CPU probe spread of 10 % (the 2-core VM beside a CI run): above its threshold, so flagged noisy.
+      const noise = {
+        windowSeconds: 8,
+        logicalCpus: 2,
+        cpuStealPct: 1.9,
+        loadAverage: { mean: 1.6, max: 1.6 },
+        timerLatenessMs: { p50: 0.4, p99: 5, max: 6, ticks: 80 },
+        cpuProbe: { runsMs: [26, 29, 28, 32, 25, 24, 24, 26], cvPct: 10.2, cpuSharePct: 89 },
+        ioProbe: null,
+        overheadSeconds: 0.25,
+      };
+      run.noise = noise;
+      expect(judgeNoise(noise).noisy).toBe(true);
+      expect((await ingestDocument(db, run, 'site-noisy-only')).run.id).toBeTruthy();
+    } finally {
+      await db.close();
+    }
+    const out = join(work, 'dist-noisy-only');
+    const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
+    expect(build.code, build.output).toBe(0);
+    const page = await readFile(join(out, `scenarios/${SAMPLE.scenario.key}/index.html`), 'utf8');
+    expect(page).toMatch(/No answer yet:\s+the one measured run was flagged noisy/);
+    expect(page).not.toContain('Not measured yet');
   });
 
   it('a stored hardware spec that fails validation stops the build with a clear message', async () => {
