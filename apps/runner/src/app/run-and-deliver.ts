@@ -1,9 +1,10 @@
 /**
  * The one path from a scenario to a delivered run, shared by `tunelab run` and `tunelab agent`:
- * run it (engine/run-scenario.ts), make the run file, show it, keep it (where asked, else the OS
- * temp directory, else the caller prints it: app/deliver.ts `keepRunFile`), then submit it and,
- * while the API is away, keep it in the spool (`deliver`). Nothing measured is lost: once the run
- * is measured nothing here throws.
+ * run it (engine/run-scenario.ts), make the run file, keep it (where asked, else the OS temp
+ * directory, else the caller prints it: app/deliver.ts `keepRunFile`), show it, then submit it
+ * and, while the API is away, keep it in the spool (`deliver`). Nothing measured is lost: the run
+ * file is written before anything renders it, and once the run is measured nothing here throws —
+ * a caller's hook that fails (the table's renderer, a log line) is said and the delivery goes on.
  */
 import type { RunSubmission } from '@tunelab/contracts';
 import type { RunnerConfig } from '../config.ts';
@@ -27,7 +28,7 @@ export type Delivery = {
   say: (line: string) => void;
   /** Lines about the submission (retries, stored, spooled). */
   log: (line: string) => void;
-  /** The run is measured: before anything is written (the table, `--json` on stdout; the agent stops heartbeating). */
+  /** The run is measured and its file kept (or nowhere to keep it): show it (the table, `--json` on stdout; the agent stops heartbeating). */
   onMeasured?: (run: RunFile, result: RunResult) => void;
   /** Where the run file is (`saved.file` null: nowhere, the caller shows the run). */
   onKept?: (saved: SavedRun, run: RunFile) => void;
@@ -50,15 +51,25 @@ export async function runAndDeliver(options: RunOptions, delivery: Delivery): Pr
   const submission: RunSubmission =
     delivery.job !== undefined ? { ...result.submission, job: delivery.job } : result.submission;
   const run = makeRunFile(result.runId, result.idempotencyKey, submission);
-  delivery.onMeasured?.(run, result);
+  // Keep, then show: a renderer that throws must not cost the measured run.
   const saved = await keepRunFile(delivery.fileOf(result.runId), run, delivery.say);
-  delivery.onKept?.(saved, run);
+  const hook = (what: string, call: () => void) => {
+    try {
+      call();
+    } catch (e) {
+      delivery.say(
+        `run ${run.runId}: ${what} failed (${e instanceof Error ? e.message : String(e)}); the run is kept and delivered all the same`,
+      );
+    }
+  };
+  hook('showing the measured run', () => delivery.onMeasured?.(run, result));
+  hook('saying where the run file is', () => delivery.onKept?.(saved, run));
   if (!delivery.api) {
     const notWhereAsked = saved.file === null || saved.fallbackReason !== undefined;
     return { result, run, saved, code: notWhereAsked ? EXIT.NOT_STORED : EXIT.OK };
   }
   const delivered = await deliver(run, delivery.config, delivery.api, delivery.log, saved.file);
-  delivery.onDelivered?.(delivered.outcome);
+  hook('saying what the API answered', () => delivery.onDelivered?.(delivered.outcome));
   return {
     result,
     run,

@@ -491,15 +491,19 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
     await sweepLeftovers(config, request.target, (line) => io.err(`${line}\n`), SWEEP_BEFORE_RUN_MS).catch(
       () => {}, // a bad or unreachable target is the run's own error, said by the run
     );
-  // Nothing measured is lost: the run reaches stdout (--json) before anything can fail, and the
-  // run file exists (where asked, else in the OS temp dir) before any network call.
+  // Nothing measured is lost: the run file exists (where asked, else in the OS temp dir) before
+  // the table or the JSON is printed and before any network call; with nowhere to write it the
+  // run is printed whole (onKept).
   const delivered = await runAndDeliver(
     { ...runOptionsOf(scenario, request, opts, config, notes), signal: stop.signal, onEvent: progress.onEvent },
     {
       config,
       api,
       fileOf: (runId) => (opts.out ? path.resolve(config.cwd, opts.out) : path.join(config.runsDir, `${runId}.json`)),
-      say: (line) => io.err(`tunelab: ${line}\n`),
+      say: (line) => {
+        stopped();
+        io.err(`tunelab: ${line}\n`);
+      },
       log: (line) => io.err(`${line}\n`),
       onMeasured: (file, result) => {
         stopped();
