@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatInterval, formatPctInterval, formatValue } from './format.ts';
+import { formatDuration, formatInterval, formatPctInterval, formatValue, formatWithUnit } from './format.ts';
+import { meansText } from './home.ts';
+import { sideValue } from './side-by-side.ts';
 import { reproduceCommand, toCsv } from './views.ts';
 import { RunDetail } from '@tunelab/contracts';
 
@@ -16,6 +18,32 @@ describe('formatDuration', () => {
   });
   it('writes milliseconds for articles that reported them', () => {
     expect(formatDuration(48.011511, 'ms')).toBe('48011.511');
+  });
+});
+
+describe('a value with its unit (one formatter)', () => {
+  it("names the unit the figure is written in: ms after a figure in ms, never the metric's s", () => {
+    expect(formatWithUnit(0.342316, 's', 'ms')).toBe('342.316 ms');
+    expect(formatWithUnit(0.342316, 's', 's')).toBe('0.3423 s');
+    expect(formatWithUnit(226.4, 's', 'hms')).toBe('0:03:46');
+    expect(formatWithUnit(3 * 1024 * 1024, 'bytes', 's')).toBe('3.0 MiB');
+    expect(formatWithUnit(52274.2, 'rows/s', 's')).toBe('52,274 rows/s');
+    expect(formatWithUnit(Number.NaN, 's', 'ms')).toBe('—');
+  });
+  it('the home page\'s figures and the side-by-side means go through it (a 1000x slip: "342.316 s" for 0.342 s)', () => {
+    const g = {
+      unit: 's',
+      variants: [
+        { variant: 'full-rewrite', mean: 0.342316 },
+        { variant: 'vacuum', mean: 0.566388 },
+      ],
+    } as Parameters<typeof meansText>[0];
+    expect(meansText(g, { baseline: 'full-rewrite', candidate: 'vacuum' }, 'ms')).toBe(
+      '342.316 ms for full-rewrite vs 566.388 ms for vacuum',
+    );
+    expect(sideValue(2 * 1024 * 1024, 'bytes')).toBe('2.0 MiB');
+    expect(sideValue(0.5, 's')).toBe('0.5000 s');
+    expect(sideValue(null, 's')).toBe('—');
   });
 });
 

@@ -50,6 +50,17 @@ export function formatValue(value: number, unit: string, format: DurationFormat)
   return Number(value.toPrecision(4)).toLocaleString('en-US', { maximumFractionDigits: 6 });
 }
 
+/**
+ * A metric's value with its unit, the one way every page prints one: "342.316 ms" for a duration
+ * the article wrote in ms (never the metric's "s" after a figure in ms), "0:03:46" in h:mm:ss and
+ * "1.2 MiB" for bytes (they carry their own), "52,274 rows/s" otherwise.
+ */
+export function formatWithUnit(value: number, unit: string, format: DurationFormat): string {
+  const text = formatValue(value, unit, format);
+  if (unit === 'bytes' || (unit === 's' && format === 'hms') || text === '—') return text;
+  return `${text} ${unit === 's' ? durationUnitLabel(format) : unit}`;
+}
+
 export function formatBytes(b: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = b;

@@ -8,7 +8,7 @@
 import type { Agreement } from '@tunelab/contracts';
 import { decidingP, pairClaims } from '@tunelab/answers';
 import type { ClassAnswer, PairView } from './answer.ts';
-import { formatValue, type DurationFormat } from './format.ts';
+import { formatWithUnit, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { compareServers, groupServer, rowServer, serverKey, serversText, type Server } from './servers.ts';
 import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
@@ -83,11 +83,7 @@ export function meansText(
   const b = mean(p.baseline);
   const c = mean(p.candidate);
   if (b === undefined || c === undefined) return null;
-  // A duration in h:mm:ss and a size in bytes carry their own unit.
-  const withUnit = (v: number) => {
-    const text = formatValue(v, g.unit, format);
-    return g.unit === 'bytes' || (g.unit === 's' && format === 'hms') ? text : `${text} ${g.unit}`;
-  };
+  const withUnit = (v: number) => formatWithUnit(v, g.unit, format);
   return `${withUnit(b)} for ${p.baseline} vs ${withUnit(c)} for ${p.candidate}`;
 }
 

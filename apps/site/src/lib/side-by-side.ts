@@ -6,10 +6,10 @@
 import type { VersionRow } from '@tunelab/contracts';
 import { decidingP, notDifferentWords } from '@tunelab/answers';
 import type { ClassAnswer } from './answer.ts';
-import { formatValue } from './format.ts';
+import { formatWithUnit } from './format.ts';
 
 export const sideValue = (v: number | null | undefined, unit: string) =>
-  v === null || v === undefined ? '—' : `${formatValue(v, unit, 's')} ${unit}`;
+  v === null || v === undefined ? '—' : formatWithUnit(v, unit, 's');
 
 /** "1-2 better, p = 0.002": a row's verdict (its sentence is the cell's title) and its deciding p. */
 export function rowVerdictWord(
