@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
-import { ScenarioAnswers } from '@tunelab/contracts';
+import { ScenarioAnswers, SimilarBySpec } from '@tunelab/contracts';
 import type { AdviseReport } from '@tunelab/runner';
 import { apiProcess, runTunelab, scratch, TARGET } from './support.ts';
 
@@ -68,7 +68,12 @@ beforeAll(async () => {
     await (await fetch(`${apiUrl}/v1/answers?scenario=vacuum-index-cleanup&engine=postgresql&major=15`)).json(),
   );
   const h = answers.groups[0]!.group.hardware;
-  hardware = ['--cores', String(h.physicalCores), '--memory-gb', String(h.memoryGb), '--storage', h.storageKind];
+  // The class's storage as the API ranks it: the kernel's kind, or for a virtual disk the tier its probe measured.
+  const similar = SimilarBySpec.parse(
+    await (await fetch(`${apiUrl}/v1/similar?cores=${h.physicalCores}&memoryGb=${h.memoryGb}&storage=unknown`)).json(),
+  );
+  const storage = similar.items.find((i) => i.class === h.class)!.storage;
+  hardware = ['--cores', String(h.physicalCores), '--memory-gb', String(h.memoryGb), '--storage', storage];
 
   await sql(TARGET, `DROP DATABASE IF EXISTS ${DB}`);
   await sql(TARGET, `CREATE DATABASE ${DB}`);
@@ -146,6 +151,33 @@ describe('tunelab advise --api', () => {
       status: 'not-measured',
       sentence: expect.stringMatching(/^not measured near your hardware on PostgreSQL 15 \(nearest: .+\)$/) as string,
     });
+  });
+
+  it('names the class the API names for the same machine ("hardware like mine" ranked once, by the API)', async () => {
+    // This machine as advise probes it (no overrides): cores, memory, storage and the probe's figures.
+    const report = await adviseJson(['--api', apiUrl]);
+    const f = report.hardware.figures;
+    expect(f?.readIopsQd1, 'advise sends the figures it probed').toBeGreaterThan(0);
+    const params = new URLSearchParams({
+      scenario: 'vacuum-index-cleanup',
+      engine: 'postgresql',
+      major: '15',
+      at: 'rows:8000',
+      cores: String(report.hardware.cores),
+      memoryGb: String(report.hardware.memoryGb),
+      machineStorage: report.hardware.storage,
+      ...Object.fromEntries(
+        Object.entries(f ?? {})
+          .filter(([k, v]) => v !== null && !(k === 'cpuWorkload' && f?.cpuScore === null))
+          .map(([k, v]) => [k, String(v)]),
+      ),
+    });
+    const api = ScenarioAnswers.parse(await (await fetch(`${apiUrl}/v1/answers?${params.toString()}`)).json());
+    const orders = tableOf(report, 'vacuum-index-cleanup', 'public.orders').answer;
+    // The same machine: the API's nearest like class is advise's, or neither has one.
+    expect(api.likeMine).toBeDefined();
+    if (api.likeMine!.nearest === null) expect(orders.status).toBe('not-measured');
+    else expect(orders).toMatchObject({ status: 'answered', hardwareClass: api.likeMine!.nearest });
   });
 
   it('an API that does not answer leaves the advice without answers, exit 0', async () => {

@@ -1,18 +1,33 @@
 /**
  * TuneLab's answer for a table, for `tunelab advise`. The one place that asks the API: GET
- * /v1/answers per scenario, engine and major, the nearest hardware class and, on it, the group
- * measured at the nearest scale; for a scenario that declares its scale parameter, with
- * `at=PARAM:VALUE` too, so the answer is given at the table's own scale (fitted across every
- * measured scale, with its intervals — or refused, with the reason, when the table is too far
- * outside what was measured).
+ * /v1/answers per scenario, engine and major, with the asker's machine ("hardware like mine":
+ * cores, memory, storage and the probe's figures), so the API ranks the hardware classes as it
+ * does for GET /v1/similar and the site (`@tunelab/answers` similar.ts) — advise never ranks
+ * hardware itself. On the nearest class the API calls like the machine, the group measured at the
+ * nearest scale; for a scenario that declares its scale parameter, with `at=PARAM:VALUE` too, so
+ * the answer is given at the table's own scale (fitted across every measured scale, with its
+ * intervals — or refused, with the reason, when the table is too far outside what was measured).
  */
-import { ENGINE_NAMES, ScenarioAnswers, type StorageKind } from '@tunelab/contracts';
+import { ENGINE_NAMES, ScenarioAnswers, type MeasuredHardware, type StorageKind } from '@tunelab/contracts';
+
+/** The probe's figures advise sends as the machine's (GET /v1/similar's names). */
+export type MachineFigures = Pick<
+  MeasuredHardware,
+  'fsyncP50Us' | 'readIopsQd1' | 'readIopsQd16' | 'seqWriteMBps' | 'cpuScore' | 'cpuWorkload'
+>;
 
 /**
- * The asker's hardware: `storage` is the kind classes are matched on (the kernel's flag, or
- * --storage); `disk`, how a class names this disk (the measured tier, "NVMe-like"), for the words.
+ * The asker's hardware: `storage` is the kernel's kind (or --storage); `figures`, what the probe
+ * measured (null when not probed: hardware given as options); `disk`, how a class names this disk
+ * (the measured tier, "NVMe-like"), for the words.
  */
-export type Hardware = { cores: number; memoryGb: number; storage: StorageKind; disk?: string };
+export type Hardware = {
+  cores: number;
+  memoryGb: number;
+  storage: StorageKind;
+  figures?: MachineFigures | null;
+  disk?: string;
+};
 
 export type AnswerQuestion = {
   scenario: string;
@@ -73,8 +88,6 @@ export type AnswerNear =
 
 /** A measured scale within this factor of the table's (either way) is "near". */
 export const NEAR_SCALE = 10;
-/** Beyond this hardware distance (|log2 cores ratio| + |log2 memory ratio|, as the API's "hardware like mine") a class is not near. */
-const NEAR_HARDWARE = 2;
 
 const fmt = (n: number) =>
   n >= 1e9
@@ -111,6 +124,7 @@ async function fetchAnswers(apiUrl: string, q: AnswerQuestion): Promise<Scenario
     engine: q.engine,
     major: String(q.major),
     ...(q.declaredScale && q.value >= 1 ? { at: `${q.param}:${Math.round(q.value)}` } : {}),
+    ...machineParams(q.hardware),
   }).toString();
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(30_000), headers: { accept: 'application/json' } });
@@ -126,14 +140,38 @@ async function fetchAnswers(apiUrl: string, q: AnswerQuestion): Promise<Scenario
   }
 }
 
+/** The machine as GET /v1/answers takes it ("hardware like mine"): the API ranks the classes against it. */
+export function machineParams(h: Hardware): Record<string, string> {
+  const f = h.figures;
+  const figures: [string, number | string | null | undefined][] = f
+    ? [
+        ['fsyncP50Us', f.fsyncP50Us],
+        ['readIopsQd1', f.readIopsQd1],
+        ['readIopsQd16', f.readIopsQd16],
+        ['seqWriteMBps', f.seqWriteMBps],
+        ['cpuScore', f.cpuScore],
+        ['cpuWorkload', f.cpuScore === null ? null : f.cpuWorkload],
+      ]
+    : [];
+  const out: Record<string, string> = {
+    cores: String(h.cores),
+    memoryGb: String(h.memoryGb),
+    machineStorage: h.storage,
+  };
+  for (const [k, v] of figures) if (v !== null && v !== undefined) out[k] = String(v);
+  return out;
+}
+
 type Group = ScenarioAnswers['groups'][number];
 type ScaleGroup = NonNullable<ScenarioAnswers['atScale']>['groups'][number];
 /** What the lookup reads of GET /v1/answers: a ScenarioAnswers is one, and a test can give just these. */
 export type AnswersRead = {
   groups: readonly {
     group: Pick<Group['group'], 'key' | 'source' | 'engine' | 'params' | 'point' | 'runCount'> & {
-      hardware: Pick<Group['group']['hardware'], 'class' | 'physicalCores' | 'memoryGb' | 'storageKind'>;
+      hardware: Pick<Group['group']['hardware'], 'class'>;
     };
+    /** How near the group's class is to the asker's machine, as the API ranked it (the groups come nearest first). */
+    similarity?: Pick<NonNullable<Group['similarity']>, 'like' | 'distance' | 'sameStorage'> | null;
     pairs: readonly (Pick<Group['pairs'][number], 'baseline' | 'candidate' | 'advice'> & {
       measured?: { improvement: number | null; ci95: { low: number | null; high: number | null } | null } | null;
     })[];
@@ -148,9 +186,12 @@ export type AnswersRead = {
   };
 };
 
-/** The group on the nearest hardware class (same engine and major) at the nearest scale. */
+/**
+ * The group on the nearest hardware class the API calls like the asker's machine (same engine and
+ * major) at the nearest scale. The API sends the groups nearest the machine first.
+ */
 export function lookupAnswer(answers: AnswersRead, q: AnswerQuestion): AnswerNear {
-  const groups = answers.groups.filter(
+  const ranked = answers.groups.filter(
     (g) =>
       g.group.source === 'measured' &&
       g.group.engine.engine === q.engine &&
@@ -158,28 +199,23 @@ export function lookupAnswer(answers: AnswersRead, q: AnswerQuestion): AnswerNea
       scaleOf(g, q.param) !== null,
   );
   const engineName = `${ENGINE_NAMES[q.engine] ?? q.engine} ${q.major}`;
-  if (!groups.length) return { status: 'not-measured', sentence: `not measured on ${engineName} yet` };
-  const distance = (g: (typeof groups)[number]) =>
-    Math.abs(Math.log2(g.group.hardware.physicalCores / q.hardware.cores)) +
-    Math.abs(Math.log2(Math.max(g.group.hardware.memoryGb, 1) / Math.max(q.hardware.memoryGb, 1)));
-  const sameStorage = (g: (typeof groups)[number]) => g.group.hardware.storageKind === q.hardware.storage;
-  const ranked = [...groups].sort(
-    (a, b) =>
-      Number(sameStorage(b)) - Number(sameStorage(a)) ||
-      distance(a) - distance(b) ||
-      b.group.runCount - a.group.runCount,
-  );
-  const best = ranked[0]!;
-  const hardwareClass = best.group.hardware.class;
-  if (!sameStorage(best) || distance(best) > NEAR_HARDWARE)
+  if (!ranked.length) return { status: 'not-measured', sentence: `not measured on ${engineName} yet` };
+  const best = ranked.find((g) => g.similarity?.like === true);
+  if (!best) {
+    const nearest = ranked[0]!;
+    const how = nearest.similarity
+      ? `, ${+nearest.similarity.distance.toFixed(2)} doublings per figure away${nearest.similarity.sameStorage ? '' : ' on other storage'}`
+      : '';
     return {
       status: 'not-measured',
-      sentence: `not measured near your hardware on ${engineName} (nearest: ${hardwareClass})`,
+      sentence: `not measured near your hardware on ${engineName} (nearest: ${nearest.group.hardware.class}${how})`,
     };
+  }
+  const hardwareClass = best.group.hardware.class;
   const onClass = ranked.filter((g) => g.group.hardware.class === hardwareClass);
   const target = Math.max(q.value, 1);
   const asked = Object.entries(q.params ?? {}).filter(([k]) => k !== q.param);
-  const differing = (g: (typeof groups)[number]) =>
+  const differing = (g: (typeof ranked)[number]) =>
     asked
       .filter(([k, v]) => g.group.params[k] !== v)
       .map(([k, v]) => `${k} = ${fmt(Number(g.group.params[k]))}, yours ${fmt(v)}`);

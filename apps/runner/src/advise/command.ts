@@ -15,6 +15,7 @@ import { redactTarget } from '../engine/connect.ts';
 import { probeHardware } from '../probe/hardware.ts';
 import { adviseFrom, bytes, type ScenarioAdvice } from './advise.ts';
 import { answerSource, type Hardware } from './answers.ts';
+import { printable } from '../report/terminal.ts';
 import { AdviseError } from './errors.ts';
 import { inspectMysql } from './inspect-mysql.ts';
 import { inspectPostgres } from './inspect-postgres.ts';
@@ -173,7 +174,8 @@ export function renderAdvice(r: AdviseReport): string {
       lines.push(`    measure: ${t.command}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  // Names from the catalog and sentences from the API are shown, never obeyed (report/terminal.ts).
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 /** This machine's cores, memory and the storage of the OS temp dir (where `tunelab run --server` puts its data), with overrides. */
@@ -188,6 +190,17 @@ async function hardwareOf(opts: AdviseOptions): Promise<Hardware & { from: strin
     cores: opts.cores ?? spec.physicalCores,
     memoryGb: opts.memoryGb ?? Math.round(spec.memoryBytes / 1024 ** 3),
     storage: spec.storage.kind,
+    // What the probe measured: the API ranks the classes by these figures as it ranks for GET /v1/similar.
+    figures: spec.measured
+      ? {
+          fsyncP50Us: spec.measured.fsyncP50Us,
+          readIopsQd1: spec.measured.readIopsQd1,
+          readIopsQd16: spec.measured.readIopsQd16,
+          seqWriteMBps: spec.measured.seqWriteMBps,
+          cpuScore: spec.measured.cpuScore,
+          cpuWorkload: spec.measured.cpuWorkload,
+        }
+      : null,
     // The measured tier when the probe measured the disk ("NVMe-like"), as the runs' classes name it.
     disk: storageLabelOf(spec),
     from: (opts.cores ?? opts.memoryGb ?? opts.storage) ? 'this machine, with the options given' : 'this machine',
