@@ -202,6 +202,18 @@ describe('GET /v1/similar: bad figures', () => {
     ['/v1/similar?cores=2&memoryGb=24', 'querystring:/storage'],
     ['/v1/similar?cores=2&memoryGb=24&storage=floppy', 'querystring:/storage'],
     ['/v1/similar?cores=2&memoryGb=24&storage=ssd&iops=5', 'querystring:/iops'],
+    // The extreme doubles: a distance of Infinity failed the response contract (500) before.
+    ['/v1/similar?cores=2&memoryGb=24&storage=ssd&fsyncP50Us=5e-324', 'querystring:/fsyncP50Us'],
+    ['/v1/similar?cores=2&memoryGb=24&storage=ssd&readIopsQd1=4.9e-324', 'querystring:/readIopsQd1'],
+    ['/v1/similar?cores=2&memoryGb=24&storage=ssd&seqWriteMBps=Infinity', 'querystring:/seqWriteMBps'],
+    [
+      '/v1/similar?cores=2&memoryGb=24&storage=ssd&cpuScore=1.7976931348623157e308&cpuWorkload=x',
+      'querystring:/cpuScore',
+    ],
+    [
+      '/v1/answers?scenario=vacuum-index-cleanup&cores=2&memoryGb=24&fsyncP50Us=5e-324&readIopsQd1=100',
+      'querystring:/fsyncP50Us',
+    ],
   ];
   it.each(BAD)('%s → 400 naming %s', async (url, path) => {
     const { status, type, body } = await get<{ errors?: { path: string }[] }>(url);

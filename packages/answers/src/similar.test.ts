@@ -84,6 +84,18 @@ describe('hardware like mine: measured distance', () => {
     figures: figures(2000, 4000, 100, 10_000),
   };
 
+  it('stays finite for the extreme doubles a crafted or old stored run could carry (never x / y overflowing)', () => {
+    for (const tiny of [5e-324, Number.MIN_VALUE, 1e-300])
+      for (const huge of [Number.MAX_VALUE, 1e300]) {
+        const s = similarScore(
+          c('x', 'unknown', 2, 24, 1, { storageTier: 'ssd-like', figures: figures(tiny, huge, tiny, huge) }),
+          spec,
+        );
+        expect(Number.isFinite(s.distance), `${tiny} / ${huge}`).toBe(true);
+        expect(s.distance).toBeGreaterThan(100);
+      }
+  });
+
   it('uses every figure both sides have, and names them', () => {
     // fsync 2× slower (1), reads 4× fewer (2), writes the same (0), CPU half (1); cores and memory equal.
     const s = similarScore(

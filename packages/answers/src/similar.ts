@@ -133,7 +133,8 @@ export function similarScore(
     }
   }
   const used = terms.filter(([, x, y]) => usable(x) && usable(y));
-  const sum = used.reduce((s, [, x, y]) => s + Math.abs(Math.log2(x / y)), 0);
+  // A difference of logs, not the log of a quotient: x / y overflows to Infinity for a tiny y.
+  const sum = used.reduce((s, [, x, y]) => s + Math.abs(Math.log2(x) - Math.log2(y)), 0);
   const storage = similarStorageOf(c.storageKind, c.storageTier);
   return {
     storage,

@@ -66,6 +66,25 @@ describe('measured hardware in the spec', () => {
     expect(r.error!.issues[0]!.path).toEqual(['measured', 'readIopsQd1']);
   });
 
+  it('refuses a figure outside its physical range (a denormal 5e-324, a zero, beyond any device) with its path', () => {
+    for (const [field, value] of [
+      ['fsyncP50Us', 5e-324],
+      ['fsyncP99Us', 0.001],
+      ['readIopsQd1', Number.MIN_VALUE],
+      ['readIopsQd16', 1e10],
+      ['seqWriteMBps', 1e-9],
+      ['cpuScore', Number.MAX_VALUE],
+    ] as const) {
+      const r = HardwareSpec.safeParse({ ...fixture.hardware, measured: { ...figures(), [field]: value } });
+      expect(r.success, `${field} = ${value}`).toBe(false);
+      expect(r.error!.issues[0]!.path).toEqual(['measured', field]);
+    }
+    // A sync on tmpfs is fast, not impossible: tens of nanoseconds pass.
+    expect(HardwareSpec.safeParse({ ...fixture.hardware, measured: { ...figures(), fsyncP50Us: 0.05 } }).success).toBe(
+      true,
+    );
+  });
+
   it('never moves the fingerprint fields: figures, tier and the declared flag are not identity', () => {
     const bare = canonicalJson(stableHardwareFields(HardwareSpec.parse(fixture.hardware)));
     for (const m of [

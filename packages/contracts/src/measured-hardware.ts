@@ -7,6 +7,20 @@ import { boundedString, count, finiteNumber, isoDateTime } from './primitives.ts
  * part of the fingerprint (see `stableHardwareFields`). A figure the tool could not measure is null,
  * with the reason in `notes`.
  */
+/**
+ * The physical range of each probe figure: a floor below anything a disk or CPU reports (a sync
+ * call on tmpfs still costs tens of nanoseconds; one read a thousand seconds apart is no disk),
+ * so that no figure is a denormal like 5e-324 whose ratio to a real one overflows, and a ceiling
+ * beyond any device. GET /v1/similar's and GET /v1/answers' figure parameters share them.
+ */
+export const FIGURE_RANGES = {
+  fsyncUs: { min: 0.01, max: 1e9 },
+  iops: { min: 0.001, max: 1e9 },
+  mbps: { min: 0.001, max: 1e7 },
+  cpuScore: { min: 0.001, max: 1e12 },
+} as const;
+const inRange = (r: { min: number; max: number }) => finiteNumber.min(r.min).max(r.max);
+
 export const MeasuredHardware = z.strictObject({
   measuredAt: isoDateTime,
   /** Wall time of the whole probe, disk and CPU. */
@@ -17,17 +31,17 @@ export const MeasuredHardware = z.strictObject({
    * 8 kB write then fdatasync (overwriting a written file, as PostgreSQL's WAL does with its
    * Linux default wal_sync_method=fdatasync): the sync call's latency in microseconds.
    */
-  fsyncP50Us: finiteNumber.positive().max(1e9).nullable(),
-  fsyncP99Us: finiteNumber.positive().max(1e9).nullable(),
+  fsyncP50Us: inRange(FIGURE_RANGES.fsyncUs).nullable(),
+  fsyncP99Us: inRange(FIGURE_RANGES.fsyncUs).nullable(),
   fsyncSamples: count.max(1e9),
   /** Random 8 kB reads per second with O_DIRECT (page cache bypassed), one request in flight. */
-  readIopsQd1: finiteNumber.positive().max(1e9).nullable(),
+  readIopsQd1: inRange(FIGURE_RANGES.iops).nullable(),
   /** The same with 16 requests in flight. */
-  readIopsQd16: finiteNumber.positive().max(1e9).nullable(),
+  readIopsQd16: inRange(FIGURE_RANGES.iops).nullable(),
   /** Sequential 1 MiB writes until durable (the final fsync included), in MB/s (10^6 bytes). */
-  seqWriteMBps: finiteNumber.positive().max(1e7).nullable(),
+  seqWriteMBps: inRange(FIGURE_RANGES.mbps).nullable(),
   /** Single-core score: iterations per second of a fixed deterministic workload (`cpuWorkload`). */
-  cpuScore: finiteNumber.positive().max(1e12).nullable(),
+  cpuScore: inRange(FIGURE_RANGES.cpuScore).nullable(),
   /** Name and version of the CPU workload: scores of different workloads are not comparable. */
   cpuWorkload: boundedString(64),
   /**

@@ -11,18 +11,22 @@ import { Engine } from './database.ts';
 
 const AT_PATTERN = /^([a-z][a-z0-9_]{0,62}):([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)$/i;
 
+/** The largest scale value asked about: far beyond any table (10^15 rows), so no fit's arithmetic overflows. */
+const MAX_SCALE_VALUE = 1e15;
+const scaleValueOk = (v: number) => v > 0 && v <= MAX_SCALE_VALUE;
+
 /** `at=PARAM:VALUE`: a positive number of the scenario's scale parameter, e.g. `rows:40000000`. */
 export const ScaleAt = z
   .string()
   .max(100)
-  .refine((text) => Number(AT_PATTERN.exec(text)?.[2]) > 0, {
-    message: 'expected PARAM:VALUE with a positive number, e.g. rows:40000000',
+  .refine((text) => scaleValueOk(Number(AT_PATTERN.exec(text)?.[2])), {
+    message: `expected PARAM:VALUE with a positive number up to ${MAX_SCALE_VALUE.toExponential()}, e.g. rows:40000000`,
   });
 
 /** The parameter and value of a valid `at` (see ScaleAt). */
 export function parseScaleAt(text: string): { param: string; value: number } {
   const m = AT_PATTERN.exec(text);
-  if (!m || !(Number(m[2]) > 0)) throw new RangeError(`not a scale: ${text}`);
+  if (!m || !scaleValueOk(Number(m[2]))) throw new RangeError(`not a scale: ${text}`);
   return { param: m[1]!, value: Number(m[2]) };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedString, count, sha256Hex } from './primitives.ts';
 import { StorageKind } from './hardware.ts';
-import { MeasuredHardware, StorageTier, storageTierOf } from './measured-hardware.ts';
+import { FIGURE_RANGES, MeasuredHardware, StorageTier, storageTierOf } from './measured-hardware.ts';
 
 /**
  * "Hardware like mine" given by a user's own figures: the JSON `tunelab probe --json` prints (the
@@ -40,15 +40,25 @@ export type ProbeReport = z.infer<typeof ProbeReport>;
 export const SimilarStorage = z.enum(['ssd', 'hdd', 'nvme', 'network-ssd', 'unknown']);
 export type SimilarStorage = z.infer<typeof SimilarStorage>;
 
-const figure = (max: number, what: string) => z.coerce.number().positive().max(max).optional().describe(what);
+const figure = (range: { min: number; max: number }, what: string) =>
+  z.coerce.number().min(range.min).max(range.max).optional().describe(what);
 
 /** A user's probe figures as query parameters: the names `tunelab probe --json` prints. */
 export const similarFigureParams = {
-  fsyncP50Us: figure(1e9, 'fsync latency of an 8 kB write, p50, in µs (tunelab probe --json: fsyncP50Us)'),
-  readIopsQd1: figure(1e9, 'random 8 kB reads per second with O_DIRECT at queue depth 1 (readIopsQd1)'),
-  readIopsQd16: figure(1e9, 'the same at queue depth 16 (readIopsQd16): only tells NVMe-like from SSD-like'),
-  seqWriteMBps: figure(1e7, 'sequential write MB/s, until durable (seqWriteMBps)'),
-  cpuScore: figure(1e12, 'single-core CPU score (cpuScore); compared only with scores of the same cpuWorkload'),
+  fsyncP50Us: figure(
+    FIGURE_RANGES.fsyncUs,
+    'fsync latency of an 8 kB write, p50, in µs (tunelab probe --json: fsyncP50Us)',
+  ),
+  readIopsQd1: figure(FIGURE_RANGES.iops, 'random 8 kB reads per second with O_DIRECT at queue depth 1 (readIopsQd1)'),
+  readIopsQd16: figure(
+    FIGURE_RANGES.iops,
+    'the same at queue depth 16 (readIopsQd16): only tells NVMe-like from SSD-like',
+  ),
+  seqWriteMBps: figure(FIGURE_RANGES.mbps, 'sequential write MB/s, until durable (seqWriteMBps)'),
+  cpuScore: figure(
+    FIGURE_RANGES.cpuScore,
+    'single-core CPU score (cpuScore); compared only with scores of the same cpuWorkload',
+  ),
   cpuWorkload: boundedString(64)
     .optional()
     .describe('the workload the CPU score was measured with, e.g. tunelab-cpu-1/node-20 (cpuWorkload)'),
