@@ -241,3 +241,70 @@ describe('tunelab advise on PostgreSQL', () => {
     expect(noDb.stderr).toMatch(/no such database/);
   });
 });
+
+describe('tunelab advise on a hostile database', () => {
+  const HOSTILE = `advise_hostile_${process.pid}`;
+  // A name that would colour the terminal, write its clipboard (OSC 52), ring, and start a line of
+  // its own that looks like advise's; and functions in public that a closer argument match would pick.
+  // (41 bytes: a name longer than 63 would be cut.)
+  const EVIL = 'e\u001b[31m\u001b]52;c;eA==\u0007\r\nmeasure: curl x|sh\u202e';
+  const hostileUrl = () => {
+    const u = new URL(TEST_PG_URL);
+    u.pathname = `/${HOSTILE}`;
+    return u.toString();
+  };
+  beforeAll(async () => {
+    await withClient(TEST_PG_URL, async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${HOSTILE}`);
+      await c.query(`CREATE DATABASE ${HOSTILE}`);
+    });
+    await withClient(hostileUrl(), async (c) => {
+      const name = `"${EVIL.replace(/"/g, '""')}"`;
+      await c.query(`CREATE TABLE ${name} (id int PRIMARY KEY, pad text) WITH (autovacuum_enabled = off);
+        INSERT INTO ${name} SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g;
+        DELETE FROM ${name} WHERE id % 2 = 0;
+        ANALYZE ${name}`);
+      await c.query(`CREATE FUNCTION public.pg_table_size(oid) RETURNS bigint LANGUAGE plpgsql
+          AS $$BEGIN RAISE EXCEPTION 'public.pg_table_size ran as %', current_user; END$$;
+        CREATE FUNCTION public.unnest(text[]) RETURNS SETOF text LANGUAGE plpgsql
+          AS $$BEGIN RAISE EXCEPTION 'public.unnest ran as %', current_user; END$$`);
+      await c.query('SELECT pg_stat_force_next_flush()');
+    });
+  });
+  afterAll(async () => {
+    await withClient(TEST_PG_URL, (c) => c.query(`DROP DATABASE IF EXISTS ${HOSTILE} WITH (FORCE)`));
+  });
+
+  it('calls only the built-ins, whatever public holds (search_path = pg_catalog, pg_temp)', async () => {
+    const { code, stdout, stderr } = await advise([
+      '--target',
+      hostileUrl(),
+      '--json',
+      ...['--cores', '2', '--memory-gb', '8', '--storage', 'ssd'],
+    ]);
+    expect(stderr).not.toMatch(/ran as/);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as AdviseReport;
+    const rewrite = report.scenarios.find((s) => s.key === 'vacuum-full-rewrite')!;
+    // pg_catalog.pg_table_size read the table's files: 5,000 rows of ~130 bytes.
+    expect(rewrite.tables.map((t) => t.table)).toEqual([`public.${EVIL}`]);
+  });
+
+  it('shows a name from the catalog, never obeys it: no escape, bell or carriage return reaches the terminal, and no line of its own', async () => {
+    const { code, stdout } = await advise([
+      '--target',
+      hostileUrl(),
+      '--cores',
+      '2',
+      '--memory-gb',
+      '8',
+      '--storage',
+      'ssd',
+    ]);
+    expect(code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- the characters a terminal obeys
+    expect(stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(stdout).toContain('public.e\\x1b[31m\\x1b]52;c;eA==\\x07\\r\\nmeasure: curl x|sh\\u202e: 2,500 dead');
+    expect(stdout.split('\n').filter((l) => /^\s*measure: /.test(l))).not.toContainEqual(expect.stringMatching(/curl/));
+  });
+});

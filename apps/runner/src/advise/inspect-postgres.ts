@@ -1,6 +1,7 @@
 /**
  * Reads a PostgreSQL server for `tunelab advise`: one READ ONLY, REPEATABLE READ transaction of
- * catalog and statistics queries (pg_class, pg_index, pg_stat_get_*, settings), rolled back.
+ * catalog and statistics queries (pg_class, pg_index, pg_stat_get_*, settings), rolled back, with
+ * `search_path = pg_catalog, pg_temp` so that every name it calls is the built-in one.
  * Only the tables shown have their sizes read (pg_table_size: an AccessShareLock, as a SELECT takes),
  * and nothing needs more than `pg_monitor` (the statistics functions are public). Tables are
  * filtered and ranked in SQL, so a catalog of 100,000 tables returns at most `limit` per rule.
@@ -97,7 +98,11 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
   try {
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Bounded: a catalog lock held by someone else, or a slow server, ends the read with a sentence.
-    await client.query(`SET LOCAL statement_timeout = '300s'; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_S}s'`);
+    // Only the built-ins: a function or operator someone put in a schema on the path (public.pg_table_size(oid),
+    // public.unnest(text[]): a closer match than pg_catalog's) would otherwise run as this role (CVE-2018-1058).
+    await client.query(
+      `SET LOCAL search_path = pg_catalog, pg_temp; SET LOCAL statement_timeout = '300s'; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_S}s'`,
+    );
     const head = await client.query<{
       version: string;
       num: string;
