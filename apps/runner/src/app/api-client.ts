@@ -18,8 +18,15 @@ export type SubmitOutcome =
   | { status: 'stored'; httpStatus: number; replay: boolean; body: RunAccepted }
   /** A 2xx that is not the API's RunAccepted for this run: not proof that it was stored. */
   | { status: 'bad-answer'; httpStatus: number; message: string }
+  /**
+   * A 4xx. Only the API's own refusal (`problem`, its problem+json) is about the run; a 4xx without
+   * one (a proxy's HTML 413, a wrong URL's 404) says nothing about the run, which is kept to send again.
+   */
   | { status: 'refused'; httpStatus: number; problem: Problem | null; message: string }
   | { status: 'unreachable'; message: string };
+
+/** Whether the API itself refused the run (its problem+json): sending the same run again changes nothing. */
+export const refusedByApi = (o: SubmitOutcome): boolean => o.status === 'refused' && o.problem !== null;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -81,7 +88,9 @@ export async function submitRun(run: RunFile, opts: SubmitOptions): Promise<Subm
           status: 'refused',
           httpStatus: res.status,
           problem: problem.success ? problem.data : null,
-          message: problem.success ? describeProblem(problem.data) : `HTTP ${res.status}: ${text.slice(0, 500)}`,
+          message: problem.success
+            ? describeProblem(problem.data)
+            : `HTTP ${res.status} without the API's problem+json (a proxy or a wrong URL?): ${JSON.stringify(text.slice(0, 300))}`,
         };
       }
     } catch (e) {

@@ -8,7 +8,7 @@ import { EXIT } from '../exit-codes.ts';
 import type { RunnerConfig } from '../config.ts';
 import type { RunFile } from './run-file.ts';
 import { describeFileError, fallbackRunsDir, saveRunFile, type SavedRun } from './save-run.ts';
-import { submitRun, type SubmitOutcome } from './api-client.ts';
+import { refusedByApi, submitRun, type SubmitOutcome } from './api-client.ts';
 import { spoolRun } from './spool.ts';
 
 /**
@@ -47,7 +47,7 @@ export async function deliver(
     log(`submit: ${outcome.replay ? 'already stored (idempotent replay)' : 'stored'} by ${api.url}`);
     return { code: EXIT.OK, outcome };
   }
-  if (outcome.status === 'refused') {
+  if (refusedByApi(outcome)) {
     log(`submit: the API refused the run:\n${outcome.message}`);
     return { code: EXIT.NOT_STORED, outcome };
   }

@@ -32,7 +32,7 @@ const tunelab = (args: string[], spool: string) =>
     TUNELAB_SUBMIT_RETRIES: '0',
   });
 
-type Mode = 'accepted' | 'text-200' | 'other-key' | 'other-count' | 'job-conflict' | 'unauthorized';
+type Mode = 'accepted' | 'text-200' | 'other-key' | 'other-count' | 'job-conflict' | 'unauthorized' | 'proxy-413';
 let mode: Mode = 'accepted';
 let delayMs = 0;
 const received: { key: string }[] = [];
@@ -71,8 +71,16 @@ beforeAll(async () => {
               title: mode,
               status,
               detail: mode === 'job-conflict' ? 'job x is held by another agent' : 'unknown runner token',
+              requestId: 'req-1',
             }),
           );
+          return;
+        }
+        if (mode === 'proxy-413') {
+          // nginx's client_max_body_size: its own HTML page, not the API's problem+json.
+          res
+            .writeHead(413, { 'content-type': 'text/html' })
+            .end('<html><head><title>413 Request Entity Too Large</title></head><body>nginx</body></html>');
           return;
         }
         if (mode === 'text-200') {
@@ -176,6 +184,20 @@ describe('spool against a fake API', () => {
     const other = await spoolWith(1);
     expect((await tunelab(['spool', 'flush', '--api', api, '--token', 't'], other.dir)).code).toBe(EXIT.NOT_STORED);
     expect(await runFilesIn(other.dir)).toEqual([`${other.ids[0]}.json`]);
+  });
+
+  it("a proxy's refusal (an HTML 413, not the API's problem+json) keeps the run in the spool; sent once the proxy is fixed", async () => {
+    mode = 'proxy-413';
+    const { dir, ids } = await spoolWith(1);
+    const flush = await tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir);
+    expect(flush.code).toBe(EXIT.NOT_STORED);
+    expect(flush.stdout).toMatch(/HTTP 413 without the API's problem\+json \(a proxy or a wrong URL\?\)/);
+    expect(flush.stdout).not.toMatch(/refused for good/);
+    expect(await runFilesIn(dir)).toEqual([`${ids[0]}.json`]);
+    mode = 'accepted';
+    const fixed = await tunelab(['spool', 'flush', '--api', api, '--token', 't'], dir);
+    expect(fixed.code, fixed.stderr).toBe(EXIT.OK);
+    expect(await runFilesIn(dir)).toEqual([]);
   });
 
   it('two flushes at once: no stack trace, every run sent, the spool ends empty', async () => {

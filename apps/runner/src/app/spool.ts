@@ -1,7 +1,7 @@
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { readRunFile, writeRunFile, type RunFile } from './run-file.ts';
-import { submitRun, type SubmitOptions, type SubmitOutcome } from './api-client.ts';
+import { refusedByApi, submitRun, type SubmitOptions, type SubmitOutcome } from './api-client.ts';
 
 /**
  * The spool: runs measured but not yet stored by the API wait here as run files named
@@ -16,7 +16,8 @@ export const QUARANTINE_DIR = 'quarantine';
  * Runs the API refused for good (400, 409, 413, 422: the run itself, or the job it answers, is
  * refused; sending it again changes nothing) leave the spool for `refused/`, kept, so a flush does
  * not send them before every claim for ever. A refusal that can change (401, 403, 426: a token or
- * a runner version to fix) keeps the run in the spool.
+ * a runner version to fix) keeps the run in the spool, and so does any 4xx that is not the API's
+ * own problem+json (a proxy's HTML 413 or 400): it says nothing about the run.
  */
 export const REFUSED_DIR = 'refused';
 const FINAL_REFUSALS = new Set([400, 409, 413, 422]);
@@ -122,7 +123,7 @@ export async function flushSpool(
         if (!isMissing(e)) throw e;
       });
     }
-    if (outcome.status === 'refused' && FINAL_REFUSALS.has(outcome.httpStatus)) {
+    if (outcome.status === 'refused' && refusedByApi(outcome) && FINAL_REFUSALS.has(outcome.httpStatus)) {
       const movedTo = await moveAside(dir, file, REFUSED_DIR);
       results.push({ file, runId: entry.run.runId, outcome, ...(movedTo ? { movedTo } : {}) });
       continue;
