@@ -50,7 +50,15 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 65_000;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 60_000;
 /** Public GET routes whose answers are computed over many runs: cached, ETagged and rate-limited per client. */
-export const EXPENSIVE_READS = ['/v1/comparisons', '/v1/findings', '/v1/answers', '/v1/hardware'] as const;
+export const EXPENSIVE_READS = [
+  '/v1/comparisons',
+  '/v1/findings',
+  '/v1/answers',
+  '/v1/hardware',
+  '/v1/similar',
+] as const;
+/** POST routes that are reads computed over many runs (POST /v1/similar takes a probe's JSON): limited like EXPENSIVE_READS. */
+const LIMITED_POST_READS = ['/v1/similar'] as const;
 /** Public reads limited per address like EXPENSIVE_READS but not cached: jobs and coverage change without an ingest. */
 const LIMITED_READS = ['/v1/coverage', '/v1/jobs'] as const;
 
@@ -139,6 +147,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(readCachePlugin, {
     prefixes: EXPENSIVE_READS,
     limitedPrefixes: LIMITED_READS,
+    limitedPostPrefixes: LIMITED_POST_READS,
     readsPerMinute: opts.readRateLimitPerMinute ?? 600,
     ...(opts.readCacheMaxAgeMs !== undefined ? { maxAgeMs: opts.readCacheMaxAgeMs } : {}),
   });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE, clone, post, startApi } from './helpers.ts';
 
@@ -95,6 +96,43 @@ describe('per-client rate limits', () => {
     const right = await post(api.url, api.token, clone(FIXTURE), { 'idempotency-key': 'good-after-bad' });
     expect(right.status).toBe(429);
     expect(await right.json()).toMatchObject({ detail: expect.stringMatching(/failed authentications/) });
+  });
+});
+
+describe('GET and POST /v1/similar are limited like the other expensive reads, and the GET is cached', () => {
+  let api: Api;
+  beforeAll(async () => {
+    api = await startApi({ readRateLimitPerMinute: 3 }, 'tl_owner');
+  });
+  afterAll(async () => api?.close());
+
+  it('700 requests no longer pass: the fourth read from one address within the minute is a 429', async () => {
+    const probe = readFileSync(new URL('../../../tests/fixtures/probe-json.json', import.meta.url), 'utf8');
+    const similar = (query: string) => fetch(`${api.url}/v1/similar?${query}`);
+    const first = await similar('cores=2&memoryGb=24&storage=ssd');
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag');
+    expect(etag).toBeTruthy();
+    // The same read again, with its ETag: answered from the cache, no body.
+    const again = await fetch(`${api.url}/v1/similar?cores=2&memoryGb=24&storage=ssd`, {
+      headers: { 'if-none-match': etag! },
+    });
+    expect(again.status).toBe(304);
+    const posted = await fetch(`${api.url}/v1/similar`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: probe,
+    });
+    expect(posted.status).toBe(200);
+    const over = await fetch(`${api.url}/v1/similar`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: probe,
+    });
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await over.json()).toMatchObject({ status: 429, detail: expect.stringMatching(/similar hardware/) });
+    expect((await similar('cores=4&memoryGb=24&storage=ssd')).status).toBe(429);
   });
 });
 

@@ -30,7 +30,9 @@ export type ReadCacheOptions = {
   prefixes: readonly string[];
   /** Path prefixes of reads that are limited like the expensive ones but not cached (their data changes without an ingest). */
   limitedPrefixes?: readonly string[];
-  /** GETs and HEADs per client address per minute on those routes; beyond it 429 + Retry-After. */
+  /** Path prefixes of POST routes that only read (POST /v1/similar): limited with the others, never cached (the body is the question). */
+  limitedPostPrefixes?: readonly string[];
+  /** GETs and HEADs (and the limited POSTs) per client address per minute on those routes; beyond it 429 + Retry-After. */
   readsPerMinute: number;
   /**
    * A read that would compute waits for running ingests at most this long (default 5 s), then
@@ -74,7 +76,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 /**
- * The expensive public reads (comparisons, findings, answers, hardware) with a per-client rate
+ * The expensive public reads (comparisons, findings, answers, hardware, similar hardware) with a per-client rate
  * limit and an answer cache. An answer is cached under method + URL + the data version, a counter
  * the write routes bump after every stored run (`markDataChanged`): a read after an ingest is
  * never stale, and a flood of identical reads costs one computation. Concurrent misses of one
@@ -160,16 +162,17 @@ export default fp<ReadCacheOptions>(
     });
 
     app.addHook('onRequest', async (request: WithFill, reply) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return;
       const route = request.routeOptions.url;
-      const cached = under(opts.prefixes, route);
-      if (!cached && !under(opts.limitedPrefixes, route)) return;
+      const read = request.method === 'GET' || request.method === 'HEAD';
+      if (!read && !(request.method === 'POST' && under(opts.limitedPostPrefixes, route))) return;
+      const cached = read && under(opts.prefixes, route);
+      if (read && !cached && !under(opts.limitedPrefixes, route)) return;
       const limit = await limitReads(request);
       if (!limit.isAllowed && limit.isExceeded) {
         const seconds = Math.max(1, limit.ttlInSeconds);
         throw new ApiError(
           'rate-limited',
-          `more than ${limit.max} reads of comparisons, findings, answers, hardware, coverage and jobs per minute from this address; retry after ${seconds} s`,
+          `more than ${limit.max} reads of comparisons, findings, answers, hardware, similar hardware, coverage and jobs per minute from this address; retry after ${seconds} s`,
           undefined,
           { 'retry-after': String(seconds) },
         );
