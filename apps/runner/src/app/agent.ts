@@ -279,7 +279,6 @@ async function runJob(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob,
  */
 function jobDelivery(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob, measured: () => void): Delivery {
   const say = (line: string) => opts.log(`job ${job.id}: ${line}`);
-  let kept: string | null = null;
   return {
     config,
     api: { url: opts.api, token: opts.token },
@@ -289,13 +288,11 @@ function jobDelivery(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob, 
     log: say,
     onMeasured: measured,
     onKept: (saved, file) => {
-      kept = saved.file;
       if (saved.file === null) say(`here it is — save it and \`tunelab submit\` it later:\n${JSON.stringify(file)}`);
     },
     onDelivered: (outcome) => {
+      // A refused run's file and the command that sends it again are said by deliver().
       if (outcome.status === 'stored') say(`run ${outcome.body.id} stored; job completed`);
-      else if (outcome.status === 'refused' && kept !== null)
-        say(`the run file is kept at ${kept} (\`tunelab submit ${kept}\` sends it again)`);
     },
   };
 }

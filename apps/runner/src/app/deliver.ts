@@ -48,7 +48,9 @@ export async function deliver(
     return { code: EXIT.OK, outcome };
   }
   if (refusedByApi(outcome)) {
-    log(`submit: the API refused the run:\n${outcome.message}`);
+    // A token revoked while the run measured, a runner too old: the run is still worth sending once that is fixed.
+    const again = kept ? `\nthe run file stays at ${kept}; \`tunelab submit ${kept}\` sends it again` : '';
+    log(`submit: the API refused the run:\n${outcome.message}${again}`);
     return { code: EXIT.NOT_STORED, outcome };
   }
   let spooled: string;

@@ -186,6 +186,17 @@ describe('spool against a fake API', () => {
     expect(await runFilesIn(other.dir)).toEqual([`${other.ids[0]}.json`]);
   });
 
+  it('a run the API refuses (a token revoked while it measured) names its file and the command that sends it again', async () => {
+    mode = 'unauthorized';
+    const { dir, ids } = await spoolWith(1);
+    const file = path.join(dir, `${ids[0]}.json`);
+    const r = await tunelab(['submit', file, '--api', api, '--token', 't'], path.join(dir, 'spool'));
+    expect(r.code).toBe(EXIT.NOT_STORED);
+    expect(r.stderr).toContain(`unknown runner token`);
+    expect(r.stderr).toContain(`the run file stays at ${file}; \`tunelab submit ${file}\` sends it again`);
+    expect(await runFilesIn(dir)).toEqual([`${ids[0]}.json`]);
+  });
+
   it("a proxy's refusal (an HTML 413, not the API's problem+json) keeps the run in the spool; sent once the proxy is fixed", async () => {
     mode = 'proxy-413';
     const { dir, ids } = await spoolWith(1);
