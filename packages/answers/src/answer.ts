@@ -440,6 +440,13 @@ const outcomeOfMeasured = (c: PairComparison): Outcome =>
       ? 'none'
       : 'unknown';
 
+/**
+ * Whether a measured "no difference" is a finding (equivalent within the margin: a conclusive
+ * verdict) rather than the absence of one (undecided, unstable, not enough repetitions): only a
+ * finding reproduces an article's "no difference"; the absence of one is inconclusive.
+ */
+const decidedNone = (c: PairComparison): boolean => outcomeOfMeasured(c) === 'none' && c.verdict.conclusive;
+
 export type PairAnswerRecord = {
   baseline: string;
   candidate: string;
@@ -612,7 +619,9 @@ function pairAnswer(
         ? 'not-comparable'
         : there === 'none'
           ? here === 'none'
-            ? 'reproduces'
+            ? decidedNone(measured)
+              ? 'reproduces'
+              : 'inconclusive'
             : 'contradicts'
           : here === 'none'
             ? 'inconclusive'
@@ -648,7 +657,9 @@ function pairAnswer(
   else if (there === 'none')
     agreement =
       here === 'none'
-        ? 'reproduces'
+        ? decidedNone(measured)
+          ? 'reproduces'
+          : 'inconclusive'
         : insideArticleInterval(measured, art.comparison, art.comparison.baseline !== baseline)
           ? 'inconclusive'
           : 'contradicts';

@@ -52,6 +52,15 @@ describe('an emulated like-article run', () => {
     expect(p.notes[0]).toMatch(/^emulated like the article’s server-1/);
   });
 
+  it('does not reproduce the article’s “no difference” with an undecided one: inconclusive, not a green badge', async () => {
+    // The article found 2-2 and 2-1 alike; this run could not tell them apart (not conclusive either way).
+    const p = pair(await answer(likeRun()), '2-2');
+    expect(p.article?.outcome).toBe('none');
+    expect(p.measured?.verdict).toMatchObject({ kind: 'no-significant-difference', conclusive: false });
+    expect(p.agreement).toBe('inconclusive');
+    expect(p.sentence).toMatch(/^inconclusive under emulated conditions/);
+  });
+
   it('whose data is 3× the article’s data:memory is not comparable, and the reason names both ratios', async () => {
     const run = likeRun();
     // The same run in a third of the memory: 1 GB of data in a 0.9 GB limit (data:memory 1.1 vs 0.375).
