@@ -8,8 +8,8 @@ import { boundedString, count, finiteNumber, isoDateTime } from './primitives.ts
  * with the reason in `notes`.
  */
 /**
- * The physical range of each probe figure: a floor below anything a disk or CPU reports (a sync
- * call on tmpfs still costs tens of nanoseconds; one read a thousand seconds apart is no disk),
+ * The physical range of each probe figure: a floor below anything a disk or CPU reports (an 8 kB
+ * fdatasync on tmpfs, a no-op, took 2.5–3 µs from node; one read a thousand seconds apart is no disk),
  * so that no figure is a denormal like 5e-324 whose ratio to a real one overflows, and a ceiling
  * beyond any device. GET /v1/similar's and GET /v1/answers' figure parameters share them.
  */
