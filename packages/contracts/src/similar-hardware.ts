@@ -155,7 +155,11 @@ export function similarSpecOf(q: FigureParams & { cores: number; memoryGb: numbe
  * kind when the kernel knew it. `over` (cores, memoryGb, storage given beside the JSON) wins.
  */
 export function similarParamsOfProbe(
-  report: ProbeReport,
+  report: Pick<
+    ProbeReport,
+    'fsyncP50Us' | 'readIopsQd1' | 'readIopsQd16' | 'seqWriteMBps' | 'cpuScore' | 'cpuWorkload'
+  > &
+    Pick<Partial<ProbeReport>, 'machine'>,
   over: { cores?: number; memoryGb?: number; storage?: SimilarStorage } = {},
 ): Record<string, string | number> {
   const m = report.machine;

@@ -8,7 +8,13 @@
  * the answer is given at the table's own scale (fitted across every measured scale, with its
  * intervals — or refused, with the reason, when the table is too far outside what was measured).
  */
-import { ENGINE_NAMES, ScenarioAnswers, type MeasuredHardware, type StorageKind } from '@tunelab/contracts';
+import {
+  ENGINE_NAMES,
+  ScenarioAnswers,
+  similarParamsOfProbe,
+  type MeasuredHardware,
+  type StorageKind,
+} from '@tunelab/contracts';
 
 /** The probe's figures advise sends as the machine's (GET /v1/similar's names). */
 export type MachineFigures = Pick<
@@ -142,25 +148,21 @@ async function fetchAnswers(apiUrl: string, q: AnswerQuestion): Promise<Scenario
 
 /** The machine as GET /v1/answers takes it ("hardware like mine"): the API ranks the classes against it. */
 export function machineParams(h: Hardware): Record<string, string> {
-  const f = h.figures;
-  const figures: [string, number | string | null | undefined][] = f
-    ? [
-        ['fsyncP50Us', f.fsyncP50Us],
-        ['readIopsQd1', f.readIopsQd1],
-        ['readIopsQd16', f.readIopsQd16],
-        ['seqWriteMBps', f.seqWriteMBps],
-        ['cpuScore', f.cpuScore],
-        ['cpuWorkload', f.cpuScore === null ? null : f.cpuWorkload],
-      ]
-    : [];
-  const out: Record<string, string> = {
-    cores: String(h.cores),
-    memoryGb: String(h.memoryGb),
-    machineStorage: h.storage,
-  };
-  for (const [k, v] of figures) if (v !== null && v !== undefined) out[k] = String(v);
-  return out;
+  // The probe's figures under GET /v1/similar's names (contracts' one mapping); the storage is `machineStorage` here.
+  const { storage: _storage, ...params } = similarParamsOfProbe(h.figures ?? NOT_PROBED, {
+    cores: h.cores,
+    memoryGb: h.memoryGb,
+  });
+  return { ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])), machineStorage: h.storage };
 }
+const NOT_PROBED: MachineFigures = {
+  fsyncP50Us: null,
+  readIopsQd1: null,
+  readIopsQd16: null,
+  seqWriteMBps: null,
+  cpuScore: null,
+  cpuWorkload: '',
+};
 
 type Group = ScenarioAnswers['groups'][number];
 type ScaleGroup = NonNullable<ScenarioAnswers['atScale']>['groups'][number];
