@@ -164,6 +164,34 @@ function articleComparison(m: ArticleMachine, baseline: string, candidate: strin
   return reverse ? { comparison: reverse, outcome: flip(outcomeOf(m.group, reverse)) } : null;
 }
 
+/** The article's figure for a pair on one of its machines (its means, outcome and verdict); null when it did not compare the pair. */
+export function articleFigure(
+  machine: ArticleMachine,
+  baseline: string,
+  candidate: string,
+  art = articleComparison(machine, baseline, candidate),
+): ArticleFigure | null {
+  if (!art) return null;
+  return {
+    kind: 'comparison',
+    machine: machine.id,
+    label: machine.label,
+    stated: machine.stated,
+    point: machine.group.point ?? null,
+    values: Object.fromEntries(
+      [baseline, candidate].flatMap((v) => {
+        const m = meanOf(machine.group, v);
+        return m === undefined ? [] : [[v, m]];
+      }),
+    ),
+    outcome: art.outcome,
+    sentence:
+      art.comparison.verdict.kind === 'insufficient-data'
+        ? `${[baseline, candidate].map((v) => `${v} ${num(meanOf(machine.group, v) ?? NaN)} ${machine.group.unit}`).join(', ')} (single figures, no spread)`
+        : art.comparison.verdict.sentence,
+  };
+}
+
 /** The reasons a measured group is not comparable with an article machine, and notes that do not decide. */
 export function comparability(
   scenario: ScenarioInput,
@@ -535,24 +563,7 @@ function pairAnswer(
   let there: Outcome = 'unknown';
   if (machine && art) {
     there = art.outcome;
-    article = {
-      kind: 'comparison',
-      machine: machine.id,
-      label: machine.label,
-      stated: machine.stated,
-      point: machine.group.point ?? null,
-      values: Object.fromEntries(
-        [baseline, candidate].flatMap((v) => {
-          const m = meanOf(machine.group, v);
-          return m === undefined ? [] : [[v, m]];
-        }),
-      ),
-      outcome: art.outcome,
-      sentence:
-        art.comparison.verdict.kind === 'insufficient-data'
-          ? `${[baseline, candidate].map((v) => `${v} ${num(meanOf(machine.group, v) ?? NaN)} ${machine.group.unit}`).join(', ')} (single figures, no spread)`
-          : art.comparison.verdict.sentence,
-    };
+    article = articleFigure(machine, baseline, candidate, art);
   } else {
     // A declared ratio the article published for this candidate counts as its figure (a size table).
     for (const r of ratios) {

@@ -24,6 +24,7 @@ import { adjustPValues, EQUIVALENCE_MARGIN, summarize } from '@tunelab/stats';
 import { comparePair, type CompareOptions } from './compare.ts';
 import { metricDirection, quantityOf } from './direction.ts';
 import { engineDefault } from './settings.ts';
+import { leftOutOfGroup, leftOutReasonOf } from './left-out.ts';
 
 const GIB = 1024 ** 3;
 
@@ -332,11 +333,11 @@ export function groupSamples(
   plannedPoints = 1,
 ): ComparisonResultRecord {
   const groups = new Map<string, Acc>();
-  // noisy=exclude: a flagged run's rows are left out, counted per group they would have joined.
+  // Rows the left-out policy leaves out (noisy=exclude: a flagged run's) are counted per group they would have joined.
   const excludedOf = new Map<string, Set<string>>();
   const kept: SampleRow[] = [];
   for (const r of rows) {
-    if (q.noisy === 'exclude' && r.noisy === true) {
+    if (leftOutReasonOf(r, q.noisy) !== null) {
       const key = groupKeyOf(r, q);
       let set = excludedOf.get(key);
       if (!set) excludedOf.set(key, (set = new Set()));
@@ -511,9 +512,12 @@ function adjustForMultiplicity(
 export function findingsOf<C>(
   groups: readonly ComparisonGroupRecord[],
   comparisonOf: (g: ComparisonGroupRecord) => C,
+  /** The reader's policy for noisy runs: under `exclude` a group of only noisy runs is labelled left out. */
+  policy?: NoisyPolicy,
 ): FindingRecord<C>[] {
-  const items = groups.flatMap((g) =>
-    g.comparisons.map((c) => ({
+  const items = groups.flatMap((g) => {
+    const leftOut = leftOutOfGroup(g, policy);
+    return g.comparisons.map((c) => ({
       scenario: g.scenario,
       group: g.key,
       source: g.source,
@@ -528,8 +532,9 @@ export function findingsOf<C>(
       newestRunAt: g.newestRunAt,
       runIds: g.runs.map((r) => r.id),
       comparison: comparisonOf(g),
-    })),
-  );
+      ...(leftOut ? { leftOut } : {}),
+    }));
+  });
   return items.sort(
     (x, y) =>
       y.newestRunAt.localeCompare(x.newestRunAt) ||

@@ -12,12 +12,14 @@ import {
   judgeNoise,
   stableHardwareFields,
   type ComparisonGroupRecord,
+  type NoisyPolicy,
   type ScenarioDocument,
 } from '@tunelab/contracts';
 import { publishedFigures, type PublishedData } from '@tunelab/scenarios';
 import { metricDirection } from './direction.ts';
 import { groupSamples, sampleRows, type SampleRow } from './groups.ts';
 import { publishedSubmissions } from './published.ts';
+import { groupByPolicy } from './left-out.ts';
 import { answerScenario, type ScenarioAnswersOf } from './scenario.ts';
 
 /** What results-db stores for a run with no machine described: its class says so. */
@@ -87,13 +89,15 @@ export function answerRun(input: {
   metric: string;
   /** The run's id, when it has one (a stored run); otherwise a placeholder. */
   runId?: string;
+  /** `exclude`: a run flagged noisy is left out of the verdict and answered in `leftOut` (left-out.ts); default include. */
+  noisy?: NoisyPolicy;
 }): ScenarioAnswersOf<ComparisonGroupRecord> {
   const { doc, run, metric } = input;
   const runId = input.runId ?? 'this-run';
   const docs = new Map([[doc.key, doc]]);
-  const { groups, noise } = groupSamples(
+  const { groups, noise, leftOutGroups } = groupByPolicy(
     submissionRows(run, metric, { runId, source: 'measured', hardwareClass: hardwareClassOf(run.hardware) }),
-    query(doc, metric, 'measured'),
+    { ...query(doc, metric, 'measured'), ...(input.noisy ? { noisy: input.noisy } : {}) },
     docs,
   );
   return answerScenario({
@@ -103,6 +107,7 @@ export function answerRun(input: {
     direction: metricDirection(doc, metric),
     source: 'measured',
     groups,
+    leftOutGroups,
     articleGroups: articleGroups(doc, input.published, metric),
     samplesOf: () => run.samples.map((s) => ({ ...s, run: runId, point: s.point ?? null })),
     seriesOf: () => run.timeSeries.map(({ point: _point, ...p }) => ({ ...p, run: runId })),

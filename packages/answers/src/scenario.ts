@@ -1,5 +1,14 @@
 /** A scenario's answers: every group of runs under equal conditions, answered pair by pair. */
-import type { Agreement, CrossingAnswer, FitAnswer, GroupSpread, NoiseCounts, RatioAnswer } from '@tunelab/contracts';
+import type {
+  Agreement,
+  ArticleFinding,
+  CrossingAnswer,
+  LeftOut,
+  FitAnswer,
+  GroupSpread,
+  NoiseCounts,
+  RatioAnswer,
+} from '@tunelab/contracts';
 import {
   answerPair,
   articleMachine,
@@ -10,6 +19,8 @@ import {
   type ScenarioInput,
 } from './answer.ts';
 import { conditionsSentence } from './conditions.ts';
+import { articleFindings } from './article-findings.ts';
+import { labelLeftOut } from './left-out.ts';
 import { metricList, type ResolvedDirection } from './direction.ts';
 import { groupSpread } from './spread.ts';
 import { declaredCrossings, declaredFits, declaredRatios, type SeriesPoint, type UnitSample } from './figures.ts';
@@ -23,6 +34,8 @@ export type AnswerScenarioInput<G extends AnswerGroup> = {
   source: 'measured' | 'published';
   /** The groups to answer (of `source`), and the article's groups of the same metric. */
   groups: readonly G[];
+  /** The groups of the runs the left-out policy left out (`groupByPolicy`): answered into `leftOut`, labelled. */
+  leftOutGroups?: readonly G[];
   articleGroups: readonly G[];
   /**
    * Every sample / series point of a group's runs (ratios and fits pool every unit of the runs;
@@ -63,6 +76,8 @@ export type ScenarioAnswersOf<G extends AnswerGroup> = {
   rule: string;
   empty: string | null;
   groups: GroupAnswerOf<G>[];
+  leftOut: (GroupAnswerOf<G> & { leftOut: LeftOut })[];
+  articleFindings: ArticleFinding[];
   noise: NoiseCounts;
 };
 
@@ -79,7 +94,7 @@ function emptyReason(input: {
   if (!doc.metrics.some((m) => m.key === input.metric))
     return `${doc.key} declares no metric "${input.metric}"; it declares: ${doc.metrics.map((m) => m.key).join(', ')}`;
   if (input.noise.excluded > 0)
-    return `every ${input.source} run of ${doc.key} that matches these filters (${input.noise.excluded}) was flagged noisy and left out (noisy=exclude)`;
+    return `every ${input.source} run of ${doc.key} that matches these filters (${input.noise.excluded}) was flagged noisy and left out (noisy=exclude); \`leftOut\` answers them, labelled`;
   return `no ${input.source} runs of ${doc.key} with samples of ${input.metric} match these filters`;
 }
 
@@ -88,31 +103,33 @@ export function answerScenario<G extends AnswerGroup>(input: AnswerScenarioInput
   const doc = scenario.doc;
   const def = doc.metrics.find((m) => m.key === metric);
   const machines = input.articleGroups.map(articleMachine);
-  const groups = [...input.groups]
-    .sort(
-      (a, b) =>
-        b.runCount - a.runCount ||
-        a.hardware.class.localeCompare(b.hardware.class) ||
-        (a.point?.value ?? 0) - (b.point?.value ?? 0),
-    )
-    .map((g) => {
-      const samples = input.samplesOf?.(g) ?? [];
-      const ratios = declaredRatios(doc, input.figures, samples);
-      const declared =
-        doc.comparisons.length > 0
-          ? doc.comparisons
-          : g.comparisons.map((c) => ({ baseline: c.baseline, candidate: c.candidate }));
-      const { comparisons: _omit, ...group } = g;
-      return {
-        group,
-        name: groupName(scenario, g),
-        pairs: declared.map((p) => answerPair(scenario, g, machines, p.baseline, p.candidate, ratios, samples)),
-        ratios,
-        fits: declaredFits(doc, samples),
-        crossings: declaredCrossings(doc, input.seriesOf?.(g) ?? []),
-        spread: groupSpread(g.comparisons),
-      };
-    });
+  const answerGroups = (list: readonly G[]) =>
+    [...list]
+      .sort(
+        (a, b) =>
+          b.runCount - a.runCount ||
+          a.hardware.class.localeCompare(b.hardware.class) ||
+          (a.point?.value ?? 0) - (b.point?.value ?? 0),
+      )
+      .map((g) => {
+        const samples = input.samplesOf?.(g) ?? [];
+        const ratios = declaredRatios(doc, input.figures, samples);
+        const declared =
+          doc.comparisons.length > 0
+            ? doc.comparisons
+            : g.comparisons.map((c) => ({ baseline: c.baseline, candidate: c.candidate }));
+        const { comparisons: _omit, ...group } = g;
+        return {
+          group,
+          name: groupName(scenario, g),
+          pairs: declared.map((p) => answerPair(scenario, g, machines, p.baseline, p.candidate, ratios, samples)),
+          ratios,
+          fits: declaredFits(doc, samples),
+          crossings: declaredCrossings(doc, input.seriesOf?.(g) ?? []),
+          spread: groupSpread(g.comparisons),
+        };
+      });
+  const groups = answerGroups(input.groups);
   const src = scenario.published?.source;
   return {
     scenario: {
@@ -133,6 +150,8 @@ export function answerScenario<G extends AnswerGroup>(input: AnswerScenarioInput
     rule: `${COMPARABILITY_RULE} ${conditionsSentence(scenario.published)}`,
     empty: emptyReason(input),
     groups,
+    leftOut: labelLeftOut(answerGroups(input.leftOutGroups ?? []), 'noisy'),
+    articleFindings: articleFindings(input),
     noise: input.noise,
   };
 }

@@ -16,6 +16,7 @@ import {
 } from './comparisons.ts';
 import { SweepPoint } from './run.ts';
 import { NoiseCounts } from './noise.ts';
+import { LeftOut } from './left-out.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 import { ScaleAnswers, ScaleAt, ScaleCurves } from './scale.ts';
@@ -184,8 +185,26 @@ export const GroupAnswer = z.object({
   spread: GroupSpread.nullable(),
   /** With a machine given ("like mine"): how near the group's class is to it; null for an article machine whose hardware is not stated. */
   similarity: GroupSimilarity.nullable().optional(),
+  /** Set on the groups of `leftOut`: why the group does not count towards the verdict. */
+  leftOut: LeftOut.optional(),
 });
 export type GroupAnswer = z.infer<typeof GroupAnswer>;
+
+/**
+ * One thing the article found, as its own figures say it (published.json, imported as the
+ * article's runs): a pair the article compared on one of its machines, a ratio it published, or a
+ * direction it stated without figures. `sentence` says it as the article's, not measured here.
+ */
+export const ArticleFinding = z.object({
+  baseline: z.string(),
+  candidate: z.string(),
+  /** The unit of `figure.values` (the metric's for a comparison; none for a ratio or a claim). */
+  unit: z.string(),
+  figure: ArticleFigure,
+  /** "the article found 1-2 faster than 1-1 on <its machine>: <mean> s for 1-1 vs <mean> s for 1-2 (n = 5 + 5, Welch p …); not yet measured here" */
+  sentence: z.string(),
+});
+export type ArticleFinding = z.infer<typeof ArticleFinding>;
 
 /** "Hardware like mine" on GET /v1/answers: the machine ranked against, which classes are like it, and their answer. */
 export const LikeMine = z.object({
@@ -383,6 +402,14 @@ export const ScenarioAnswers = z.object({
   /** Why there are no groups, when there are none. */
   empty: z.string().nullable(),
   groups: z.array(GroupAnswer),
+  /**
+   * The runs left out of the verdict (flagged noisy under `noisy=exclude`), answered the same way
+   * and grouped the same way, each group with its `leftOut` label: what was measured and why it
+   * does not count. Empty when nothing was left out.
+   */
+  leftOut: z.array(GroupAnswer),
+  /** What the article found (its own figures, ratios and stated directions): shown as such where nothing is measured. */
+  articleFindings: z.array(ArticleFinding),
   /** The same pairs side by side per engine major version, for every class measured on two majors or more. */
   versions: VersionAnswers,
   /** The same pairs side by side per hardware class, for every engine major measured on two classes or more. */

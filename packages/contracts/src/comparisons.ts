@@ -4,6 +4,7 @@ import { Engine } from './database.ts';
 import { identifier, isoDateTime, sha256Hex } from './primitives.ts';
 import { SweepPoint } from './run.ts';
 import { NoiseCounts, NoisyPolicy } from './noise.ts';
+import { LeftOut } from './left-out.ts';
 import { StorageTier } from './measured-hardware.ts';
 import {
   checkSimilarSpec,
@@ -382,6 +383,8 @@ export const Finding = z.object({
   newestRunAt: isoDateTime,
   runs: z.array(z.string()),
   links: z.object({ comparison: z.string() }),
+  /** Set when the finding's group does not count towards the verdict (every run of it left out), with why. */
+  leftOut: LeftOut.optional(),
 });
 export type Finding = z.infer<typeof Finding>;
 export const FindingList = z.object({ items: z.array(Finding) });

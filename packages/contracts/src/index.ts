@@ -7,6 +7,7 @@ export * from './similar-hardware.ts';
 export * from './database.ts';
 export * from './run.ts';
 export * from './noise.ts';
+export * from './left-out.ts';
 export * from './api.ts';
 export * from './canonical.ts';
 export * from './scenario.ts';

@@ -30,7 +30,10 @@ export type ComparisonResultRecord = Omit<ComparisonResult, 'groups'> & { groups
 export type FindingRecord<C = ComparisonParams> = Omit<Finding, 'runs' | 'links'> & { runIds: string[]; comparison: C };
 /** One group's answers with run ids (the API adds the links). */
 export type GroupAnswerRecord = Omit<GroupAnswer, 'group'> & { group: Omit<ComparisonGroupRecord, 'comparisons'> };
-export type ScenarioAnswersRecord = Omit<ScenarioAnswers, 'groups'> & { groups: GroupAnswerRecord[] };
+export type ScenarioAnswersRecord = Omit<ScenarioAnswers, 'groups' | 'leftOut'> & {
+  groups: GroupAnswerRecord[];
+  leftOut: GroupAnswerRecord[];
+};
 type SimilarHardwareGroup = SimilarHardware['items'][number];
 export type SimilarHardwareRecord = Omit<SimilarHardware, 'items'> & {
   items: (Omit<SimilarHardwareGroup, 'links'> & { comparison: ComparisonParams })[];
@@ -86,13 +89,16 @@ export function linkSimilar(similar: SimilarHardwareRecord): SimilarHardware {
   };
 }
 
-/** A scenario's answers whose groups' runs carry their links. */
+const linkGroupAnswer = (a: GroupAnswerRecord): GroupAnswer => ({
+  ...a,
+  group: { ...a.group, runs: a.group.runs.map((r) => ({ ...r, link: runPath(r.id) })) },
+});
+
+/** A scenario's answers whose groups' runs (counted and left out) carry their links. */
 export const linkAnswers = (answers: ScenarioAnswersRecord): ScenarioAnswers => ({
   ...answers,
-  groups: answers.groups.map((a) => ({
-    ...a,
-    group: { ...a.group, runs: a.group.runs.map((r) => ({ ...r, link: runPath(r.id) })) },
-  })),
+  groups: answers.groups.map(linkGroupAnswer),
+  leftOut: answers.leftOut.map(linkGroupAnswer),
 });
 
 /** A "hardware like mine" answer for a spec, its classes linking their comparisons. */

@@ -22,6 +22,7 @@ import {
   answerVersions,
   answerClasses,
   fitScaleCurves,
+  groupByPolicy,
   metricDirection,
   primaryMetric,
   type SeriesPoint,
@@ -139,7 +140,7 @@ export async function answerFromReads(
   // `major` (one or several engine majors) is applied where the samples are read.
   const base: Filters = { ...filters, metric, source, groupBy: 'class' };
   const rows = await reads.rows(base);
-  const { groups, noise } = groupSamples(rows, base, docs);
+  const { groups, noise, leftOutGroups } = groupByPolicy(rows, base, docs);
   const articleQuery: Filters = {
     scenario: q.scenario,
     metric,
@@ -151,7 +152,7 @@ export async function answerFromReads(
     source === 'published' ? groups : groupSamples(await reads.rows(articleQuery), articleQuery, docs).groups;
 
   const { sampleMetrics, seriesMetrics } = answerMetrics(loaded);
-  const runIds = [...new Set(groups.flatMap((g) => g.runs.map((r) => r.id)))];
+  const runIds = [...new Set([...groups, ...leftOutGroups].flatMap((g) => g.runs.map((r) => r.id)))];
   const samples = [...(await reads.samples(runIds, sampleMetrics))].sort(sampleOrder);
   const series = [...(await reads.series(runIds, seriesMetrics))].sort(seriesOrder);
   const of =
@@ -167,6 +168,7 @@ export async function answerFromReads(
     direction: metricDirection(doc, metric, q.direction),
     source,
     groups,
+    leftOutGroups,
     articleGroups,
     samplesOf: of(samples),
     seriesOf: of(series),
