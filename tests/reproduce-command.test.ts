@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as shellParse } from 'shell-quote';
-import { linkRun, RunSubmission, type RunDetail, type RunSubmissionInput } from '@tunelab/contracts';
+import { linkRun, RunSubmission, serverForCommand, type RunDetail, type RunSubmissionInput } from '@tunelab/contracts';
+import { runCommandLine, type RunCommand } from '@tunelab/contracts/run-command';
 import { openResultsDb } from '@tunelab/results-db';
 import { parseRunArgs } from '@tunelab/runner';
 import { reproduceCommand } from '../apps/site/src/lib/views.ts';
@@ -120,5 +121,72 @@ describe('reproduce command round trip', () => {
       server: 17,
       serverSettings: { shared_buffers: '256MB' },
     });
+  });
+
+  it("a sequential run: the plain command when the scenario's design chose the blocks, --budget when the run was given one", async () => {
+    const sequential = (source: 'scenario' | 'option') =>
+      RunSubmission.parse({
+        ...SAMPLE,
+        options: {
+          repetitions: 9,
+          scale: 'default',
+          sequential: {
+            metric: 'duration',
+            margin: 0.1,
+            budgetSeconds: 420,
+            maxBlocks: 40,
+            source,
+            stopped: 'decided',
+          },
+        },
+      });
+    const plain = parseRunArgs(argvOf(reproduceCommand(await stored(sequential('scenario'), 'reproduce-6'))));
+    expect(plain.options).toEqual({ scale: 'default' });
+    const given = parseRunArgs(argvOf(reproduceCommand(await stored(sequential('option'), 'reproduce-7'))));
+    expect(given.options).toEqual({ scale: 'default', budgetSeconds: 420 });
+  });
+});
+
+describe('runCommandLine: every command TuneLab prints, read back by the runner', () => {
+  it('gives back the scenario, parameters, server and design it was built from', () => {
+    const cases: RunCommand[] = [
+      { scenario: 'vacuum-index-cleanup', params: { rows: 40_000_000 }, server: serverForCommand('postgresql', 15) },
+      {
+        scenario: 'vacuum-index-cleanup',
+        params: { rows: 1 },
+        server: serverForCommand('postgresql', 12, { nearest: true }),
+      },
+      {
+        scenario: 'innodb-compression-insert',
+        params: { rows: 20_000, buffer_pool_mb: 128 },
+        server: serverForCommand('mariadb', 10),
+        repetitions: 4,
+      },
+      { scenario: 'fillfactor-hot-updates', params: { vus: '1,4', note: "it's $HOME; `x`" }, budgetSeconds: 600 },
+      {
+        scenario: 'vacuum-full-rewrite',
+        server: { server: 17, settings: { shared_buffers: '1 GB' } },
+        publishedScale: true,
+      },
+      { scenario: 'vacuum-full-rewrite', scaleSweep: true },
+    ];
+    const requests = cases.map((c) => parseRunArgs(argvOf(runCommandLine(c))));
+    expect(requests.map((r) => [r.scenario, r.params, r.target])).toEqual([
+      ['vacuum-index-cleanup', { rows: '40000000' }, undefined],
+      ['vacuum-index-cleanup', { rows: '1' }, undefined],
+      ['innodb-compression-insert', { rows: '20000', buffer_pool_mb: '128' }, 'mysql://USER@HOST:3306/DBNAME'],
+      ['fillfactor-hot-updates', { vus: '1,4', note: "it's $HOME; `x`" }, undefined],
+      ['vacuum-full-rewrite', {}, undefined],
+      ['vacuum-full-rewrite', {}, undefined],
+    ]);
+    expect(requests.map((r) => r.options)).toEqual([
+      { scale: 'default', server: 15 },
+      { scale: 'default', server: 14 },
+      { scale: 'default', repetitions: 4 },
+      { scale: 'default', budgetSeconds: 600 },
+      { scale: 'published', server: 17, serverSettings: { shared_buffers: '1 GB' } },
+      { scale: 'default' },
+    ]);
+    expect(requests[5]!.scaleSweep).toBe(true);
   });
 });

@@ -308,7 +308,7 @@ describe('site built from a results database with measured and published runs', 
       .click();
     await page.waitForURL('**/runs/*/');
     const command = await page.locator('code.reproduce').textContent();
-    expect(command).toMatch(/^tunelab run vacuum-index-cleanup --target \S+ --repetitions 3 --param rows=200000$/);
+    expect(command).toMatch(/^tunelab run vacuum-index-cleanup --param rows=200000 --target \S+ --repetitions 3$/);
     // One row per variant × repetition of the sample (the fixture's build time included).
     await expect(page.locator('table.samples tbody tr').count()).resolves.toBe(
       new Set(SAMPLE.samples.map((x) => `${x.variant}#${x.repetition}`)).size,

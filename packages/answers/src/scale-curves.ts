@@ -25,6 +25,7 @@ import {
   predictAt,
   type LogLogFit,
 } from '@tunelab/stats';
+import { runCommandLine } from '@tunelab/contracts/run-command';
 
 /**
  * Answers go at most this factor beyond the measured range, either side. A power law fitted on
@@ -47,9 +48,17 @@ type PairContext = { curves: ScaleCurves; group: ScaleCurveGroup; value: number 
 const labelOf = (ctx: PairContext, variant: string) =>
   ctx.group.curves.find((c) => c.variant === variant)?.label ?? variant;
 
-/** The command that measures `value` on the group's server. */
-const commandOf = (ctx: PairContext) =>
-  `tunelab run ${ctx.curves.scenario} --param ${ctx.curves.param}=${Math.round(ctx.value)} ${ctx.group.serverFlags}`;
+/**
+ * The command that measures `value` on the group's server: the value as the parameter takes it
+ * (a whole number for an integer one) and inside its declared range (the nearest bound outside it).
+ */
+function commandOf(ctx: PairContext): string {
+  const range = ctx.curves.paramRange;
+  let v = range?.integer === false ? ctx.value : Math.round(ctx.value);
+  if (range?.max !== null && range?.max !== undefined) v = Math.min(v, range.max);
+  v = Math.max(v, range?.min ?? (range?.integer === false ? Number.MIN_VALUE : 1));
+  return `${runCommandLine({ scenario: ctx.curves.scenario, params: { [ctx.curves.param]: v } })} ${ctx.group.serverFlags}`;
+}
 
 function fitOf(ctx: PairContext, variant: string, curve: ScaleCurve | undefined): ScaleFit {
   const line = curve?.line ?? null;

@@ -8,14 +8,15 @@
 import {
   ENGINE_FACTS,
   Engine,
-  SUPPORTED_POSTGRESQL_MAJORS,
   majorOfParts,
+  serverForCommand,
   type ScaleAnswers,
   type ScaleCurve,
   type ScaleCurves,
   type ScenarioDocument,
   type UsedDirection,
 } from '@tunelab/contracts';
+import { serverArgs } from '@tunelab/contracts/run-command';
 import { EQUIVALENCE_MARGIN, heldOutErrors, logLogFit, type ScalePoint } from '@tunelab/stats';
 import type { SampleRow } from './groups.ts';
 import { answerCurvesAtScale, MIN_SCALES, SCALE_EXTRAPOLATION_LIMIT } from './scale-curves.ts';
@@ -50,14 +51,8 @@ function keyOf(r: SampleRow, param: string): { key: string; params: Record<strin
   return { key, params };
 }
 
-/** How the command that measures another scale reaches the group's server. */
-function serverFlags(engine: string, major: number): string {
-  if (engine === 'postgresql')
-    return (SUPPORTED_POSTGRESQL_MAJORS as readonly number[]).includes(major)
-      ? `--server ${major}`
-      : '--target postgres://USER@HOST:5432/DB';
-  return '--target mysql://USER@HOST:3306/DB';
-}
+/** How the command that measures another scale reaches the group's server: `--server 15`, or the engine's example `--target`. */
+const serverFlags = (engine: string, major: number): string => serverArgs(serverForCommand(engine, major));
 
 const label = (doc: ScenarioDocument, variant: string) => doc.variants.find((v) => v.key === variant)?.label ?? variant;
 
@@ -110,6 +105,11 @@ export function fitScaleCurves(input: FitScaleCurvesInput): ScaleCurves {
     acc.byVariant.set(r.variant, list);
   }
   const def = doc.metrics.find((m) => m.key === metric);
+  const paramDef = doc.params[param];
+  const paramRange =
+    paramDef && (paramDef.type === 'integer' || paramDef.type === 'number')
+      ? { min: paramDef.min ?? null, max: paramDef.max ?? null, integer: paramDef.type === 'integer' }
+      : undefined;
   const fitted = [...groups.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, acc]) => {
@@ -150,6 +150,7 @@ export function fitScaleCurves(input: FitScaleCurvesInput): ScaleCurves {
     margin: doc.decision?.margin ?? EQUIVALENCE_MARGIN,
     groups: fitted,
     empty: fitted.length ? null : `no measured runs of ${doc.key} with ${metric} yet`,
+    ...(paramRange ? { paramRange } : {}),
   };
 }
 

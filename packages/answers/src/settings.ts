@@ -1,4 +1,4 @@
-import { ownValue } from '@tunelab/contracts';
+import { factsOf, ownValue } from '@tunelab/contracts';
 
 /**
  * Server settings as people compare them: "8192MB" and "8GB" are the same, a setting a run did
@@ -7,53 +7,9 @@ import { ownValue } from '@tunelab/contracts';
  * is unknown, never "default".
  */
 
-/**
- * PostgreSQL 15 defaults of settings scenarios list as relevant
- * (https://www.postgresql.org/docs/15/runtime-config.html); MariaDB 10.11's for InnoDB
- * (https://mariadb.com/kb/en/innodb-system-variables/).
- */
-const DEFAULTS: Record<string, Record<string, string>> = {
-  postgresql: {
-    shared_buffers: '128MB',
-    work_mem: '4MB',
-    maintenance_work_mem: '64MB',
-    max_wal_size: '1GB',
-    min_wal_size: '80MB',
-    checkpoint_timeout: '5min',
-    checkpoint_completion_target: '0.9',
-    effective_cache_size: '4GB',
-    effective_io_concurrency: '1',
-    random_page_cost: '4',
-    synchronous_commit: 'on',
-    fsync: 'on',
-    full_page_writes: 'on',
-    wal_compression: 'off',
-    wal_level: 'replica',
-    wal_buffers: '4MB',
-    autovacuum: 'on',
-    max_parallel_maintenance_workers: '2',
-    max_parallel_workers: '8',
-    max_worker_processes: '8',
-    recovery_init_sync_method: 'fsync',
-    huge_pages: 'try',
-    jit: 'on',
-    default_statistics_target: '100',
-  },
-  mysql: {
-    innodb_buffer_pool_size: '128M',
-    innodb_flush_log_at_trx_commit: '1',
-    innodb_flush_method: 'O_DIRECT',
-    innodb_log_file_size: '96M',
-    innodb_file_per_table: 'ON',
-    innodb_doublewrite: 'ON',
-    innodb_io_capacity: '200',
-    sync_binlog: '0',
-  },
-};
-
 /** Own properties only: a setting called `constructor` or `toString` has no default. */
 export function engineDefault(engine: string, name: string): string | null {
-  const defaults = ownValue(DEFAULTS, engine === 'mariadb' ? 'mysql' : engine);
+  const defaults = factsOf(engine)?.defaultSettings;
   return (defaults && ownValue(defaults, name)) ?? null;
 }
 

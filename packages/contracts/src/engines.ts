@@ -1,10 +1,10 @@
 /**
- * Engine facts, once (issue 27): the engines TuneLab measures, their display names, the URL
- * schemes a target of each is given by, default ports, how a version string maps to a *major*
- * (the release line runs are grouped by: PostgreSQL 17.10 → "17", MariaDB 10.11.9 → "10.11",
- * MySQL 8.0.36 → "8.0") and the PostgreSQL majors a managed server exists for. The runner, the
- * answers, the API and the site read them from here; adding an engine starts with one entry in
- * ENGINE_FACTS.
+ * Engine facts, once: the engines TuneLab measures, their display names, the URL schemes a target
+ * of each is given by, default ports, how a version string maps to a *major* (the release line
+ * runs are grouped by: PostgreSQL 17.10 → "17", MariaDB 10.11.9 → "10.11", MySQL 8.0.36 → "8.0"),
+ * the majors a managed server exists for, the target a printed command names and the defaults of
+ * the settings scenarios list. The runner, the answers, the API and the site read them from here;
+ * adding an engine is one entry in ENGINE_FACTS and one folder of the runner's `engines/`.
  */
 
 /** One engine's facts. */
@@ -24,11 +24,63 @@ export type EngineFacts = {
    * 2 for MySQL and MariaDB, whose release lines are x.y (8.0, 8.4; 10.6, 10.11, 11.4).
    */
   majorParts: 1 | 2;
+  /**
+   * The majors the runner installs and manages a throwaway server of (`--server MAJOR`, `servers
+   * install`), oldest first; empty for an engine the runner only measures on a server of the user's.
+   */
+  managedMajors: readonly number[];
+  /** The target a printed `tunelab run` names for a server of the user's (the user replaces it). */
+  exampleTarget: string;
+  /**
+   * The server's defaults of the settings scenarios list as relevant: a setting a run did not
+   * record is at its default (the runner records only settings changed from it).
+   */
+  defaultSettings: Readonly<Record<string, string>>;
 };
 
 /** Every engine, in a fixed order. */
 export const ENGINES = ['postgresql', 'mysql', 'mariadb'] as const;
 export type EngineName = (typeof ENGINES)[number];
+
+/** PostgreSQL 15's defaults (https://www.postgresql.org/docs/15/runtime-config.html). */
+const POSTGRESQL_DEFAULTS = {
+  shared_buffers: '128MB',
+  work_mem: '4MB',
+  maintenance_work_mem: '64MB',
+  max_wal_size: '1GB',
+  min_wal_size: '80MB',
+  checkpoint_timeout: '5min',
+  checkpoint_completion_target: '0.9',
+  effective_cache_size: '4GB',
+  effective_io_concurrency: '1',
+  random_page_cost: '4',
+  synchronous_commit: 'on',
+  fsync: 'on',
+  full_page_writes: 'on',
+  wal_compression: 'off',
+  wal_level: 'replica',
+  wal_buffers: '4MB',
+  autovacuum: 'on',
+  max_parallel_maintenance_workers: '2',
+  max_parallel_workers: '8',
+  max_worker_processes: '8',
+  recovery_init_sync_method: 'fsync',
+  huge_pages: 'try',
+  jit: 'on',
+  default_statistics_target: '100',
+};
+
+/** InnoDB's defaults in MariaDB 10.11 (https://mariadb.com/kb/en/innodb-system-variables/), MySQL's alike. */
+const INNODB_DEFAULTS = {
+  innodb_buffer_pool_size: '128M',
+  innodb_flush_log_at_trx_commit: '1',
+  innodb_flush_method: 'O_DIRECT',
+  innodb_log_file_size: '96M',
+  innodb_file_per_table: 'ON',
+  innodb_doublewrite: 'ON',
+  innodb_io_capacity: '200',
+  sync_binlog: '0',
+};
 
 export const ENGINE_FACTS = {
   postgresql: {
@@ -37,9 +89,30 @@ export const ENGINE_FACTS = {
     schemes: ['postgres:', 'postgresql:'],
     defaultPort: 5432,
     majorParts: 1,
+    managedMajors: [14, 15, 16, 17, 18],
+    exampleTarget: 'postgres://USER@HOST:5432/DBNAME',
+    defaultSettings: POSTGRESQL_DEFAULTS,
   },
-  mysql: { name: 'MySQL', protocol: 'mysql', schemes: ['mysql:'], defaultPort: 3306, majorParts: 2 },
-  mariadb: { name: 'MariaDB', protocol: 'mysql', schemes: ['mariadb:'], defaultPort: 3306, majorParts: 2 },
+  mysql: {
+    name: 'MySQL',
+    protocol: 'mysql',
+    schemes: ['mysql:'],
+    defaultPort: 3306,
+    majorParts: 2,
+    managedMajors: [],
+    exampleTarget: 'mysql://USER@HOST:3306/DBNAME',
+    defaultSettings: INNODB_DEFAULTS,
+  },
+  mariadb: {
+    name: 'MariaDB',
+    protocol: 'mysql',
+    schemes: ['mariadb:'],
+    defaultPort: 3306,
+    majorParts: 2,
+    managedMajors: [],
+    exampleTarget: 'mysql://USER@HOST:3306/DBNAME',
+    defaultSettings: INNODB_DEFAULTS,
+  },
 } as const satisfies Record<EngineName, EngineFacts>;
 
 /** An engine's display name by its key ("postgresql" → "PostgreSQL"), for keys read from stored data. */
@@ -52,7 +125,35 @@ export const ENGINE_NAMES: Readonly<Record<string, string>> = Object.fromEntries
  * majors a job may name for a PostgreSQL scenario, and the server majors coverage expects. The
  * only place they are written: READMEs and `--help` say them from here (a runner test checks).
  */
-export const SUPPORTED_POSTGRESQL_MAJORS = [14, 15, 16, 17, 18] as const;
+export const SUPPORTED_POSTGRESQL_MAJORS = ENGINE_FACTS.postgresql.managedMajors;
+
+/** The facts of an engine key read from stored data or a request, or null for one TuneLab does not know. */
+export function factsOf(engine: string): EngineFacts | null {
+  return (ENGINES as readonly string[]).includes(engine) ? ENGINE_FACTS[engine as EngineName] : null;
+}
+
+/** Engines a managed server exists for (`--server MAJOR`). */
+export const MANAGED_ENGINES: readonly EngineName[] = ENGINES.filter((e) => ENGINE_FACTS[e].managedMajors.length > 0);
+
+/**
+ * The server a printed `tunelab run` names for a run on `engine` `major`: a managed server of that
+ * major when the runner installs it, else the nearest major it installs when `nearest` (advice for
+ * a server whose major has no build: the command says which it measures), else the engine's
+ * example target for the user to replace.
+ */
+export function serverForCommand(
+  engine: string,
+  major: number | null,
+  opts: { nearest?: boolean } = {},
+): { server: number } | { target: string } {
+  const facts = factsOf(engine);
+  if (!facts) throw new Error(`no engine "${engine}"`);
+  const majors = facts.managedMajors;
+  if (major !== null && majors.includes(major)) return { server: major };
+  if (opts.nearest && major !== null && majors.length > 0)
+    return { server: [...majors].sort((a, b) => Math.abs(a - major) - Math.abs(b - major) || b - a)[0]! };
+  return { target: facts.exampleTarget };
+}
 
 /** The engine's URL schemes by protocol, for "supported: postgres://, postgresql://" sentences. */
 export function schemesOfProtocol(protocol: EngineFacts['protocol']): string[] {

@@ -22,3 +22,4 @@ export * from './links.ts';
 export * from './fleet.ts';
 export * from './redact.ts';
 export * from './scale.ts';
+export * from './run-command.ts';

@@ -197,5 +197,7 @@ export const ScaleCurves = z.object({
   margin: z.number().gt(0).lt(1),
   groups: z.array(ScaleCurveGroup),
   empty: z.string().nullable(),
+  /** The scale parameter's declared range and type (scenario.yaml params): a printed command stays inside it. */
+  paramRange: z.object({ min: z.number().nullable(), max: z.number().nullable(), integer: z.boolean() }).optional(),
 });
 export type ScaleCurves = z.infer<typeof ScaleCurves>;

@@ -96,10 +96,10 @@ describe('tunelab advise on MariaDB', () => {
     const of = (name: string) => ours.find((t) => t.table === `${DB}.${name}`)!;
     const [big, kbs4, pagec] = [of('big'), of('kbs4'), of('pagec')];
     expect(big.facts).toMatchObject({ rowFormat: 'Dynamic', keyBlockSize: null, pageCompressed: false });
-    expect(Number(big.facts.dataBytes)).toBeGreaterThanOrEqual(i.bufferPoolBytes / 4);
+    expect(Number(big.facts.dataBytes)).toBeGreaterThanOrEqual(i.server.bufferPoolBytes! / 4);
     expect(big.params).toEqual({
       rows: big.facts.rows,
-      buffer_pool_mb: Math.round(i.bufferPoolBytes / 1024 / 1024),
+      buffer_pool_mb: Math.round(i.server.bufferPoolBytes! / 1024 / 1024),
     });
     expect(kbs4.facts).toMatchObject({ rowFormat: 'Compressed', keyBlockSize: 4, pageCompressed: false });
     expect(pagec.facts).toMatchObject({ pageCompressed: true });

@@ -156,8 +156,8 @@ describe('tunelab advise on PostgreSQL', () => {
     const byKey = Object.fromEntries(report.scenarios.map((s) => [s.key, s]));
     expect(report.inspection.engine).toBe('postgresql');
     if (report.inspection.engine !== 'postgresql') return;
-    expect(report.inspection.tables).toBe(SMALL_TABLES + 3);
-    expect(report.inspection.relationFiles).toBeGreaterThanOrEqual(SMALL_TABLES + 3 + 4);
+    expect(report.inspection.server.tables).toBe(SMALL_TABLES + 3);
+    expect(report.inspection.server.relationFiles).toBeGreaterThanOrEqual(SMALL_TABLES + 3 + 4);
 
     const rewrite = byKey['vacuum-full-rewrite']!;
     expect(rewrite.tables.map((t) => t.table)).toEqual(['public.bloated']);
@@ -176,7 +176,7 @@ describe('tunelab advise on PostgreSQL', () => {
     const recovery = byKey['recovery-init-sync']!;
     expect(recovery.tables).toHaveLength(1);
     expect(recovery.tables[0]!.table).toBeNull();
-    expect(recovery.tables[0]!.params.tables).toBe(report.inspection.relationFiles);
+    expect(recovery.tables[0]!.params.tables).toBe(report.inspection.server.relationFiles);
 
     expect(byKey['innodb-compression-insert']).toBeUndefined();
     for (const s of report.scenarios) for (const t of s.tables) expect(t.answer.status).toBe('no-api');

@@ -3,12 +3,12 @@
  * (thresholds.ts), the parameters each table's shape implies (clamped to the scenario's declared
  * range, saying so), TuneLab's nearest answer (answers.ts) and the `tunelab run` that measures it.
  */
-import { resolveParams, type ParamDef } from '@tunelab/contracts';
+import { ENGINE_FACTS, resolveParams, serverForCommand, type ParamDef } from '@tunelab/contracts';
+import { runCommandLine } from '@tunelab/contracts/run-command';
 import type { LoadedScenario } from '@tunelab/scenarios';
-import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS } from '@tunelab/contracts';
+import type { CompressibleTable, HeapTable, Inspection } from '../engines/catalog.ts';
 import type { AnswerNear, AnswerQuestion, Hardware } from './answers.ts';
 import { RULES } from './thresholds.ts';
-import type { Inspection, InnodbTable, MysqlInspection, PgInspection, PgTable } from './types.ts';
 
 export type TableAdvice = {
   /** schema.table, or null for a scenario about the whole database (recovery-init-sync). */
@@ -40,7 +40,7 @@ export type ScenarioAdvice = {
 const MB = 1024 * 1024;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (n: number) => `${Math.round(n * 100)}%`;
-export const bytes = (n: number) =>
+const bytes = (n: number) =>
   n >= 1024 ** 3
     ? `${(n / 1024 ** 3).toFixed(1)} GiB`
     : n >= MB
@@ -48,8 +48,13 @@ export const bytes = (n: number) =>
       : `${Math.round(n / 1024)} KiB`;
 const qualified = (t: { schema: string; name: string }) => `${t.schema}.${t.name}`;
 
+/**
+ * How advise applies a scenario: from the table sets and server facts an engine's inspector gave
+ * (engines/catalog.ts), never from the engine's name. `build` returns a sentence when the server
+ * has what the rule reads but the rule cannot apply, and null or undefined when the server lacks it (then the
+ * scenario is not listed: its engine is another).
+ */
 type Rule = {
-  engine: 'postgresql' | 'mysql-family';
   /** The scale parameter the answer is looked up by. */
   scale: string;
   rule: string;
@@ -58,10 +63,12 @@ type Rule = {
         matched: number;
         items: { table: string | null; why: string; facts: TableAdvice['facts']; params: Record<string, number> }[];
       }
-    | string;
+    | string
+    | null
+    | undefined;
 };
 
-const pgTableFacts = (t: PgTable): TableAdvice['facts'] => ({
+const heapFacts = (t: HeapTable): TableAdvice['facts'] => ({
   rows: t.rows,
   liveTuples: t.liveTuples,
   deadTuples: t.deadTuples,
@@ -73,70 +80,61 @@ const pgTableFacts = (t: PgTable): TableAdvice['facts'] => ({
   hotUpdates: t.hotUpdates,
   newPageUpdates: t.newPageUpdates,
 });
-const deadShare = (t: PgTable) => t.deadTuples / Math.max(t.liveTuples + t.deadTuples, 1);
+const deadShare = (t: HeapTable) => t.deadTuples / Math.max(t.liveTuples + t.deadTuples, 1);
 
 /** Per scenario key, how it applies; a scenario without one is listed as having no rule yet. */
 const SCENARIO_RULES: Record<string, Rule> = {
   'vacuum-index-cleanup': {
-    engine: 'postgresql',
     scale: 'rows',
     rule: `tables with an index and at least ${int(RULES.minDeadTuples)} dead tuples, ${pct(RULES.indexCleanupDeadFraction)} or more of their tuples; most dead tuples first; rows = the table's rows (reltuples)`,
-    build: (i) => {
-      const pg = i as PgInspection;
-      return {
-        matched: pg.indexedWithDeadTuples.matched,
-        items: pg.indexedWithDeadTuples.tables.map((t) => ({
+    build: ({ sets: { indexedWithDeadTuples: set } }) =>
+      set && {
+        matched: set.matched,
+        items: set.tables.map((t) => ({
           table: qualified(t),
           why: `${int(t.deadTuples)} dead tuples (${pct(deadShare(t))}), ${t.indexCount} index${t.indexCount === 1 ? '' : 'es'} of ${bytes(t.indexBytes)}, table ${bytes(t.tableBytes)}`,
-          facts: pgTableFacts(t),
+          facts: heapFacts(t),
           params: { rows: Math.round(t.rows) },
         })),
-      };
-    },
+      },
   },
   'vacuum-full-rewrite': {
-    engine: 'postgresql',
     scale: 'rows',
     rule: `bloated tables: at least ${int(RULES.minDeadTuples)} dead tuples, ${pct(RULES.rewriteDeadFraction)} or more of their tuples; most dead tuples first; rows = live + dead tuples (the rows before the scenario's 90% delete)`,
-    build: (i) => {
-      const pg = i as PgInspection;
-      return {
-        matched: pg.bloated.matched,
-        items: pg.bloated.tables.map((t) => ({
+    build: ({ sets: { bloated: set } }) =>
+      set && {
+        matched: set.matched,
+        items: set.tables.map((t) => ({
           table: qualified(t),
           why: `${int(t.deadTuples)} dead of ${int(t.liveTuples + t.deadTuples)} tuples (${pct(deadShare(t))}), table ${bytes(t.tableBytes)}`,
-          facts: pgTableFacts(t),
+          facts: heapFacts(t),
           params: { rows: Math.round(t.liveTuples + t.deadTuples) },
         })),
-      };
-    },
+      },
   },
   'fillfactor-hot-updates': {
-    engine: 'postgresql',
     scale: 'warehouses',
     rule: `update-heavy tables with a low HOT ratio: at least ${int(RULES.minUpdates)} updates, under ${pct(RULES.maxHotFraction)} of them HOT, fillfactor ${RULES.minFillfactor} or more; most non-HOT updates first; warehouses = table size ÷ 100 MB (a TPROC-C warehouse is about 100 MB)`,
-    build: (i) => {
-      const pg = i as PgInspection;
-      return {
-        matched: pg.hotUnfriendly.matched,
-        items: pg.hotUnfriendly.tables.map((t) => ({
+    build: ({ sets: { hotUnfriendly: set } }) =>
+      set && {
+        matched: set.matched,
+        items: set.tables.map((t) => ({
           table: qualified(t),
           why: `${int(t.updates)} updates, ${pct(t.hotUpdates / Math.max(t.updates, 1))} HOT${t.newPageUpdates !== null ? `, ${int(t.newPageUpdates)} to a new page` : ''}, fillfactor ${t.fillfactor}, table ${bytes(t.tableBytes)}`,
-          facts: pgTableFacts(t),
+          facts: heapFacts(t),
           params: { warehouses: Math.max(1, Math.round(t.tableBytes / (100 * 1e6))) },
         })),
-      };
-    },
+      },
   },
   'recovery-init-sync': {
-    engine: 'postgresql',
     scale: 'tables',
     rule: `a database with at least ${int(RULES.minRelationFiles)} relation files under recovery_init_sync_method = fsync; tables = its relations with storage (one file each at least)`,
-    build: (i) => {
-      const pg = i as PgInspection;
-      if (pg.recoveryInitSyncMethod === null) return 'this server has no recovery_init_sync_method (PostgreSQL 14+)';
-      const many = pg.relationFiles >= RULES.minRelationFiles;
-      const fsync = pg.recoveryInitSyncMethod === 'fsync';
+    build: ({ server }) => {
+      const { relationFiles, recoveryInitSyncMethod: method } = server;
+      if (relationFiles === undefined || method === undefined) return null;
+      if (method === null) return 'this server has no recovery_init_sync_method (PostgreSQL 14+)';
+      const many = relationFiles >= RULES.minRelationFiles;
+      const fsync = method === 'fsync';
       return {
         matched: many && fsync ? 1 : 0,
         items:
@@ -144,13 +142,9 @@ const SCENARIO_RULES: Record<string, Rule> = {
             ? [
                 {
                   table: null,
-                  why: `${int(pg.relationFiles)} relations with storage in ${pg.database}${pg.databases > 1 ? ` (${pg.databases - 1} other databases add theirs)` : ''}, recovery_init_sync_method = fsync`,
-                  facts: {
-                    relationFiles: pg.relationFiles,
-                    databases: pg.databases,
-                    recoveryInitSyncMethod: pg.recoveryInitSyncMethod,
-                  },
-                  params: { tables: pg.relationFiles },
+                  why: `${int(relationFiles)} relations with storage in ${server.database ?? 'the database'}${(server.databases ?? 1) > 1 ? ` (${server.databases! - 1} other databases add theirs)` : ''}, recovery_init_sync_method = fsync`,
+                  facts: { relationFiles, databases: server.databases ?? null, recoveryInitSyncMethod: method },
+                  params: { tables: relationFiles },
                 },
               ]
             : [],
@@ -158,22 +152,22 @@ const SCENARIO_RULES: Record<string, Rule> = {
     },
   },
   'innodb-compression-insert': {
-    engine: 'mysql-family',
     scale: 'rows',
     rule: `InnoDB tables of at least ${pct(RULES.bufferPoolFraction)} of innodb_buffer_pool_size (data + index), or already compressed; largest first; rows = the table's rows, buffer_pool_mb = the server's buffer pool`,
-    build: (i) => {
-      const my = i as MysqlInspection;
-      const compression = (t: InnodbTable) =>
+    build: ({ sets: { compressionCandidates: set }, server }) => {
+      if (!set) return null;
+      const pool = server.bufferPoolBytes ?? 0;
+      const compression = (t: CompressibleTable) =>
         t.keyBlockSize !== null
           ? `ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=${t.keyBlockSize}`
           : t.pageCompressed
             ? `PAGE_COMPRESSED=1 (ROW_FORMAT=${t.rowFormat.toUpperCase()})`
             : `ROW_FORMAT=${t.rowFormat.toUpperCase()}, not compressed`;
       return {
-        matched: my.compressionCandidates.matched,
-        items: my.compressionCandidates.tables.map((t) => ({
+        matched: set.matched,
+        items: set.tables.map((t) => ({
           table: qualified(t),
-          why: `${int(t.rows)} rows, ${bytes(t.dataBytes + t.indexBytes)} (${pct((t.dataBytes + t.indexBytes) / Math.max(my.bufferPoolBytes, 1))} of the ${bytes(my.bufferPoolBytes)} buffer pool), ${compression(t)}`,
+          why: `${int(t.rows)} rows, ${bytes(t.dataBytes + t.indexBytes)} (${pct((t.dataBytes + t.indexBytes) / Math.max(pool, 1))} of the ${bytes(pool)} buffer pool), ${compression(t)}`,
           facts: {
             rows: t.rows,
             dataBytes: t.dataBytes,
@@ -182,15 +176,12 @@ const SCENARIO_RULES: Record<string, Rule> = {
             keyBlockSize: t.keyBlockSize,
             pageCompressed: t.pageCompressed,
           },
-          params: { rows: Math.round(t.rows), buffer_pool_mb: Math.round(my.bufferPoolBytes / MB) },
+          params: { rows: Math.round(t.rows), buffer_pool_mb: Math.round(pool / MB) },
         })),
       };
     },
   },
 };
-
-const engineMatches = (rule: Rule['engine'], engine: Inspection['engine']) =>
-  rule === 'postgresql' ? engine === 'postgresql' : engine !== 'postgresql';
 
 /** Clamps each value into its parameter's declared range, saying where it did. */
 function withinRange(
@@ -223,25 +214,30 @@ function withinRange(
   return { params: out, beyond };
 }
 
-/** The `tunelab run` for these parameters on this machine: a managed PostgreSQL of the major (or the nearest the runner installs), else the given MySQL-family target. */
+/**
+ * The `tunelab run` for these parameters on this machine: a managed server of the inspected major
+ * (or the nearest the runner installs, saying so), else `localTarget` — the inspected server when
+ * it is on this machine — or the engine's example target.
+ */
 function commandOf(
   key: string,
   params: Record<string, number>,
   inspection: Inspection,
-  mysqlTarget: string,
+  localTarget: string | null,
 ): { command: string; note: string | null } {
-  const parts = ['tunelab', 'run', key, ...Object.entries(params).flatMap(([k, v]) => ['--param', `${k}=${v}`])];
-  if (inspection.engine !== 'postgresql') return { command: [...parts, '--target', mysqlTarget].join(' '), note: null };
-  const majors = SUPPORTED_MAJORS as readonly number[];
-  const major = majors.includes(inspection.major)
-    ? inspection.major
-    : [...majors].sort((a, b) => Math.abs(a - inspection.major) - Math.abs(b - inspection.major) || b - a)[0]!;
+  const server = serverForCommand(inspection.engine, inspection.major, { nearest: true });
+  const command = runCommandLine({
+    scenario: key,
+    params,
+    server: 'target' in server && localTarget ? { target: localTarget } : server,
+  });
+  const facts = ENGINE_FACTS[inspection.engine];
   return {
-    command: [...parts, '--server', String(major)].join(' '),
+    command,
     note:
-      major === inspection.major
-        ? null
-        : `the runner installs PostgreSQL ${majors.join(', ')}, not ${inspection.major}: the command measures ${major}`,
+      'server' in server && server.server !== inspection.major
+        ? `the runner installs ${facts.name} ${facts.managedMajors.join(', ')}, not ${inspection.major}: the command measures ${server.server}`
+        : null,
   };
 }
 
@@ -250,8 +246,8 @@ export type AdviseInput = {
   scenarios: readonly LoadedScenario[];
   hardware: Hardware;
   answer: (q: AnswerQuestion) => Promise<AnswerNear>;
-  /** The target a MySQL-family command names (a scratch server; the inspected one when it is local). */
-  mysqlTarget: string;
+  /** The target a command for a server the runner does not manage names: the inspected one when it is local, else null (the engine's example). */
+  localTarget: string | null;
 };
 
 export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> {
@@ -261,7 +257,8 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
     const { doc } = scenario;
     const rule = SCENARIO_RULES[doc.key];
     if (!doc.engines.includes(inspection.engine)) continue;
-    if (!rule || !engineMatches(rule.engine, inspection.engine)) {
+    const built = rule?.build(inspection);
+    if (!rule || built === null || built === undefined) {
       out.push({
         key: doc.key,
         title: doc.title,
@@ -273,10 +270,9 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
       continue;
     }
     const min = doc.requires.minServerVersionNum;
-    const built = rule.build(inspection);
     const versionNote =
-      inspection.engine === 'postgresql' && min && inspection.versionNum < min
-        ? `needs PostgreSQL ${Math.floor(min / 10000)} or newer; this server is ${inspection.version}`
+      min && inspection.versionNum < min
+        ? `needs ${ENGINE_FACTS[inspection.engine].name} ${Math.floor(min / 10000)} or newer; this server is ${inspection.version}`
         : null;
     if (typeof built === 'string' || versionNote) {
       out.push({
@@ -292,7 +288,7 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
     const tables: TableAdvice[] = [];
     for (const item of built.items) {
       const { params, beyond } = withinRange(doc.key, doc.params, item.params);
-      const { command, note } = commandOf(doc.key, params, inspection, input.mysqlTarget);
+      const { command, note } = commandOf(doc.key, params, inspection, input.localTarget);
       const answer = await input.answer({
         scenario: doc.key,
         engine: inspection.engine,

@@ -10,16 +10,14 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { StorageKind, storageLabelOf } from '@tunelab/contracts';
 import { listScenarioDirs, loadScenario } from '@tunelab/scenarios';
 import type { RunnerConfig } from '../config.ts';
-import { isLocalMysqlTarget } from '../engines/mysql/driver.ts';
-import { redactTarget } from '../engine/connect.ts';
+import { redactTarget } from '../engines/target-url.ts';
+import type { Inspection } from '../engines/catalog.ts';
+import { DRIVERS } from '../engines/index.ts';
 import { probeHardware } from '../probe/hardware.ts';
-import { adviseFrom, bytes, type ScenarioAdvice } from './advise.ts';
+import { adviseFrom, type ScenarioAdvice } from './advise.ts';
 import { answerSource, type Hardware } from './answers.ts';
 import { printable } from '../report/terminal.ts';
 import { AdviseError } from './errors.ts';
-import { inspectMysql } from './inspect-mysql.ts';
-import { inspectPostgres } from './inspect-postgres.ts';
-import type { Inspection } from './types.ts';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 1000;
@@ -84,20 +82,19 @@ export async function advise(
       throw new AdviseError('usage', `--api must be an http(s) URL, got "${opts.api}"`);
     }
   }
-  const started = performance.now();
-  let inspection: Inspection;
-  if (protocol === 'postgres:' || protocol === 'postgresql:') inspection = await inspectPostgres(target, opts.limit);
-  else if (protocol === 'mysql:' || protocol === 'mariadb:') inspection = await inspectMysql(target, opts.limit);
-  else
+  const advisable = DRIVERS.filter((d) => d.inspectCatalog);
+  const driver = advisable.find((d) => d.protocols.includes(protocol));
+  if (!driver?.inspectCatalog)
     throw new AdviseError(
       'usage',
-      `--target ${protocol}// is not supported: give postgres://, postgresql://, mysql:// or mariadb://`,
+      `--target ${protocol}// is not supported: give ${advisable.flatMap((d) => d.protocols.map((p) => `${p}//`)).join(', ')}`,
     );
+  const started = performance.now();
+  const inspection: Inspection = await driver.inspectCatalog(target, opts.limit);
   const inspectSeconds = (performance.now() - started) / 1000;
   const dirs = await listScenarioDirs(opts.scenariosDir);
   const scenarios = await Promise.all(dirs.map((d) => loadScenario(d)));
   const hardware = await opts.hardware();
-  const mysqlTarget = isLocalMysqlTarget(target) ? withoutPassword(target) : 'mysql://USER@SCRATCH-SERVER:3306/test';
   return {
     target: redactTarget(target),
     inspection,
@@ -109,12 +106,12 @@ export async function advise(
       scenarios: scenarios.sort((a, b) => a.key.localeCompare(b.key)),
       hardware,
       answer: answerSource(opts.api),
-      mysqlTarget,
+      localTarget: driver.isLocal(target) ? withoutPassword(target) : null,
     }),
   };
 }
 
-/** A local MySQL-family target for a printed command: the password is left to MYSQL_PWD. */
+/** A local target for a printed command: the password is left to the environment (MYSQL_PWD, PGPASSWORD). */
 function withoutPassword(target: string): string {
   const u = new URL(target);
   u.password = '';
@@ -128,18 +125,7 @@ const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixe
 export function renderAdvice(r: AdviseReport): string {
   const i = r.inspection;
   const lines: string[] = [];
-  if (i.engine === 'postgresql')
-    lines.push(
-      `PostgreSQL ${i.version}, database ${i.database} at ${r.target}: ${int(i.tables)} tables, ${int(i.relationFiles)} relations with storage, recovery_init_sync_method = ${i.recoveryInitSyncMethod ?? '(none)'}; read in ${r.inspectSeconds.toFixed(2)} s`,
-    );
-  if (i.engine === 'postgresql' && i.sizesFrom === 'catalog')
-    lines.push(
-      'sizes: from the catalog (relpages, as of the last VACUUM or ANALYZE): a table shown was locked exclusively for longer than the lock timeout',
-    );
-  if (i.engine !== 'postgresql')
-    lines.push(
-      `${i.engine === 'mariadb' ? 'MariaDB' : 'MySQL'} ${i.version} at ${r.target}: ${int(i.tables)} InnoDB tables, innodb_buffer_pool_size ${bytes(i.bufferPoolBytes)}; read in ${r.inspectSeconds.toFixed(2)} s`,
-    );
+  lines.push(`${i.heading} at ${r.target}: ${i.contents}; read in ${r.inspectSeconds.toFixed(2)} s`, ...i.notes);
   lines.push(
     `answers: ${r.api ?? 'none asked (--api URL)'} for ${r.hardware.cores} cores / ${r.hardware.memoryGb} GB / ${r.hardware.disk ?? r.hardware.storage} (${r.hardware.from})`,
   );

@@ -1,5 +1,5 @@
 /** Why `tunelab advise` could not read a server, each kind with its exit code (README "Exit codes"). */
-import { redactTarget } from '../engine/connect.ts';
+import { redactTarget } from '../engines/target-url.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 
 export type AdviseFailure = 'usage' | 'unreachable' | 'auth' | 'privilege' | 'read';

@@ -105,6 +105,8 @@ export type RunRequest = {
   target?: string;
   /** `name=value` overrides as typed (a swept parameter may be a list `1,4`). */
   params: Record<string, string>;
+  /** `--scale-sweep`: one run per point of the scenario's scale. */
+  scaleSweep?: true;
   options: {
     repetitions?: number;
     scale: 'default' | 'published';
@@ -233,6 +235,7 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
     scenario: key,
     ...(opts.target !== undefined ? { target: opts.target } : {}),
     params: opts.param ?? {},
+    ...(opts.scaleSweep ? { scaleSweep: true as const } : {}),
     options: {
       ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
       ...(opts.budget !== undefined ? { budgetSeconds: opts.budget } : {}),

@@ -13,6 +13,9 @@ import { cleanUpRun } from './cleanup.ts';
 import { appNameOf, runPrefix, type RunPlan } from './plan.ts';
 import { atMost, guarded, guardSession, type Guard } from './stall.ts';
 import type { CleanupReport } from './types.ts';
+import { redactTarget } from '../engines/target-url.ts';
+
+export { redactTarget };
 
 export type Connection = {
   handle: TargetHandle;
@@ -188,15 +191,5 @@ export async function cleanupRun(driver: Driver, target: string, runId: string):
     return names;
   } finally {
     await admin.close();
-  }
-}
-
-export function redactTarget(target: string): string {
-  try {
-    const url = new URL(target);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return '(unparseable target)';
   }
 }

@@ -7,6 +7,7 @@
 import type { DatabaseEnvironment, Engine, HardwareEnvelope } from '@tunelab/contracts';
 import { UsageError } from '../errors.ts';
 import type { Envelope } from '../probe/envelope.ts';
+import type { CatalogInspector } from './catalog.ts';
 
 export type RelationSizes = { relation: string; table: number; indexes: number; total: number };
 export type TableStats = Record<string, number>;
@@ -154,6 +155,8 @@ export type Driver = {
   isLocal(target: string): boolean;
   openAdmin(target: string, applicationName: string): Promise<AdminSession>;
   openDatabase(target: string, database: string, applicationName: string): Promise<DatabaseSession>;
+  /** `tunelab advise`: reads the server's catalog and statistics (read only); absent where advise cannot read the engine. */
+  inspectCatalog?: CatalogInspector;
 };
 
 /**

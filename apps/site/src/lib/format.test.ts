@@ -95,7 +95,7 @@ describe('reproduceCommand', () => {
       samples: [1, 2, 3].map((repetition) => ({ variant: '1-1', repetition, metric: 'duration', unit: 's', value: 1 })),
     });
     expect(reproduceCommand(run)).toBe(
-      "tunelab run vacuum-index-cleanup --target postgres://USER@HOST:5432/DBNAME --repetitions 3 --param 'mode=a b' --param rows=200000",
+      "tunelab run vacuum-index-cleanup --param 'mode=a b' --param rows=200000 --target postgres://USER@HOST:5432/DBNAME --repetitions 3",
     );
   });
 });

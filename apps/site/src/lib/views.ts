@@ -2,7 +2,8 @@
  * The tables of each page as plain data: pages render them, and the downloads serve the very
  * same rows as JSON and CSV.
  */
-import type { ComparisonGroup, PairComparison, RunDetail } from '@tunelab/contracts';
+import { serverForCommand, type ComparisonGroup, type PairComparison, type RunDetail } from '@tunelab/contracts';
+import { runCommandLine, type RunCommand } from '@tunelab/contracts/run-command';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
 import { decidingP, engineDefault, isNoiseSetting, meanImprovement, normalizeSetting } from '@tunelab/answers';
@@ -407,37 +408,45 @@ export const runLabel = (r: { receivedAt: string }) => `${r.receivedAt.slice(0, 
  */
 export function reproduceCommand(run: RunDetail): string {
   const o = run.options;
-  const reps = o
-    ? (o.untilStable?.startRepetitions ?? o.repetitions)
-    : Math.max(1, ...run.samples.map((s) => s.repetition));
-  const params = Object.entries(run.params)
-    .filter(([k, v]) => !k.startsWith('published.') && v !== null)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => ` --param ${shellQuote(`${k}=${String(v)}`)}`)
-    .join('');
-  // The scenario's own default rule (repetitions.until_stable) is what the plain command runs.
-  const byScenario = o?.untilStable?.source === 'scenario';
-  const stable =
-    o?.untilStable && !byScenario
-      ? ` --until-stable --max-repetitions ${o.untilStable.maxRepetitions} --cv-threshold ${o.untilStable.cvThreshold}${o.untilStable.budgetSeconds !== undefined ? ` --time-budget ${o.untilStable.budgetSeconds}` : ''}`
-      : '';
-  const published = (o ? o.scale === 'published' : run.source === 'published') ? ' --published-scale' : '';
-  const settings = Object.entries(o?.serverSettings ?? {})
-    .map(([k, v]) => ` --set ${shellQuote(`${k}=${v}`)}`)
-    .join('');
-  const target =
+  const params = Object.fromEntries(
+    Object.entries(run.params)
+      .filter(([k, v]) => !k.startsWith('published.') && v !== null)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, String(v)]),
+  );
+  const server =
     o?.server !== undefined
-      ? `--server ${o.server}${settings}`
-      : `--target ${
-          run.databaseEnvironment.engine === 'postgresql'
-            ? 'postgres://USER@HOST:5432/DBNAME'
-            : 'mysql://USER@HOST:3306/DBNAME'
-        }`;
-  return `tunelab run ${run.scenario.key} ${target}${byScenario ? '' : ` --repetitions ${reps}`}${stable}${params}${published}`;
+      ? { server: o.server, ...(o.serverSettings ? { settings: o.serverSettings } : {}) }
+      : serverForCommand(run.databaseEnvironment.engine, null);
+  return runCommandLine({
+    scenario: run.scenario.key,
+    params,
+    server,
+    ...designOf(run),
+    publishedScale: o ? o.scale === 'published' : run.source === 'published',
+  });
 }
 
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_.,:=/+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+/**
+ * The design a run was made with, as options: the scenario's own rule (sequential or until-stable
+ * from scenario.yaml) is what the plain command runs; a rule given as an option is repeated; a
+ * fixed design (and a run from before options were stored) repeats its repetition count.
+ */
+function designOf(run: RunDetail): Pick<RunCommand, 'repetitions' | 'budgetSeconds' | 'untilStable'> {
+  const o = run.options;
+  if (!o) return { repetitions: Math.max(1, ...run.samples.map((s) => s.repetition)) };
+  if (o.sequential) return o.sequential.source === 'scenario' ? {} : { budgetSeconds: o.sequential.budgetSeconds };
+  if (o.untilStable?.source === 'scenario') return {};
+  if (o.untilStable)
+    return {
+      repetitions: o.untilStable.startRepetitions,
+      untilStable: {
+        maxRepetitions: o.untilStable.maxRepetitions,
+        cvThreshold: o.untilStable.cvThreshold,
+        ...(o.untilStable.budgetSeconds !== undefined ? { budgetSeconds: o.untilStable.budgetSeconds } : {}),
+      },
+    };
+  return { repetitions: o.repetitions };
 }
 
 /** CSV with OWASP formula neutralisation: the one writer in contracts. */

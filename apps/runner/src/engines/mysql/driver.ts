@@ -12,15 +12,7 @@
  * connection ids this process opened under an application name (`terminateBackends`).
  */
 import mysql from 'mysql2/promise';
-import {
-  ENGINE_FACTS,
-  engineOfScheme,
-  parseServerVersion,
-  schemesOfProtocol,
-  type DatabaseEnvironment,
-  type Engine,
-} from '@tunelab/contracts';
-import { mysqlPasswordFromEnv } from '../../config.ts';
+import { parseServerVersion, schemesOfProtocol, type DatabaseEnvironment, type Engine } from '@tunelab/contracts';
 import {
   TCP_KEEPALIVE_MS,
   type AdminSession,
@@ -31,6 +23,10 @@ import {
   type ServerMessage,
   type TablespaceSizes,
 } from '../driver.ts';
+import { inspectMysql } from './inspect.ts';
+import { flavourOf, isLocalMysqlTarget, parseMysqlTarget } from './target.ts';
+
+export { parseMysqlTarget } from './target.ts';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const ADMIN_TIMEOUT_MS = 60_000;
@@ -55,42 +51,10 @@ const track = (applicationName: string, id: number) => {
   };
 };
 
-type ConnectOptions = { host: string; port: number; user: string; password?: string; database?: string };
-
-export function parseMysqlTarget(target: string): ConnectOptions {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new Error(`target is not a URL: expected mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE`);
-  }
-  const engine = engineOfScheme(url.protocol);
-  if (engine === null || ENGINE_FACTS[engine].protocol !== 'mysql')
-    throw new Error(`target protocol ${url.protocol} is not ${schemesOfProtocol('mysql').join(' or ')}`);
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  const password = url.password ? decodeURIComponent(url.password) : mysqlPasswordFromEnv();
-  return {
-    host: decodeURIComponent(url.hostname) || '127.0.0.1',
-    port: url.port ? Number(url.port) : ENGINE_FACTS[engine].defaultPort,
-    user: decodeURIComponent(url.username) || 'root',
-    ...(password !== undefined ? { password } : {}),
-    ...(database ? { database } : {}),
-  };
-}
-
 /** A server variable's text (`@@datadir`), or null when empty. */
 async function serverVariable(conn: Parameters<typeof rows>[0], name: 'datadir' | 'pid_file'): Promise<string | null> {
   const [r] = await rows(conn, `SELECT @@${name} AS v`);
   return r?.v ? String(r.v) : null;
-}
-
-export function isLocalMysqlTarget(target: string): boolean {
-  try {
-    const host = new URL(target).hostname;
-    return ['', '127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
-  } catch {
-    return false;
-  }
 }
 
 async function connect(target: string, database: string | undefined, applicationName: string) {
@@ -124,10 +88,6 @@ async function rows(conn: Conn, sql: string, values: unknown[] = [], timeout = A
 }
 
 const num = (v: unknown): number => (v === null || v === undefined || v === '' ? 0 : Number(v));
-
-export function flavourOf(version: string): Engine {
-  return /mariadb/i.test(version) ? 'mariadb' : 'mysql';
-}
 
 const SIZE_SUFFIX: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
 
@@ -306,6 +266,7 @@ export const mysqlDriver: Driver = {
   engines: ['mysql', 'mariadb'],
   protocols: schemesOfProtocol('mysql'),
   isLocal: isLocalMysqlTarget,
+  inspectCatalog: inspectMysql,
 
   async openAdmin(target, applicationName): Promise<AdminSession> {
     const { conn, untrack } = await connect(target, undefined, applicationName);

@@ -16,6 +16,7 @@ import {
   type Driver,
   type ServerMessage,
 } from '../driver.ts';
+import { inspectPostgres } from './inspect.ts';
 
 /** Quotes an identifier the way quote_ident() does. */
 export function quoteIdent(name: string): string {
@@ -80,6 +81,7 @@ export const postgresDriver: Driver = {
   engines: ['postgresql'],
   protocols: schemesOfProtocol('postgres'),
   isLocal: isLocalPostgresTarget,
+  inspectCatalog: inspectPostgres,
 
   async openAdmin(target, applicationName): Promise<AdminSession> {
     const client = await connect(target, applicationName);

@@ -1,5 +1,5 @@
 /**
- * Reads a PostgreSQL server for `tunelab advise`: one READ ONLY, REPEATABLE READ transaction of
+ * Reads a PostgreSQL server for `tunelab advise` (its CatalogInspector, ../catalog.ts): one READ ONLY, REPEATABLE READ transaction of
  * catalog and statistics queries (pg_class, pg_index, pg_stat_get_*, settings), rolled back, with
  * `search_path = pg_catalog, pg_temp` so that every name it calls is the built-in one.
  * Only the tables shown have their sizes read (pg_table_size: an AccessShareLock, as a SELECT takes),
@@ -7,10 +7,10 @@
  * filtered and ranked in SQL, so a catalog of 100,000 tables returns at most `limit` per rule.
  */
 import pg from 'pg';
-import type { PgInspection, PgTable, Picked } from './types.ts';
-import { RULES } from './thresholds.ts';
-import { redactTarget } from '../engine/connect.ts';
-import { AdviseError, classifyConnectError } from './errors.ts';
+import { AdviseError, classifyConnectError } from '../../advise/errors.ts';
+import { RULES } from '../../advise/thresholds.ts';
+import { redactTarget } from '../target-url.ts';
+import type { HeapTable, Inspection, Picked } from '../catalog.ts';
 
 const APPLICATION_NAME = 'tunelab-advise';
 /** How long a size waits behind a table's exclusive lock before the sizes come from the catalog. */
@@ -82,7 +82,7 @@ function tablesQuery(versionNum: number, sizes: Sizes): string {
 }
 
 /** Inspects the database the URL names; `limit` tables at most per rule. */
-export async function inspectPostgres(url: string, limit: number): Promise<PgInspection> {
+export async function inspectPostgres(url: string, limit: number): Promise<Inspection> {
   const client = new pg.Client({
     connectionString: url,
     application_name: APPLICATION_NAME,
@@ -144,25 +144,38 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
       rows = (await client.query<Row>(tablesQuery(versionNum, 'catalog'), [...values, 'block_size'])).rows;
     }
     await client.query('ROLLBACK');
-    const picked = (rule: Row['rule']): Picked<PgTable> => {
+    const picked = (rule: Row['rule']): Picked<HeapTable> => {
       const of = rows.filter((r) => r.rule === rule);
       return { matched: of.length ? Number(of[0]!.matched) : 0, tables: of.map(tableOf) };
     };
+    const tables = Number(h.tables);
+    const files = Number(h.files);
     return {
       engine: 'postgresql',
       version: h.version,
       versionNum,
       major: Math.floor(versionNum / 10000),
-      database: h.database,
-      tables: Number(h.tables),
-      relationFiles: Number(h.files),
-      databases: Number(h.databases),
-      recoveryInitSyncMethod: h.method,
-      blockSize,
-      sizesFrom: sizes,
-      bloated: picked('bloated'),
-      indexedWithDeadTuples: picked('indexed'),
-      hotUnfriendly: picked('hot'),
+      heading: `PostgreSQL ${h.version}, database ${h.database}`,
+      contents: `${int(tables)} tables, ${int(files)} relations with storage, recovery_init_sync_method = ${h.method ?? '(none)'}`,
+      notes:
+        sizes === 'catalog'
+          ? [
+              'sizes: from the catalog (relpages, as of the last VACUUM or ANALYZE): a table shown was locked exclusively for longer than the lock timeout',
+            ]
+          : [],
+      server: {
+        tables,
+        database: h.database,
+        relationFiles: files,
+        databases: Number(h.databases),
+        recoveryInitSyncMethod: h.method,
+        pageSize: blockSize,
+      },
+      sets: {
+        bloated: picked('bloated'),
+        indexedWithDeadTuples: picked('indexed'),
+        hotUnfriendly: picked('hot'),
+      },
     };
   } catch (e) {
     if (e instanceof AdviseError) throw e;
@@ -172,7 +185,9 @@ export async function inspectPostgres(url: string, limit: number): Promise<PgIns
   }
 }
 
-function tableOf(r: Row): PgTable {
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function tableOf(r: Row): HeapTable {
   return {
     schema: r.schema,
     name: r.name,

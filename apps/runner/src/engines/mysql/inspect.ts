@@ -1,15 +1,16 @@
 /**
- * Reads a MariaDB/MySQL server for `tunelab advise`: one READ ONLY transaction over
+ * Reads a MariaDB/MySQL server for `tunelab advise` (its CatalogInspector, ../catalog.ts): one READ ONLY transaction over
  * information_schema (InnoDB's own dictionary views need only PROCESS; information_schema.TABLES
  * adds exact data and index lengths for the tables the user has a privilege on). No table's rows
  * are read. Tables are filtered and ranked in SQL, at most `limit` returned.
  */
 import mysql from 'mysql2/promise';
-import { flavourOf, parseMysqlTarget } from '../engines/mysql/driver.ts';
-import { redactTarget } from '../engine/connect.ts';
-import { AdviseError, classifyConnectError } from './errors.ts';
-import { RULES } from './thresholds.ts';
-import type { InnodbTable, MysqlInspection } from './types.ts';
+import { ENGINE_FACTS } from '@tunelab/contracts';
+import { AdviseError, classifyConnectError } from '../../advise/errors.ts';
+import { RULES } from '../../advise/thresholds.ts';
+import { redactTarget } from '../target-url.ts';
+import type { CompressibleTable, Inspection } from '../catalog.ts';
+import { flavourOf, parseMysqlTarget } from './target.ts';
 
 type Row = Record<string, string | number | null>;
 const num = (v: unknown): number => (v === null || v === undefined || v === '' ? 0 : Number(v));
@@ -44,11 +45,13 @@ function viewsOf(engine: 'mariadb' | 'mysql') {
   };
 }
 
+const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+
 /** InnoDB's file-name encoding of identifiers (`@002d` for `-`) back to the name. */
 const decodeName = (name: string) =>
   name.replace(/@([0-9a-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
-export async function inspectMysql(url: string, limit: number): Promise<MysqlInspection> {
+export async function inspectMysql(url: string, limit: number): Promise<Inspection> {
   let options;
   try {
     options = parseMysqlTarget(url);
@@ -95,7 +98,7 @@ export async function inspectMysql(url: string, limit: number): Promise<MysqlIns
     const byName = async (sql: string) =>
       new Map((names.length ? await query(sql, [names]) : []).map((r) => [String(r.name), r]));
     const [formats, stats] = [await byName(views.format), await byName(views.stats)];
-    const tables: InnodbTable[] = [];
+    const tables: CompressibleTable[] = [];
     for (const full of names) {
       const f = formats.get(full);
       const st = stats.get(full);
@@ -125,14 +128,19 @@ export async function inspectMysql(url: string, limit: number): Promise<MysqlIns
     const overlap = large.filter((r) => compressed.some((c) => c.name === r.name)).length;
     const matched = num(large[0]?.matched) + num(compressed[0]?.matched) - overlap;
     await query('ROLLBACK');
+    const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1).map(Number) ?? [0, 0, 0];
+    const innodbTables = num(count[0]?.n);
     return {
       engine,
       version,
-      major: Number(/^(\d+)/.exec(version)?.[1] ?? 0),
-      tables: num(count[0]?.n),
-      bufferPoolBytes: pool,
-      pageSize: num(head!.page),
-      compressionCandidates: { matched, tables: tables.slice(0, limit) },
+      // As MariaDB's and MySQL's own version numbers: 10.11.9 → 101109.
+      versionNum: parts[0]! * 10000 + parts[1]! * 100 + parts[2]!,
+      major: parts[0]!,
+      heading: `${ENGINE_FACTS[engine].name} ${version}`,
+      contents: `${innodbTables.toLocaleString('en-US')} InnoDB tables, innodb_buffer_pool_size ${mib(pool)}`,
+      notes: [],
+      server: { tables: innodbTables, bufferPoolBytes: pool, pageSize: num(head!.page) },
+      sets: { compressionCandidates: { matched, tables: tables.slice(0, limit) } },
     };
   } catch (e) {
     if (e instanceof AdviseError) throw e;
