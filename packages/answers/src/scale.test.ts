@@ -132,6 +132,18 @@ describe('answers at the user’s scale', () => {
       expect(p.sentence).toMatch(words);
       expect(p.sentence).toContain(`tunelab run vacuum-index-cleanup --param rows=${value} --server 16`);
     }
+    // The command stays a value the parameter takes: a whole number inside its declared range.
+    const def = doc.params.rows!;
+    expect(def.type === 'integer' && def.min !== undefined && def.max !== undefined).toBe(true);
+    if (def.type !== 'integer') return;
+    for (const [value, measured] of [
+      [0.0000001, def.min],
+      [1.4, def.min],
+      [1e15, def.max],
+    ] as const)
+      expect(ask(doc, rows, 'rows', value).groups[0]!.pairs[0]!.command).toBe(
+        `tunelab run vacuum-index-cleanup --param rows=${measured} --server 16`,
+      );
     // Within the limit it answers and says it extrapolates.
     const near = ask(doc, rows, 'rows', 3_200_000);
     expect(near.groups[0]!.pairs[0]!.status).toBe('answered');
