@@ -6,6 +6,7 @@
 import type { ScenarioAnswers } from '@tunelab/contracts';
 import type { ScenarioView } from './load.ts';
 import { compareMajors, groupServer } from './servers.ts';
+import { groupAnchor } from './views.ts';
 
 import { pairClaims, verdictMagnitude, type PairClaim } from '@tunelab/answers';
 
@@ -41,3 +42,10 @@ export const magnitude = (p: PairView): string | null => verdictMagnitude(p.cand
 /** A pair's claims (its verdict, and a declared ratio the article published), each with its own agreement. */
 export const claimsOf = (answers: ScenarioAnswers | null, a: ClassAnswer, p: PairView): PairClaim[] =>
   pairClaims(p, answers?.metric.label ?? 'the metric', a.ratios);
+
+/**
+ * The anchor of a group's answer card: the group's, and for a group left out of the verdict (its
+ * runs flagged noisy) its own beside the counted group of the same class and conditions.
+ */
+export const answerAnchor = (a: Pick<ClassAnswer, 'group' | 'leftOut'>): string =>
+  `${groupAnchor(a.group)}${a.leftOut ? `-left-out-${a.leftOut.reason}` : ''}`;

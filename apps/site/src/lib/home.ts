@@ -5,9 +5,9 @@
  * of verdict cells over every measured class and condition (nothing dropped). Everything here
  * arranges what `@tunelab/answers` computed; nothing decides a verdict.
  */
-import type { Agreement } from '@tunelab/contracts';
+import type { Agreement, ArticleFinding, LeftOut } from '@tunelab/contracts';
 import { decidingP, pairClaims } from '@tunelab/answers';
-import type { ClassAnswer, PairView } from './answer.ts';
+import { answerAnchor, type ClassAnswer, type PairView } from './answer.ts';
 import { formatWithUnit, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { compareServers, groupServer, rowServer, serverKey, serversText, type Server } from './servers.ts';
@@ -71,6 +71,8 @@ export type AnswerLine = {
   reasons: string[];
   /** A declared ratio the article published for this pair, with its own agreement ("table size after"). */
   ratioClaim: { subject: string; agreement: Agreement } | null;
+  /** Set when the line's group does not count towards the verdict (its runs flagged noisy), with why. */
+  leftOut: LeftOut | null;
 };
 
 /** "5.0 s for 1-1 vs 2.2 s for 1-2": a pair's means in the group's unit (null when a side is missing). */
@@ -127,7 +129,7 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
     scenario: sc,
     answer: a,
     pair: p,
-    anchor: groupAnchor(g),
+    anchor: answerAnchor(a),
     hardwareClass: g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
     servers: serversText(
       same?.sameVerdict ? same.rows.map((r) => rowServer(r, sc.answers?.groups ?? [])) : [groupServer(g)],
@@ -141,22 +143,51 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
     agreement: verdict.agreement,
     reasons: verdict.agreement === 'not-comparable' ? [...new Set(p.reasons.map((r) => r.split(':')[0]!))] : [],
     ratioClaim: ratio ? { subject: ratio.subject, agreement: ratio.agreement } : null,
+    leftOut: a.leftOut ?? null,
   };
 }
 
-/** Per scenario with measured answers, its strongest line; the scenarios ranked by it (strongest first). */
+/**
+ * Per scenario with measured answers, its strongest line; the scenarios ranked by it (strongest
+ * first). A scenario whose measured runs were all left out of the verdict (flagged noisy) gives
+ * its strongest left-out answer, labelled, after every counted one: the page never goes blank.
+ */
 export function answerLines(data: SiteData): AnswerLine[] {
   const best: { line: AnswerLine; key: [number, number, number] }[] = [];
   for (const sc of data.scenarios) {
+    const counted = sc.answers?.groups ?? [];
+    const shown = counted.length > 0 ? counted : (sc.answers?.leftOut ?? []);
     let top: { a: ClassAnswer; p: PairView; key: [number, number, number] } | null = null;
-    for (const a of sc.answers?.groups ?? [])
+    for (const a of shown)
       for (const p of a.pairs) {
-        const key = strength(p, a.group);
+        const [k, ...rest] = strength(p, a.group);
+        const key: [number, number, number] = [a.leftOut ? k + 4 : k, ...rest];
         if (!top || byStrength(key, top.key) < 0) top = { a, p, key };
       }
     if (top) best.push({ line: lineOf(sc, top.a, top.p), key: top.key });
   }
   return best.sort((x, y) => byStrength(x.key, y.key)).map((b) => b.line);
+}
+
+/** A scenario with nothing measured, and the article's finding the home page shows for it. */
+export type ArticleLine = { scenario: ScenarioView; finding: ArticleFinding; more: number };
+
+/**
+ * Per scenario with no measured answer (counted or left out), the article's own finding, as the
+ * answers engine says it ("the article found …; not yet measured here"): a pair it compared with
+ * a direction first, else the first it has (a ratio, a stated direction).
+ */
+export function articleLines(data: SiteData): ArticleLine[] {
+  return data.scenarios.flatMap((sc) => {
+    const a = sc.answers;
+    if (!a || a.groups.length > 0 || a.leftOut.length > 0) return [];
+    const found = a.articleFindings;
+    const first =
+      found.find(
+        (f) => f.figure.kind === 'comparison' && (f.figure.outcome === 'faster' || f.figure.outcome === 'slower'),
+      ) ?? found[0];
+    return first ? [{ scenario: sc, finding: first, more: found.length - 1 }] : [];
+  });
 }
 
 export type MatrixCell = {

@@ -330,7 +330,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   phases.mark('coverage');
   // Findings as the API's listFindings shapes them, from the groups above (which carry the
   // scenario's declared pairs), newest data first.
-  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`)
+  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`, config.noisy ?? 'exclude')
     .slice(0, 200)
     .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
 
