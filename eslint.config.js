@@ -61,6 +61,41 @@ export default defineConfig(
     rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }] },
   },
   {
+    // Engines own every engine difference: an engine's name is compared only in the runner's
+    // engines/ and in contracts' ENGINE_FACTS; everywhere else a fact of ENGINE_FACTS or a driver's
+    // capability says what differs.
+    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['**/*.test.ts', 'apps/runner/src/engines/**', 'packages/contracts/src/engines.ts', '**/test-support/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'BinaryExpression > Literal',
+          'SwitchCase > Literal.test',
+          "CallExpression[callee.property.name='includes'] > Literal.arguments",
+        ].map((parent) => ({
+          selector: `${parent}[value=/^(postgresql|mysql|mariadb)$/]`,
+          message:
+            'an engine name compared outside engines/: use a fact of ENGINE_FACTS (contracts/src/engines.ts) or a capability of the driver',
+        })),
+      ],
+    },
+  },
+  {
+    // Only the runner's engines/ talk to a server under test with a driver.
+    files: ['apps/runner/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'apps/runner/src/engines/**', 'apps/runner/src/test-support/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        ...['pg', 'mysql2', 'mysql2/promise'].map((name) => ({
+          name,
+          message: 'database drivers are imported only in apps/runner/src/engines/<engine>/',
+        })),
+      ],
+    },
+  },
+  {
     // Plain JavaScript (bin stubs, generators, Astro's config): no type information.
     files: ['**/*.{js,mjs,cjs}'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -65,7 +65,7 @@ export const BACKENDS: Backend[] = ['postgresql', 'pglite'];
 
 /** The app on a fresh results database of either kind, for `inject()` (no port). */
 export async function startInjectable(backend: Backend, options: Omit<BuildAppOptions, 'resultsDb'> = {}) {
-  const database = backend === 'postgresql' ? await createTestDatabase() : undefined;
+  const database = backend !== 'pglite' ? await createTestDatabase() : undefined;
   const db = await openResultsDb(database?.url, { dataDir: 'memory://' });
   await db.migrate();
   const app = await buildTestApp(db, options);

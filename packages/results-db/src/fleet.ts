@@ -19,7 +19,7 @@ import {
   hardwareClassOf,
   redactForPublic,
   resolveParams,
-  SUPPORTED_POSTGRESQL_MAJORS,
+  factsOf,
   type ClaimedJob,
   type Coverage,
   type CoverageGap,
@@ -67,18 +67,21 @@ export class JobRequestError extends Error {
 }
 
 /**
- * Refuses a server major no agent can take: a PostgreSQL scenario's must be a supported managed
- * major; a MariaDB/MySQL scenario names none (the project keeps no list of their majors to check
- * it against: any agent whose target runs the engine takes such a job).
+ * Refuses a server major no agent can take: a scenario whose engines all have managed servers
+ * must name one of their managed majors; a scenario on engines without managed servers names none
+ * (the project keeps no list of their majors to check it against: any agent whose target runs the
+ * engine takes such a job).
  */
 export function checkJobServer(scenario: string, engines: readonly string[], server: number | undefined): void {
   if (server === undefined) return;
-  const majors: readonly number[] = SUPPORTED_POSTGRESQL_MAJORS;
-  if (engines.every((e) => e === 'postgresql')) {
+  const facts = engines.map(factsOf);
+  const managed = facts.every((f) => f && f.managedMajors.length > 0);
+  if (managed) {
+    const majors = [...new Set(facts.flatMap((f) => f!.managedMajors))];
     if (majors.includes(server)) return;
     throw new JobRequestError(
       '/server',
-      `server ${server} is not a PostgreSQL major the fleet runs; choose one of ${majors.join(', ')} (or leave server out)`,
+      `server ${server} is not a ${facts.map((f) => f!.name).join(' or ')} major the fleet runs; choose one of ${majors.join(', ')} (or leave server out)`,
     );
   }
   throw new JobRequestError(
@@ -716,17 +719,16 @@ export async function fleetCoverage(
   };
 }
 
-/** The servers a scenario should be measured on: each supported PostgreSQL major, or its other engines (any major). */
+/** The servers a scenario should be measured on: each managed major of its engines, or any major of an engine without managed servers. */
 function expectedServers(
   doc: ScenarioDocument | undefined,
   cells: readonly CoverageCell[],
 ): { engine: string; major: number | null }[] {
   const engines = doc ? (doc.target ? [doc.target.managed] : doc.engines) : [...new Set(cells.map((c) => c.engine))];
-  return engines.flatMap<{ engine: string; major: number | null }>((engine) =>
-    engine === 'postgresql'
-      ? SUPPORTED_POSTGRESQL_MAJORS.map((major) => ({ engine, major }))
-      : [{ engine, major: null }],
-  );
+  return engines.flatMap<{ engine: string; major: number | null }>((engine) => {
+    const majors = factsOf(engine)?.managedMajors ?? [];
+    return majors.length ? majors.map((major) => ({ engine, major })) : [{ engine, major: null }];
+  });
 }
 
 type CoverageCell = Coverage['cells'][number];

@@ -12,7 +12,7 @@ export function useResultsDb(backend: Backend): () => ResultsDb {
   let db: ResultsDb | undefined;
   let pgdb: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   beforeAll(async () => {
-    if (backend === 'postgresql') pgdb = await createTestDatabase();
+    if (backend !== 'pglite') pgdb = await createTestDatabase();
     db = await openResultsDb(pgdb?.url, { dataDir: 'memory://' });
     await db.migrate();
   });

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import {
+  ENGINE_FACTS,
   SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS,
   type RunNote,
   type StorageKind,
@@ -33,7 +34,7 @@ import { DEFAULT_STALL_TIMEOUT_S } from '../engine/stall.ts';
 import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS } from '../engine/stopping.ts';
 import type { RunOptions } from '../engine/types.ts';
 import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
-import { postgresTargetFromEnvironment } from '../engines/postgresql/environment.ts';
+import { DRIVERS } from '../engines/index.ts';
 import { ENVELOPE_HELP, EnvelopeSyntaxError, parseEnvelope, type Envelope } from '../probe/envelope.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { renderRunTable } from '../report/table.ts';
@@ -291,22 +292,18 @@ export function parseRunArgs(argv: readonly string[]): RunRequest {
 }
 
 /**
- * Neither --target nor --server: the server psql would connect to, when the environment names one
- * (a PostgreSQL scenario on a server of the user's).
+ * Neither --target nor --server: the server the environment names for one of the scenario's
+ * engines (PostgreSQL: the one psql would connect to), on a server of the user's.
  */
 function targetFromEnvironment(request: RunRequest, scenario: LoadedScenario, io: Io): void {
-  if (
-    request.target !== undefined ||
-    request.options.server !== undefined ||
-    scenario.doc.target ||
-    !scenario.doc.engines.includes('postgresql')
-  )
-    return;
-  const fromEnv = postgresTargetFromEnvironment();
+  if (request.target !== undefined || request.options.server !== undefined || scenario.doc.target) return;
+  const fromEnv = DRIVERS.filter((d) => d.engines.some((e) => scenario.doc.engines.includes(e)))
+    .map((d) => d.targetFromEnvironment?.())
+    .find((t) => t);
   if (!fromEnv) return;
   request.target = fromEnv.url;
   io.err(
-    `no --target or --server: running on the server the libpq environment names (${fromEnv.from}): ${fromEnv.url}\n`,
+    `no --target or --server: running on the server ${fromEnv.convention} names (${fromEnv.from}): ${fromEnv.url}\n`,
   );
 }
 
@@ -368,7 +365,7 @@ async function checkLikeArticle(
   if (plan.memoryBytes === null) {
     if (request.target === undefined && o.server === undefined && !scenario.doc.target)
       throw new CliError(
-        `--like-article runs the article's conditions on a server inside a cgroup: give --target with a local server${scenario.doc.engines.includes('postgresql') ? ` or --server MAJOR (${SUPPORTED_MAJORS.join(', ')})` : ''}`,
+        `--like-article runs the article's conditions on a server inside a cgroup: give --target with a local server${scenario.doc.engines.some((e) => ENGINE_FACTS[e].managedMajors.length > 0) ? ` or --server MAJOR (${SUPPORTED_MAJORS.join(', ')})` : ''}`,
         EXIT.USAGE,
       );
   } else if (request.target !== undefined || (o.server === undefined && !scenario.doc.target))

@@ -133,9 +133,7 @@ export async function sweepAbandoned(
   return { swept: out, notTried: 0 };
 }
 
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/** The command that removes what is left by hand (psql / mysql client). */
+/** The command that removes what is left by hand (the driver's client: psql, mysql). */
 export function manualCommand(
   driver: Driver,
   target: string,
@@ -143,22 +141,12 @@ export function manualCommand(
   left: string[],
   globals: Record<string, string> | null,
 ): string {
-  const names = left.some((n) => n.endsWith('*')) ? null : left;
-  const url = new URL(target);
-  if (driver.engines.includes('postgresql')) {
-    const drops = names
-      ? names.map((n) => `-c ${shellQuote(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`)}`)
-      : [
-          `-c ${shellQuote(`SELECT format('DROP DATABASE %I WITH (FORCE)', datname) FROM pg_database WHERE starts_with(datname, '${runPrefix(runId)}')`)} -- then run each line`,
-        ];
-    return `psql ${shellQuote(withoutPassword(target))} ${drops.join(' ')}`;
-  }
-  const statements = [
-    ...(names ?? []).map((n) => `DROP DATABASE IF EXISTS \`${n}\``),
-    ...Object.entries(globals ?? {}).map(([k, v]) => `SET GLOBAL ${k} = ${/^-?\d+$/.test(v) ? v : `'${v}'`}`),
-  ];
-  const user = decodeURIComponent(url.username) || 'root';
-  return `mysql -h ${url.hostname || '127.0.0.1'} -P ${url.port || ENGINE_FACTS.mysql.defaultPort} -u ${user} -e ${shellQuote(statements.join('; '))}`;
+  return driver.manualCleanup({
+    target: withoutPassword(target),
+    prefix: runPrefix(runId),
+    left: left.some((n) => n.endsWith('*')) ? null : left,
+    globals,
+  });
 }
 
 /** The sentence naming what a run left and the commands that remove it. */
@@ -167,7 +155,7 @@ export function describeLeftovers(driver: Driver, target: string, runId: string,
   const maybe = new Set(report.uncertain ?? []);
   if (report.left.length)
     parts.push(
-      `${report.left.map((n) => (maybe.has(n) ? `${n} (if its CREATE, cut off, went through)` : n)).join(', ')} (${driver.engines.includes('postgresql') ? 'databases' : 'schemas'})`,
+      `${report.left.map((n) => (maybe.has(n) ? `${n} (if its CREATE, cut off, went through)` : n)).join(', ')} (${driver.leftoverNoun})`,
     );
   if (report.globalsLeft)
     parts.push(

@@ -5,8 +5,15 @@ import type { ManagedTargetOptions } from '../engines/managed-postgresql/provide
  * Every problem here is a UsageError and nothing exists yet on the target.
  */
 import { randomUUID } from 'node:crypto';
-import { ownValue, resolveParams, type ParamValue, type ScenarioDocument, type SweepPoint } from '@tunelab/contracts';
-import { planTarget } from '../engines/index.ts';
+import {
+  ENGINE_FACTS,
+  ownValue,
+  resolveParams,
+  type ParamValue,
+  type ScenarioDocument,
+  type SweepPoint,
+} from '@tunelab/contracts';
+import { DRIVERS, planTarget } from '../engines/index.ts';
 import { UsageError } from '../errors.ts';
 import type { LoadedScenario } from '@tunelab/scenarios';
 import {
@@ -19,6 +26,12 @@ import {
 import type { RunOptions } from './types.ts';
 import { MIN_BLOCKS, sequentialOf, type Sequential } from './sequential.ts';
 import type { Envelope } from '../probe/envelope.ts';
+
+/** "MySQL/MariaDB": the engines whose local servers the runner can put in an envelope. */
+const enveloped = () =>
+  DRIVERS.filter((d) => d.envelopesLocalServer)
+    .flatMap((d) => d.engines.map((e) => ENGINE_FACTS[e].name))
+    .join('/');
 
 /** Everything a run creates on the target starts with this, so cleanup can find it. */
 export const DATABASE_PREFIX = 'tunelab_';
@@ -65,11 +78,11 @@ export function planRun(opts: RunOptions): RunPlan {
       `--set changes the settings of a server the runner manages (--server MAJOR); on a server of yours, change them there (ALTER SYSTEM, postgresql.conf)`,
     );
   if (target.kind !== 'managed' && m?.envelope) {
-    // A server of the user's: only a local MySQL/MariaDB server, one process moved in for the run
-    // (local-envelope.ts), and only I/O limits.
-    if (!target.driver.engines.some((e) => e === 'mysql' || e === 'mariadb'))
+    // A server of the user's: only a local server whose driver envelopes one (MySQL/MariaDB: one
+    // process moved in for the run, local-envelope.ts), and only I/O limits.
+    if (!target.driver.envelopesLocalServer)
       throw new UsageError(
-        `--envelope limits a server the runner starts and stops (--server MAJOR, or a scenario on a managed cluster), or a local MySQL/MariaDB server; ${doc.key} runs on the --target server, which the runner does not put in a cgroup`,
+        `--envelope limits a server the runner starts and stops (--server MAJOR, or a scenario on a managed cluster), or a local ${enveloped()} server; ${doc.key} runs on the --target server, which the runner does not put in a cgroup`,
       );
     if (m.envelope.memoryBytes !== undefined)
       throw new UsageError(

@@ -146,6 +146,17 @@ export type AdminSession = {
   restoreGlobalSettings?(previous: Record<string, string>): Promise<void>;
 };
 
+/**
+ * The command that removes a run's leftovers by hand: `left` names them (null: not known, the
+ * run's `prefix` says which), `globals` are settings to put back; `target` carries no password.
+ */
+export type ManualCleanup = (o: {
+  target: string;
+  prefix: string;
+  left: string[] | null;
+  globals: Record<string, string> | null;
+}) => string;
+
 export type Driver = {
   /** Engines this driver talks to (a MySQL-protocol driver serves mysql and mariadb). */
   engines: readonly Engine[];
@@ -155,6 +166,20 @@ export type Driver = {
   isLocal(target: string): boolean;
   openAdmin(target: string, applicationName: string): Promise<AdminSession>;
   openDatabase(target: string, database: string, applicationName: string): Promise<DatabaseSession>;
+  /**
+   * The server the environment names when neither --target nor --server is given (PostgreSQL: the
+   * libpq variables psql reads), with `convention` naming that environment; null when it names none.
+   */
+  targetFromEnvironment?(): { url: string; from: string; convention: string } | null;
+  /** What a run's own containers are called on this engine: "databases" (MySQL's are "schemas"). */
+  leftoverNoun: string;
+  /** The client command that removes what a run left, by hand (psql, mysql). */
+  manualCleanup: ManualCleanup;
+  /**
+   * A local server of the user's can be moved into a resource envelope for a run (`--envelope`
+   * I/O limits on its process, found from the admin session's `pidFile`).
+   */
+  envelopesLocalServer?: boolean;
   /** `tunelab advise`: reads the server's catalog and statistics (read only); absent where advise cannot read the engine. */
   inspectCatalog?: CatalogInspector;
 };

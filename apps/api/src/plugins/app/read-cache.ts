@@ -96,7 +96,7 @@ export default fp<ReadCacheOptions>(
     app.decorate('markDataChanged', () => {
       version++;
     });
-    const maxAgeMs = opts.maxAgeMs ?? (app.resultsDb.kind === 'postgresql' ? 10_000 : undefined);
+    const maxAgeMs = opts.maxAgeMs ?? (app.resultsDb.kind !== 'pglite' ? 10_000 : undefined);
     const cache = new LRUCache<string, Entry>({
       max: opts.maxEntries ?? 1000,
       maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
@@ -133,7 +133,7 @@ export default fp<ReadCacheOptions>(
         signalWritesDone();
       }
     };
-    const computing = new Sema(opts.maxConcurrentComputations ?? (app.resultsDb.kind === 'postgresql' ? 4 : 1));
+    const computing = new Sema(opts.maxConcurrentComputations ?? (app.resultsDb.kind !== 'pglite' ? 4 : 1));
     const limitReads = app.createRateLimit({
       max: opts.readsPerMinute,
       timeWindow: 60_000,

@@ -23,6 +23,7 @@ import {
   type ServerMessage,
   type TablespaceSizes,
 } from '../driver.ts';
+import { mysqlManualCleanup } from './cleanup.ts';
 import { inspectMysql } from './inspect.ts';
 import { flavourOf, isLocalMysqlTarget, parseMysqlTarget } from './target.ts';
 
@@ -266,7 +267,10 @@ export const mysqlDriver: Driver = {
   engines: ['mysql', 'mariadb'],
   protocols: schemesOfProtocol('mysql'),
   isLocal: isLocalMysqlTarget,
+  leftoverNoun: 'schemas',
+  manualCleanup: mysqlManualCleanup,
   inspectCatalog: inspectMysql,
+  envelopesLocalServer: true,
 
   async openAdmin(target, applicationName): Promise<AdminSession> {
     const { conn, untrack } = await connect(target, undefined, applicationName);

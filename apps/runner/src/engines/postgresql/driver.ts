@@ -16,6 +16,8 @@ import {
   type Driver,
   type ServerMessage,
 } from '../driver.ts';
+import { postgresManualCleanup } from './cleanup.ts';
+import { postgresTargetFromEnvironment } from './environment.ts';
 import { inspectPostgres } from './inspect.ts';
 
 /** Quotes an identifier the way quote_ident() does. */
@@ -81,6 +83,12 @@ export const postgresDriver: Driver = {
   engines: ['postgresql'],
   protocols: schemesOfProtocol('postgres'),
   isLocal: isLocalPostgresTarget,
+  leftoverNoun: 'databases',
+  targetFromEnvironment: () => {
+    const t = postgresTargetFromEnvironment();
+    return t && { ...t, convention: 'the libpq environment' };
+  },
+  manualCleanup: postgresManualCleanup,
   inspectCatalog: inspectPostgres,
 
   async openAdmin(target, applicationName): Promise<AdminSession> {
