@@ -124,7 +124,7 @@ function answerPair(ctx: PairContext, baseline: string, candidate: string): Scal
       baseline,
       candidate,
       status: 'insufficient-data',
-      sentence: `${param} measured at ${measured.length === 1 ? 'one value' : `${measured.length} values`} (${measured.join(', ') || 'none'}); an answer at any scale needs ${MIN_SCALES} for both variants. Measure more: tunelab run ${curves.scenario} --scale-sweep.`,
+      sentence: `${param} measured at ${measured.length === 1 ? 'one value' : `${measured.length} values`} (${measured.join(', ') || 'none'}); an answer at any scale needs ${MIN_SCALES} for both variants. Measure more: ${runCommandLine({ scenario: curves.scenario, scaleSweep: true })}.`,
       ...none,
       heldOutMaxAbsErrorPct,
       fits,

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, formatInterval, formatPctInterval, formatValue, formatWithUnit } from './format.ts';
 import { meansText } from './home.ts';
 import { sideValue } from './side-by-side.ts';
-import { reproduceCommand, toCsv } from './views.ts';
+import { firstRunCommand, reproduceCommand, reproduceNote, toCsv } from './views.ts';
 import { RunDetail } from '@tunelab/contracts';
+import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 
 describe('formatDuration', () => {
   it('writes h:mm:ss like the article (226.4 s → 0:03:46, 141.4 s → 0:02:21)', () => {
@@ -96,6 +97,54 @@ describe('reproduceCommand', () => {
     });
     expect(reproduceCommand(run)).toBe(
       "tunelab run vacuum-index-cleanup --param 'mode=a b' --param rows=200000 --target postgres://USER@HOST:5432/DBNAME --repetitions 3",
+    );
+  });
+  it('says what to replace only when the command names an example target; a managed cluster takes none', async () => {
+    const samples = [1, 2].map((repetition) => ({
+      variant: '1-1',
+      repetition,
+      metric: 'duration',
+      unit: 's',
+      value: 1,
+    }));
+    const onTarget = RunDetail.parse({ ...base, params: {}, samples });
+    expect(reproduceNote(onTarget, reproduceCommand(onTarget))).toMatch(
+      /^Replace postgres:\/\/USER@HOST:5432\/DBNAME with a PostgreSQL server you can spare/,
+    );
+    const onServer = RunDetail.parse({
+      ...base,
+      params: {},
+      samples,
+      options: { repetitions: 2, scale: 'default', server: 17 },
+    });
+    const command = reproduceCommand(onServer);
+    expect(command).toBe('tunelab run vacuum-index-cleanup --server 17 --repetitions 2');
+    expect(reproduceNote(onServer, command)).toMatch(/^The runner installs PostgreSQL 17 on first use/);
+    const recovery = (await loadScenario(`${DEFAULT_SCENARIOS_DIR}recovery-init-sync`)).doc;
+    const managed = RunDetail.parse({
+      ...base,
+      scenario: { ...base.scenario, key: 'recovery-init-sync' },
+      params: {},
+      samples,
+    });
+    expect(reproduceCommand(managed, recovery)).toBe('tunelab run recovery-init-sync --repetitions 2');
+    expect(reproduceNote(managed, reproduceCommand(managed, recovery))).toMatch(
+      /^The runner creates the throwaway server/,
+    );
+  });
+});
+
+describe('firstRunCommand', () => {
+  it('a throwaway server of the newest managed major; the example target for MariaDB; nothing for a managed cluster', async () => {
+    const load = async (key: string) => (await loadScenario(`${DEFAULT_SCENARIOS_DIR}${key}`)).doc;
+    expect(firstRunCommand('vacuum-full-rewrite', await load('vacuum-full-rewrite'))).toBe(
+      'tunelab run vacuum-full-rewrite --server 18',
+    );
+    expect(firstRunCommand('innodb-compression-insert', await load('innodb-compression-insert'))).toBe(
+      'tunelab run innodb-compression-insert --target mysql://USER@HOST:3306/DBNAME',
+    );
+    expect(firstRunCommand('recovery-init-sync', await load('recovery-init-sync'))).toBe(
+      'tunelab run recovery-init-sync',
     );
   });
 });

@@ -2,7 +2,16 @@
  * The tables of each page as plain data: pages render them, and the downloads serve the very
  * same rows as JSON and CSV.
  */
-import { serverForCommand, type ComparisonGroup, type PairComparison, type RunDetail } from '@tunelab/contracts';
+import {
+  ENGINE_FACTS,
+  ENGINES,
+  factsOf,
+  serverForCommand,
+  type ComparisonGroup,
+  type PairComparison,
+  type RunDetail,
+  type ScenarioDocument,
+} from '@tunelab/contracts';
 import { runCommandLine, type RunCommand } from '@tunelab/contracts/run-command';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
@@ -406,7 +415,7 @@ export const runLabel = (r: { receivedAt: string }) => `${r.receivedAt.slice(0, 
  * (`options`: repetitions, --until-stable, scale, and a managed server's `--server`/`--set`). Runs
  * without `options` (older runs, imported published figures) repeat with their repetition count.
  */
-export function reproduceCommand(run: RunDetail): string {
+export function reproduceCommand(run: RunDetail, doc?: ScenarioDocument): string {
   const o = run.options;
   const params = Object.fromEntries(
     Object.entries(run.params)
@@ -414,17 +423,44 @@ export function reproduceCommand(run: RunDetail): string {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => [k, String(v)]),
   );
+  // A scenario on a managed cluster of its own takes no target (the runner refuses one).
   const server =
     o?.server !== undefined
       ? { server: o.server, ...(o.serverSettings ? { settings: o.serverSettings } : {}) }
-      : serverForCommand(run.databaseEnvironment.engine, null);
+      : doc?.target
+        ? undefined
+        : serverForCommand(run.databaseEnvironment.engine, null);
   return runCommandLine({
     scenario: run.scenario.key,
     params,
-    server,
+    ...(server ? { server } : {}),
     ...designOf(run),
     publishedScale: o ? o.scale === 'published' : run.source === 'published',
   });
+}
+
+/**
+ * The command that runs a scenario for the first time on the reader's machine: nothing to add for
+ * a scenario on a managed cluster of its own, a throwaway server of the newest major the runner
+ * installs for an engine it manages, else the engine's example target to replace.
+ */
+export function firstRunCommand(key: string, doc: ScenarioDocument | undefined): string {
+  if (doc?.target) return runCommandLine({ scenario: key });
+  const engine = doc?.engines[0] ?? ENGINES[0];
+  return runCommandLine({
+    scenario: key,
+    server: serverForCommand(engine, ENGINE_FACTS[engine].managedMajors.at(-1) ?? null),
+  });
+}
+
+/** The sentence under a run's command: what to replace in it, or where it runs without a change. */
+export function reproduceNote(run: RunDetail, command: string): string {
+  const engine = factsOf(run.databaseEnvironment.engine);
+  if (engine && command.includes(` --target ${engine.exampleTarget}`))
+    return `Replace ${engine.exampleTarget} with a ${engine.name} server you can spare; the runner builds its own databases on it and drops them at the end.`;
+  if (run.options?.server !== undefined)
+    return `The runner installs ${engine?.name ?? 'the server'} ${run.options.server} on first use (tunelab servers) and runs on a throwaway server it removes at the end.`;
+  return 'The runner creates the throwaway server this scenario runs on and removes it at the end.';
 }
 
 /**
