@@ -14,6 +14,7 @@ import { defineConfig, mergeConfig } from 'vitest/config';
 const HOST = [
   'src/commands/like-article-run.test.ts',
   'src/commands/envelope-run.test.ts',
+  'src/commands/killed-throttle.test.ts',
   'src/probe/envelope.test.ts',
   'src/probe/measure.test.ts',
   'src/full-disk.test.ts',

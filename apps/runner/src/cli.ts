@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { formatScenarioIssue } from '@tunelab/contracts';
 import { ScenarioError } from '@tunelab/scenarios';
+import { restoreHost } from './app/host-restore.ts';
 import { COMMANDS } from './commands/index.ts';
 import type { Io } from './commands/context.ts';
 import { EXIT_CODES_HELP } from './commands/help.ts';
@@ -34,6 +35,17 @@ export function buildCli(config: RunnerConfig, io: Io): { program: Command; exit
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   const context = { config, io, setExit: (code: number) => (exitCode = code) };
+  // Before any command: what earlier runs of this machine changed on the host and could not put
+  // back (a killed runner's throttle on a server, its cgroups, a changed global setting) is put
+  // back (app/host-restore.ts). `cleanup` does it itself and says it on stdout; a `--target`
+  // command sweeps its own server with its own credentials.
+  program.hook('preAction', async (_program, action) => {
+    if (action.name() === 'cleanup') return;
+    const target = action.opts<{ target?: unknown }>().target;
+    await restoreHost(config, (line) => io.err(`tunelab: ${line}\n`), {
+      ...(typeof target === 'string' ? { except: target } : {}),
+    });
+  });
   for (const register of COMMANDS) register(program, context);
   return { program, exitCode: () => exitCode };
 }

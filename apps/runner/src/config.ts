@@ -4,6 +4,7 @@ import { DEFAULT_SCENARIOS_DIR } from '@tunelab/scenarios';
 import { parseEnv } from '@tunelab/env';
 import { StorageTier } from '@tunelab/contracts';
 import { z } from 'zod';
+import { DEFAULT_HOST_LEASE_MS } from './engine/host-changes.ts';
 import { DEFAULT_CLEANUP_RETRY_S, DEFAULT_STALL_TIMEOUT_S } from './engine/stall.ts';
 import { defaultServersDir } from './engines/managed-postgresql/servers/store.ts';
 
@@ -23,6 +24,11 @@ export type RunnerConfig = {
   cleanupRetrySeconds: number;
   /** Records of runs in flight on this machine (TUNELAB_LEDGER_DIR). */
   ledgerDir: string;
+  /**
+   * How long a throttle on a server of the user's outlives its runner's last renewal (s;
+   * TUNELAB_HOST_LEASE_S): after it any `tunelab` command undoes it (engine/host-changes.ts).
+   */
+  hostLeaseSeconds: number;
   /** Managed PostgreSQL servers installed from the npm registry (TUNELAB_SERVERS_DIR). */
   serversDir: string;
   /** The probe's history of this machine's disks, for a stable storage tier (TUNELAB_PROBE_HISTORY). */
@@ -54,6 +60,11 @@ const RunnerEnv = z.object({
   TUNELAB_STALL_TIMEOUT_S: count(DEFAULT_STALL_TIMEOUT_S),
   TUNELAB_CLEANUP_RETRY_S: count(DEFAULT_CLEANUP_RETRY_S),
   TUNELAB_LEDGER_DIR: optional,
+  TUNELAB_HOST_LEASE_S: z.coerce
+    .number({ error: 'must be a whole number of seconds ≥ 2' })
+    .int({ error: 'must be a whole number of seconds ≥ 2' })
+    .min(2, { error: 'must be a whole number of seconds ≥ 2' })
+    .default(DEFAULT_HOST_LEASE_MS / 1000),
   TUNELAB_SERVERS_DIR: optional,
   TUNELAB_PROBE_HISTORY: optional,
   TUNELAB_STORAGE_TIER: z
@@ -79,6 +90,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
     stallTimeoutSeconds: e.TUNELAB_STALL_TIMEOUT_S,
     cleanupRetrySeconds: e.TUNELAB_CLEANUP_RETRY_S,
     ledgerDir: e.TUNELAB_LEDGER_DIR ?? path.join(home, 'in-flight'),
+    hostLeaseSeconds: e.TUNELAB_HOST_LEASE_S,
     serversDir: e.TUNELAB_SERVERS_DIR ?? defaultServersDir(),
     probeHistoryFile: e.TUNELAB_PROBE_HISTORY ?? path.join(home, 'probe-history.json'),
     storageTier: e.TUNELAB_STORAGE_TIER ?? null,

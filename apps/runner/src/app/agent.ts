@@ -232,6 +232,7 @@ async function runJob(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob,
           : {}),
         // Recorded before anything is created, so whatever a killed agent leaves is found again.
         ledger: createLedger(config.ledgerDir),
+        hostLeaseMs: config.hostLeaseSeconds * 1000,
         stallTimeoutMs: config.stallTimeoutSeconds * 1000,
         cleanupRetryMs: config.cleanupRetrySeconds * 1000,
         // Installing the server on first use and warnings: worth a line in the agent's log.

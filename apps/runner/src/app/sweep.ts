@@ -41,8 +41,10 @@ export async function sweepLeftovers(
   target: string,
   say: (line: string) => void,
   budgetMs = config.cleanupRetrySeconds * 1000,
+  opts: { managed?: boolean } = {},
 ): Promise<{ runs: number; stillLeft: number }> {
-  const managed = await sweepManagedLeftovers(config, say);
+  // `managed: false`: the caller swept the managed servers already (app/host-restore.ts).
+  const managed = opts.managed === false ? { runs: 0, stillLeft: 0 } : await sweepManagedLeftovers(config, say);
   const driver = driverFor(target);
   const ledger = createLedger(config.ledgerDir);
   const { swept, notTried } = await sweepAbandoned(ledger, driver, target, budgetMs, config.stallTimeoutSeconds * 1000);

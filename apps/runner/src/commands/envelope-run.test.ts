@@ -104,6 +104,7 @@ describe('tunelab run --envelope', () => {
           TEST_MYSQL_URL,
           '--envelope',
           'read-iops=150',
+          '--throttle-target',
           '--param',
           'rows=2000',
           '--param',

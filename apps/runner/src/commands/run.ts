@@ -35,7 +35,13 @@ import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS
 import type { RunOptions } from '../engine/types.ts';
 import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
 import { DRIVERS } from '../engines/index.ts';
-import { ENVELOPE_HELP, EnvelopeSyntaxError, parseEnvelope, type Envelope } from '../probe/envelope.ts';
+import {
+  describeEnvelope,
+  ENVELOPE_HELP,
+  EnvelopeSyntaxError,
+  parseEnvelope,
+  type Envelope,
+} from '../probe/envelope.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { renderRunTable } from '../report/table.ts';
 import {
@@ -98,6 +104,7 @@ type RunCommandOptions = {
   likeArticle?: boolean;
   likeArticleSize?: string;
   likeArticleMachine?: string;
+  throttleTarget?: boolean;
 };
 
 /** What `tunelab run …` asks for: the scenario, its parameter overrides and the run options. */
@@ -201,6 +208,10 @@ function defineRunCommand(program: Command): Command {
     .option(
       '--like-article',
       "reproduce the article's conditions (scenario.yaml article_conditions: data:memory, size settings and parameters:data, disk tier) at a size this machine runs in minutes: picks the scale parameter, a memory limit, an I/O limit when the article's disk was slower than this one (measured first), the size settings and parameters, and the article's other settings, prints them in one line and runs with them as --param, --envelope and --set would; needs root (exit 7 otherwise) and a server the runner manages — or, where the conditions need no memory limit (innodb-compression-insert), a local MySQL/MariaDB --target, moved into I/O limits for the run; not with --envelope, --published-scale, --scale-sweep or a --param/--set of what it picks",
+    )
+    .option(
+      '--throttle-target',
+      "accept that --envelope or --like-article throttles the --target server's own process for the whole run: every client of that MySQL/MariaDB server, not only this run, gets the envelope's I/O limits until the run ends",
     )
     .option(
       '--like-article-size <size>',
@@ -404,6 +415,23 @@ async function checkLikeArticle(
   };
 }
 
+/**
+ * I/O limits around a MySQL/MariaDB server of the user's (`--target`) throttle the server's one
+ * process, so every client of it runs at those limits for the whole run: only with
+ * `--throttle-target`, which names that cost (exit 2 before anything runs on the server otherwise).
+ */
+function checkThrottleConsent(request: RunRequest, opts: RunCommandOptions): void {
+  const e = request.options.envelope;
+  if (request.target === undefined || !e || opts.throttleTarget) return;
+  if (e.memoryBytes !== undefined) return; // refused with its own sentence (engine/plan.ts)
+  const io = [e.readIops, e.writeIops, e.readBps, e.writeBps].some((v) => v !== undefined);
+  if (!io || !ENGINE_FACTS.mysql.schemes.some((s) => request.target!.startsWith(s))) return;
+  throw new CliError(
+    `${opts.likeArticle ? '--like-article chose' : '--envelope asks for'} ${describeEnvelope(e)} around the server of --target: the runner would move that server's own process into those limits for the whole run, so every client of it — not only this run — would get them until the run ends; give --throttle-target to accept that (a server no one else uses), or run without the envelope`,
+    EXIT.USAGE,
+  );
+}
+
 /** The engine's options for this request. */
 function runOptionsOf(
   scenario: LoadedScenario,
@@ -435,6 +463,7 @@ function runOptionsOf(
     stallTimeoutMs: (opts.stallTimeout ?? config.stallTimeoutSeconds) * 1000,
     cleanupRetryMs: config.cleanupRetrySeconds * 1000,
     ledger: createLedger(config.ledgerDir),
+    hostLeaseMs: config.hostLeaseSeconds * 1000,
     ...(notes.length ? { notes } : {}),
   };
 }
@@ -476,6 +505,7 @@ async function run(key: string, opts: RunCommandOptions, { config, io, setExit }
   if (api) await checkApiBeforeRun(api, (line) => io.err(`${line}\n`));
   const chosen = likeArticle ? await likeArticle() : null;
   const notes = chosen ? [chosen.note] : [];
+  checkThrottleConsent(request, opts);
   targetFromEnvironment(request, scenario, io);
   const progress = createProgress({ tty: io.isTTY && !opts.json });
   const stop = stopOnSignals(io);

@@ -101,6 +101,21 @@ export function createLedger(dir: string): Ledger {
 }
 
 /**
+ * The targets (without password) of abandoned runs in `dir` that changed a server's global
+ * settings: one per server, for the sweep at the start of every command (app/host-restore.ts).
+ */
+export async function serversWithAbandonedSettings(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const byServer = new Map<string, string>();
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    const record = await readJsonRecord<RunRecord>(path.join(dir, name), 'tunelab-inflight/1');
+    if (record?.globals && Object.keys(record.globals).length > 0 && isAbandoned(record))
+      if (!byServer.has(record.server)) byServer.set(record.server, record.target);
+  }
+  return [...byServer.values()];
+}
+
+/**
  * Cleans up after every abandoned run of this machine on the server of `target` (reached with
  * `target`'s own credentials), each within `budgetMs`; removes the records of those now clean.
  * When one cannot reach the server the rest are not tried (`notTried`; their records stay): an

@@ -4,14 +4,26 @@
  * envelope's cgroup moves every thread it has; it is moved back where it was when the run ends.
  * I/O limits only (plan.ts refuses a memory limit here: memory already charged elsewhere stays
  * there, and a limit below what a running server holds could make the kernel kill it).
+ *
+ * The move is recorded in the ledger before it is made (host-changes.ts: the process's original
+ * cgroups, then the envelope's directories), so a runner killed outright leaves nothing the next
+ * `tunelab` command does not put back; the record's lease is renewed while the run lives.
  */
 import { EnvelopeUnavailable, UsageError } from '../errors.ts';
 import { cgroupsOf, createEnvelope, moveBack, type Envelope } from '../probe/envelope.ts';
 import { pidFromFile } from '../probe/io-throttle.ts';
 import { probeStorageOf } from '../probe/hardware.ts';
-import type { Connection } from './connect.ts';
+import { redactTarget, type Connection } from './connect.ts';
+import { recordHostChange, type HostChange } from './host-changes.ts';
 
-export async function enterLocalEnvelope(conn: Connection, envelope: Envelope): Promise<void> {
+/** Where the move is recorded: the ledger directory, the run, the lease (host-changes.ts). */
+export type HostRecordOptions = { ledgerDir: string; runId: string; leaseMs?: number };
+
+export async function enterLocalEnvelope(
+  conn: Connection,
+  envelope: Envelope,
+  recordIn?: HostRecordOptions,
+): Promise<void> {
   const { admin, handle } = conn;
   if (!admin.pidFile)
     throw new UsageError(
@@ -27,12 +39,34 @@ export async function enterLocalEnvelope(conn: Connection, envelope: Envelope): 
   });
   const device = (await probeStorageOf(dataDirectory)).device;
   const before = await cgroupsOf(pid);
-  const applied = await createEnvelope(envelope, { device });
+  let change: HostChange | null = null;
+  if (recordIn)
+    change = await recordHostChange(recordIn.ledgerDir, {
+      runId: recordIn.runId,
+      what: `the server process ${pid} of ${redactTarget(handle.url)}`,
+      pid,
+      cgroups: before,
+      ...(recordIn.leaseMs !== undefined ? { leaseMs: recordIn.leaseMs } : {}),
+    }).catch((e: Error) => {
+      throw new EnvelopeUnavailable(
+        `cannot record in ${recordIn.ledgerDir} where the server's process ${pid} is before moving it into the envelope (${e.message}); nothing was changed`,
+      );
+    });
+  let applied;
+  try {
+    applied = await createEnvelope(envelope, { device });
+    await change?.setDirs(applied.dirs);
+  } catch (e) {
+    await applied?.remove();
+    await change?.done();
+    throw e;
+  }
   try {
     await applied.enter(pid);
   } catch (e) {
     await moveBack(pid, before, applied);
     await applied.remove();
+    await change?.done();
     throw e;
   }
   const close = handle.close.bind(handle);
@@ -49,6 +83,7 @@ export async function enterLocalEnvelope(conn: Connection, envelope: Envelope): 
     try {
       await moveBack(pid, before, applied);
       await applied.remove();
+      await change?.done();
     } finally {
       await close();
     }

@@ -58,7 +58,18 @@ export async function runScenario(opts: RunOptions): Promise<RunResult> {
   let failure: unknown;
   let failedAt = 0;
   try {
-    if (plan.localEnvelope) await enterLocalEnvelope(conn, plan.localEnvelope);
+    if (plan.localEnvelope)
+      await enterLocalEnvelope(
+        conn,
+        plan.localEnvelope,
+        ledger
+          ? {
+              ledgerDir: ledger.dir,
+              runId: plan.runId,
+              ...(opts.hostLeaseMs !== undefined ? { leaseMs: opts.hostLeaseMs } : {}),
+            }
+          : undefined,
+      );
     const probed = await probe(plan, conn, log, opts.storage);
     stage = 'building the fixture';
     const buildSeconds = await buildFixture(plan, conn, probed, log, signal);

@@ -76,6 +76,8 @@ export type RunOptions = {
   cleanupRetryMs?: number;
   /** The record of this run on this machine (leftovers.ts), for a `--target` server. */
   ledger?: Ledger;
+  /** The lease of a throttle on a server of the user's (ms; host-changes.ts; default 180 s). */
+  hostLeaseMs?: number;
   /** Notes the caller adds to the run: what chose its options (`--like-article`). */
   notes?: RunNote[];
 };

@@ -288,23 +288,42 @@ const alive = (pid: number) => {
   }
 };
 
-/** Envelopes whose runner is gone: their processes go back to the root cgroup, the cgroups go. */
+/** A cgroup a runner made: an envelope, or insert_stream's write throttle (io-throttle.ts), named with its pid. */
+const RUNNER_CGROUP = /^tunelab-(?:envelope|throttle)-(\d+)-[0-9a-f]+$/;
+
+/** The runner cgroups under `parent` (down to `depth` levels: a throttle sits inside the server's own cgroup). */
+async function runnerCgroups(parent: string, depth: number): Promise<{ dir: string; pid: number }[]> {
+  const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
+  const out: { dir: string; pid: number }[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory()) continue;
+    const m = RUNNER_CGROUP.exec(e.name);
+    if (m) out.push({ dir: path.join(parent, e.name), pid: Number(m[1]) });
+    else if (depth > 1) out.push(...(await runnerCgroups(path.join(parent, e.name), depth - 1)));
+  }
+  return out;
+}
+
+/**
+ * Envelopes and throttles whose runner is gone: their processes go back to the cgroup the runner's
+ * was made in (an envelope's: the root; a throttle's: the server's own), the cgroups go.
+ */
 export async function sweepOrphanEnvelopes(): Promise<string[]> {
   const swept: string[] = [];
-  const parents = [path.join(V1, 'memory'), path.join(V1, 'blkio'), V1];
-  for (const parent of parents) {
-    const names = await readdir(parent).catch(() => [] as string[]);
-    for (const name of names) {
-      const m = /^tunelab-envelope-(\d+)-[0-9a-f]+$/.exec(name);
-      if (!m || alive(Number(m[1]))) continue;
-      const dir = path.join(parent, name);
-      for (const pid of await pidsOf(path.join(dir, 'cgroup.procs')))
-        await writeFile(path.join(parent, 'cgroup.procs'), String(pid)).catch(() => {});
-      await rmdir(dir).then(
-        () => swept.push(dir),
-        () => {},
-      );
-    }
+  const found = [
+    ...(await runnerCgroups(path.join(V1, 'memory'), 4)),
+    ...(await runnerCgroups(path.join(V1, 'blkio'), 4)),
+    ...(await runnerCgroups(V1, 1)),
+  ];
+  for (const { dir, pid: owner } of found) {
+    if (alive(owner)) continue;
+    const parent = path.dirname(dir);
+    for (const pid of await pidsOf(path.join(dir, 'cgroup.procs')))
+      await writeFile(path.join(parent, 'cgroup.procs'), String(pid)).catch(() => {});
+    await rmdir(dir).then(
+      () => swept.push(dir),
+      () => {},
+    );
   }
   return swept;
 }

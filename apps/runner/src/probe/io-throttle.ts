@@ -67,7 +67,9 @@ export async function throttleWrites(opts: {
   const v1 = lines.find((l) => l.controllers.includes('blkio'));
   if (v1 && (await exists(path.join(V1_ROOT, 'cgroup.procs')))) {
     const original = path.join(V1_ROOT, v1.path);
-    const dir = path.join(original, `tunelab-throttle-${randomBytes(4).toString('hex')}`);
+    // The runner's pid in the name: one killed outright leaves it, and the next `tunelab` command
+    // (envelope.ts sweepOrphanEnvelopes) moves the server back to `original` and removes it.
+    const dir = path.join(original, `tunelab-throttle-${process.pid}-${randomBytes(4).toString('hex')}`);
     await mkdir(dir);
     try {
       await writeFile(path.join(dir, 'blkio.throttle.write_bps_device'), `${devnum} ${bps}`);
