@@ -201,47 +201,77 @@ export function comparability(
   samples: readonly UnitSample[] = [],
 ): Comparability {
   const doc = scenario.doc;
-  const reasons: string[] = [];
-  const notes: string[] = [];
   const emulated = isEmulatedClass(g.hardware.class);
   const like = emulated ? likeArticle(scenario, g, article) : null;
-  const reproduced: string[] = [];
-  const notReproduced: string[] = [];
+  const found: Found = { reasons: [], notes: [], reproduced: [], notReproduced: [] };
   if (emulated && !like)
-    notes.push(
+    found.notes.push(
       'emulated: the run’s server ran inside a resource envelope, and the scenario declares no article_conditions for this machine, so it is judged on absolutes',
     );
   // (1) scale: every parameter whose article value the scenario declares.
+  const scale = [...(like ? emulatedScale(like, g, article, found) : []), ...publishedScale(doc, g, like)];
+  if (scale.length > 0) found.reasons.push(`scale: ${scale.join('; ')}`);
+  if (article?.dataScale !== null && article?.dataScale !== undefined && article.dataScale !== 1)
+    found.reasons.push(`scale: the article ran ${pct(article.dataScale)} of its data on ${article.id}`);
+  // (2) the essential conditions the scenario declares, read from what the runs recorded.
+  const unmet = conditionReasons(evaluateConditions(doc, scenario.published, g, samples));
+  if (unmet.length > 0) found.reasons.push(`conditions: ${unmet.join('; ')}`);
+  // (3) hardware, when the article described it.
+  hardwareReasons(g, article, like, found);
+  // (4) the settings the scenario calls relevant, where the article stated them.
+  const differ = settingsDiffer(scenario, g, article, like, found);
+  if (differ.length > 0) found.reasons.push(`settings: ${differ.join('; ')}`);
+  const { reasons, notes, reproduced, notReproduced } = found;
+  if (notReproduced.length > 0) notes.push(`not reproduced: ${notReproduced.join('; ')}`);
+  if (like)
+    notes.unshift(
+      `emulated like the article’s ${like.machine.label === undefined ? like.machine.hardware : `machine (${like.machine.label})`}: the run’s server ran inside a resource envelope`,
+    );
+  return { reasons, notes, emulated: emulated ? { reproduced, notReproduced } : null };
+}
+
+/** What comparability found so far: reasons that decide, notes that do not, and the emulated run's reproduced conditions. */
+type Found = { reasons: string[]; notes: string[]; reproduced: string[]; notReproduced: string[] };
+type Like = NonNullable<ReturnType<typeof likeArticle>>;
+
+/** An emulated run's scale against the article's: data:memory and each parameter scaled with the data. */
+function emulatedScale(like: Like, g: AnswerGroup, article: ArticleMachine | null, found: Found): string[] {
   const scale: string[] = [];
-  if (like) {
-    const r = like.dataBytes / like.memoryBytes;
-    const theirs = like.machine.data_to_memory;
-    if (theirs === undefined) {
-      // No memory limit: the memory that matters is a parameter scaled with the data (below).
-    } else if (r / theirs < 0.5 || r / theirs > 2)
-      scale.push(
-        `data:memory ${ratioText(r)} here (${sizeName(like.dataBytes)} of data, ${like.param} ${num(like.paramValue)}, in a ${sizeName(like.memoryBytes)} memory limit) vs ${declaredRatio(theirs)} in the article`,
-      );
-    else reproduced.push(`data:memory ${ratioText(r)} vs ${declaredRatio(theirs)}`);
-    for (const [name, { ratio, unit }] of Object.entries(like.machine.params_to_data)) {
-      const v = g.params[name];
-      if (typeof v !== 'number') {
-        scale.push(`${name} not recorded here, the article’s ${name}:data is ${declaredRatio(ratio)}`);
-        continue;
-      }
-      const here = (v * paramUnitBytes(unit)) / like.dataBytes;
-      if (here / ratio < 0.5 || here / ratio > 2)
-        scale.push(
-          `${name}:data ${ratioText(here)} here (${name} ${num(v)}, ${sizeName(like.dataBytes)} of data) vs ${declaredRatio(ratio)} in the article`,
-        );
-      else reproduced.push(`${name}:data ${ratioText(here)} vs ${declaredRatio(ratio)}`);
+  const r = like.dataBytes / like.memoryBytes;
+  const theirs = like.machine.data_to_memory;
+  if (theirs === undefined) {
+    // No memory limit: the memory that matters is a parameter scaled with the data (below).
+  } else if (r / theirs < 0.5 || r / theirs > 2)
+    scale.push(
+      `data:memory ${ratioText(r)} here (${sizeName(like.dataBytes)} of data, ${like.param} ${num(like.paramValue)}, in a ${sizeName(like.memoryBytes)} memory limit) vs ${declaredRatio(theirs)} in the article`,
+    );
+  else found.reproduced.push(`data:memory ${ratioText(r)} vs ${declaredRatio(theirs)}`);
+  for (const [name, { ratio, unit }] of Object.entries(like.machine.params_to_data)) {
+    const v = g.params[name];
+    if (typeof v !== 'number') {
+      scale.push(`${name} not recorded here, the article’s ${name}:data is ${declaredRatio(ratio)}`);
+      continue;
     }
-    if (article?.cores != null && article.cores !== g.hardware.physicalCores)
-      notReproduced.push(`${g.hardware.physicalCores} cores here vs ${article.cores}`);
-    else if (like.machine.label !== undefined) notReproduced.push('cores and memory (the article does not state them)');
-    const theirSize = parseSizeText(like.machine.data_size);
-    if (theirSize !== null) notReproduced.push(`${sizeName(like.dataBytes)} of data here vs ${sizeName(theirSize)}`);
+    const here = (v * paramUnitBytes(unit)) / like.dataBytes;
+    if (here / ratio < 0.5 || here / ratio > 2)
+      scale.push(
+        `${name}:data ${ratioText(here)} here (${name} ${num(v)}, ${sizeName(like.dataBytes)} of data) vs ${declaredRatio(ratio)} in the article`,
+      );
+    else found.reproduced.push(`${name}:data ${ratioText(here)} vs ${declaredRatio(ratio)}`);
   }
+  if (article?.cores != null && article.cores !== g.hardware.physicalCores)
+    found.notReproduced.push(`${g.hardware.physicalCores} cores here vs ${article.cores}`);
+  else if (like.machine.label !== undefined)
+    found.notReproduced.push('cores and memory (the article does not state them)');
+  const theirSize = parseSizeText(like.machine.data_size);
+  if (theirSize !== null)
+    found.notReproduced.push(`${sizeName(like.dataBytes)} of data here vs ${sizeName(theirSize)}`);
+  return scale;
+}
+
+/** Parameters whose published value the scenario declares, more than 2× away from the article's. */
+function publishedScale(doc: ScenarioInput['doc'], g: AnswerGroup, like: Like | null): string[] {
+  const scale: string[] = [];
   for (const [name, def] of Object.entries(doc.params)) {
     if (name === doc.sweep?.param || def.published === undefined) continue;
     if (like && (name === like.param || Object.hasOwn(like.machine.params_to_data, name))) continue;
@@ -256,46 +286,57 @@ export function comparability(
         );
     } else if (here !== pub) scale.push(`${name} ${num(here)} here vs ${num(pub)} in the article`);
   }
-  if (scale.length > 0) reasons.push(`scale: ${scale.join('; ')}`);
-  if (article?.dataScale !== null && article?.dataScale !== undefined && article.dataScale !== 1)
-    reasons.push(`scale: the article ran ${pct(article.dataScale)} of its data on ${article.id}`);
-  // (2) the essential conditions the scenario declares, read from what the runs recorded.
-  const unmet = conditionReasons(evaluateConditions(doc, scenario.published, g, samples));
-  if (unmet.length > 0) reasons.push(`conditions: ${unmet.join('; ')}`);
-  // (3) hardware, when the article described it.
+  return scale;
+}
+
+/** The hardware against the article's: the tier measured inside an envelope, else storage and size. */
+function hardwareReasons(g: AnswerGroup, article: ArticleMachine | null, like: Like | null, found: Found): void {
   if (like) {
     const theirs = like.machine.storage_tier;
     if (like.tier === null)
-      reasons.push(
+      found.reasons.push(
         `hardware: no storage tier was measured inside the envelope, the article’s disk is ${STORAGE_TIER_LABELS[theirs]}`,
       );
     else if (like.tier !== theirs)
-      reasons.push(
+      found.reasons.push(
         `hardware: ${STORAGE_TIER_LABELS[like.tier]} here (measured inside the envelope) vs ${STORAGE_TIER_LABELS[theirs]} in the article`,
       );
-    else reproduced.push(`${STORAGE_TIER_LABELS[like.tier]} vs ${STORAGE_TIER_LABELS[theirs]}`);
-  } else if (article && !article.stated) notes.push('hardware: the article did not describe its machine');
-  else if (article) {
-    const parts: string[] = [];
-    // A disk the probe measured is named by its tier ("NVMe-like"), not by the kernel's flag.
-    const tier = g.hardware.storageKind === 'unknown' ? tierOfClass(g.hardware.class) : null;
-    if (tier) {
-      if (article.storage !== null && TIER_KIND[tier] !== article.storage)
-        parts.push(`${STORAGE_TIER_LABELS[tier]} here (measured) vs ${storageName(article.storage)} in the article`);
-    } else if (g.hardware.storageKind === 'unknown')
-      parts.push(
-        `storage here is a virtual or unknown disk, the article’s ${article.storage ? storageName(article.storage) : 'not stated'}`,
-      );
-    else if (article.storage !== null && article.storage !== g.hardware.storageKind)
-      parts.push(`${storageName(g.hardware.storageKind)} here vs ${storageName(article.storage)} in the article`);
-    const d = hardwareDistance({ cores: g.hardware.physicalCores, memoryGb: g.hardware.memoryGb }, article);
-    if (d !== null && d > 2)
-      parts.push(
-        `${g.hardware.physicalCores} cores / ${g.hardware.memoryGb} GB here vs ${article.cores} cores / ${article.memoryGb} GB in the article`,
-      );
-    if (parts.length > 0) reasons.push(`hardware: ${parts.join('; ')}`);
+    else found.reproduced.push(`${STORAGE_TIER_LABELS[like.tier]} vs ${STORAGE_TIER_LABELS[theirs]}`);
+    return;
   }
-  // (4) the settings the scenario calls relevant, where the article stated them.
+  if (article && !article.stated) {
+    found.notes.push('hardware: the article did not describe its machine');
+    return;
+  }
+  if (!article) return;
+  const parts: string[] = [];
+  // A disk the probe measured is named by its tier ("NVMe-like"), not by the kernel's flag.
+  const tier = g.hardware.storageKind === 'unknown' ? tierOfClass(g.hardware.class) : null;
+  if (tier) {
+    if (article.storage !== null && TIER_KIND[tier] !== article.storage)
+      parts.push(`${STORAGE_TIER_LABELS[tier]} here (measured) vs ${storageName(article.storage)} in the article`);
+  } else if (g.hardware.storageKind === 'unknown')
+    parts.push(
+      `storage here is a virtual or unknown disk, the article’s ${article.storage ? storageName(article.storage) : 'not stated'}`,
+    );
+  else if (article.storage !== null && article.storage !== g.hardware.storageKind)
+    parts.push(`${storageName(g.hardware.storageKind)} here vs ${storageName(article.storage)} in the article`);
+  const d = hardwareDistance({ cores: g.hardware.physicalCores, memoryGb: g.hardware.memoryGb }, article);
+  if (d !== null && d > 2)
+    parts.push(
+      `${g.hardware.physicalCores} cores / ${g.hardware.memoryGb} GB here vs ${article.cores} cores / ${article.memoryGb} GB in the article`,
+    );
+  if (parts.length > 0) found.reasons.push(`hardware: ${parts.join('; ')}`);
+}
+
+/** The relevant settings that differ from what the article stated (an emulated run's sizes as ratios to its data). */
+function settingsDiffer(
+  scenario: ScenarioInput,
+  g: AnswerGroup,
+  article: ArticleMachine | null,
+  like: Like | null,
+  found: Found,
+): string[] {
   // What the article stated: its published.json settings, and the settings its imported runs
   // recorded. A value results-db filled in as the engine's default was not stated by the article.
   const recorded = Object.entries(article?.group.settings ?? {}).flatMap(([k, v]): [string, string][] => {
@@ -307,7 +348,7 @@ export function comparability(
     ...Object.fromEntries(recorded),
   };
   const differ: string[] = [];
-  for (const name of doc.report.relevant_settings) {
+  for (const name of scenario.doc.report.relevant_settings) {
     const scaled = like ? ownRatio(like.machine.settings_to_data, name) : undefined;
     if (like && scaled !== undefined) {
       const values = settingValues(g, name);
@@ -318,7 +359,7 @@ export function comparability(
         differ.push(
           `${name}:data ${here} here (${name} ${values.join(' / ')}) vs ${declaredRatio(scaled)} in the article`,
         );
-      else reproduced.push(`${name}:data ${here} vs ${declaredRatio(scaled)}`);
+      else found.reproduced.push(`${name}:data ${here} vs ${declaredRatio(scaled)}`);
       continue;
     }
     const theirs = stated[name];
@@ -327,13 +368,7 @@ export function comparability(
     if (values.some((v) => !sameSetting(v.replace(/ \(default\)$/, ''), theirs)))
       differ.push(`${name} ${values.join(' / ')} here vs ${theirs} in the article`);
   }
-  if (differ.length > 0) reasons.push(`settings: ${differ.join('; ')}`);
-  if (notReproduced.length > 0) notes.push(`not reproduced: ${notReproduced.join('; ')}`);
-  if (like)
-    notes.unshift(
-      `emulated like the article’s ${like.machine.label === undefined ? like.machine.hardware : `machine (${like.machine.label})`}: the run’s server ran inside a resource envelope`,
-    );
-  return { reasons, notes, emulated: emulated ? { reproduced, notReproduced } : null };
+  return differ;
 }
 
 /** The storage tier a class names ("2 cores / 24 GB / NVMe-like", also emulated), null when it names none. */
@@ -565,45 +600,8 @@ function pairAnswer(
     there = art.outcome;
     article = articleFigure(machine, baseline, candidate, art);
   } else {
-    // A declared ratio the article published for this candidate counts as its figure (a size table).
-    for (const r of ratios) {
-      if (r.baseline !== baseline) continue;
-      const row = r.rows.find((x) => x.variant === candidate);
-      if (!row || row.article === null) continue;
-      article = {
-        kind: 'ratio',
-        machine: 'article',
-        label: `the article’s ${r.label}`,
-        stated: false,
-        point: null,
-        values: { [baseline]: 1, [candidate]: row.article },
-        outcome: 'unknown',
-        sentence: `${r.label}: ${candidate} ${row.article.toFixed(2)} in the article, ${row.ratio === null ? 'not measured' : row.ratio.toFixed(2)} here`,
-      };
-      const c = comparability(scenario, g, null, samples);
-      const { reasons, notes } = c;
-      if (row.agrees === null)
-        return {
-          record: {
-            ...base,
-            agreement: 'insufficient-data',
-            reasons: ['ratio: needs two units of each variant'],
-            notes,
-            article,
-          },
-          comparability: c,
-        };
-      return {
-        record: {
-          ...base,
-          agreement: reasons.length > 0 ? 'not-comparable' : row.agrees ? 'reproduces' : 'contradicts',
-          reasons,
-          notes,
-          article,
-        },
-        comparability: c,
-      };
-    }
+    const fromRatio = ratioPairAnswer(scenario, g, base, ratios, samples);
+    if (fromRatio) return fromRatio;
   }
   const claim = article === null ? claimFor(scenario.published, g.metric, baseline, candidate) : null;
   if (claim) {
@@ -677,6 +675,58 @@ function pairAnswer(
   else if (here === 'none') agreement = 'inconclusive';
   else agreement = here === there ? 'reproduces' : 'contradicts';
   return { record: { ...base, agreement, reasons, notes, article }, comparability: c };
+}
+
+type PairBase = Pick<PairAnswerRecord, 'baseline' | 'candidate' | 'measured' | 'advice'>;
+
+/** A declared ratio the article published for this candidate, as its figure (a size table); null when there is none. */
+function ratioPairAnswer(
+  scenario: ScenarioInput,
+  g: AnswerGroup,
+  base: PairBase,
+  ratios: readonly RatioAnswer[],
+  samples: readonly UnitSample[],
+): ReturnType<typeof pairAnswer> | null {
+  const { baseline, candidate } = base;
+  for (const r of ratios) {
+    if (r.baseline !== baseline) continue;
+    const row = r.rows.find((x) => x.variant === candidate);
+    if (!row || row.article === null) continue;
+    const article: ArticleFigure = {
+      kind: 'ratio',
+      machine: 'article',
+      label: `the article’s ${r.label}`,
+      stated: false,
+      point: null,
+      values: { [baseline]: 1, [candidate]: row.article },
+      outcome: 'unknown',
+      sentence: `${r.label}: ${candidate} ${row.article.toFixed(2)} in the article, ${row.ratio === null ? 'not measured' : row.ratio.toFixed(2)} here`,
+    };
+    const c = comparability(scenario, g, null, samples);
+    const { reasons, notes } = c;
+    if (row.agrees === null)
+      return {
+        record: {
+          ...base,
+          agreement: 'insufficient-data',
+          reasons: ['ratio: needs two units of each variant'],
+          notes,
+          article,
+        },
+        comparability: c,
+      };
+    return {
+      record: {
+        ...base,
+        agreement: reasons.length > 0 ? 'not-comparable' : row.agrees ? 'reproduces' : 'contradicts',
+        reasons,
+        notes,
+        article,
+      },
+      comparability: c,
+    };
+  }
+  return null;
 }
 
 /**

@@ -174,17 +174,8 @@ function blocksOf(
 type Adjustments = ReadonlyMap<string, { p: number; family: number }>;
 const pairKey = (baseline: string, candidate: string) => `${baseline}\u0000${candidate}`;
 
-function buildGroup(
-  key: string,
-  acc: Acc,
-  q: Filters,
-  doc: ScenarioDocument | undefined,
-  excluded: number,
-  points: number,
-  adjustments: Adjustments = new Map(),
-): ComparisonGroupRecord {
-  const f = acc.first;
-  const variants = [...acc.byVariant.keys()].sort();
+/** Per variant n, mean, median, spread, CI and outliers; the variants whose spread overflowed or whose CI is cut at 0. */
+function variantSummaries(acc: Acc, variants: readonly string[]) {
   const overflowing: string[] = [];
   const cutAtZero: string[] = [];
   const summaries = variants.map((variant) => {
@@ -209,21 +200,67 @@ function buildGroup(
       }),
     };
   });
+  return { summaries, overflowing, cutAtZero };
+}
 
-  let pairsFrom: ComparisonGroupRecord['pairsFrom'];
-  let pairs: { baseline: string; candidate: string }[];
-  if (q.baseline !== undefined && q.candidate !== undefined) {
-    pairsFrom = 'query';
-    pairs = [{ baseline: q.baseline, candidate: q.candidate }];
-  } else {
-    pairs = declaredPairs(f.comparisons).filter((p) => acc.byVariant.has(p.baseline) && acc.byVariant.has(p.candidate));
-    pairsFrom = 'declared';
-    if (pairs.length === 0) {
-      pairsFrom = 'all-pairs';
-      // Alphabetical order decides which is the baseline when nothing is declared.
-      pairs = variants.flatMap((b, i) => variants.slice(i + 1).map((c) => ({ baseline: b, candidate: c })));
-    }
+/** The pairs a group answers: the query's, else the scenario's declared ones it has, else every pair of its variants. */
+function pairsOf(
+  acc: Acc,
+  q: Filters,
+  variants: readonly string[],
+): { pairs: { baseline: string; candidate: string }[]; pairsFrom: ComparisonGroupRecord['pairsFrom'] } {
+  if (q.baseline !== undefined && q.candidate !== undefined)
+    return { pairsFrom: 'query', pairs: [{ baseline: q.baseline, candidate: q.candidate }] };
+  const pairs = declaredPairs(acc.first.comparisons).filter(
+    (p) => acc.byVariant.has(p.baseline) && acc.byVariant.has(p.candidate),
+  );
+  if (pairs.length > 0) return { pairsFrom: 'declared', pairs };
+  // Alphabetical order decides which is the baseline when nothing is declared.
+  return {
+    pairsFrom: 'all-pairs',
+    pairs: variants.flatMap((b, i) => variants.slice(i + 1).map((c) => ({ baseline: b, candidate: c }))),
+  };
+}
+
+/** A group's warnings: spread that overflowed, CIs cut at 0, published figures, then its runs' own (at most MAX_RUN_WARNINGS). */
+function groupWarnings(acc: Acc, overflowing: readonly string[], cutAtZero: readonly string[]): string[] {
+  const f = acc.first;
+  const warnings: string[] = [];
+  if (overflowing.length > 0) {
+    warnings.push(
+      `the values of ${overflowing.join(', ')} are too large for their spread to be represented (beyond ±1.8e308): sd and CI are left out`,
+    );
   }
+  if (cutAtZero.length > 0) {
+    warnings.push(
+      `the 95% CI of the mean of ${cutAtZero.join(', ')} is cut at 0: the runs are too few or too spread out to bound the mean from below`,
+    );
+  }
+  if (f.source === 'published')
+    warnings.push('published figures, as the article reported them; not measured by TuneLab');
+  // Run by run in id order, each run's in its own order: the same list whatever order the rows came in.
+  const runWarnings = new Set(
+    [...acc.warnings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, list]) => list),
+  );
+  warnings.push(...[...runWarnings].slice(0, MAX_RUN_WARNINGS));
+  if (runWarnings.size > MAX_RUN_WARNINGS)
+    warnings.push(`and ${runWarnings.size - MAX_RUN_WARNINGS} more warnings of its runs (see the runs)`);
+  return warnings;
+}
+
+function buildGroup(
+  key: string,
+  acc: Acc,
+  q: Filters,
+  doc: ScenarioDocument | undefined,
+  excluded: number,
+  points: number,
+  adjustments: Adjustments = new Map(),
+): ComparisonGroupRecord {
+  const f = acc.first;
+  const variants = [...acc.byVariant.keys()].sort();
+  const { summaries, overflowing, cutAtZero } = variantSummaries(acc, variants);
+  const { pairs, pairsFrom } = pairsOf(acc, q, variants);
   const values = (v: string) => acc.byVariant.get(v)?.map((x) => x.value);
   const { direction } = metricDirection(doc, q.metric, q.direction);
   const def = doc?.metrics.find((m) => m.key === q.metric);
@@ -252,26 +289,7 @@ function buildGroup(
       runs: d.runs.size,
     }))
     .sort((x, y) => y.runs - x.runs || x.version.localeCompare(y.version));
-  const warnings: string[] = [];
-  if (overflowing.length > 0) {
-    warnings.push(
-      `the values of ${overflowing.join(', ')} are too large for their spread to be represented (beyond ±1.8e308): sd and CI are left out`,
-    );
-  }
-  if (cutAtZero.length > 0) {
-    warnings.push(
-      `the 95% CI of the mean of ${cutAtZero.join(', ')} is cut at 0: the runs are too few or too spread out to bound the mean from below`,
-    );
-  }
-  if (f.source === 'published')
-    warnings.push('published figures, as the article reported them; not measured by TuneLab');
-  // Run by run in id order, each run's in its own order: the same list whatever order the rows came in.
-  const runWarnings = new Set(
-    [...acc.warnings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, list]) => list),
-  );
-  warnings.push(...[...runWarnings].slice(0, MAX_RUN_WARNINGS));
-  if (runWarnings.size > MAX_RUN_WARNINGS)
-    warnings.push(`and ${runWarnings.size - MAX_RUN_WARNINGS} more warnings of its runs (see the runs)`);
+  const warnings = groupWarnings(acc, overflowing, cutAtZero);
   const runs = [...acc.runs.entries()].sort((x, y) => y[1].getTime() - x[1].getTime() || (x[0] < y[0] ? -1 : 1));
   const byHardware = q.groupBy === 'hardware';
   return {
@@ -324,6 +342,58 @@ function groupKeyOf(r: SampleRow, q: Filters): string {
   return `${r.scenario_key}@${r.version_hash.slice(0, 12)}/${r.source}/${who}/${r.engine}-${majorOfParts(Engine.parse(r.engine), r)}/{${params}}/${q.metric}[${r.unit}]${at}`;
 }
 
+/** An empty group whose first row is `r`; `family` is its key without the sweep point. */
+function newAcc(r: SampleRow, family: string): Acc {
+  return {
+    first: r,
+    family,
+    byVariant: new Map(),
+    runs: new Map(),
+    databases: new Map(),
+    profiles: new Set(),
+    settings: new Map(),
+    warnings: new Map(),
+    noisy: new Set(),
+    unmeasured: new Set(),
+  };
+}
+
+/** A run's own facts, once per group it joins: warnings, relevant settings, noise flag, profile, server. */
+function addRun(acc: Acc, r: SampleRow, docs: ScenarioDocs): void {
+  if (r.run_warnings.length > 0) acc.warnings.set(r.run_id, r.run_warnings);
+  for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
+    const fallback = engineDefault(r.engine, name);
+    const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');
+    let set = acc.settings.get(name);
+    if (!set) acc.settings.set(name, (set = new Set()));
+    set.add(value);
+  }
+  acc.runs.set(r.run_id, r.received_at);
+  if (r.noisy === true) acc.noisy.add(r.run_id);
+  else if (r.noisy === null || r.noisy === undefined) acc.unmeasured.add(r.run_id);
+  acc.profiles.add(r.fingerprint);
+  const dbKey = `${r.engine}\u0000${r.db_version}`;
+  let db = acc.databases.get(dbKey);
+  if (!db)
+    acc.databases.set(
+      dbKey,
+      (db = { engine: r.engine, version: r.db_version, major: r.major, minor: r.minor, runs: new Set() }),
+    );
+  db.runs.add(r.run_id);
+}
+
+/** Groups by scenario, source, newest first (published ones in the article's machine order), point, key. */
+const groupOrder = (x: ComparisonGroupRecord, y: ComparisonGroupRecord): number =>
+  x.scenario.key.localeCompare(y.scenario.key) ||
+  x.source.localeCompare(y.source) ||
+  // Published figures have no meaningful age: they keep the article's machine order.
+  (x.source === 'published'
+    ? (x.hardware.cpuModel ?? x.hardware.class).localeCompare(y.hardware.cpuModel ?? y.hardware.class)
+    : 0) ||
+  y.newestRunAt.localeCompare(x.newestRunAt) ||
+  (x.point?.value ?? 0) - (y.point?.value ?? 0) ||
+  x.key.localeCompare(y.key);
+
 /** Groups loaded samples; per group per-variant summaries and, per comparison pair, difference, CI, p-values, verdict. Pure. */
 export function groupSamples(
   rows: readonly SampleRow[],
@@ -357,45 +427,10 @@ export function groupSamples(
       const at = r.point_param !== null && r.point_value !== null ? `@${r.point_param}=${r.point_value}` : '';
       const key = groupKeyOf(r, q);
       acc = groups.get(key);
-      if (!acc) {
-        acc = {
-          first: r,
-          family: key.slice(0, key.length - at.length),
-          byVariant: new Map(),
-          runs: new Map(),
-          databases: new Map(),
-          profiles: new Set(),
-          settings: new Map(),
-          warnings: new Map(),
-          noisy: new Set(),
-          unmeasured: new Set(),
-        };
-        groups.set(key, acc);
-      }
+      if (!acc) groups.set(key, (acc = newAcc(r, key.slice(0, key.length - at.length))));
       mine.set(rest, acc);
       // The run's first row in this group.
-      if (!acc.runs.has(r.run_id)) {
-        if (r.run_warnings.length > 0) acc.warnings.set(r.run_id, r.run_warnings);
-        for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
-          const fallback = engineDefault(r.engine, name);
-          const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');
-          let set = acc.settings.get(name);
-          if (!set) acc.settings.set(name, (set = new Set()));
-          set.add(value);
-        }
-        acc.runs.set(r.run_id, r.received_at);
-        if (r.noisy === true) acc.noisy.add(r.run_id);
-        else if (r.noisy === null || r.noisy === undefined) acc.unmeasured.add(r.run_id);
-        acc.profiles.add(r.fingerprint);
-        const dbKey = `${r.engine}\u0000${r.db_version}`;
-        let db = acc.databases.get(dbKey);
-        if (!db)
-          acc.databases.set(
-            dbKey,
-            (db = { engine: r.engine, version: r.db_version, major: r.major, minor: r.minor, runs: new Set() }),
-          );
-        db.runs.add(r.run_id);
-      }
+      if (!acc.runs.has(r.run_id)) addRun(acc, r, docs);
     }
     let list = acc.byVariant.get(r.variant);
     if (!list) acc.byVariant.set(r.variant, (list = []));
@@ -420,19 +455,7 @@ export function groupSamples(
       group: buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, points),
     };
   });
-  const out = adjustForMultiplicity(built, q, docs);
-  out.sort(
-    (x, y) =>
-      x.scenario.key.localeCompare(y.scenario.key) ||
-      x.source.localeCompare(y.source) ||
-      // Published figures have no meaningful age: they keep the article's machine order.
-      (x.source === 'published'
-        ? (x.hardware.cpuModel ?? x.hardware.class).localeCompare(y.hardware.cpuModel ?? y.hardware.class)
-        : 0) ||
-      y.newestRunAt.localeCompare(x.newestRunAt) ||
-      (x.point?.value ?? 0) - (y.point?.value ?? 0) ||
-      x.key.localeCompare(y.key),
-  );
+  const out = adjustForMultiplicity(built, q, docs).sort(groupOrder);
   const used = metricDirection(q.scenario !== undefined ? docs.get(q.scenario) : undefined, q.metric, q.direction);
   return {
     metric: q.metric,

@@ -52,10 +52,13 @@ function rowOf(a: Answered, pair: Answered['pairs'][number]): VersionRow {
  * differ only in the major (same class, scenario version, source, engine, parameter values and
  * sweep point) are put side by side, oldest major first.
  */
-export function answerVersions(groups: readonly Answered[]): VersionAnswers {
+/**
+ * The groups by conditions (all but the major), the majors measured per class × engine, and the
+ * release lines ("10.11") behind each engine's first numbers (what the majors hold), for the words.
+ */
+function indexByConditions(groups: readonly Answered[]) {
   const byConditions = new Map<string, Answered[]>();
   const majors = new Map<string, { hardwareClass: string; engine: Engine; majors: Set<number> }>();
-  // The release lines ("10.11") behind each engine's first numbers (what `majors` holds), for the words.
   const releases = new Map<string, Set<string>>();
   for (const a of groups) {
     const g = a.group;
@@ -80,7 +83,11 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
     ]);
     byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
+  return { byConditions, majors, releases };
+}
 
+export function answerVersions(groups: readonly Answered[]): VersionAnswers {
+  const { byConditions, majors, releases } = indexByConditions(groups);
   const pending: (Omit<VersionComparison, 'interactions' | 'summary' | 'sameVerdict' | 'versionChangesAnswer'> & {
     family: string;
     raw: RawInteraction<number>[];

@@ -86,6 +86,29 @@ export type Verdict = {
   nCandidate: number;
 };
 
+/** The verdict's options with their defaults, or a RangeError naming the one that is invalid. */
+function checkedOptions(input: VerdictInput) {
+  const { baseline, candidate, direction } = input;
+  const alpha = input.alpha ?? 0.05;
+  const minN = input.minN ?? 3;
+  // Without a quantity, the direction tells: a duration where lower is better, a rate where higher is.
+  const quantity = input.quantity ?? (direction === 'higher-is-better' ? 'rate' : 'duration');
+  assertLabeledSample(baseline, 'baseline');
+  assertLabeledSample(candidate, 'candidate');
+  if (direction !== 'lower-is-better' && direction !== 'higher-is-better') {
+    throw new RangeError(`direction must be 'lower-is-better' or 'higher-is-better' (got ${String(direction)})`);
+  }
+  if (quantity !== 'duration' && quantity !== 'rate' && quantity !== 'amount') {
+    throw new RangeError(`quantity must be 'duration', 'rate' or 'amount' (got ${String(quantity)})`);
+  }
+  assertProbability(alpha, 'alpha');
+  if (!Number.isInteger(minN) || minN < 2) throw new RangeError(`minN must be an integer >= 2 (got ${String(minN)})`);
+  const adjusted = input.adjusted && input.adjusted.family > 1 ? input.adjusted : null;
+  if (adjusted && !(adjusted.p >= 0 && adjusted.p <= 1))
+    throw new RangeError(`adjusted.p must be in [0, 1] (got ${String(adjusted.p)})`);
+  return { alpha, minN, quantity, adjusted };
+}
+
 /**
  * Turns two variants' samples into a verdict and a sentence a report can print as is, e.g.
  * "1-2 is 37.5% faster than 1-1 (95% CI 21.8%–50.1%, Welch p = 0.002, n = 5 + 5)".
@@ -112,23 +135,7 @@ export type Verdict = {
  */
 export function verdict(input: VerdictInput): Verdict {
   const { baseline, candidate, direction } = input;
-  const alpha = input.alpha ?? 0.05;
-  const minN = input.minN ?? 3;
-  // Without a quantity, the direction tells: a duration where lower is better, a rate where higher is.
-  const quantity = input.quantity ?? (direction === 'higher-is-better' ? 'rate' : 'duration');
-  assertLabeledSample(baseline, 'baseline');
-  assertLabeledSample(candidate, 'candidate');
-  if (direction !== 'lower-is-better' && direction !== 'higher-is-better') {
-    throw new RangeError(`direction must be 'lower-is-better' or 'higher-is-better' (got ${String(direction)})`);
-  }
-  if (quantity !== 'duration' && quantity !== 'rate' && quantity !== 'amount') {
-    throw new RangeError(`quantity must be 'duration', 'rate' or 'amount' (got ${String(quantity)})`);
-  }
-  assertProbability(alpha, 'alpha');
-  if (!Number.isInteger(minN) || minN < 2) throw new RangeError(`minN must be an integer >= 2 (got ${String(minN)})`);
-  const adjusted = input.adjusted && input.adjusted.family > 1 ? input.adjusted : null;
-  if (adjusted && !(adjusted.p >= 0 && adjusted.p <= 1))
-    throw new RangeError(`adjusted.p must be in [0, 1] (got ${String(adjusted.p)})`);
+  const { alpha, minN, quantity, adjusted } = checkedOptions(input);
 
   const level = 1 - alpha;
   const b = baseline.label;
