@@ -403,61 +403,7 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
               silent: true,
               data: rows.map((_, i) => [i]),
               z: 1,
-              renderItem: (
-                params: { coordSys: { x: number; y: number; width: number; height: number } },
-                api: { value: (d: number) => number; coord: (v: number[]) => number[] },
-              ) => {
-                const i = api.value(0);
-                const q = ratios[i]!;
-                const { x: left, width } = params.coordSys;
-                const y0 = api.coord([min, i])[1]!;
-                const y = api.coord([min, i + at])[1]!;
-                const xl = q.low === null ? left : api.coord([Math.log(q.low), 0])[0]!;
-                const xh = q.high === null ? left + width : api.coord([Math.log(q.high), 0])[0]!;
-                const x1 = api.coord([0, 0])[0]!;
-                const stroke = { stroke: INK, lineWidth: 1.5 };
-                const cap = (x: number) => ({
-                  type: 'line',
-                  shape: { x1: x, y1: y - 7, x2: x, y2: y + 7 },
-                  style: { stroke: INK, lineWidth: DIFFERENCE_CAP_WIDTH },
-                });
-                const arrow = (x: number, dir: -1 | 1) => ({
-                  type: 'polygon',
-                  shape: {
-                    points: [
-                      [x, y],
-                      [x - dir * 9, y - 5],
-                      [x - dir * 9, y + 5],
-                    ],
-                  },
-                  style: { fill: INK },
-                });
-                return {
-                  type: 'group',
-                  children: [
-                    {
-                      type: 'rect',
-                      shape: { x: left - 8, y: y0, width: width + 12, height: band },
-                      style: { fill: DIFFERENCE_BAND_FILL[i % 2] },
-                    },
-                    ...wrapped[i]!.map((text, k) => ({
-                      type: 'text',
-                      x: left - 4,
-                      y: y0 + 6 + k * 15,
-                      style: { text, fill: INK, fontSize: 12, fontFamily: FONT },
-                    })),
-                    // No difference (×1), dashed, under the interval only: never through a label.
-                    {
-                      type: 'line',
-                      shape: { x1: x1, y1: y0 + lines * 15 + 6, x2: x1, y2: y0 + band },
-                      style: { stroke: INK, lineWidth: 1.2, lineDash: [4.8, 2.4] },
-                    },
-                    { type: 'line', shape: { x1: xl, y1: y, x2: xh, y2: y }, style: stroke },
-                    q.low === null ? arrow(left, -1) : cap(xl),
-                    q.high === null ? arrow(left + width, 1) : cap(xh),
-                  ],
-                };
-              },
+              renderItem: intervalRenderer({ ratios, wrapped, band, lines, at, min }),
             },
             {
               type: 'scatter',
@@ -484,6 +430,77 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
     input.title,
     desc,
   );
+}
+
+/** What differenceChart's rows look like at one width, for drawing each row's band, label and interval. */
+type RowLayout = {
+  ratios: readonly ReturnType<typeof ratioOf>[];
+  wrapped: readonly string[][];
+  /** Height of a row's band, and of its label lines; `at`: where the interval sits down the band (0–1). */
+  band: number;
+  lines: number;
+  at: number;
+  /** The axis' left end (log of the ratio). */
+  min: number;
+};
+
+/** ECharts' custom series renderer of one row: band, wrapped label, dashed ×1, the interval with caps or arrows. */
+function intervalRenderer({ ratios, wrapped, band, lines, at, min }: RowLayout) {
+  return (
+    params: { coordSys: { x: number; y: number; width: number; height: number } },
+    api: { value: (d: number) => number; coord: (v: number[]) => number[] },
+  ) => {
+    const i = api.value(0);
+    const q = ratios[i]!;
+    const { x: left, width } = params.coordSys;
+    const y0 = api.coord([min, i])[1]!;
+    const y = api.coord([min, i + at])[1]!;
+    const xl = q.low === null ? left : api.coord([Math.log(q.low), 0])[0]!;
+    const xh = q.high === null ? left + width : api.coord([Math.log(q.high), 0])[0]!;
+    const x1 = api.coord([0, 0])[0]!;
+    const stroke = { stroke: INK, lineWidth: 1.5 };
+    const cap = (x: number) => ({
+      type: 'line',
+      shape: { x1: x, y1: y - 7, x2: x, y2: y + 7 },
+      style: { stroke: INK, lineWidth: DIFFERENCE_CAP_WIDTH },
+    });
+    const arrow = (x: number, dir: -1 | 1) => ({
+      type: 'polygon',
+      shape: {
+        points: [
+          [x, y],
+          [x - dir * 9, y - 5],
+          [x - dir * 9, y + 5],
+        ],
+      },
+      style: { fill: INK },
+    });
+    return {
+      type: 'group',
+      children: [
+        {
+          type: 'rect',
+          shape: { x: left - 8, y: y0, width: width + 12, height: band },
+          style: { fill: DIFFERENCE_BAND_FILL[i % 2] },
+        },
+        ...wrapped[i]!.map((text, k) => ({
+          type: 'text',
+          x: left - 4,
+          y: y0 + 6 + k * 15,
+          style: { text, fill: INK, fontSize: 12, fontFamily: FONT },
+        })),
+        // No difference (×1), dashed, under the interval only: never through a label.
+        {
+          type: 'line',
+          shape: { x1: x1, y1: y0 + lines * 15 + 6, x2: x1, y2: y0 + band },
+          style: { stroke: INK, lineWidth: 1.2, lineDash: [4.8, 2.4] },
+        },
+        { type: 'line', shape: { x1: xl, y1: y, x2: xh, y2: y }, style: stroke },
+        q.low === null ? arrow(left, -1) : cap(xl),
+        q.high === null ? arrow(left + width, 1) : cap(xh),
+      ],
+    };
+  };
 }
 
 export type LineInput = {
