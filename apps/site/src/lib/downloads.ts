@@ -1,5 +1,6 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
-import type { SiteData } from './load.ts';
+import type { ComparisonGroup } from '@tunelab/contracts';
+import type { ScenarioView, SiteData } from './load.ts';
 import { samplesCsv } from './run-files.ts';
 import {
   differenceRows,
@@ -18,11 +19,35 @@ const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 
+/** Adds one file to the list. */
+type Add = (path: string, title: string, body: string, type: string) => void;
+
 function build(data: SiteData): DownloadFile[] {
   const files: DownloadFile[] = [];
-  const add = (path: string, title: string, body: string, type: string) =>
-    files.push({ path, title, body, bytes: Buffer.byteLength(body), type });
+  const add: Add = (path, title, body, type) => files.push({ path, title, body, bytes: Buffer.byteLength(body), type });
+  addGroupFiles(data, add);
+  addRunFiles(data, add, files);
+  for (const sc of data.scenarios) {
+    addScenarioTables(sc, data, add);
+    addScenarioDerived(sc, data, add);
+  }
+  for (const h of data.hardware) {
+    add(
+      `hardware/${h.fingerprint}.json`,
+      `hardware ${h.fingerprint}`,
+      json({
+        hardware: data.hardwareDetail.get(h.fingerprint),
+        similar: data.similar.get(h.fingerprint) ?? null,
+        runs: (data.runsByHardware.get(h.fingerprint) ?? []).map((r) => r.id),
+      }),
+      JSON_TYPE,
+    );
+  }
+  return files;
+}
 
+/** Site-wide: the scenarios, every comparison group, its variants' summaries and its verdicts. */
+function addGroupFiles(data: SiteData, add: Add): void {
   const scenarioRows = data.scenarios.map((s) => ({
     key: s.key,
     title: s.title,
@@ -95,6 +120,11 @@ function build(data: SiteData): DownloadFile[] {
     ),
     CSV_TYPE,
   );
+  addVerdicts(groups, add);
+}
+
+/** Per group and declared pair: the improvement, its interval, the p-values and the verdict. */
+function addVerdicts(groups: readonly ComparisonGroup[], add: Add): void {
   add(
     'verdicts.csv',
     'Per group and comparison pair: improvement, 95% CI, p-values, verdict',
@@ -143,6 +173,10 @@ function build(data: SiteData): DownloadFile[] {
     ),
     CSV_TYPE,
   );
+}
+
+/** Site-wide: findings, hardware profiles, runs and every sample (written by the build, or already on disk). */
+function addRunFiles(data: SiteData, add: Add, files: DownloadFile[]): void {
   add('findings.json', 'Measured findings, newest first', json(data.findings), JSON_TYPE);
   add('hardware.json', 'Hardware profiles', json(data.hardware), JSON_TYPE);
   add(
@@ -227,130 +261,121 @@ function build(data: SiteData): DownloadFile[] {
       bytes: data.samplesCsvBytes,
       type: CSV_TYPE,
     });
+}
 
-  for (const sc of data.scenarios) {
-    const base = `scenarios/${sc.key}`;
-    const pub = publishedTables(sc).map(({ group, ...t }) => ({ ...t, groupKey: group?.key ?? null }));
-    add(`${base}/published.json`, `${sc.key}: the article's table`, json(pub), JSON_TYPE);
-    add(
-      `${base}/published.csv`,
-      `${sc.key}: the article's table`,
-      toCsv(
-        ['machine', 'label', 'variant', 'repetition', 'seconds', 'avg_as_printed', 'pct_faster'],
-        pub.flatMap((t) =>
-          t.rows.flatMap((r) =>
-            r.values.map((v, i) => [t.machine, t.label, r.variant, i + 1, v, r.avgText, r.pctText]),
-          ),
-        ),
+/** A scenario's tables: the article's and the measured ones per hardware class. */
+function addScenarioTables(sc: ScenarioView, data: SiteData, add: Add): void {
+  const base = `scenarios/${sc.key}`;
+  const pub = publishedTables(sc).map(({ group, ...t }) => ({ ...t, groupKey: group?.key ?? null }));
+  add(`${base}/published.json`, `${sc.key}: the article's table`, json(pub), JSON_TYPE);
+  add(
+    `${base}/published.csv`,
+    `${sc.key}: the article's table`,
+    toCsv(
+      ['machine', 'label', 'variant', 'repetition', 'seconds', 'avg_as_printed', 'pct_faster'],
+      pub.flatMap((t) =>
+        t.rows.flatMap((r) => r.values.map((v, i) => [t.machine, t.label, r.variant, i + 1, v, r.avgText, r.pctText])),
       ),
-      CSV_TYPE,
-    );
-    const measured = measuredTables(sc, data).map(({ group, ...t }) => ({
-      ...t,
-      groupKey: group.key,
-      runCount: group.runCount,
-      runs: group.runs.map((r) => r.id),
-    }));
-    add(`${base}/measured.json`, `${sc.key}: measured tables per hardware class`, json(measured), JSON_TYPE);
-    // Numbers in the metric's display unit (the same as the pages), the unit in the header.
-    const primary = scenarioUnits(sc, data).get(sc.metric.key)?.unit;
-    const inUnit = (v: number) => (primary ? Number(primary.scale(v).toFixed(primary.decimals + 2)) : v);
-    const unitTag = primary?.label ?? sc.metric.unit;
+    ),
+    CSV_TYPE,
+  );
+  const measured = measuredTables(sc, data).map(({ group, ...t }) => ({
+    ...t,
+    groupKey: group.key,
+    runCount: group.runCount,
+    runs: group.runs.map((r) => r.id),
+  }));
+  add(`${base}/measured.json`, `${sc.key}: measured tables per hardware class`, json(measured), JSON_TYPE);
+  // Numbers in the metric's display unit (the same as the pages), the unit in the header.
+  const primary = scenarioUnits(sc, data).get(sc.metric.key)?.unit;
+  const inUnit = (v: number) => (primary ? Number(primary.scale(v).toFixed(primary.decimals + 2)) : v);
+  const unitTag = primary?.label ?? sc.metric.unit;
+  add(
+    `${base}/measured.csv`,
+    `${sc.key}: measured tables per hardware class`,
+    toCsv(
+      [
+        'group',
+        'hardware_class',
+        'variant',
+        'n',
+        `mean (${unitTag})`,
+        'avg_as_printed',
+        'ci95_of_mean',
+        'pct_faster',
+        `values (${unitTag})`,
+      ],
+      measured.flatMap((t) =>
+        t.rows.map((r) => [
+          t.groupKey,
+          t.heading,
+          r.variant,
+          r.n,
+          inUnit(r.mean),
+          r.avgText,
+          r.ciText,
+          r.pctText,
+          r.values.map(inUnit).join(' '),
+        ]),
+      ),
+    ),
+    CSV_TYPE,
+  );
+}
+
+/** A scenario's derived tables: every metric per class, the differences with CIs, the settings that differ. */
+function addScenarioDerived(sc: ScenarioView, data: SiteData, add: Add): void {
+  const base = `scenarios/${sc.key}`;
+  const summaries = metricSummaries(sc, data);
+  if (summaries.length > 0) {
+    const metrics = summaries[0]?.metrics ?? [];
     add(
-      `${base}/measured.csv`,
-      `${sc.key}: measured tables per hardware class`,
+      `${base}/metrics.csv`,
+      `${sc.key}: every metric per hardware class (mean ± sd)`,
       toCsv(
         [
-          'group',
           'hardware_class',
           'variant',
-          'n',
-          `mean (${unitTag})`,
-          'avg_as_printed',
-          'ci95_of_mean',
-          'pct_faster',
-          `values (${unitTag})`,
+          ...metrics.flatMap((m) => [`${m.key} mean (${m.unit})`, `${m.key} sd (${m.unit})`]),
         ],
-        measured.flatMap((t) =>
+        summaries.flatMap((t) =>
           t.rows.map((r) => [
-            t.groupKey,
             t.heading,
             r.variant,
-            r.n,
-            inUnit(r.mean),
-            r.avgText,
-            r.ciText,
-            r.pctText,
-            r.values.map(inUnit).join(' '),
+            ...r.cells.flatMap((c) => [
+              c.text === '—' ? '' : c.text.replace(/,/g, ''),
+              c.spread.replace(/^± /, '').replace(/,/g, ''),
+            ]),
           ]),
         ),
       ),
       CSV_TYPE,
     );
-    const summaries = metricSummaries(sc, data);
-    if (summaries.length > 0) {
-      const metrics = summaries[0]?.metrics ?? [];
-      add(
-        `${base}/metrics.csv`,
-        `${sc.key}: every metric per hardware class (mean ± sd)`,
-        toCsv(
-          [
-            'hardware_class',
-            'variant',
-            ...metrics.flatMap((m) => [`${m.key} mean (${m.unit})`, `${m.key} sd (${m.unit})`]),
-          ],
-          summaries.flatMap((t) =>
-            t.rows.map((r) => [
-              t.heading,
-              r.variant,
-              ...r.cells.flatMap((c) => [
-                c.text === '—' ? '' : c.text.replace(/,/g, ''),
-                c.spread.replace(/^± /, '').replace(/,/g, ''),
-              ]),
-            ]),
-          ),
-        ),
-        CSV_TYPE,
-      );
-    }
-    const diffs = differenceRows(sc);
-    add(`${base}/differences.json`, `${sc.key}: differences with CIs`, json(diffs), JSON_TYPE);
-    add(
-      `${base}/differences.csv`,
-      `${sc.key}: differences with CIs`,
-      toCsv(
-        ['baseline', 'candidate', 'group', 'improvement', 'ci95_low', 'ci95_high', 'significant'],
-        diffs.flatMap((d) =>
-          d.rows.map((r) => [d.baseline, d.candidate, r.label, r.estimate, r.low, r.high, r.significant]),
-        ),
-      ),
-      CSV_TYPE,
-    );
-    const settings = settingsDiff(sc, data);
-    add(`${base}/settings.json`, `${sc.key}: settings that differ between groups`, json(settings), JSON_TYPE);
-    add(
-      `${base}/settings.csv`,
-      `${sc.key}: settings that differ between groups`,
-      toCsv(
-        ['setting', ...settings.columns.map((c) => c.label)],
-        settings.rows.map((r) => [r.setting, ...r.values]),
-      ),
-      CSV_TYPE,
-    );
   }
-  for (const h of data.hardware) {
-    add(
-      `hardware/${h.fingerprint}.json`,
-      `hardware ${h.fingerprint}`,
-      json({
-        hardware: data.hardwareDetail.get(h.fingerprint),
-        similar: data.similar.get(h.fingerprint) ?? null,
-        runs: (data.runsByHardware.get(h.fingerprint) ?? []).map((r) => r.id),
-      }),
-      JSON_TYPE,
-    );
-  }
-  return files;
+  const diffs = differenceRows(sc);
+  add(`${base}/differences.json`, `${sc.key}: differences with CIs`, json(diffs), JSON_TYPE);
+  add(
+    `${base}/differences.csv`,
+    `${sc.key}: differences with CIs`,
+    toCsv(
+      ['baseline', 'candidate', 'group', 'improvement', 'ci95_low', 'ci95_high', 'significant'],
+      diffs.flatMap((d) =>
+        d.rows.map((r) => [d.baseline, d.candidate, r.label, r.estimate, r.low, r.high, r.significant]),
+      ),
+    ),
+    CSV_TYPE,
+  );
+  const settings = settingsDiff(sc, data);
+  add(`${base}/settings.json`, `${sc.key}: settings that differ between groups`, json(settings), JSON_TYPE);
+  add(
+    `${base}/settings.csv`,
+    `${sc.key}: settings that differ between groups`,
+    toCsv(
+      ['setting', ...settings.columns.map((c) => c.label)],
+      settings.rows.map((r) => [r.setting, ...r.values]),
+    ),
+    CSV_TYPE,
+  );
 }
 
 const cache = new WeakMap<SiteData, DownloadFile[]>();
