@@ -118,8 +118,94 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       );
   }
 
-  // An incremental build reads the runs it keeps from their run.json pages (runs are immutable)
-  // and asks the source only for the new ones.
+  const { builtRuns, runDetail, runFilesWritten } = await readRunDetails(source, config, runs, phases);
+  // Every sample of every run, streamed to its file (the earlier build's rows copied after the new runs').
+  const samplesCsvWritten = config.buildOut
+    ? writeSamplesCsv(config.buildOut, { runs, runDetail, builtRuns, config })
+    : Promise.resolve(null);
+  // Awaited below; a failure must not go unhandled in between.
+  samplesCsvWritten.catch(() => undefined);
+
+  const { runsByHardware, detailList } = await hardwareDetails(source, hardware, runs, runDetail);
+  phases.mark('hardware');
+  const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
+
+  const { classGroups, machineGroupList, publishedGroups, answers } = await loadComparisons(source, config, {
+    keys,
+    folderByKey,
+    runs,
+    runDetail,
+    builtRuns,
+    phases,
+  });
+  phases.mark('comparisons');
+  const answersOf = new Map<string, { answers: ScenarioAnswers | null; articleAnswers: ScenarioAnswers | null }>();
+  for (const key of keys) {
+    if (!folderByKey.has(key)) continue;
+    const [measured, article] = await Promise.all([
+      answers({ scenario: key, source: 'measured', noisy: config.noisy ?? 'exclude' }),
+      answers({ scenario: key, source: 'published' }),
+    ]);
+    answersOf.set(key, { answers: measured, articleAnswers: article });
+  }
+
+  phases.mark('answers');
+  const scenarios = scenarioViews(keys, folderByKey, scenarioList.items, runs, {
+    classGroups,
+    publishedGroups,
+    answersOf,
+  });
+
+  const machineGroups = new Map<string, ComparisonGroup[]>();
+  for (const g of machineGroupList) {
+    if (!g.hardware.fingerprint) continue;
+    const list = machineGroups.get(g.hardware.fingerprint) ?? [];
+    list.push(g);
+    machineGroups.set(g.hardware.fingerprint, list);
+  }
+  const { hardwareByClass, similar } = await similarByClass(source, hardware);
+  phases.mark('similar hardware');
+  // Read with the rest (an embedded database is opened once per build).
+  const coverage = await source.coverage();
+  phases.mark('coverage');
+  // Findings as the API's listFindings shapes them, from the groups above (which carry the
+  // scenario's declared pairs), newest data first.
+  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`, config.noisy ?? 'exclude')
+    .slice(0, 200)
+    .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
+
+  // Written while the rest loads (disk time, mostly); no page reads it.
+  const samplesCsvBytes = await samplesCsvWritten;
+  phases.mark('samples.csv (rest)');
+
+  return {
+    config,
+    sourceDescription: source.description,
+    generatedAt: new Date().toISOString(),
+    scenarios,
+    hardware,
+    hardwareDetail,
+    runs,
+    runDetail,
+    builtRuns,
+    runFilesWritten,
+    samplesCsvBytes,
+    runsByHardware,
+    machineGroups,
+    similar,
+    hardwareByClass,
+    findings,
+    coverage,
+    loadPhases: phases.toString(),
+  };
+}
+
+/**
+ * Every run's detail: an incremental build reads the runs it keeps from their run.json pages (runs
+ * are immutable) and asks the source only for the new ones; a scripts/build.ts build writes the new
+ * runs' run.json and samples.csv (run-files.ts).
+ */
+async function readRunDetails(source: SiteSource, config: SiteConfig, runs: readonly RunSummary[], phases: Phases) {
   const builtSite = config.builtSite;
   let builtRuns = new Set(builtSite ? ((await readManifest(builtSite))?.runs ?? []) : []);
   const runIds = new Set(runs.map((r) => r.id));
@@ -142,7 +228,6 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     ))
       read.set(d.id, d);
   phases.mark('run details');
-  // A scripts/build.ts build writes the new runs' run.json and samples.csv here (run-files.ts).
   const runFilesWritten = config.buildOut !== undefined;
   if (config.buildOut) {
     await writeRunFiles(
@@ -152,21 +237,25 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     phases.mark('run files');
   }
   const runDetail = new Map(runs.flatMap((r) => (read.has(r.id) ? [[r.id, read.get(r.id) as RunDetail]] : [])));
-  // Every sample of every run, streamed to its file (the earlier build's rows copied after the new runs').
-  const samplesCsvWritten = config.buildOut
-    ? writeSamplesCsv(config.buildOut, { runs, runDetail, builtRuns, config })
-    : Promise.resolve(null);
-  // Awaited below; a failure must not go unhandled in between.
-  samplesCsvWritten.catch(() => undefined);
+  return { builtRuns, runDetail, runFilesWritten };
+}
 
+/**
+ * Per machine its runs and its page's detail. A run's detail already carries its machine's stored
+ * spec (getRun reads the profile's), so a machine page needs its own read only when no run lists it.
+ */
+async function hardwareDetails(
+  source: SiteSource,
+  hardware: readonly HardwareSummary[],
+  runs: readonly RunSummary[],
+  runDetail: ReadonlyMap<string, RunDetail>,
+): Promise<{ runsByHardware: Map<string, RunSummary[]>; detailList: HardwareDetail[] }> {
   const runsByHardware = new Map<string, RunSummary[]>();
   for (const r of runs) {
     const list = runsByHardware.get(r.hardware.fingerprint);
     if (list) list.push(r);
     else runsByHardware.set(r.hardware.fingerprint, [r]);
   }
-  // A run's detail already carries its machine's stored spec (getRun reads the profile's), so a
-  // machine page needs its own read only when no run lists it.
   const detailList: HardwareDetail[] = [];
   for (const h of hardware) {
     const mine = runsByHardware.get(h.fingerprint) ?? [];
@@ -199,9 +288,28 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       ),
     );
   }
-  phases.mark('hardware');
-  const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
+  return { runsByHardware, detailList };
+}
 
+/**
+ * Every comparison group (by class, by machine, the articles') of each scenario's primary metric,
+ * and the answers function. From a database, every comparison and answer is computed from one
+ * read of the samples, of which an incremental build reads only the new runs' (the kept runs' are
+ * in the earlier build).
+ */
+async function loadComparisons(
+  source: SiteSource,
+  config: SiteConfig,
+  o: {
+    keys: readonly string[];
+    folderByKey: ReadonlyMap<string, ScenarioFolder>;
+    runs: readonly RunSummary[];
+    runDetail: ReadonlyMap<string, RunDetail>;
+    builtRuns: ReadonlySet<string>;
+    phases: Phases;
+  },
+) {
+  const { keys, folderByKey, runs, runDetail, builtRuns, phases } = o;
   // One comparison per metric × grouping for all scenarios at once.
   const metrics = new Map<string, Metric>();
   for (const key of keys) {
@@ -211,14 +319,13 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   const classGroups: ComparisonGroup[] = [];
   const machineGroupList: ComparisonGroup[] = [];
   const publishedGroups: ComparisonGroup[] = [];
-  // From a database, every comparison and answer is computed from one read of the samples, of
-  // which an incremental build reads only the new runs' (the kept runs' are in the earlier build).
   let compare = (q: ComparisonQuery) => source.compare(q);
   let answers = (q: AnswersQuery) => source.answers(q);
   if (source.inputs) {
     const api = source.inputs;
     const metricKeys = [...new Set([...metrics.values()].map((m) => m.key))];
-    const kept = builtSite && builtRuns.size > 0 ? await readKeptInputs(builtSite, builtRuns, metricKeys) : null;
+    const kept =
+      config.builtSite && builtRuns.size > 0 ? await readKeptInputs(config.builtSite, builtRuns, metricKeys) : null;
     const inputs = kept
       ? mergeInputs(
           kept,
@@ -258,18 +365,22 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
         );
   }
 
-  phases.mark('comparisons');
-  const answersOf = new Map<string, { answers: ScenarioAnswers | null; articleAnswers: ScenarioAnswers | null }>();
-  for (const key of keys) {
-    if (!folderByKey.has(key)) continue;
-    const [measured, article] = await Promise.all([
-      answers({ scenario: key, source: 'measured', noisy: config.noisy ?? 'exclude' }),
-      answers({ scenario: key, source: 'published' }),
-    ]);
-    answersOf.set(key, { answers: measured, articleAnswers: article });
-  }
+  return { classGroups, machineGroupList, publishedGroups, answers };
+}
 
-  phases.mark('answers');
+/** One view per scenario key: its folder, metric, run counts, groups and answers. */
+function scenarioViews(
+  keys: readonly string[],
+  folderByKey: ReadonlyMap<string, ScenarioFolder>,
+  listed: readonly { key: string; title: string | null; versions: ScenarioView['versions'] }[],
+  runs: readonly RunSummary[],
+  o: {
+    classGroups: readonly ComparisonGroup[];
+    publishedGroups: readonly ComparisonGroup[];
+    answersOf: ReadonlyMap<string, { answers: ScenarioAnswers | null; articleAnswers: ScenarioAnswers | null }>;
+  },
+): ScenarioView[] {
+  const { classGroups, publishedGroups, answersOf } = o;
   const measuredOf = new Map<string, RunSummary[]>();
   for (const r of runs) {
     if (r.source !== 'measured') continue;
@@ -277,9 +388,9 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     if (list) list.push(r);
     else measuredOf.set(r.scenario.key, [r]);
   }
-  const scenarios: ScenarioView[] = keys.map((key) => {
+  return keys.map((key) => {
     const folder = folderByKey.get(key) ?? null;
-    const db = scenarioList.items.find((s) => s.key === key);
+    const db = listed.find((s) => s.key === key);
     const mine = measuredOf.get(key) ?? [];
     const variantLabels = labelsOf(folder?.doc.variants ?? []);
     return {
@@ -299,24 +410,21 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
       articleAnswers: answersOf.get(key)?.articleAnswers ?? null,
     };
   });
+}
 
-  const machineGroups = new Map<string, ComparisonGroup[]>();
-  for (const g of machineGroupList) {
-    if (!g.hardware.fingerprint) continue;
-    const list = machineGroups.get(g.hardware.fingerprint) ?? [];
-    list.push(g);
-    machineGroups.set(g.hardware.fingerprint, list);
-  }
-  // Machines by the hardware class the answers are grouped by (contracts' hardwareClassOf, stored
-  // with each profile; an article's undescribed machine has the placeholder class).
+/**
+ * Machines by the hardware class the answers are grouped by (contracts' hardwareClassOf, stored
+ * with each profile; an article's undescribed machine has the placeholder class), and each
+ * machine's similar hardware: it depends on the machine only through its class, so one machine
+ * per class is ranked, all of them from one aggregate.
+ */
+async function similarByClass(source: SiteSource, hardware: readonly HardwareSummary[]) {
   const hardwareByClass = new Map<string, HardwareSummary[]>();
   for (const h of hardware) {
     const list = hardwareByClass.get(h.class);
     if (list) list.push(h);
     else hardwareByClass.set(h.class, [h]);
   }
-  // "Hardware like mine" depends on the machine only through its class: one machine per class,
-  // all of them ranked from one aggregate.
   const firstOfClass = [...hardwareByClass.values()].map((list) => (list[0] as HardwareSummary).fingerprint);
   const byFirst = await source.similarMany(firstOfClass, SimilarHardwareQuery.parse({ limit: 8 }));
   const similar = new Map<string, SimilarHardware>();
@@ -324,40 +432,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     const s = byFirst.get((hardwareByClass.get(h.class)?.[0] as HardwareSummary).fingerprint) as SimilarHardware;
     similar.set(h.fingerprint, { ...s, machine: { ...s.machine, fingerprint: h.fingerprint, class: h.class } });
   }
-  phases.mark('similar hardware');
-  // Read with the rest (an embedded database is opened once per build).
-  const coverage = await source.coverage();
-  phases.mark('coverage');
-  // Findings as the API's listFindings shapes them, from the groups above (which carry the
-  // scenario's declared pairs), newest data first.
-  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`, config.noisy ?? 'exclude')
-    .slice(0, 200)
-    .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
-
-  // Written while the rest loads (disk time, mostly); no page reads it.
-  const samplesCsvBytes = await samplesCsvWritten;
-  phases.mark('samples.csv (rest)');
-
-  return {
-    config,
-    sourceDescription: source.description,
-    generatedAt: new Date().toISOString(),
-    scenarios,
-    hardware,
-    hardwareDetail,
-    runs,
-    runDetail,
-    builtRuns,
-    runFilesWritten,
-    samplesCsvBytes,
-    runsByHardware,
-    machineGroups,
-    similar,
-    hardwareByClass,
-    findings,
-    coverage,
-    loadPhases: phases.toString(),
-  };
+  return { hardwareByClass, similar };
 }
 
 /** Wall time per phase of the load, for the `[tunelab] loaded …` line (the benchmark reads it). */
