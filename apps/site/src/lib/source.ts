@@ -157,6 +157,11 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
       `${where} has no TuneLab tables; apply the migrations first (\`npm run admin -- migrate\`)`,
     );
   }
+  return dbSource(db, where);
+}
+
+/** A SiteSource over an open results database: every record validated against its contract, every failure named. */
+function dbSource(db: ResultsDb, where: string): SiteSource {
   return {
     description: db.description,
     scenarios: () =>
@@ -164,57 +169,28 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
         validate(ScenarioList, await db.listScenarios(), 'the scenario list', where),
       ),
     hardware: () =>
-      read('the hardware list', where, async () => {
-        const items: HardwareSummary[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = validate(
+      read('the hardware list', where, () =>
+        allPages<HardwareSummary>(async (cursor) =>
+          validate(
             HardwareList,
             linkPage(await db.listHardware({ limit: PAGE, ...(cursor ? { cursor } : {}) }), linkHardware),
             'a hardware list page',
             where,
-          );
-          items.push(...page.items);
-          cursor = page.nextCursor ?? undefined;
-        } while (cursor);
-        return items;
-      }),
+          ),
+        ),
+      ),
     runs: () =>
-      read('the run list', where, async () => {
-        const items: RunList['items'] = [];
-        let cursor: string | undefined;
-        do {
-          const page = validate(
+      read('the run list', where, () =>
+        allPages<RunList['items'][number]>(async (cursor) =>
+          validate(
             RunList,
             linkPage(await db.listRuns({ limit: PAGE, source: 'all', ...(cursor ? { cursor } : {}) }), linkRun),
             'a run list page',
             where,
-          );
-          items.push(...page.items);
-          cursor = page.nextCursor ?? undefined;
-        } while (cursor);
-        return items;
-      }),
-    runDetails: async (ids) => {
-      const out: RunDetail[] = [];
-      for (let i = 0; i < ids.length; i += RUN_BATCH) {
-        const batch = ids.slice(i, i + RUN_BATCH);
-        const rows = await read(`runs ${batch[0]} … ${batch.at(-1)}`, where, () =>
-          db.getRuns(batch).catch(async (err: unknown) => {
-            // A record that fails validation is named: the batch's runs are read again one by one.
-            for (const id of batch) await read(`run ${id}`, where, () => db.getRun(id));
-            throw err;
-          }),
-        );
-        const byId = new Map(rows.map((r) => [r.id, r]));
-        for (const id of batch) {
-          const r = byId.get(id);
-          if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
-          out.push(validate(RunDetailCompiled, linkRun(r), `run ${id}`, where));
-        }
-      }
-      return out;
-    },
+          ),
+        ),
+      ),
+    runDetails: (ids) => runDetailsOf(db, ids, where),
     hardwareDetail: (fp) =>
       read(`hardware profile ${fp}`, where, async () => {
         const h = await db.getHardware(fp);
@@ -269,6 +245,39 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
     },
     close: () => db.close(),
   };
+}
+
+/** Every item of a paged list, following `nextCursor`. */
+async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | null }>) {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const p = await page(cursor);
+    items.push(...p.items);
+    cursor = p.nextCursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
+/** Runs' details in batches; a record that fails validation is named (the batch's runs read again one by one). */
+async function runDetailsOf(db: ResultsDb, ids: readonly string[], where: string): Promise<RunDetail[]> {
+  const out: RunDetail[] = [];
+  for (let i = 0; i < ids.length; i += RUN_BATCH) {
+    const batch = ids.slice(i, i + RUN_BATCH);
+    const rows = await read(`runs ${batch[0]} … ${batch.at(-1)}`, where, () =>
+      db.getRuns(batch).catch(async (err: unknown) => {
+        for (const id of batch) await read(`run ${id}`, where, () => db.getRun(id));
+        throw err;
+      }),
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const id of batch) {
+      const r = byId.get(id);
+      if (!r) throw new SiteDataError(`run ${id} is listed but missing in ${where}`);
+      out.push(validate(RunDetailCompiled, linkRun(r), `run ${id}`, where));
+    }
+  }
+  return out;
 }
 
 function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource {
