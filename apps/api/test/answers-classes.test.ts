@@ -95,6 +95,11 @@ describe('GET /v1/answers across hardware classes, over a real run on PostgreSQL
         expect(i.differs).toBe(false);
       }
       expect(c.hardwareChangesAnswer).toBe(false);
+      // The classes grouped by the verdict they give; no interaction differs, so no change is listed.
+      expect(c.verdictGroups.flatMap((g) => g.classes).sort()).toEqual([...CLASSES].sort());
+      for (const g of c.verdictGroups)
+        expect(g.classes.every((k) => c.rows.find((r) => r.hardwareClass === k)!.verdict.kind === g.kind)).toBe(true);
+      expect(c.changes).toEqual([]);
       expect(c.summary).toMatch(
         new RegExp(
           `^No evidence that the hardware changes the answer \\(interaction tests of ${c.candidate} ÷ ${c.baseline} on PostgreSQL 17 between .* and 2 cores / 2\\.7 GB of 24 GB / SSD-like \\(emulated\\): smallest Holm-adjusted p = `,

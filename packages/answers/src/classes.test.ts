@@ -202,6 +202,62 @@ describe('answerClasses', async () => {
     });
   });
 
+  it('at fleet scale groups the classes by their answer and shows the interaction only where it differs', () => {
+    // Eight machines of eight classes (2–16 cores, 24–64 GB): on five 1-2 is 20% faster, on three
+    // 20% slower; the 2-x pair is the run's own on every one.
+    const steady = { '1-1': [10, 10.1, 9.9] };
+    const machines = [2, 4, 8, 16].flatMap((cores) =>
+      [24, 64].map((gb) => ({ ...PG17.hardware, physicalCores: cores, logicalCpus: cores, memoryBytes: gb * GIB })),
+    );
+    const groups = machines.flatMap((hardware, i) => {
+      const durations: Durations = { ...steady, '1-2': i < 5 ? [8, 8.1, 7.9] : [12, 12.1, 11.9] };
+      const samples = PG17.samples.map((x) => {
+        const set = durations[x.variant as keyof Durations];
+        return x.metric === 'duration' && set ? { ...x, value: set[x.repetition - 1]! } : x;
+      });
+      return answerRun({
+        doc: scenario.doc,
+        published: scenario.published,
+        run: RunSubmission.parse({ ...PG17, hardware, samples }),
+        metric: 'duration',
+        runId: `run-fleet-${i}`,
+      }).groups;
+    });
+    const v = answerClasses(groups);
+    const classes = machines.map((m) => hardwareClassOf(m));
+    expect(new Set(classes).size).toBe(8);
+    // The sentence counts the classes instead of naming each twice.
+    expect(v.sentence).toBe(
+      'Measured: PostgreSQL 17 on 8 hardware classes; the same pairs under equal conditions side by side: 8 hardware classes on PostgreSQL 17.',
+    );
+    const c = pairOf(v);
+    expect(c.rows).toHaveLength(8);
+    expect(c.interactions).toHaveLength(28);
+    expect(c.verdictGroups.map((g) => [g.words, g.kind, new Set(g.classes)])).toEqual([
+      ['1-2 better than 1-1', 'faster', new Set(classes.slice(0, 5))],
+      ['1-2 worse than 1-1', 'slower', new Set(classes.slice(5))],
+    ]);
+    // Within each group the ratios are equal (no test differs): only the 5 × 3 pairs between the groups are listed.
+    expect(c.changes).toHaveLength(1);
+    const change = c.changes[0]!;
+    expect(change).toMatchObject({ a: 0, b: 1, tests: 15, differing: 15 });
+    expect(change.strongest.differs).toBe(true);
+    expect(classes.slice(0, 5)).toContain(change.strongest.a);
+    expect(classes.slice(5)).toContain(change.strongest.b);
+    expect(change.strongest.adjusted.family).toBe(c.interactions[0]!.adjusted.family);
+    expect(c.summary).toMatch(
+      /; verdicts per class: 1-2 better than 1-1 on 5 hardware classes; 1-2 worse than 1-1 on 3 hardware classes\.$/,
+    );
+    // The 2-x pair: the same run on every class, so one group and no change.
+    const other = v.comparisons.find((x) => x.baseline === '2-1')!;
+    expect(other.verdictGroups).toHaveLength(1);
+    expect(other.verdictGroups[0]!.classes).toHaveLength(8);
+    expect(other.changes).toEqual([]);
+    expect(other.summary).toMatch(
+      /^No evidence that the hardware changes the answer \(interaction tests of 2-2 ÷ 2-1 on PostgreSQL 17 between 8 hardware classes: /,
+    );
+  });
+
   it('never puts two majors or two parameter values side by side', () => {
     // PostgreSQL 14 on one machine, 17 on another: two classes, but not under equal conditions.
     const majors = answerClasses([...on({ here: null }, PG14), ...on({ big: null })]);

@@ -9,12 +9,15 @@
  * read from two verdicts that differ but tested: per two classes, the interaction
  * (`interactionTest` of @tunelab/stats: is the pair's ratio on one class different from that on
  * the other?), Holm-adjusted over every class interaction of the same major and conditions. The
- * rows, tests, families and words are the versions view's (side-by-side.ts).
+ * rows, tests, families and words are the versions view's (side-by-side.ts). What a fleet of
+ * classes reads first is summarised: the classes grouped by the verdict they give, and the
+ * interaction tests only where one differs after adjustment, per two of those groups.
  */
 import {
   isEmulatedClass,
   type ClassAnswers,
   type ClassComparison,
+  type ClassInteraction,
   type ClassRow,
   type Engine,
 } from '@tunelab/contracts';
@@ -27,9 +30,16 @@ import {
   pairFigures,
   pairsOf,
   summaryOf,
+  verdictWords,
   type Answered,
   type RawInteraction,
 } from './side-by-side.ts';
+
+/**
+ * Up to this many classes a sentence names them; past it, it counts them and groups them by the
+ * answer they give, so that what is said of a fleet grows with its classes, not with their square.
+ */
+export const CLASSES_NAMED_UP_TO = 6;
 
 /** A class in words, as a group's name says it: "2 cores / 2.7 GB of 24 GB / SSD-like (emulated)". */
 export const classLabel = (hardwareClass: string): string =>
@@ -92,7 +102,10 @@ export function answerClasses(groups: readonly Answered[]): ClassAnswers {
     byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
 
-  const pending: (Omit<ClassComparison, 'interactions' | 'summary' | 'sameVerdict' | 'hardwareChangesAnswer'> & {
+  const pending: (Omit<
+    ClassComparison,
+    'interactions' | 'summary' | 'sameVerdict' | 'hardwareChangesAnswer' | 'verdictGroups' | 'changes'
+  > & {
     family: string;
     raw: RawInteraction<string>[];
   })[] = [];
@@ -156,10 +169,20 @@ export function answerClasses(groups: readonly Answered[]): ClassAnswers {
         one: 'class',
         many: 'hardware classes',
         tested: (labels) =>
-          `interaction tests of ${base.candidate} ${op} ${base.baseline} on ${base.server} between ${list(labels)}`,
+          `interaction tests of ${base.candidate} ${op} ${base.baseline} on ${base.server} between ${labels.length > CLASSES_NAMED_UP_TO ? `${labels.length} hardware classes` : list(labels)}`,
+        namesUpTo: CLASSES_NAMED_UP_TO,
       },
     );
-    return { ...base, interactions, sameVerdict: same, hardwareChangesAnswer: changes, summary: text };
+    const verdictGroups = verdictGroupsOf(base);
+    return {
+      ...base,
+      interactions,
+      sameVerdict: same,
+      hardwareChangesAnswer: changes,
+      summary: text,
+      verdictGroups,
+      changes: changesOf(verdictGroups, interactions),
+    };
   });
 
   const measured = [...measuredOf.values()]
@@ -173,17 +196,64 @@ export function answerClasses(groups: readonly Answered[]): ClassAnswers {
   return { measured, comparisons, sentence: sentenceOf(measured, comparisons) };
 }
 
+/** The rows grouped by their verdict's words, the most classes first (ties in the rows' order). */
+function verdictGroupsOf(
+  c: Pick<ClassComparison, 'baseline' | 'candidate' | 'rows'>,
+): ClassComparison['verdictGroups'] {
+  const groups = new Map<string, ClassComparison['verdictGroups'][number]>();
+  for (const r of c.rows) {
+    const words = verdictWords(c, r.verdict);
+    const g = groups.get(words) ?? { kind: r.verdict.kind, conclusive: r.verdict.conclusive, words, classes: [] };
+    g.classes.push(r.hardwareClass);
+    groups.set(words, g);
+  }
+  return [...groups.values()].sort((x, y) => y.classes.length - x.classes.length);
+}
+
+/**
+ * Per two verdict groups, the interaction tests between their classes — kept only where one
+ * differs after Holm's adjustment: that is where the hardware changes the answer.
+ */
+function changesOf(
+  groups: ClassComparison['verdictGroups'],
+  interactions: readonly ClassInteraction[],
+): ClassComparison['changes'] {
+  const groupOf = new Map(groups.flatMap((g, i) => g.classes.map((k) => [k, i] as const)));
+  const cells = new Map<
+    string,
+    { a: number; b: number; tests: number; differing: number; strongest: ClassInteraction | null }
+  >();
+  for (const t of interactions) {
+    const [a, b] = [groupOf.get(t.a) ?? 0, groupOf.get(t.b) ?? 0].sort((x, y) => x - y) as [number, number];
+    const key = `${a}:${b}`;
+    const cell = cells.get(key) ?? { a, b, tests: 0, differing: 0, strongest: null };
+    cell.tests += 1;
+    if (t.differs) {
+      cell.differing += 1;
+      if (!cell.strongest || t.adjusted.p < cell.strongest.adjusted.p) cell.strongest = t;
+    }
+    cells.set(key, cell);
+  }
+  return [...cells.values()]
+    .flatMap((c) => (c.strongest ? [{ ...c, strongest: c.strongest }] : []))
+    .sort((x, y) => y.differing - x.differing || x.a - y.a || x.b - y.b);
+}
+
+/** Classes in words: each named up to CLASSES_NAMED_UP_TO, else counted. */
+const classesInWords = (classes: readonly string[]) =>
+  classes.length > CLASSES_NAMED_UP_TO ? `${classes.length} hardware classes` : list(classes.map(classLabel));
+
 function sentenceOf(measured: ClassAnswers['measured'], comparisons: readonly ClassComparison[]): string {
   if (measured.length === 0) return 'No hardware class is measured yet.';
-  const on = measured.map((m) => `${m.server} on ${list(m.classes.map(classLabel))}`);
+  const on = measured.map((m) => `${m.server} on ${classesInWords(m.classes)}`);
   if (comparisons.length > 0) {
     const side = new Map<string, Set<string>>();
     for (const c of comparisons) {
       const s = side.get(c.server) ?? new Set<string>();
-      for (const r of c.rows) s.add(classLabel(r.hardwareClass));
+      for (const r of c.rows) s.add(r.hardwareClass);
       side.set(c.server, s);
     }
-    const where = [...side.entries()].map(([server, classes]) => `${list([...classes])} on ${server}`);
+    const where = [...side.entries()].map(([server, classes]) => `${classesInWords([...classes])} on ${server}`);
     return `Measured: ${list(on)}; the same pairs under equal conditions side by side: ${list(where)}.`;
   }
   return `Measured: ${list(on)}; no server has the same pair under equal conditions on two hardware classes yet.`;

@@ -47,7 +47,7 @@ export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
 export { answerVersions } from './versions.ts';
-export { answerClasses, classLabel } from './classes.ts';
+export { answerClasses, classLabel, CLASSES_NAMED_UP_TO } from './classes.ts';
 export {
   decidingP,
   formatP,

@@ -155,7 +155,23 @@ export type AxisWords = {
   many: string;
   /** What the "no evidence" sentence says was tested, given the rows' labels in words. */
   tested: (labels: readonly string[]) => string;
+  /** Past this many rows, the summary counts the rows of each verdict instead of naming them ("on 58 classes"). */
+  namesUpTo?: number;
 };
+
+/**
+ * A row's verdict in the words of a summary: "1-2 better than 1-1". A non-significant verdict is
+ * "no measurable difference" only when it is conclusive (its interval within ±10%), else "not
+ * enough repetitions to be sure", as the verdict itself says.
+ */
+export const verdictWords = (c: { baseline: string; candidate: string }, v: PairComparison['verdict']): string =>
+  v.kind === 'faster' || v.kind === 'slower'
+    ? `${c.candidate} ${VERDICT_WORDS[v.kind]} than ${c.baseline}`
+    : v.kind === 'no-significant-difference'
+      ? v.conclusive
+        ? 'no measurable difference'
+        : 'not enough repetitions to be sure'
+      : VERDICT_WORDS[v.kind];
 
 /**
  * The summary of one pair side by side: the axis changes the answer only when an adjusted
@@ -173,20 +189,14 @@ export function summaryOf<L>(
   label: (l: L) => string,
   words: AxisWords,
 ): { same: boolean; changes: boolean; text: string } {
-  // A non-significant verdict is "no measurable difference" only when it is conclusive (its
-  // interval within ±10%), else "not enough repetitions to be sure", as the verdict itself says.
-  const word = (v: PairComparison['verdict']) =>
-    v.kind === 'faster' || v.kind === 'slower'
-      ? `${c.candidate} ${VERDICT_WORDS[v.kind]} than ${c.baseline}`
-      : v.kind === 'no-significant-difference'
-        ? v.conclusive
-          ? 'no measurable difference'
-          : 'not enough repetitions to be sure'
-        : VERDICT_WORDS[v.kind];
+  const word = (v: PairComparison['verdict']) => verdictWords(c, v);
   const distinct = [...new Set(c.rows.map((r) => word(r.verdict)))];
-  const parts = distinct.map(
-    (w) => `${w} on ${list(c.rows.flatMap((r, i) => (word(r.verdict) === w ? [labels[i] ?? ''] : [])))}`,
-  );
+  const parts = distinct.map((w) => {
+    const named = c.rows.flatMap((r, i) => (word(r.verdict) === w ? [labels[i] ?? ''] : []));
+    return labels.length > (words.namesUpTo ?? Infinity)
+      ? `${w} on ${named.length} ${words.many}`
+      : `${w} on ${list(named)}`;
+  });
   const verdicts = `verdicts per ${words.one}: ${parts.join('; ')}`;
   const same = distinct.length === 1;
   const differing = c.interactions.filter((i) => i.differs);

@@ -11,6 +11,7 @@ import {
   DirectionSource,
   PairComparison,
   UsedDirection,
+  VerdictKind,
   checkRanges,
   serverAndHardwareFilters,
 } from './comparisons.ts';
@@ -339,6 +340,10 @@ export const ClassRow = VersionRow.omit({ engine: true, major: true }).extend({
 });
 export type ClassRow = z.infer<typeof ClassRow>;
 
+/** An interaction test between two hardware classes (`a`, `b`), as `VersionComparison.interactions`. */
+export const ClassInteraction = VersionComparison.shape.interactions.element.extend({ a: z.string(), b: z.string() });
+export type ClassInteraction = z.infer<typeof ClassInteraction>;
+
 /** One declared pair on one engine major under equal conditions, side by side per hardware class. */
 export const ClassComparison = VersionComparison.omit({
   hardwareClass: true,
@@ -357,14 +362,32 @@ export const ClassComparison = VersionComparison.omit({
    * `log-ratio` estimate = the pair's ratio of means on `a` ÷ that on `b`. `adjusted` is Holm's
    * over every class interaction of the same engine major and conditions (every pair and sweep point).
    */
-  interactions: z.array(
-    VersionComparison.shape.interactions.element.extend({
-      a: z.string(),
-      b: z.string(),
-    }),
-  ),
+  interactions: z.array(ClassInteraction),
   /** Whether an interaction test shows that the hardware changes the answer (any `differs`). */
   hardwareChangesAnswer: z.boolean(),
+  /**
+   * The classes grouped by the verdict they give (the words of the summary: "1-2 better than 1-1",
+   * "no measurable difference", "not enough repetitions to be sure"), the most classes first; each
+   * group's classes in the rows' order.
+   */
+  verdictGroups: z.array(
+    z.object({ kind: VerdictKind, conclusive: z.boolean(), words: z.string(), classes: z.array(z.string()) }),
+  ),
+  /**
+   * Where the hardware changes the answer after adjustment, and only there: per two verdict groups
+   * (`a` ≤ `b`, indexes into `verdictGroups`; `a` = `b` within one group) with an interaction test
+   * that `differs`, how many class pairs between them were tested, how many differ, and the one
+   * with the smallest adjusted p. The most differing first.
+   */
+  changes: z.array(
+    z.object({
+      a: z.number().int().nonnegative(),
+      b: z.number().int().nonnegative(),
+      tests: z.number().int().positive(),
+      differing: z.number().int().positive(),
+      strongest: ClassInteraction,
+    }),
+  ),
 });
 export type ClassComparison = z.infer<typeof ClassComparison>;
 
