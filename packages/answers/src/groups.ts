@@ -24,7 +24,7 @@ import { adjustPValues, EQUIVALENCE_MARGIN, summarize } from '@tunelab/stats';
 import { comparePair, type CompareOptions } from './compare.ts';
 import { metricDirection, quantityOf } from './direction.ts';
 import { engineDefault } from './settings.ts';
-import { leftOutOfGroup, leftOutReasonOf } from './left-out.ts';
+import { leftOutOfGroup, leftOutReasonOf, splitLeftOut } from './left-out.ts';
 
 const GIB = 1024 ** 3;
 
@@ -564,4 +564,16 @@ export function findingsOf<C>(
       x.group.localeCompare(y.group) ||
       x.candidate.localeCompare(y.candidate),
   );
+}
+
+/**
+ * Rows grouped under the policy: the groups that count (`groupSamples` leaves the left-out rows
+ * out and counts them in `noise`) and the groups of the rows left out, grouped the same way, for
+ * `answerScenario`'s `leftOutGroups`.
+ */
+export function groupByPolicy(rows: readonly SampleRow[], q: Filters, docs: ScenarioDocs = new Map()) {
+  const { groups, noise } = groupSamples(rows, q, docs);
+  const { leftOut } = splitLeftOut(rows, q.noisy);
+  const leftOutGroups = leftOut.length > 0 ? groupSamples(leftOut, { ...q, noisy: 'include' }, docs).groups : [];
+  return { groups, noise, leftOutGroups };
 }

@@ -41,7 +41,8 @@ export {
 } from './scenario.ts';
 export { engineDefault, isNoiseSetting, normalizeSetting, sameSetting } from './settings.ts';
 export { findingsOf, groupSamples, type Filters, type SampleRow } from './groups.ts';
-export { groupByPolicy, leftOutLabel, leftOutOfGroup } from './left-out.ts';
+export { leftOutLabel, leftOutOfGroup } from './left-out.ts';
+export { groupByPolicy } from './groups.ts';
 export { articleFindings } from './article-findings.ts';
 export { publishedSubmissions } from './published.ts';
 export { answerRun } from './run.ts';

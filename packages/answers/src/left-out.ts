@@ -8,8 +8,6 @@
  * from here.
  */
 import type { LeftOut, LeftOutReason, NoiseCounts, NoisyPolicy } from '@tunelab/contracts';
-import { groupSamples, type Filters, type SampleRow } from './groups.ts';
-import type { ScenarioDocument } from '@tunelab/contracts';
 
 const NOISY_LABEL = 'measured on a noisy machine: does not count towards the verdict';
 
@@ -69,20 +67,4 @@ export function labelLeftOut<A extends { group: { key: string; runCount: number 
     group: { ...a.group, key: `${a.group.key}#left-out:${reason}` },
     leftOut: leftOutLabel(reason, a.group.runCount),
   }));
-}
-
-/**
- * Rows grouped under the policy: the groups that count (`groupSamples` leaves the left-out rows
- * out and counts them in `noise`) and the groups of the rows left out, grouped the same way, for
- * `answerScenario`'s `leftOutGroups`.
- */
-export function groupByPolicy(
-  rows: readonly SampleRow[],
-  q: Filters,
-  docs: ReadonlyMap<string, ScenarioDocument> = new Map(),
-) {
-  const { groups, noise } = groupSamples(rows, q, docs);
-  const { leftOut } = splitLeftOut(rows, q.noisy);
-  const leftOutGroups = leftOut.length > 0 ? groupSamples(leftOut, { ...q, noisy: 'include' }, docs).groups : [];
-  return { groups, noise, leftOutGroups };
 }

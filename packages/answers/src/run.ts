@@ -19,7 +19,7 @@ import { publishedFigures, type PublishedData } from '@tunelab/scenarios';
 import { metricDirection } from './direction.ts';
 import { groupSamples, sampleRows, type SampleRow } from './groups.ts';
 import { publishedSubmissions } from './published.ts';
-import { groupByPolicy } from './left-out.ts';
+import { groupByPolicy } from './groups.ts';
 import { answerScenario, type ScenarioAnswersOf } from './scenario.ts';
 
 /** What results-db stores for a run with no machine described: its class says so. */

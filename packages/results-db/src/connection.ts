@@ -1,8 +1,16 @@
 /** What both openers (open-postgresql.ts, open-pglite.ts) return, and the options they take. */
 import type { PGlite } from '@electric-sql/pglite';
 import type { PrismaClient } from './generated/prisma/client.ts';
-import type { MigrationResult, ScriptRunner } from './migrate.ts';
 import type { Ownership } from './owner.ts';
+
+/** Anything that runs a multi-statement SQL script atomically (simple query protocol). */
+export type ScriptRunner = {
+  executeScript(script: string): Promise<void>;
+  queryRows<T>(sql: string): Promise<T[]>;
+};
+
+/** What applying the migrations did: the ones applied now and the ones found applied. */
+export type MigrationResult = { applied: string[]; alreadyApplied: string[] };
 
 export const DEFAULT_DATA_DIR = '.tunelab/results';
 export type OpenOptions = {

@@ -13,13 +13,10 @@ import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '@tunelab/scenarios';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { MigrationResult, ScriptRunner } from './connection.ts';
 import type { DbContext, Queries } from './context.ts';
 
-/** Anything that runs a multi-statement SQL script atomically (simple query protocol). */
-export type ScriptRunner = {
-  executeScript(script: string): Promise<void>;
-  queryRows<T>(sql: string): Promise<T[]>;
-};
+export type { MigrationResult, ScriptRunner };
 
 export const MIGRATIONS_DIR = new URL('../../../prisma/migrations/', import.meta.url);
 
@@ -38,7 +35,6 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
 )`;
 
 export type Migration = { name: string; sql: string; checksum: string };
-export type MigrationResult = { applied: string[]; alreadyApplied: string[] };
 
 export async function readMigrations(dir: URL | string = MIGRATIONS_DIR): Promise<Migration[]> {
   const path = typeof dir === 'string' ? dir : dir.pathname;

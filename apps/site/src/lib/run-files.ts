@@ -14,7 +14,7 @@ import { finished } from 'node:stream/promises';
 import { join } from 'node:path';
 import { toCsv, type RunDetail, type RunSummary } from '@tunelab/contracts';
 import pLimit from 'p-limit';
-import type { SiteData } from './load.ts';
+import type { SiteConfig } from './env.ts';
 
 export const runJson = (run: RunDetail | undefined) => `${JSON.stringify(run, null, 2)}\n`;
 
@@ -39,7 +39,13 @@ export async function writeRunFiles(dir: string, runs: readonly RunDetail[]): Pr
   });
 }
 
-type SamplesData = Pick<SiteData, 'runs' | 'runDetail' | 'builtRuns' | 'config'>;
+/** What the samples' file is written from (the site data's runs, their details, the runs kept, the config). */
+type SamplesData = {
+  runs: RunSummary[];
+  runDetail: Map<string, RunDetail>;
+  builtRuns: ReadonlySet<string>;
+  config: SiteConfig;
+};
 
 const SAMPLE_HEADER = ['run', 'source', 'scenario', 'hardware', 'variant', 'repetition', 'metric', 'unit', 'value'];
 const SAMPLES_HEAD = toCsv(SAMPLE_HEADER, []);
