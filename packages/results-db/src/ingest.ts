@@ -11,7 +11,7 @@ import {
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { IdempotencyConflictError, isUniqueViolation, RunnerRevokedError } from './errors.ts';
-import { documentTextHash, hardwareFingerprint, settingsHash } from './hashing.ts';
+import { documentTextHash, runnerMachineFingerprint, settingsHash } from './hashing.ts';
 import { childColumns } from './child-columns.ts';
 
 export type IngestInput = {
@@ -64,7 +64,7 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const text = input.documentText ?? JSON.stringify(input.document);
   const hash = documentTextHash(text);
   const source = input.source ?? 'measured';
-  const fingerprint = hardwareFingerprint(s.hardware);
+  const fingerprint = runnerMachineFingerprint(s.hardware, input.runnerId);
   const hardwareClass = hardwareClassOf(s.hardware);
   const envHash = settingsHash(s.database.settings);
 

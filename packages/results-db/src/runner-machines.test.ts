@@ -1,0 +1,85 @@
+/**
+ * A machine is its runner's: another runner that reports the same spec (copied from a public
+ * hardware page) is another machine, so its probe figures move only its own profile and class,
+ * never the honest runner's. Runs without a runner (imported articles) keep the plain fingerprint.
+ */
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RunSubmission, type MeasuredHardware } from '@tunelab/contracts';
+import { hardwareFingerprint, type ResultsDb } from './index.ts';
+import { BACKENDS, useResultsDb } from './test-backends.ts';
+import { ingestDocument } from './testing.ts';
+
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
+);
+
+const figures = (over: Partial<MeasuredHardware>): MeasuredHardware => ({
+  measuredAt: '2026-11-26T05:00:00.000Z',
+  durationMs: 4200,
+  diskTool: 'fio-3.33',
+  fsyncP50Us: 155.5,
+  fsyncP99Us: 815.1,
+  fsyncSamples: 511,
+  readIopsQd1: 15_951,
+  readIopsQd16: 46_692,
+  seqWriteMBps: 222.2,
+  cpuScore: 1693,
+  cpuWorkload: 'tunelab-cpu-1/node-20',
+  loadAverage1m: 1.68,
+  logicalCpus: 2,
+  notes: [],
+  ...over,
+});
+const HDD = figures({ fsyncP50Us: 9100, fsyncP99Us: 48000, readIopsQd1: 150, readIopsQd16: 410, seqWriteMBps: 90 });
+
+/** The fixture on a virtual disk the probe classes, at `day` (the 20th, 21st, …). */
+function onDisk(measured: MeasuredHardware, day: number) {
+  const doc = structuredClone(fixture);
+  doc.hardware.cpuModel = 'Shared Spec CPU';
+  doc.hardware.storage = { kind: 'unknown', model: 'QEMU HARDDISK' };
+  doc.hardware.measured = measured;
+  doc.startedAt = `2026-11-${day}T04:00:00.000Z`;
+  doc.finishedAt = `2026-11-${day}T05:00:00.000Z`;
+  return doc;
+}
+
+for (const backend of BACKENDS) {
+  describe(`a machine is its runner's, on ${backend}`, () => {
+    const getDb = useResultsDb(backend);
+    let db: ResultsDb;
+    beforeAll(() => {
+      db = getDb();
+    });
+
+    it("a second runner copying the spec gets its own profile; its slow figures leave the honest machine's class and page as they were", async () => {
+      const honest = await db.createRunner(`honest-${backend}`);
+      const hostile = await db.createRunner(`copycat-${backend}`);
+      const mine = await ingestDocument(db, onDisk(figures({}), 20), 'honest-1', honest.id);
+      expect(mine.run.hardware.class).toBe('2 cores / 24 GB / SSD-like');
+      const before = await db.getHardware(mine.run.hardware.fingerprint);
+
+      // Five HDD-like probes of the same spec would be the median of six and move a shared profile.
+      const theirs = [];
+      for (const day of [21, 22, 23, 24, 25])
+        theirs.push(await ingestDocument(db, onDisk(HDD, day), `copycat-${day}`, hostile.id));
+      expect(new Set(theirs.map((r) => r.run.hardware.fingerprint)).size).toBe(1);
+      expect(theirs[0]!.run.hardware.fingerprint).not.toBe(mine.run.hardware.fingerprint);
+      expect(theirs[0]!.run.hardware.class).toBe('2 cores / 24 GB / HDD-like');
+
+      const after = await db.getHardware(mine.run.hardware.fingerprint);
+      expect(after).toEqual(before);
+      expect(after?.class).toBe('2 cores / 24 GB / SSD-like');
+      expect(after?.runs).toBe(1);
+      // The honest runner's next run is still the same machine.
+      const again = await ingestDocument(db, onDisk(figures({ readIopsQd1: 15_000 }), 26), 'honest-2', honest.id);
+      expect(again.run.hardware.fingerprint).toBe(mine.run.hardware.fingerprint);
+    });
+
+    it('a run without a runner (an imported article) keeps the plain fingerprint of its spec', async () => {
+      const doc = onDisk(figures({}), 27);
+      const res = await ingestDocument(db, doc, 'no-runner', null);
+      expect(res.run.hardware.fingerprint).toBe(hardwareFingerprint(RunSubmission.parse(doc).hardware));
+    });
+  });
+}
