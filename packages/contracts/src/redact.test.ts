@@ -15,6 +15,14 @@ describe('redactForPublic', () => {
     ['mail ops@db.example.org', 'mail ***'],
     ['token tlr_abcdefghijklmnopqrstuvwxyz012345 refused', 'token *** refused'],
     ['mysql://root@mariadb.lan/test', 'mysql://***'],
+    ['MYSQL_PWD=hunter2 mysql -u root', 'MYSQL_PWD=*** mysql -u root'],
+    ['env PGPASSWORD="s3 cr3t" psql', 'env PGPASSWORD=*** psql'],
+    [
+      'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG AWS_ACCESS_KEY_ID=AKIAIOSFODNN7 GITHUB_TOKEN=ghp_abc123',
+      'AWS_SECRET_ACCESS_KEY=*** AWS_ACCESS_KEY_ID=*** GITHUB_TOKEN=***',
+    ],
+    ['mysqldump --password=pw1 --token abcdef db', 'mysqldump --password=*** --token *** db'],
+    ['Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.x', 'Authorization: Bearer ***'],
   ])('%s', (input, expected) => {
     expect(redactForPublic(input)).toBe(expected);
   });

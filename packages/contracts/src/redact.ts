@@ -1,8 +1,9 @@
 /**
  * Text a runner wrote (a failure sentence) made safe to show to anyone: it may name the target's
  * URL with a password, an internal host or address, or a token. URLs keep only their scheme;
- * IP addresses, `host:port` pairs, `user@host`, conninfo `host=`/`password=`/`user=` values and
- * TuneLab tokens are masked. The operator (with an operator token) still sees the sentence as sent.
+ * IP addresses, `host:port` pairs, `user@host`, conninfo `host=`/`password=`/`user=` values,
+ * environment-style secrets (`MYSQL_PWD=`, `PGPASSWORD=`, `AWS_SECRET_ACCESS_KEY=`), password and
+ * token options, HTTP credentials and TuneLab tokens are masked. The operator (with an operator token) still sees the sentence as sent.
  */
 const RULES: readonly [RegExp, string | ((...m: string[]) => string)][] = [
   // scheme://user:password@host:port/path?query → scheme://***
@@ -12,6 +13,15 @@ const RULES: readonly [RegExp, string | ((...m: string[]) => string)][] = [
     /\b(host|hostaddr|password|passwd|pwd|user|dbname|server|socket)(\s*=\s*)("[^"]*"|'[^']*'|[^\s;,]+)/gi,
     (_m, k, eq) => `${k}${eq}***`,
   ],
+  // Environment-style secrets: MYSQL_PWD=…, PGPASSWORD=…, AWS_SECRET_ACCESS_KEY=…, GITHUB_TOKEN=…,
+  // and the options that carry one (--password=…, --token …).
+  [
+    /\b([A-Z][A-Z0-9_]*(?:PWD|PASS|PASSWD|PASSWORD|SECRET|TOKEN|KEY|KEY_ID|CREDENTIALS?|AUTH))(\s*=\s*)("[^"]*"|'[^']*'|[^\s;,]+)/g,
+    (_m, k, eq) => `${k}${eq}***`,
+  ],
+  [/(--(?:password|token|secret|api-key)(?:=|\s+))("[^"]*"|'[^']*'|[^\s;,]+)/gi, (_m, k) => `${k}***`],
+  // HTTP credentials: Authorization: Bearer …, Basic ….
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, (_m, kind) => `${kind} ***`],
   // TuneLab runner and operator tokens.
   [/\btl[a-z]_[A-Za-z0-9_-]{8,}/g, '***'],
   // user@host.domain
