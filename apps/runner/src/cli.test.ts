@@ -103,6 +103,29 @@ describe('exit codes', () => {
       expect(r.stderr).toMatch(cases[i]![1]);
     });
   });
+  it('an API URL that is not http(s) is a usage error naming where it came from, before anything runs', async () => {
+    const run = ['run', 'vacuum-index-cleanup', '--target', TEST_PG_URL, '--token', 'tlr_x', '--repetitions', '1'];
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [
+        [...run, '--api', 'notaurl'],
+        {},
+        /--api must be the API's http\(s\) URL, such as http:\/\/127\.0\.0\.1:8080, got "notaurl"/,
+      ],
+      [run, { TUNELAB_API_URL: 'ftp://x' }, /TUNELAB_API_URL must be the API's http\(s\) URL/],
+      [
+        ['agent', '--api', 'http//x', '--token', 'tlr_x', '--target', TEST_PG_URL],
+        {},
+        /--api must be the API's http\(s\) URL, such as .*got "http\/\/x"/,
+      ],
+      [['spool', 'flush', '--api', 'https://u:pw@', '--token', 'tlr_x'], {}, /got "https:\/\/u:\*\*\*@"/],
+    ];
+    for (const [args, env, sentence] of cases) {
+      const r = await tunelab(args, env);
+      expect(r.code, args.join(' ')).toBe(EXIT.USAGE);
+      expect(r.stderr).toMatch(sentence);
+      expect(r.stderr).not.toMatch(/Invalid URL|measuring/);
+    }
+  });
   it('run --help documents --until-stable', async () => {
     const r = await tunelab(['run', '--help']);
     expect(r.stdout).toMatch(/--until-stable/);

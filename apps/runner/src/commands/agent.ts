@@ -3,7 +3,7 @@ import { fleetLabel, SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type Stora
 import { CliError, EXIT } from '../exit-codes.ts';
 import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
 import { runAgent } from '../app/agent.ts';
-import { storageOption, type CommandContext } from './context.ts';
+import { checkedApiUrl, storageOption, type CommandContext } from './context.ts';
 
 const AGENT_HELP = `
 An agent runs one job at a time: it long-polls the API for a job its target can run (the
@@ -74,7 +74,8 @@ export function agentCommand(program: Command, { config, io, setExit }: CommandC
     .addOption(storageOption())
     .addHelpText('after', AGENT_HELP)
     .action(async (flags: AgentFlags) => {
-      const api = flags.api ?? config.apiUrl;
+      const given = flags.api ?? config.apiUrl;
+      const api = given && checkedApiUrl(given, flags.api !== undefined ? '--api' : 'TUNELAB_API_URL');
       const token = flags.token ?? config.token;
       if (!api || !token)
         throw new CliError('agent needs --api/TUNELAB_API_URL and --token/TUNELAB_TOKEN (a runner token)', EXIT.USAGE);

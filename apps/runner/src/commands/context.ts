@@ -77,7 +77,23 @@ export function apiFrom(
       'submitting needs both an API URL (--api / TUNELAB_API_URL) and a token (--token / TUNELAB_TOKEN)',
       EXIT.USAGE,
     );
-  return { url, token };
+  return { url: checkedApiUrl(url, opts.api !== undefined ? '--api' : 'TUNELAB_API_URL'), token };
+}
+
+/** The API's URL as given, when it is an http(s) URL the runner can send to; a usage error naming where it came from otherwise. */
+export function checkedApiUrl(url: string, from: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // said below
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new CliError(
+      `${from} must be the API's http(s) URL, such as http://127.0.0.1:8080, got "${url.replace(/:[^:@/]*@/, ':***@')}"`,
+      EXIT.USAGE,
+    );
+  return url;
 }
 
 /** The scenario folder named `key`, loaded; a usage error naming the known ones otherwise. */
