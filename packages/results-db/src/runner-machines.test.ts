@@ -8,29 +8,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RunSubmission, type MeasuredHardware } from '@tunelab/contracts';
 import { hardwareFingerprint, type ResultsDb } from './index.ts';
 import { BACKENDS, useResultsDb } from './test-backends.ts';
-import { ingestDocument } from './testing.ts';
+import { ingestDocument, probeFigures } from './testing.ts';
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../../tests/fixtures/sample-submission.json', import.meta.url), 'utf8'),
 );
 
-const figures = (over: Partial<MeasuredHardware>): MeasuredHardware => ({
-  measuredAt: '2026-11-26T05:00:00.000Z',
-  durationMs: 4200,
-  diskTool: 'fio-3.33',
-  fsyncP50Us: 155.5,
-  fsyncP99Us: 815.1,
-  fsyncSamples: 511,
-  readIopsQd1: 15_951,
-  readIopsQd16: 46_692,
-  seqWriteMBps: 222.2,
-  cpuScore: 1693,
-  cpuWorkload: 'tunelab-cpu-1/node-20',
-  loadAverage1m: 1.68,
-  logicalCpus: 2,
-  notes: [],
-  ...over,
-});
+const figures = probeFigures;
 const HDD = figures({ fsyncP50Us: 9100, fsyncP99Us: 48000, readIopsQd1: 150, readIopsQd16: 410, seqWriteMBps: 90 });
 
 /** The fixture on a virtual disk the probe classes, at `day` (the 20th, 21st, …). */

@@ -1,6 +1,6 @@
 // `@tunelab/results-db/testing`: helpers for tests and benchmarks only. Apps use the ResultsDb
 // interface of the main entry point.
-import { RunSubmission } from '@tunelab/contracts';
+import { RunSubmission, type MeasuredHardware } from '@tunelab/contracts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { ResultsDb } from './index.ts';
 import { internalsOf } from './internals.ts';
@@ -18,3 +18,22 @@ export const scriptsOf = (db: object): ScriptRunner => internalsOf(db).scripts;
 export function ingestDocument(db: ResultsDb, doc: unknown, idempotencyKey: string, runnerId: string | null = null) {
   return db.ingestRun({ submission: RunSubmission.parse(doc), document: doc, idempotencyKey, runnerId });
 }
+
+/** A probe's figures of an SSD-like virtual disk (a real fio probe's), with `over` changed. */
+export const probeFigures = (over: Partial<MeasuredHardware> = {}): MeasuredHardware => ({
+  measuredAt: '2026-11-26T05:00:00.000Z',
+  durationMs: 4200,
+  diskTool: 'fio-3.33',
+  fsyncP50Us: 155.5,
+  fsyncP99Us: 815.1,
+  fsyncSamples: 511,
+  readIopsQd1: 15_951,
+  readIopsQd16: 46_692,
+  seqWriteMBps: 222.2,
+  cpuScore: 1693,
+  cpuWorkload: 'tunelab-cpu-1/node-20',
+  loadAverage1m: 1.68,
+  logicalCpus: 2,
+  notes: [],
+  ...over,
+});
