@@ -1,5 +1,5 @@
 /**
- * Issue 32 §1: the "How sure" forest plot labelled its rows by hardware class only, so five server
+ * The "How sure" forest plot labelled its rows by hardware class only, so five server
  * versions (or three scales) of one class shared a label and every estimate was drawn on the first
  * such row, away from its whiskers. A fixture of one class on PostgreSQL 14, 15 and 17 at two
  * scales → the real `astro build` → Chromium at 1366 and 390 px: one row per group, each named by
@@ -128,7 +128,7 @@ describe('the How sure chart', () => {
       await page.setViewportSize({ width, height });
       {
         await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
-        const charts = page.locator('h2#differences ~ figure.chart');
+        const charts = page.locator('h2#differences ~ details.forest figure.chart');
         expect(await charts.count()).toBeGreaterThan(0);
         const tables = await page.locator('table.differences').all();
         for (let c = 0; c < tables.length; c++) {
@@ -137,7 +137,7 @@ describe('the How sure chart', () => {
           );
           // Every group has its own name: the class, the server and the scale.
           expect(new Set(expected).size, expected.join(' | ')).toBe(expected.length);
-          const sel = `h2#differences ~ figure.chart >> nth=${c}`;
+          const sel = `h2#differences ~ details.forest figure.chart >> nth=${c}`;
           const figure = page.locator(sel);
           await figure.scrollIntoViewIfNeeded();
           // To look at (outside the checkout): the chart as a reader sees it at this width.

@@ -209,7 +209,7 @@ export function summaryOf<L>(
     return {
       same,
       changes: true,
-      text: `The ${words.subject} changes the answer: ${what}, Holm-adjusted interaction p ${formatP(best.adjusted.p).replace(/^p /, '')} over ${best.adjusted.family} tests; ${verdicts}.`,
+      text: `The ${words.subject} changes the answer: ${what}, Holm-adjusted interaction p ${formatP(best.adjusted.p).replace(/^p /, '')} over ${best.adjusted.family.toLocaleString('en-US')} tests; ${verdicts}.`,
     };
   }
   if (c.interactions.length === 0)
@@ -223,6 +223,6 @@ export function summaryOf<L>(
   return {
     same,
     changes: false,
-    text: `No evidence that the ${words.subject} changes the answer (${words.tested(labels)}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family} tests); ${verdicts}.`,
+    text: `No evidence that the ${words.subject} changes the answer (${words.tested(labels)}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family.toLocaleString('en-US')} tests); ${verdicts}.`,
   };
 }

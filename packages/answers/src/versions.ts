@@ -16,6 +16,7 @@ import {
   type VersionComparison,
   type VersionRow,
 } from '@tunelab/contracts';
+import { CLASSES_NAMED_UP_TO } from './classes.ts';
 import { groupMajor, serverName } from './answer.ts';
 import {
   adjustInteractions,
@@ -187,12 +188,32 @@ function sentenceOf(
       for (const r of c.rows) s.majors.add(r.major);
       side.set(c.hardwareClass, s);
     }
-    const where = [...side.entries()].map(([hardwareClass, s]) => {
-      const majors = [...s.majors].sort((x, y) => x - y);
-      return `${hardwareClass} on ${on(s.engine, majors)}`;
-    });
+    const where = perServer(
+      [...side.entries()].map(([hardwareClass, s]) => ({
+        hardwareClass,
+        server: on(
+          s.engine,
+          [...s.majors].sort((x, y) => x - y),
+        ),
+      })),
+    );
     return `Measured on ${list(servers)}; the same pairs under equal conditions side by side: ${list(where)}.`;
   }
-  const perClass = measured.map((m) => `${m.hardwareClass} on ${on(m.engine, m.majors)}`);
+  const perClass = perServer(measured.map((m) => ({ hardwareClass: m.hardwareClass, server: on(m.engine, m.majors) })));
   return `Measured on ${list(servers)} only — ${list(perClass)}; no hardware class has the same pair under equal conditions on two versions yet.`;
+}
+
+/**
+ * "8 cores / 32 GB / SSD on PostgreSQL 14 and 17" per class; the classes measured on the same
+ * servers counted instead ("75 hardware classes on PostgreSQL 15") when there are more of them
+ * than a sentence names.
+ */
+function perServer(items: readonly { hardwareClass: string; server: string }[]): string[] {
+  const byServer = new Map<string, string[]>();
+  for (const i of items) byServer.set(i.server, [...(byServer.get(i.server) ?? []), i.hardwareClass]);
+  return items.flatMap((i) => {
+    const classes = byServer.get(i.server) ?? [];
+    if (classes.length <= CLASSES_NAMED_UP_TO) return [`${i.hardwareClass} on ${i.server}`];
+    return classes[0] === i.hardwareClass ? [`${classes.length} hardware classes on ${i.server}`] : [];
+  });
 }

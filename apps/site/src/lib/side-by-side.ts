@@ -30,3 +30,9 @@ export function rowVerdictWord(
     return `${notDifferentWords({ paired: measured?.paired, verdict: r.verdict })}${p}`;
   return r.verdict.kind === 'descriptive' ? 'descriptive: no verdict' : 'not enough data';
 }
+
+/** The id of one pair across hardware classes (ClassDetail.astro), on the scenario page or its classes page. */
+export const classPairId = (c: { server: string; baseline: string; candidate: string }, index: number) => {
+  const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
+  return `classes-${slug(c.server)}-${slug(`${c.candidate}-vs-${c.baseline}`)}-${index}`;
+};
