@@ -1,5 +1,5 @@
 /**
- * Issue 27: an agent whose runs directory is full keeps the measured run — written to the OS temp
+ * An agent whose runs directory is full keeps the measured run — written to the OS temp
  * directory instead, submitted with its job, and the job completes — as `tunelab run` does
  * (apps/runner/src/full-disk.test.ts uses the same full tmpfs). Real processes: the API on its own
  * PostgreSQL database, `tunelab agent --once` against the test PostgreSQL.

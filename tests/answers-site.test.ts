@@ -1,5 +1,5 @@
 /**
- * Issue 16: the site and the API give the same answers. Real runs of all five scenarios (the
+ * The site and the API give the same answers. Real runs of all five scenarios (the
  * default scale, made with `tunelab run … --out` on the development machine) and the published
  * figures go into a fresh PostgreSQL database behind a real API; the site is built from the
  * database directly (DATABASE_URL), and for every scenario page, every group and every declared

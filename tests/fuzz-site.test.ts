@@ -1,5 +1,5 @@
 /**
- * Issue 13: the site builds over whatever the API stored from generated submissions — valid
+ * The site builds over whatever the API stored from generated submissions — valid
  * bodies with prototype names, any Unicode, extreme values and dates at the edges of the
  * contract, and mutated ones (refused, so they must leave no trace). The API side of the
  * property is apps/api/test/run-fuzz.test.ts; this is the site build after such a run, on the

@@ -1,5 +1,5 @@
 /**
- * Noise, measured and shown (issue 28): two real `tunelab run` processes against the local
+ * Noise, measured and shown: two real `tunelab run` processes against the local
  * PostgreSQL submit to a real API process — one beside four CPU-burning child processes, one
  * without them. The machine is shared (its own load may flag both), so the quiet run is held
  * against the busy one rather than against absolute thresholds: the busy run is flagged noisy and

@@ -1,5 +1,5 @@
 /**
- * Issue 13, points 11–13 against the real API (in this process, on a throwaway PostgreSQL
+ * Against the real API (in this process, on a throwaway PostgreSQL
  * database) and the real `tunelab` CLI: a corrupt spool file is quarantined and the good runs are
  * stored and readable; two `spool flush` at once store every run exactly once.
  */

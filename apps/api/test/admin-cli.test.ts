@@ -74,7 +74,7 @@ describe('tunelab admin', () => {
   });
 });
 
-describe('tunelab admin names the results database it wrote (issue 31 §6)', () => {
+describe('tunelab admin names the results database it wrote', () => {
   it('says plainly that it created a new embedded database when there is no DATABASE_URL, then names it', async () => {
     const parent = await mkdtemp(join(tmpdir(), 'tl_h2_admin-'));
     const dataDir = join(parent, 'results');

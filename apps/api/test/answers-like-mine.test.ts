@@ -1,5 +1,5 @@
 /**
- * "Hardware like mine" on GET /v1/answers (issue 29), on a PostgreSQL database of its own: the
+ * "Hardware like mine" on GET /v1/answers, on a PostgreSQL database of its own: the
  * fixture's vacuum-index-cleanup run on two machines of different classes, each probed — one with
  * the figures `tunelab probe --json` printed on this machine (tests/fixtures/probe-json.json), one
  * with 8 cores, 64 GB and every figure 8× faster. The asker's machine given as GET /v1/similar

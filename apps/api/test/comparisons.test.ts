@@ -165,7 +165,7 @@ function runOf(scenario: string, metric: string, unit: string, engine: 'postgres
   return run;
 }
 
-describe('the metric a comparison uses when none is asked for (issue 31 §6)', () => {
+describe('the metric a comparison uses when none is asked for', () => {
   let api: Api;
   const primary = [
     {

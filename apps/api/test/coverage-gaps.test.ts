@@ -1,5 +1,5 @@
 /**
- * Issue 31 §6: /v1/coverage listed neither a scenario with no runs nor a supported server major
+ * /v1/coverage listed neither a scenario with no runs nor a supported server major
  * without runs as a gap. Now `gaps` lists both, the same way (scenario × server × class, and what
  * is missing), on a real API on PostgreSQL.
  */

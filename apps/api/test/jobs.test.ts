@@ -343,7 +343,7 @@ describe('what the fleet shows to anyone, and operator tokens throttled', () => 
   });
 });
 
-describe('a job no agent can take is refused: the server major (issue 31 §6)', () => {
+describe('a job no agent can take is refused: the server major', () => {
   let api: Awaited<ReturnType<typeof startApi>>;
   let operator = '';
   beforeAll(async () => {

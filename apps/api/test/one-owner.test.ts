@@ -1,4 +1,4 @@
-// Issue 17 §1 with real processes: one embedded results database, several openers (APIs, the
+// With real processes: one embedded results database, several openers (APIs, the
 // published import, the admin CLI, the demo). Exactly one owns it; the others stop before
 // touching anything, or go through the owner's API; nothing acknowledged is ever lost.
 import { spawn, type ChildProcess } from 'node:child_process';

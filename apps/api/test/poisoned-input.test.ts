@@ -1,7 +1,7 @@
 /**
- * Issue 13, points 1–4: input that is schema-valid by shape but poisons storage or reads. Each
+ * Input that is schema-valid by shape but poisons storage or reads. Each
  * case is refused at the contract (400 naming the field, nothing stored). No data from before
- * these checks was kept (development data was reset, issue 20), so reads have no compatibility
+ * these checks was kept (development data was reset), so reads have no compatibility
  * path for it: a run read back obeys the same contract. Values at the edge of the statistics
  * (written here straight through ingestRun, which trusts its caller) must not break a comparison.
  * Runs on PostgreSQL and PGlite.

@@ -1,5 +1,5 @@
 /**
- * Issue 13, points 5, 6 and 8: every error the API sends is problem+json with the request id
+ * Every error the API sends is problem+json with the request id
  * (also those Fastify and Node's HTTP parser answer before any route), JSON with a charset
  * parameter is accepted and a Content-Encoding the API does not decode is refused, and
  * idempotency keys are scoped per runner.

@@ -1,5 +1,5 @@
 /**
- * Issue 13: `POST /v1/runs` over generated bodies — valid ones (from `@tunelab/contracts/testing`)
+ * `POST /v1/runs` over generated bodies — valid ones (from `@tunelab/contracts/testing`)
  * and the same bodies mutated (out-of-range numbers, NaN-ish strings, NUL, lone surrogates,
  * extreme dates and offsets, missing, extra and mistyped fields, prototype names, grown arrays,
  * broken JSON). For every body: no 5xx; a refusal is problem+json with the request id; the

@@ -1,5 +1,5 @@
 /**
- * "Hardware like mine" by measured distance (issue 29 §1) through the API, on a PostgreSQL
+ * "Hardware like mine" by measured distance through the API, on a PostgreSQL
  * database of its own: GET /v1/similar with the probe's figures as query parameters, POST
  * /v1/similar with the JSON `tunelab probe --json` printed on this machine
  * (tests/fixtures/probe-json.json), GET /v1/hardware/:fingerprint/similar, and every bad input a

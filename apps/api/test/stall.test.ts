@@ -1,5 +1,5 @@
 /**
- * Issue 13, point 9: the results database's connections dying silently (no FIN, no RST — a
+ * The results database's connections dying silently (no FIN, no RST — a
  * network cut, a stalled proxy). A TCP proxy in front of PostgreSQL stops forwarding without
  * closing anything, then heals. The API must answer 503 + Retry-After within its database
  * timeout while the stall lasts, and serve again within seconds once the network is back, with

@@ -1,5 +1,5 @@
 /**
- * Issue 31 §6: a request the handler timeout (TUNELAB_HANDLER_TIMEOUT_MS) cut short is told how to
+ * A request the handler timeout (TUNELAB_HANDLER_TIMEOUT_MS) cut short is told how to
  * retry. Only a submission (POST /v1/runs) is told to keep its Idempotency-Key; a read is told to
  * retry later. The results database stalls behind a TCP proxy so that both outlast the timeout.
  */

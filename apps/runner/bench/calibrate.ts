@@ -1,5 +1,5 @@
 /**
- * `npm run bench:aa`: calibrates the sequential design (issue 40) on this machine, with the
+ * `npm run bench:aa`: calibrates the sequential design on this machine, with the
  * runner's whole pipeline (runScenario: probe, fixture, blocks in a random order, a CHECKPOINT
  * before each unit, the sequential stop) against the PostgreSQL server TEST_PG_URL:
  *

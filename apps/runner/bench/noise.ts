@@ -1,5 +1,5 @@
 /**
- * `npm run bench:noise`: calibrates the noise thresholds (issue 28) on this machine. Runs the
+ * `npm run bench:noise`: calibrates the noise thresholds on this machine. Runs the
  * runner's own noise watch (`watchNoise`, what every run records) around a fixed window of work on
  * the PostgreSQL server (repeated `generate_series` counts: a server busy on one core while the
  * runner waits, as in a run), with 0, 1, 2 and 4 busy loops beside it, and prints per condition

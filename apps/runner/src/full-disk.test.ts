@@ -1,5 +1,5 @@
 /**
- * Issue 17 §3 — a full disk never costs a measurement. Each test mounts a small tmpfs (the test
+ * A full disk never costs a measurement. Each test mounts a small tmpfs (the test
  * runs as root), fills it to the last byte and points the runner's directories at it; the CLI runs
  * as a real child process against the test PostgreSQL.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 17 §2 on MariaDB — a run that changed a global setting (innodb_buffer_pool_size) loses
+ * A run that changed a global setting (innodb_buffer_pool_size) loses
  * its server mid-stream. The CLI runs as a real child process against a real TCP proxy in front of
  * the test MariaDB; what is left (schemas, the buffer pool) is checked on a direct connection.
  */

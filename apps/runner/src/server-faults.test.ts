@@ -1,5 +1,5 @@
 /**
- * Issue 17 §2 — the runner against a server connection that dies or stalls. The CLI runs as a
+ * The runner against a server connection that dies or stalls. The CLI runs as a
  * real child process; its target is a real TCP proxy (@tunelab/test-support) in front of the
  * test PostgreSQL, which the test cuts or stalls mid-run. What is left is checked directly on the
  * server (not through the proxy), by the run's own prefix.

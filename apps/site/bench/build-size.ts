@@ -109,7 +109,7 @@ try {
   await rm(work, { recursive: true, force: true });
 }
 
-/** Page weight over issue 32's fixture (every scenario's real run, three majors, two scales), and of an earlier build. */
+/** Page weight over the answers-first fixture (every scenario's real run, three majors, two scales), and of an earlier build. */
 async function pageWeight() {
   const dataDir = join(work, 'db-weight');
   const db = await openResultsDb(undefined, { dataDir });
@@ -123,7 +123,7 @@ async function pageWeight() {
   if (build.code !== 0) throw new Error(`build over the page-weight fixture failed:\n${build.output.slice(-3000)}`);
   if (BENCH.BENCH_WEIGHT_BEFORE)
     printWeights(`page weight of ${BENCH.BENCH_WEIGHT_BEFORE} (before)`, await pageWeights(BENCH.BENCH_WEIGHT_BEFORE));
-  printWeights('page weight over the issue 32 fixture (this code)', await pageWeights(out));
+  printWeights('page weight over the answers-first fixture (this code)', await pageWeights(out));
 }
 
 /**

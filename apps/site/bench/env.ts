@@ -3,7 +3,7 @@ import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 
 const BenchEnv = z.object({
-  /** Which parts run, comma-separated: weight (page weight over issue 32's fixture), sizes, fleet. */
+  /** Which parts run, comma-separated: weight (page weight over the answers-first fixture), sizes, fleet. */
   BENCH_PARTS: z
     .string()
     .regex(

@@ -1,5 +1,5 @@
 /**
- * Page weight (issue 32): gzipped bytes of the home page and of each scenario page, and per
+ * Page weight: gzipped bytes of the home page and of each scenario page, and per
  * answered group (a hardware class under one set of conditions with an answer card on its
  * scenario page). The home page is divided by every answered group of the site, a scenario page
  * by its own. ClickBench's report holds 918 results in ~329 KB gzipped (~0.36 KB each); the aim

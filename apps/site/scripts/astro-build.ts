@@ -1,6 +1,6 @@
 /**
  * Spawns `astro build` of this site into an outDir, from a working directory of its own, so that
- * builds may run at the same time (issue 26: the e2e tests' builds beside the site tests').
+ * builds may run at the same time (the e2e tests' builds beside the site tests').
  *
  * A static Astro build writes its prerender chunks to `.astro/.prerender/` under the process's
  * working directory whenever outDir lies outside it (getOutDirWithinCwd in

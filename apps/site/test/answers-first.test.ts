@@ -1,5 +1,5 @@
 /**
- * Issue 32, in Chromium over its fixture (every scenario's real run, vacuum-index-cleanup on
+ * In Chromium over its fixture (every scenario's real run, vacuum-index-cleanup on
  * PostgreSQL 14, 15 and 17, one 8-core SSD class on 14, 15 and 17 at two scales; the real
  * `astro build`): the home page's first screen holds an answer sentence at 1366 and 390 px and
  * its matrix every measured server version; the versions table does not scroll at 1366 px; the

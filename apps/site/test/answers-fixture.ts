@@ -1,5 +1,5 @@
 /**
- * Issue 32's fixture: a results database like the one the issue was looked at on — every
+ * The answers-first fixture: a results database like the one the site was reviewed on — every
  * scenario's real run (tests/fixtures/real-runs, a 2-core VM), vacuum-index-cleanup on
  * PostgreSQL 14, 15 and 17 (real runs, one each at a different time), and one 8-core SSD class on
  * PostgreSQL 14, 15 and 17 at two scales (synthetic, like the sample) — plus the articles.

@@ -1,5 +1,5 @@
 /**
- * Issue 32 §2: `npm run site:build -- --outDir DIR` used to fail with "Unexpected argument" (the
+ * `npm run site:build -- --outDir DIR` used to fail with "Unexpected argument" (the
  * root script nested `npm run`, which took the flags as its own). The documented command, run as a
  * user runs it from the repository root, builds into DIR (a temporary directory).
  */

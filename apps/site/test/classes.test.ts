@@ -1,5 +1,5 @@
 /**
- * The hardware class on the scenario page (issue 28): the real `tunelab run vacuum-index-cleanup`
+ * The hardware class on the scenario page: the real `tunelab run vacuum-index-cleanup`
  * run on this machine against PostgreSQL 17 (tests/fixtures/real-runs/versions), ingested as it was
  * made and with the same measurements labelled as the like-article run's envelope (emulated), plus
  * a vacuum-full-rewrite run on one class alone, in a PGlite results database → the real `astro

@@ -1,5 +1,5 @@
 /**
- * Issue 26: two `astro build`s of this site at the same time — a site test's (test/build.ts) and an
+ * Two `astro build`s of this site at the same time — a site test's (test/build.ts) and an
  * e2e test's (`npm run build`, scripts/build.ts), each into its own temporary outDir — give two
  * complete, equal sites. Astro keeps a build's prerender chunks under `.astro/.prerender/` of its
  * working directory when the outDir lies outside it and deletes them when it is done; builds that

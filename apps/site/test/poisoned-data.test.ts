@@ -1,7 +1,7 @@
 /**
- * Issue 13: one submission with a duration of 1.8e308 s, or a start date in year 1 or 10000, used
+ * One submission with a duration of 1.8e308 s, or a start date in year 1 or 10000, used
  * to make `site:build` crash for everyone. The contract refuses such values at the API; a run read
- * back obeys the same contract (issue 20 deleted the read-back exceptions for rows that no
+ * back obeys the same contract (a reset deleted the read-back exceptions for rows that no
  * released API stored: reset development data instead). So: valid but hostile text (spreadsheet
  * formulas) builds, with every CSV cell neutralised; a row written around the contract stops the
  * build with one sentence naming the run and the field, not a stack trace.

@@ -1,5 +1,5 @@
 /**
- * Issue 29 §1: a machine that ran `tunelab probe` shows its measured storage tier — never "virtual or
+ * A machine that ran `tunelab probe` shows its measured storage tier — never "virtual or
  * unknown disk" — on the hardware list, its hardware page (with a table of its probes) and its run
  * pages (the run's own figures), on a built site (real `astro build` from a temporary PGlite
  * database) in Chromium.

@@ -1,5 +1,5 @@
 /**
- * "Your table size" (issue 30) in Chromium at 1366 and 390 px, over real runs: vacuum-index-cleanup
+ * "Your table size" in Chromium at 1366 and 390 px, over real runs: vacuum-index-cleanup
  * at four table sizes (tests/fixtures/real-runs/scale/, PostgreSQL 15) plus its earlier run at one
  * size, recovery-init-sync swept over three table counts in one run, vacuum-full-rewrite at one
  * size, fillfactor (no scale parameter), and the real `astro build`. A typed size gets, per group,

@@ -1,5 +1,5 @@
 /**
- * Issue 29 §1, "hardware like mine" by measured distance, in Chromium on a built site (the real
+ * "Hardware like mine" by measured distance, in Chromium on a built site (the real
  * `astro build` from a temporary PGlite database): pasting the JSON `tunelab probe --json` printed
  * (tests/fixtures/probe-json.json) into the picker picks the class, distance, likeness and basis
  * POST /v1/similar answers for the same JSON over the same database — on a scenario page and at

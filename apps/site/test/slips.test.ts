@@ -1,5 +1,5 @@
 /**
- * Issue 32 §3: slips the site showed as fact, each fixed where the site makes it, on a built site
+ * Slips the site showed as fact, each fixed where the site makes it, on a built site
  * (real `astro build` from a temporary PGlite database) in Chromium:
  * - a machine whose runner detected no hypervisor said "Virtualization: none reported" (on a VM);
  * - a metric without a label (innodb-compression-insert's `rows_per_s`) was shown by its key;

@@ -1,5 +1,5 @@
 /**
- * The server version on the scenario page (issue 18): real `tunelab run vacuum-index-cleanup` runs
+ * The server version on the scenario page: real `tunelab run vacuum-index-cleanup` runs
  * on this machine against PostgreSQL 14 and 17 (managed servers from the npm registry) and the
  * local 15, plus a vacuum-full-rewrite run on 15 alone (tests/fixtures/real-runs), in a PGlite
  * results database → the real `astro build` → Chromium. The version table and chart appear where a

@@ -1,7 +1,7 @@
 /**
  * An emulated run (`tunelab run vacuum-index-cleanup --server 17 --like-article`: the server inside
  * a 2.67 GB memory envelope, rows = 2,151,787 → 1 GB of data, data:memory 0.375 as on the article's
- * server-1) judged by the ratios of the scenario's `article_conditions` (issue 29 §2) —
+ * server-1) judged by the ratios of the scenario's `article_conditions` —
  * tests/fixtures/vacuum-index-cleanup-like-article-1GB.json is that run, made on the 2-core VM on 2026-11-26.
  */
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { engineDefault, normalizeSetting } from './settings.ts';
 
-// Found by the POST /v1/runs property test (issue 13): a run with a setting named `constructor`
+// Found by the POST /v1/runs property test: a run with a setting named `constructor`
 // made the site build exit 1 ("value.trim is not a function"): the defaults table answered
 // Object.prototype.constructor for it.
 describe('names that are properties of every object', () => {

@@ -1,5 +1,5 @@
 /**
- * A group's noise stated with its answer (issue 40 §5): from the pairs measured in paired blocks,
+ * A group's noise stated with its answer: from the pairs measured in paired blocks,
  * how much their ratios vary from block to block on this class, and the smallest difference the
  * evidence can tell from none — "on this class, differences under 6 % cannot be told apart". A
  * pair whose block-to-block spread exceeds its margin is counted unstable (the paired verdict's

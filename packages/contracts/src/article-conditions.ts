@@ -4,7 +4,7 @@ import { paramName, settingName } from './scenario-names.ts';
 
 /**
  * The article's conditions as ratios (`article_conditions:` in scenario.yaml; `tunelab run
- * --like-article`, issue 29 §2). An article ran on its machine at its size; what made its result
+ * --like-article`). An article ran on its machine at its size; what made its result
  * is often a relation — the data fits in memory or not, shared_buffers holds two thirds of the
  * table, the disk seeks — not the absolute size. Stated as ratios, those conditions can be
  * reproduced at a size this machine runs in minutes: the runner picks a data size, the scale

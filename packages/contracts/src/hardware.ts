@@ -11,7 +11,7 @@ const limit = z
   .max(2 ** 53 - 1);
 
 /**
- * A resource envelope the server ran in (`tunelab run --envelope`, issue 29): a cgroup's memory
+ * A resource envelope the server ran in (`tunelab run --envelope`): a cgroup's memory
  * limit (page cache charged to it) and block-I/O limits on the data directory's disk. It is a
  * condition of the run, declared, so it is part of the fingerprint and the class: an emulated run
  * is never pooled with the machine's unconstrained runs.

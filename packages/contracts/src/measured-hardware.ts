@@ -53,7 +53,7 @@ export const MeasuredHardware = z.strictObject({
   logicalCpus: count.min(1).max(8192).nullable().optional(),
   notes: z.array(boundedString(500)).max(20).default([]),
   /**
-   * How the disk figures were taken (runners from issue 40 on; absent in older runs): each figure
+   * How the disk figures were taken (newer runners; absent in older runs): each figure
    * in `perFigure` short windows, the best quartile of them kept (the disk's capability, not the
    * moment's contention: the lowest-latency quartile of fsync, the highest of IOPS and MB/s), and
    * the windows measured again because they were noisy (`fsync#2`: the third fsync window).

@@ -1,5 +1,5 @@
 /**
- * How noisy the machine was while a run measured (issue 28), in the spirit of `bencher noise` and
+ * How noisy the machine was while a run measured, in the spirit of `bencher noise` and
  * the Phoronix Test Suite's run-to-run deviation: the runner records CPU steal and load average
  * over the measured window, the lateness of a periodic timer during it, and the spread of a short
  * fixed CPU probe and a short I/O probe (fsync of 8 kB writes) repeated before and after it

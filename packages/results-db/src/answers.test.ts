@@ -109,7 +109,7 @@ describe('answers over real runs and the published figures', () => {
     expect(after.direction).toBe('lower-is-better');
     // Plain VACUUM leaves the heap at its size; the rewrite shrinks it: vacuum is the larger one.
     const vacuum = after.groups[0]!.comparisons.find((c) => c.candidate === 'vacuum')!;
-    // A size is larger or smaller, never "slower" (issue 28); the kind still says worse.
+    // A size is larger or smaller, never "slower"; the kind still says worse.
     expect(vacuum.verdict.kind).toBe('slower');
     expect(vacuum.verdict.sentence).toMatch(/^vacuum's table_size_after is [\d.]+% higher than full-rewrite's /);
     const a = await answers({ scenario: 'vacuum-full-rewrite' });

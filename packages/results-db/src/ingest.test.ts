@@ -148,7 +148,7 @@ for (const backend of BACKENDS) {
     });
 
     it('refuses samples and points of a run that does not exist, and deletes them with their run', async () => {
-      // No foreign keys on the children (issue 21): statement-level triggers keep the integrity.
+      // No foreign keys on the children: statement-level triggers keep the integrity.
       const prisma = prismaOf(db);
       const ghost = '00000000-0000-4000-8000-000000000001';
       const doc = variantOf(fixture, (d) => {

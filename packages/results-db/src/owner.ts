@@ -1,7 +1,7 @@
 /**
  * One owner per embedded database. PGlite is a whole PostgreSQL inside one process, with its own
  * buffers and WAL position: a second process opening the same directory keeps its own view and
- * each overwrites the other's files (issue 17: acknowledged runs lost, samples pointing at runs
+ * each overwrites the other's files (acknowledged runs lost, samples pointing at runs
  * that do not exist, duplicate unique keys). So whoever opens a PGlite directory first takes a
  * lock beside it, and everyone else is refused with a sentence naming the owner.
  *

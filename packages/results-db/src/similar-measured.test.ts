@@ -1,5 +1,5 @@
 /**
- * "Hardware like mine" by measured distance (issue 29 §1) over a real results database, on
+ * "Hardware like mine" by measured distance over a real results database, on
  * PostgreSQL and PGlite: classes with and without probes, a machine's own figures as the median of
  * its probes, the storage of a virtual disk from its measured tier, and what `basis` says.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mannWhitneyU, relativeDifference, summarize, verdict, welchTTest } from './index.ts';
 
-// Issue 13: a sample of 1.7976931348623157e308 (or 1e155 × repetition) made the statistics
+// A sample of 1.7976931348623157e308 (or 1e155 × repetition) made the statistics
 // answer NaN ("p must be a number") and broke every comparison. Every statistic is total over
 // finite input: it gives numbers, and spread figures beyond the double range are reported as such.
 const MAX = Number.MAX_VALUE;

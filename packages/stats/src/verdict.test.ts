@@ -73,7 +73,7 @@ describe('verdict on the published VACUUM data', () => {
     );
   });
 
-  it('calls issue 32’s fsync vs syncfs at n = 3 + 3 (Welch p = 0.050) not enough repetitions, not "no difference"', () => {
+  it('calls the recovery article’s fsync vs syncfs at n = 3 + 3 (Welch p = 0.050) not enough repetitions, not "no difference"', () => {
     const result = compare(['fsync', [13.7, 6.7, 8.0]], ['syncfs', [0.75, 0.33, 0.03]]);
     expect(result.kind).toBe('no-significant-difference');
     expect(result.p).toBeGreaterThan(0.05);

@@ -1,5 +1,5 @@
 /**
- * `tunelab run KEY --like-article` (issue 29 §2): the article's conditions, stated as ratios in
+ * `tunelab run KEY --like-article`: the article's conditions, stated as ratios in
  * scenario.yaml `article_conditions`, reproduced at a data size this machine runs in minutes. From
  * the data size it picks the scale parameter's value (bytes per unit), a memory limit (data ÷
  * data:memory), the size settings (setting:data × data, in 8 kB pages or whole MB) and the

@@ -1,5 +1,5 @@
 /**
- * Issue 13, points 11–14, against a fake API (an HTTP server in this file) and the real CLI:
+ * Against a fake API (an HTTP server in this file) and the real CLI:
  * a corrupt spool file is quarantined and the rest are sent; only the API's RunAccepted for the
  * very run lets the spool delete it; two flushes at once are safe; `--param constructor=x` is an
  * unknown parameter. The same flows against the real API are in tests/spool-api.test.ts.

@@ -1,5 +1,5 @@
 /**
- * `tunelab run KEY --server MAJOR --envelope …` as a user runs it (issue 29 §2): the throwaway
+ * `tunelab run KEY --server MAJOR --envelope …` as a user runs it: the throwaway
  * server runs inside a cgroup, the probe inside it reports the envelope's tier, the run records the
  * envelope and its class says "emulated"; bad limits and a server of the user's are usage errors,
  * a runner that cannot use cgroups exits 7 — none of them measures or installs anything.

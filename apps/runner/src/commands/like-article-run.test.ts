@@ -1,5 +1,5 @@
 /**
- * `tunelab run KEY --server MAJOR --like-article` as a user runs it (issue 29 §2): the choice is
+ * `tunelab run KEY --server MAJOR --like-article` as a user runs it: the choice is
  * printed in one line, the run is an ordinary run with the chosen --param, --envelope and --set
  * (recorded as such, with a `like-article` note), and its class says "emulated". Every input it
  * cannot take is a usage error before anything is measured, installed or started.

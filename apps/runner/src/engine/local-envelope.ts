@@ -1,5 +1,5 @@
 /**
- * `--envelope` around a server of the user's (issue 29 §2: "where the runner may, the local
+ * `--envelope` around a server of the user's ("where the runner may, the local
  * MariaDB's server process"): a local MySQL/MariaDB server is one process, so moving it into the
  * envelope's cgroup moves every thread it has; it is moved back where it was when the run ends.
  * I/O limits only (plan.ts refuses a memory limit here: memory already charged elsewhere stays

@@ -1,5 +1,5 @@
 /**
- * Resource envelopes (issue 29 §2): the article's conditions on a smaller or faster machine. A
+ * Resource envelopes: the article's conditions on a smaller or faster machine. A
  * database server runs inside a cgroup with a memory limit (the page cache its reads fill is
  * charged to the cgroup, so a table larger than the limit is read from disk again) and block-I/O
  * limits in operations and bytes per second on the data directory's disk.

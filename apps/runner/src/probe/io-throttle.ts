@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /**
  * Throttles the disk writes of a local process (the database server) with cgroups, to make a
- * small fast machine disk-bound (issue 11). cgroup v1: the process moves into a child of its
+ * small fast machine disk-bound. cgroup v1: the process moves into a child of its
  * blkio cgroup with `blkio.throttle.write_bps_device`; v2: `io.max` of its own cgroup (`wbps=`).
  * Needs root. `remove()` puts everything back; v1 throttling covers direct I/O, which InnoDB
  * uses with innodb_flush_method = O_DIRECT (the default on MariaDB ≥ 10.6).

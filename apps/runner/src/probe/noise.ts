@@ -1,5 +1,5 @@
 /**
- * How noisy this machine is while a run measures (issue 28; contracts' noise.ts holds the shape,
+ * How noisy this machine is while a run measures (contracts' noise.ts holds the shape,
  * the thresholds and the flag). Before and after the measured window: a fixed CPU workload and
  * 8 kB writes each followed by fsync, repeated; during it: CPU steal (/proc/stat), the 1-minute
  * load average and the lateness of a 100 ms timer. The probes take a few tenths of a second on an

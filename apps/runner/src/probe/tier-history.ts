@@ -1,5 +1,5 @@
 /**
- * A machine's storage tier with memory (issue 40 §6): the runner keeps the last probes of each
+ * A machine's storage tier with memory: the runner keeps the last probes of each
  * filesystem it measured in a small JSON file (TUNELAB_PROBE_HISTORY, default
  * ~/.tunelab/probe-history.json) and the tier it decided. A new probe moves the tier only when
  * - its figures are clearly past the threshold: still in the new tier with every throughput figure

@@ -1,5 +1,5 @@
 /**
- * A disk figure measured in several short windows instead of one long one (issue 40 §6): a busy
+ * A disk figure measured in several short windows instead of one long one: a busy
  * moment (a backup, a test suite, a neighbour VM) slows some windows, not the disk. Each figure
  * keeps the best quartile of its windows — the lowest-latency quartile of fsync, the highest of
  * IOPS and MB/s — which is what the disk can do, not what one moment left of it. A window that is

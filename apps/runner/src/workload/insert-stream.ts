@@ -3,7 +3,7 @@ import { capabilityOf, type Capabilities, type DatabaseSession } from '../engine
 import type { OsReading, OsSampler } from '../probe/os-sampler.ts';
 
 /**
- * The insert stream of issue 11 (after the 2012 disk-bottleneck article and iibench): T
+ * The insert stream (after the 2012 disk-bottleneck article and iibench): T
  * connections insert deterministic rows into `test(NO auto_increment, EMAIL, NAME)` in
  * multi-row batches — one prepared statement per connection, always the same placeholder count —
  * until `rows` or `maxSeconds`. Every `sampleEveryRows` rows it records the interval rate and

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { axisUnit, distributionChart, lineChart } from './charts.ts';
 
-// Found by the POST /v1/runs property test (issue 13): a stored duration of 2.3e-53 s made
+// Found by the POST /v1/runs property test: a stored duration of 2.3e-53 s made
 // ECharts' tick computation fail an assertion and the site build exit 1 (outside production,
 // e.g. under the test runner); in production the axis lost its ticks. Such values are drawn in
 // units of a power of ten and labelled with their real values.
@@ -129,7 +129,7 @@ describe('a distribution of a fleet-sized group', () => {
   });
 });
 
-describe('axis ticks of a declared chart (issue 32 §3)', () => {
+describe('axis ticks of a declared chart', () => {
   it('have the digits that tell them apart, not the values’ "0 0 0"', async () => {
     const { tickFormat } = await import('./report-charts.ts');
     const tick = tickFormat({ decimals: 0 });

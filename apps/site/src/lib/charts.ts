@@ -4,7 +4,7 @@
  * JavaScript. Each chart gets a <title> and <desc> inside the SVG; the page wraps it in a
  * <figure role="img" aria-label> with a caption. A chart on a page is drawn once, at SCALABLE
  * px, and scales with the page (×1.33 at most on a desktop, ×0.75 on a 390 px phone), so its text
- * stays readable at both without drawing it twice (issue 32: the second drawing was a quarter of
+ * stays readable at both without drawing it twice (the second drawing was a quarter of
  * a scenario page's gzipped bytes). A chart file (chart-files.ts) still has a wide and a narrow one.
  *
  * Chart kinds: distribution (box + strip per variant), difference (forest plot per hardware

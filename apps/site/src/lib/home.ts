@@ -1,5 +1,5 @@
 /**
- * The home page's answers (issue 32): one line per scenario that answers — its strongest piece of
+ * The home page's answers: one line per scenario that answers — its strongest piece of
  * evidence, with the class, server versions, scale, absolute figures and the article's
  * comparability — ranked by the strength of the evidence, and a scenario × server version matrix
  * of verdict cells over every measured class and condition (nothing dropped). Everything here

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { labelsOf } from './load.ts';
 
-// Found by the POST /v1/runs property test (issue 13): a run of a known scenario with a variant
+// Found by the POST /v1/runs property test: a run of a known scenario with a variant
 // named `hasOwnProperty` made the scenario page render Object.prototype.hasOwnProperty as its
 // label, which Astro called: "Cannot convert undefined or null to object", site build exit 1.
 describe('variant labels', () => {

@@ -1,4 +1,4 @@
-// Issue 17 §1: the site build beside the process that owns the embedded results database.
+// The site build beside the process that owns the embedded results database.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { unitFor } from './units.ts';
 
-// Found by the POST /v1/runs property test (issue 13): names that are properties of every object.
+// Found by the POST /v1/runs property test: names that are properties of every object.
 describe('names that are properties of every object', () => {
   it('a metric unit called constructor is shown as is', () => {
     const u = unitFor('constructor', [1, 2, 3]);

@@ -1,6 +1,6 @@
 /**
  * The managed PostgreSQL majors are written in one place, SUPPORTED_POSTGRESQL_MAJORS in
- * @tunelab/contracts (issue 27): every README of the repository and every `--help` text that
+ * @tunelab/contracts: every README of the repository and every `--help` text that
  * names majors (a range such as 14–18 or a list such as 14, 15, 16, 17, 18, on a line about a
  * major or `--server`) must name exactly those.
  */
