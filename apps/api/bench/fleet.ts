@@ -28,6 +28,7 @@ import {
   parseBenchArgs,
   positiveInt,
   postgresTicks,
+  progressLines,
   processSeconds,
   startApiProcess,
   stopProcess,
@@ -107,6 +108,7 @@ async function main() {
   // ── queue the jobs ──
   const enqueueStarted = performance.now();
   let next = 0;
+  const queuing = progressLines('queue', () => ({ done: next, total: JOBS, unit: 'jobs' }));
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (next < JOBS) {
@@ -120,6 +122,7 @@ async function main() {
       }
     }),
   );
+  queuing.stop();
   const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
 
   // ── A agents claim until every job is taken ──
@@ -183,7 +186,14 @@ async function main() {
       await beat.arrayBuffer();
     }
   };
+  const claiming = progressLines('claim', () => ({
+    done: jobsSeen.size,
+    total: JOBS,
+    unit: 'jobs',
+    extra: `${AGENTS} agents, ${empty} empty answers, ${errors} errors`,
+  }));
   await Promise.all(Array.from({ length: AGENTS }, (_, i) => agent(i)));
+  claiming.stop();
   // Until the last job was handed out (agents then still waiting get 204 when their poll ends).
   const seconds = (lastClaimAt - started) / 1000;
   const cpu = { api: processSeconds(api?.pid) - cpu0.api, pg: pgSeconds() - cpu0.pg };
@@ -206,7 +216,13 @@ async function main() {
   // ── an idle fleet before and after a history of requested and cancelled jobs ──
   const before = await idlePhase(url, tokens);
   const historyStarted = performance.now();
-  for (let i = 0; i < HISTORY; i++) {
+  let requested = 0;
+  const history = progressLines('history', () => ({
+    done: requested,
+    total: HISTORY,
+    unit: 'jobs requested and cancelled',
+  }));
+  for (let i = 0; i < HISTORY; i++, requested++) {
     const res = await fetch(`${url}/v1/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
@@ -220,6 +236,7 @@ async function main() {
     });
     if (del.status !== 200) throw new Error(`DELETE /v1/jobs/${id}: ${del.status} ${await del.text()}`);
   }
+  history.stop();
   const historySeconds = (performance.now() - historyStarted) / 1000;
   const after = await idlePhase(url, tokens);
   const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
@@ -270,6 +287,11 @@ async function idlePhase(url: string, tokens: string[]) {
     while (performance.now() < until) await claim(tokens[i % tokens.length], 2);
   });
   const empties: number[] = [];
+  const ticking = progressLines('idle fleet', () => ({
+    done: Math.min(IDLE_SECONDS, (performance.now() - started) / 1000),
+    total: IDLE_SECONDS,
+    unit: 's of long polls',
+  }));
   const prober = (async () => {
     while (performance.now() < until) {
       const t0 = performance.now();
@@ -279,6 +301,7 @@ async function idlePhase(url: string, tokens: string[]) {
     }
   })();
   await Promise.all([...idle, prober]);
+  ticking.stop();
   const seconds = (performance.now() - started) / 1000;
   await new Promise((r) => setTimeout(r, 1500));
   const x1 = await transactions();
