@@ -128,7 +128,7 @@ describe('the How sure chart', () => {
       await page.setViewportSize({ width, height });
       {
         await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
-        const charts = page.locator('h2#differences ~ details.forest figure.chart');
+        const charts = page.locator('h2#differences ~ figure.chart');
         expect(await charts.count()).toBeGreaterThan(0);
         const tables = await page.locator('table.differences').all();
         for (let c = 0; c < tables.length; c++) {
@@ -137,7 +137,7 @@ describe('the How sure chart', () => {
           );
           // Every group has its own name: the class, the server and the scale.
           expect(new Set(expected).size, expected.join(' | ')).toBe(expected.length);
-          const sel = `h2#differences ~ details.forest figure.chart >> nth=${c}`;
+          const sel = `h2#differences ~ figure.chart >> nth=${c}`;
           const figure = page.locator(sel);
           await figure.scrollIntoViewIfNeeded();
           // To look at (outside the checkout): the chart as a reader sees it at this width.
