@@ -182,9 +182,13 @@ describe('site built from a results database with measured and published runs', 
     await page.goto(`${server.url}/`);
     await expect(page.locator('h1').textContent()).resolves.toContain('faster on hardware like yours');
     // The home page answers: one line per measured scenario, strongest evidence first, each with
-    // its verdict, both means, the class, the server and the agreement with the article.
-    const lines = page.locator('.answer-line');
+    // its verdict, both means, the class, the server and the agreement with the article; the
+    // scenario measured nowhere gets its article's own finding, said as such.
+    const lines = page.locator('.answer-line:not(.article-line)');
     expect(await lines.count()).toBe(4);
+    const articleLines = page.locator('.answer-line.article-line');
+    expect(await articleLines.count()).toBe(1);
+    await expect(articleLines.first().textContent()).resolves.toMatch(/the article found .+not yet measured here/is);
     await expect(lines.first().locator('.line-answer strong').textContent()).resolves.toMatch(/^prefer /);
     // The line's badge is its verdict's agreement: a line that says "not enough data yet" never
     // wears one with the article; a ratio the article published gets its own badge, named.
