@@ -66,12 +66,8 @@ const classOrder = (x: Answered, y: Answered) =>
   x.group.hardware.memoryGb - y.group.hardware.memoryGb ||
   x.group.hardware.class.localeCompare(y.group.hardware.class);
 
-/**
- * The scenario's pairs across hardware classes, from its per-group answers: groups that differ
- * only in the class (same scenario version, source, engine and release line, parameter values,
- * unit and sweep point) are put side by side.
- */
-export function answerClasses(groups: readonly Answered[]): ClassAnswers {
+/** The groups by conditions (all but the class), and per engine release line the classes measured. */
+function indexByConditions(groups: readonly Answered[]) {
   const byConditions = new Map<string, Answered[]>();
   const measuredOf = new Map<
     string,
@@ -101,7 +97,16 @@ export function answerClasses(groups: readonly Answered[]): ClassAnswers {
     ]);
     byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
+  return { byConditions, measuredOf };
+}
 
+/**
+ * The scenario's pairs across hardware classes, from its per-group answers: groups that differ
+ * only in the class (same scenario version, source, engine and release line, parameter values,
+ * unit and sweep point) are put side by side.
+ */
+export function answerClasses(groups: readonly Answered[]): ClassAnswers {
+  const { byConditions, measuredOf } = indexByConditions(groups);
   const pending: (Omit<
     ClassComparison,
     'interactions' | 'summary' | 'sameVerdict' | 'hardwareChangesAnswer' | 'verdictGroups' | 'changes'

@@ -49,11 +49,6 @@ function rowOf(a: Answered, pair: Answered['pairs'][number]): VersionRow {
 }
 
 /**
- * The scenario's pairs across engine major versions, from its per-group answers: groups that
- * differ only in the major (same class, scenario version, source, engine, parameter values and
- * sweep point) are put side by side, oldest major first.
- */
-/**
  * The groups by conditions (all but the major), the majors measured per class × engine, and the
  * release lines ("10.11") behind each engine's first numbers (what the majors hold), for the words.
  */
@@ -87,6 +82,11 @@ function indexByConditions(groups: readonly Answered[]) {
   return { byConditions, majors, releases };
 }
 
+/**
+ * The scenario's pairs across engine major versions, from its per-group answers: groups that
+ * differ only in the major (same class, scenario version, source, engine, parameter values and
+ * sweep point) are put side by side, oldest major first.
+ */
 export function answerVersions(groups: readonly Answered[]): VersionAnswers {
   const { byConditions, majors, releases } = indexByConditions(groups);
   const pending: (Omit<VersionComparison, 'interactions' | 'summary' | 'sameVerdict' | 'versionChangesAnswer'> & {
