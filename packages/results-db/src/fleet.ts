@@ -252,15 +252,26 @@ function toJob(row: JobRow, viewer: JobViewer = 'operator'): Job {
 
 const affected = (r: object) => ('affected' in r && typeof r.affected === 'number' ? r.affected : 0);
 
-export type Fleet = ReturnType<typeof createFleet>;
+type Waiter = { eligible: (queue: string) => boolean; wake: () => void };
 
-export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, options: FleetOptions = {}) {
-  const lease = Math.max(10, Math.round(options.leaseSeconds ?? 90));
-  const retryLimit = options.retryLimit ?? 3;
-  const jobTimeout = options.jobTimeoutSeconds ?? 6 * 3600;
-  const pollMs = options.pollMs ?? 2000;
-  const scenariosDir = options.scenariosDir ?? DEFAULT_SCENARIOS_DIR;
-  const sql: SqlRunner = conn.sql;
+/** What every step of a fleet shares: its settings, its pg-boss and the state of this process's queue. */
+type FleetContext = {
+  lease: number;
+  retryLimit: number;
+  jobTimeout: number;
+  pollMs: number;
+  scenariosDir: string;
+  sql: SqlRunner;
+  boss: PgBoss;
+  knownQueues: Set<string>;
+  criteria: { at: number; rows: QueueCriteria[] };
+  waiters: Set<Waiter>;
+  scenarioCache: Map<string, { at: number; scenario: LoadedScenario | null }>;
+  stopped: boolean;
+};
+
+/** pg-boss in the results database: its own pool on PostgreSQL, the embedded PGlite otherwise. */
+function createBoss(conn: Pick<Connection, 'queueTarget'>, options: FleetOptions, lease: number): PgBoss {
   const bossOptions = {
     schema: FLEET_SCHEMA,
     // The supervisor notices a lapsed lease within a fifth of it.
@@ -279,207 +290,416 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
           max: options.poolSize ?? 4,
         });
   boss.on('error', (err: Error) => options.onError?.(err));
+  return boss;
+}
 
-  const knownQueues = new Set<string>();
-  let criteria: { at: number; rows: QueueCriteria[] } = { at: 0, rows: [] };
-  const waiters = new Set<{ eligible: (queue: string) => boolean; wake: () => void }>();
-  const scenarioCache = new Map<string, { at: number; scenario: LoadedScenario | null }>();
-  let stopped = false;
-
-  async function scenarioByKey(key: string): Promise<LoadedScenario | null> {
-    const hit = scenarioCache.get(key);
-    if (hit && Date.now() - hit.at < 10_000) return hit.scenario;
-    const dir = (await listScenarioDirs(scenariosDir)).find((d) => d.replace(/\/+$/, '').split('/').pop() === key);
-    const scenario = dir ? await loadScenario(dir) : null;
-    scenarioCache.set(key, { at: Date.now(), scenario });
-    return scenario;
-  }
-
-  async function ensureQueue(queue: string) {
-    if (knownQueues.has(queue)) return;
-    await boss.createQueue(queue, {
-      retryLimit,
-      retryDelay: 5,
-      retryBackoff: true,
-      retryDelayMax: 600,
-      heartbeatSeconds: lease,
-      expireInSeconds: jobTimeout,
-      // Job history is the fleet's record: never deleted by pg-boss's maintenance.
-      deleteAfterSeconds: 0,
-    });
-    knownQueues.add(queue);
-  }
-
-  async function queueCriteria(): Promise<QueueCriteria[]> {
-    if (Date.now() - criteria.at < 1000) return criteria.rows;
-    const rows = await sql.query<{
-      queue: string;
-      engine: string;
-      server_major: number | null;
-      for_kind: string;
-      for_value: string | null;
-    }>(
-      // Only queues with a job waiting to be claimed: the cost of a claim must not grow with the
-      // history of jobs (finished, cancelled or failed jobs' queues are never fetched from).
-      `SELECT DISTINCT f.queue, f.engine, f.server_major, f.for_kind, f.for_value
-         FROM fleet_jobs f JOIN ${FLEET_SCHEMA}.job j ON j.id = f.id AND j.name = f.queue
-        WHERE f.run_id IS NULL AND j.state IN ('created', 'retry')`,
-      [],
-    );
-    criteria = {
-      at: Date.now(),
-      rows: rows.map((r) => ({
-        queue: r.queue,
-        engines: r.engine.split(','),
-        server: r.server_major,
-        kind: r.for_kind,
-        value: r.for_value,
-      })),
-    };
-    return criteria.rows;
-  }
-
-  const SPECIFICITY: Record<string, number> = { runner: 0, labels: 1, class: 2, any: 3 };
-
-  function matcher(agent: AgentIdentity) {
-    const hardwareClass = hardwareClassOf(agent.hardware);
-    return (c: QueueCriteria) => {
-      if (!c.engines.includes(agent.engine)) return false;
-      if (c.server !== null && c.server !== agent.server) return false;
-      if (c.kind === 'class') return c.value === hardwareClass;
-      if (c.kind === 'runner') return c.value === agent.runnerName;
-      if (c.kind === 'labels') return (c.value ?? '').split(',').every((l) => agent.labels.includes(l));
-      return true;
-    };
-  }
-
-  async function rowById(id: string): Promise<JobRow | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-    const [row] = await sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM ${JOB_FROM} WHERE f.id = $1`, [id]);
-    return row ?? null;
-  }
-
-  function wakeOne(queue: string) {
-    for (const w of waiters) {
-      if (w.eligible(queue)) {
-        waiters.delete(w);
-        w.wake();
-        return;
-      }
-    }
-  }
-
-  async function tryClaim(agent: AgentIdentity): Promise<ClaimedJob | null> {
-    const fits = matcher(agent);
-    const queues = (await queueCriteria())
-      .filter(fits)
-      .sort((a, b) => (SPECIFICITY[a.kind] ?? 9) - (SPECIFICITY[b.kind] ?? 9));
-    for (const { queue } of queues) {
-      await ensureQueue(queue);
-      for (;;) {
-        const [job] = await boss.fetch(queue, { batchSize: 1 });
-        if (!job) break;
-        const [row] = await sql.query<Pick<JobRow, 'run_id' | 'scenario_key' | 'params' | 'repetitions'>>(
-          'UPDATE fleet_jobs SET claimed_by = $2 WHERE id = $1 RETURNING run_id, scenario_key, params, repetitions',
-          [job.id, agent.runnerName],
-        );
-        if (!row) continue;
-        if (row.run_id) {
-          // Already answered by a run that arrived while the job waited for a retry: done.
-          await boss.complete(queue, { id: job.id, retryCount: job.retryCount }, { runId: row.run_id });
-          continue;
-        }
-        return {
-          id: job.id,
-          attempt: job.retryCount,
-          scenario: row.scenario_key,
-          params: row.params,
-          repetitions: row.repetitions,
-          heartbeatSeconds: Math.max(1, Math.floor(lease / 3)),
-          leaseSeconds: lease,
-        };
-      }
-    }
-    return null;
-  }
-
-  /** The job row of an agent's call, checked to be this agent's current attempt. */
-  async function ownRow(id: string, runnerName: string): Promise<JobRow> {
-    const row = await rowById(id);
-    if (!row) throw new JobConflictError(`no job with id ${id}`);
-    if (row.claimed_by !== runnerName) throw new JobConflictError(`job ${id} is not claimed by ${runnerName}`);
-    return row;
-  }
-
+function createFleetContext(conn: Pick<Connection, 'sql' | 'queueTarget'>, options: FleetOptions): FleetContext {
+  const lease = Math.max(10, Math.round(options.leaseSeconds ?? 90));
   return {
-    leaseSeconds: lease,
+    lease,
+    retryLimit: options.retryLimit ?? 3,
+    jobTimeout: options.jobTimeoutSeconds ?? 6 * 3600,
+    pollMs: options.pollMs ?? 2000,
+    scenariosDir: options.scenariosDir ?? DEFAULT_SCENARIOS_DIR,
+    sql: conn.sql,
+    boss: createBoss(conn, options, lease),
+    knownQueues: new Set<string>(),
+    criteria: { at: 0, rows: [] },
+    waiters: new Set<Waiter>(),
+    scenarioCache: new Map(),
+    stopped: false,
+  };
+}
+
+async function scenarioByKey(ctx: FleetContext, key: string): Promise<LoadedScenario | null> {
+  const hit = ctx.scenarioCache.get(key);
+  if (hit && Date.now() - hit.at < 10_000) return hit.scenario;
+  const dir = (await listScenarioDirs(ctx.scenariosDir)).find((d) => d.replace(/\/+$/, '').split('/').pop() === key);
+  const scenario = dir ? await loadScenario(dir) : null;
+  ctx.scenarioCache.set(key, { at: Date.now(), scenario });
+  return scenario;
+}
+
+async function ensureQueue(ctx: FleetContext, queue: string) {
+  if (ctx.knownQueues.has(queue)) return;
+  await ctx.boss.createQueue(queue, {
+    retryLimit: ctx.retryLimit,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    heartbeatSeconds: ctx.lease,
+    expireInSeconds: ctx.jobTimeout,
+    // Job history is the fleet's record: never deleted by pg-boss's maintenance.
+    deleteAfterSeconds: 0,
+  });
+  ctx.knownQueues.add(queue);
+}
+
+async function queueCriteria(ctx: FleetContext): Promise<QueueCriteria[]> {
+  if (Date.now() - ctx.criteria.at < 1000) return ctx.criteria.rows;
+  const rows = await ctx.sql.query<{
+    queue: string;
+    engine: string;
+    server_major: number | null;
+    for_kind: string;
+    for_value: string | null;
+  }>(
+    // Only queues with a job waiting to be claimed: the cost of a claim must not grow with the
+    // history of jobs (finished, cancelled or failed jobs' queues are never fetched from).
+    `SELECT DISTINCT f.queue, f.engine, f.server_major, f.for_kind, f.for_value
+       FROM fleet_jobs f JOIN ${FLEET_SCHEMA}.job j ON j.id = f.id AND j.name = f.queue
+      WHERE f.run_id IS NULL AND j.state IN ('created', 'retry')`,
+    [],
+  );
+  ctx.criteria = {
+    at: Date.now(),
+    rows: rows.map((r) => ({
+      queue: r.queue,
+      engines: r.engine.split(','),
+      server: r.server_major,
+      kind: r.for_kind,
+      value: r.for_value,
+    })),
+  };
+  return ctx.criteria.rows;
+}
+
+const SPECIFICITY: Record<string, number> = { runner: 0, labels: 1, class: 2, any: 3 };
+
+function matcher(agent: AgentIdentity) {
+  const hardwareClass = hardwareClassOf(agent.hardware);
+  return (c: QueueCriteria) => {
+    if (!c.engines.includes(agent.engine)) return false;
+    if (c.server !== null && c.server !== agent.server) return false;
+    if (c.kind === 'class') return c.value === hardwareClass;
+    if (c.kind === 'runner') return c.value === agent.runnerName;
+    if (c.kind === 'labels') return (c.value ?? '').split(',').every((l) => agent.labels.includes(l));
+    return true;
+  };
+}
+
+async function rowById(sql: SqlRunner, id: string): Promise<JobRow | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const [row] = await sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM ${JOB_FROM} WHERE f.id = $1`, [id]);
+  return row ?? null;
+}
+
+function wakeOne(ctx: FleetContext, queue: string) {
+  for (const w of ctx.waiters) {
+    if (w.eligible(queue)) {
+      ctx.waiters.delete(w);
+      w.wake();
+      return;
+    }
+  }
+}
+
+/** The next job of `queue` this agent now holds, skipping jobs a run already answered; null when the queue is empty. */
+async function claimFromQueue(ctx: FleetContext, queue: string, agent: AgentIdentity): Promise<ClaimedJob | null> {
+  for (;;) {
+    const [job] = await ctx.boss.fetch(queue, { batchSize: 1 });
+    if (!job) return null;
+    const [row] = await ctx.sql.query<Pick<JobRow, 'run_id' | 'scenario_key' | 'params' | 'repetitions'>>(
+      'UPDATE fleet_jobs SET claimed_by = $2 WHERE id = $1 RETURNING run_id, scenario_key, params, repetitions',
+      [job.id, agent.runnerName],
+    );
+    if (!row) continue;
+    if (row.run_id) {
+      // Already answered by a run that arrived while the job waited for a retry: done.
+      await ctx.boss.complete(queue, { id: job.id, retryCount: job.retryCount }, { runId: row.run_id });
+      continue;
+    }
+    return {
+      id: job.id,
+      attempt: job.retryCount,
+      scenario: row.scenario_key,
+      params: row.params,
+      repetitions: row.repetitions,
+      heartbeatSeconds: Math.max(1, Math.floor(ctx.lease / 3)),
+      leaseSeconds: ctx.lease,
+    };
+  }
+}
+
+async function tryClaim(ctx: FleetContext, agent: AgentIdentity): Promise<ClaimedJob | null> {
+  const fits = matcher(agent);
+  const queues = (await queueCriteria(ctx))
+    .filter(fits)
+    .sort((a, b) => (SPECIFICITY[a.kind] ?? 9) - (SPECIFICITY[b.kind] ?? 9));
+  for (const { queue } of queues) {
+    await ensureQueue(ctx, queue);
+    const job = await claimFromQueue(ctx, queue, agent);
+    if (job) return job;
+  }
+  return null;
+}
+
+/** Resolves when a job fitting the agent is queued here, the poll interval or the deadline passes, or `signal` aborts. */
+function waitForJob(
+  ctx: FleetContext,
+  fits: (c: QueueCriteria) => boolean,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const waiter = {
+      eligible: (queue: string) => {
+        const c = ctx.criteria.rows.find((r) => r.queue === queue);
+        return !c || fits(c);
+      },
+      wake: () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', waiter.wake);
+        ctx.waiters.delete(waiter);
+        resolve();
+      },
+    };
+    const timer = setTimeout(waiter.wake, Math.min(ctx.pollMs, Math.max(0, deadline - Date.now())));
+    signal?.addEventListener('abort', waiter.wake, { once: true });
+    ctx.waiters.add(waiter);
+  });
+}
+
+async function claim(
+  ctx: FleetContext,
+  agent: AgentIdentity,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<ClaimedJob | null> {
+  const deadline = Date.now() + waitMs;
+  const fits = matcher(agent);
+  for (;;) {
+    if (ctx.stopped) return null;
+    const job = await tryClaim(ctx, agent);
+    if (job || ctx.stopped || Date.now() >= deadline || signal?.aborted) return job;
+    await waitForJob(ctx, fits, deadline, signal);
+  }
+}
+
+/** The job row of an agent's call, checked to be this agent's current attempt. */
+async function ownRow(sql: SqlRunner, id: string, runnerName: string): Promise<JobRow> {
+  const row = await rowById(sql, id);
+  if (!row) throw new JobConflictError(`no job with id ${id}`);
+  if (row.claimed_by !== runnerName) throw new JobConflictError(`job ${id} is not claimed by ${runnerName}`);
+  return row;
+}
+
+async function stopFleet(ctx: FleetContext): Promise<void> {
+  ctx.stopped = true;
+  for (const w of ctx.waiters) w.wake();
+  ctx.waiters.clear();
+  await ctx.boss.stop({ graceful: false, close: true, timeout: 2000 });
+}
+
+/** The request's parameters, each checked against the scenario's own parameter schema. */
+function checkedParams(scenario: LoadedScenario, req: JobRequest): Record<string, string | number | boolean> {
+  const params: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(req.params)) {
+    const r = resolveParams(scenario.doc.params, { [name]: String(value) });
+    if (!r.ok) throw new JobRequestError(`/params/${name}`, r.errors.join('; '));
+    params[name] = value;
+  }
+  return params;
+}
+
+/** Which agents a request is for, as stored: kind (any, class, runner, labels) and value (labels sorted). */
+function targetKindOf(target: JobRequest['for']): { kind: string; value: string | null } {
+  const kind = !target ? 'any' : 'class' in target ? 'class' : 'runner' in target ? 'runner' : 'labels';
+  const value = !target
+    ? null
+    : 'class' in target
+      ? target.class
+      : 'runner' in target
+        ? target.runner
+        : [...new Set(target.labels)].sort().join(',');
+  return { kind, value };
+}
+
+async function requestJob(ctx: FleetContext, req: JobRequest, requestedBy: string | null): Promise<Job> {
+  const scenario = await scenarioByKey(ctx, req.scenario);
+  if (!scenario) throw new JobRequestError('/scenario', `no scenario "${req.scenario}"`);
+  const params = checkedParams(scenario, req);
+  const engines = scenario.doc.target ? [scenario.doc.target.managed] : scenario.doc.engines;
+  checkJobServer(req.scenario, engines, req.server);
+  const { kind, value } = targetKindOf(req.for);
+  const server = req.server ?? null;
+  const queue = `fleet/${sha256Hex(JSON.stringify([engines, server, kind, value])).slice(0, 16)}`;
+  const id = randomUUID();
+  await ensureQueue(ctx, queue);
+  await ctx.sql.query(
+    `INSERT INTO fleet_jobs (id, queue, scenario_key, params, repetitions, engine, server_major, for_kind, for_value, priority, requested_by)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      id,
+      queue,
+      req.scenario,
+      JSON.stringify(params),
+      req.repetitions ?? null,
+      engines.join(','),
+      server,
+      kind,
+      value,
+      req.priority,
+      requestedBy,
+    ],
+  );
+  try {
+    await ctx.boss.send(queue, { scenario: req.scenario }, { id, priority: req.priority });
+  } catch (err) {
+    await ctx.sql.query('DELETE FROM fleet_jobs WHERE id = $1', [id]).catch(() => undefined);
+    throw err;
+  }
+  ctx.criteria.at = 0;
+  wakeOne(ctx, queue);
+  const row = await rowById(ctx.sql, id);
+  if (!row) throw new Error(`job ${id} vanished after it was queued`);
+  return toJob(row);
+}
+
+async function listJobs(
+  sql: SqlRunner,
+  q: { state?: JobState | undefined; scenario?: string | undefined; limit: number },
+  viewer: JobViewer,
+): Promise<Job[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.scenario) {
+    params.push(q.scenario);
+    where.push(`f.scenario_key = $${params.length}`);
+  }
+  const stateSql: Record<JobState, string> = {
+    queued: `f.run_id IS NULL AND (j.state IS NULL OR j.state::text IN ('created', 'retry'))`,
+    active: `f.run_id IS NULL AND j.state::text = 'active'`,
+    completed: `(f.run_id IS NOT NULL OR j.state::text = 'completed')`,
+    failed: `f.run_id IS NULL AND j.state::text = 'failed'`,
+    cancelled: `f.run_id IS NULL AND j.state::text = 'cancelled'`,
+  };
+  if (q.state) where.push(stateSql[q.state]);
+  params.push(q.limit);
+  const rows = await sql.query<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM ${JOB_FROM} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY f.created_at DESC, f.id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map((r) => toJob(r, viewer));
+}
+
+async function cancelJob(ctx: FleetContext, id: string): Promise<Job | null> {
+  const row = await rowById(ctx.sql, id);
+  if (!row) return null;
+  if (!row.run_id) await ctx.boss.cancel(row.queue, id);
+  return toJob((await rowById(ctx.sql, id)) ?? row);
+}
+
+async function heartbeat(
+  ctx: FleetContext,
+  id: string,
+  attempt: number,
+  runnerName: string,
+): Promise<{ state: JobState; stop: boolean }> {
+  const row = await ownRow(ctx.sql, id, runnerName);
+  if (!row.run_id) {
+    const r = await ctx.boss.touch(row.queue, { id, retryCount: attempt });
+    if (affected(r) > 0) return { state: 'active', stop: false };
+  }
+  const now = (await rowById(ctx.sql, id)) ?? row;
+  return { state: stateOf(now), stop: true };
+}
+
+async function failJob(
+  ctx: FleetContext,
+  id: string,
+  attempt: number,
+  runnerName: string,
+  error: string,
+): Promise<Job> {
+  const row = await ownRow(ctx.sql, id, runnerName);
+  const r = await ctx.boss.fail(row.queue, { id, retryCount: attempt }, { error });
+  if (affected(r) === 0) throw new JobConflictError(`job ${id} attempt ${attempt} is not active any more`);
+  return toJob((await rowById(ctx.sql, id)) ?? row);
+}
+
+async function releaseJob(ctx: FleetContext, id: string, attempt: number, runnerName: string): Promise<Job> {
+  const row = await ownRow(ctx.sql, id, runnerName);
+  const r = await ctx.boss.cancel(row.queue, { id, retryCount: attempt });
+  if (affected(r) === 0) throw new JobConflictError(`job ${id} attempt ${attempt} is not active any more`);
+  await ctx.boss.resume(row.queue, id);
+  wakeOne(ctx, row.queue);
+  return toJob((await rowById(ctx.sql, id)) ?? row);
+}
+
+/** Why the job of `row` cannot take this runner's run, or null when it may reserve the slot. */
+function slotRefusal(row: JobRow, jobId: string, runnerName: string, run: RunForJob): RunSlot | null {
+  const state = stateOf(row);
+  if (state === 'cancelled' || state === 'failed' || state === 'completed')
+    return { status: 'not-yours', reason: `job ${jobId} is ${state}` };
+  if (row.claimed_by === null) return { status: 'not-yours', reason: `job ${jobId} was never claimed by an agent` };
+  if (row.claimed_by !== runnerName) return { status: 'not-yours', reason: `job ${jobId} is held by another agent` };
+  const mismatch = mismatchOf(row, run);
+  if (mismatch) return { status: 'mismatch', ...mismatch };
+  return null;
+}
+
+async function reserveRunSlot(
+  sql: SqlRunner,
+  jobId: string,
+  runKey: string,
+  runnerName: string,
+  run: RunForJob,
+): Promise<RunSlot> {
+  const row = await rowById(sql, jobId);
+  if (!row) return { status: 'unknown-job' };
+  // The run that answered it, sent again (a retry whose answer was lost): the ingest replays it.
+  if (row.run_id) return row.run_key === runKey ? { status: 'ours' } : { status: 'taken', runId: row.run_id };
+  const refusal = slotRefusal(row, jobId, runnerName, run);
+  if (refusal) return refusal;
+  const mine = await sql.query<{ id: string }>(
+    `UPDATE fleet_jobs SET run_key = $2
+      WHERE id = $1 AND claimed_by = $3 AND run_id IS NULL AND (run_key IS NULL OR run_key = $2) RETURNING id`,
+    [jobId, runKey, runnerName],
+  );
+  if (mine.length > 0) return { status: 'ours' };
+  const [now] = await sql.query<{ run_id: string | null; claimed_by: string | null }>(
+    'SELECT run_id, claimed_by FROM fleet_jobs WHERE id = $1',
+    [jobId],
+  );
+  if (now && now.claimed_by !== runnerName)
+    return { status: 'not-yours', reason: `job ${jobId} is held by another agent` };
+  return { status: 'taken', runId: now?.run_id ?? null };
+}
+
+async function completeWithRun(ctx: FleetContext, jobId: string, runKey: string, runId: string): Promise<void> {
+  const [row] = await ctx.sql.query<{ queue: string }>(
+    'UPDATE fleet_jobs SET run_id = $3 WHERE id = $1 AND run_key = $2 RETURNING queue',
+    [jobId, runKey, runId],
+  );
+  if (!row) return;
+  const done = await ctx.boss.complete(row.queue, jobId, { runId });
+  if (affected(done) === 0) await ctx.boss.cancel(row.queue, jobId);
+}
+
+export type Fleet = ReturnType<typeof createFleet>;
+
+/** The fleet's queue as an object; each method is one of the steps above on this fleet's context. */
+export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, options: FleetOptions = {}) {
+  const ctx = createFleetContext(conn, options);
+  const { sql } = ctx;
+  return {
+    leaseSeconds: ctx.lease,
     async start() {
-      await boss.start();
+      await ctx.boss.start();
     },
     async stop() {
-      stopped = true;
-      for (const w of waiters) w.wake();
-      waiters.clear();
-      await boss.stop({ graceful: false, close: true, timeout: 2000 });
+      await stopFleet(ctx);
     },
 
     /** Checks the request against the scenario's own parameter schema, stores it and queues it. */
     async requestJob(req: JobRequest, requestedBy: string | null): Promise<Job> {
-      const scenario = await scenarioByKey(req.scenario);
-      if (!scenario) throw new JobRequestError('/scenario', `no scenario "${req.scenario}"`);
-      const params: Record<string, string | number | boolean> = {};
-      for (const [name, value] of Object.entries(req.params)) {
-        const r = resolveParams(scenario.doc.params, { [name]: String(value) });
-        if (!r.ok) throw new JobRequestError(`/params/${name}`, r.errors.join('; '));
-        params[name] = value;
-      }
-      const engines = scenario.doc.target ? [scenario.doc.target.managed] : scenario.doc.engines;
-      checkJobServer(req.scenario, engines, req.server);
-      const target = req.for;
-      const kind = !target ? 'any' : 'class' in target ? 'class' : 'runner' in target ? 'runner' : 'labels';
-      const value = !target
-        ? null
-        : 'class' in target
-          ? target.class
-          : 'runner' in target
-            ? target.runner
-            : [...new Set(target.labels)].sort().join(',');
-      const server = req.server ?? null;
-      const queue = `fleet/${sha256Hex(JSON.stringify([engines, server, kind, value])).slice(0, 16)}`;
-      const id = randomUUID();
-      await ensureQueue(queue);
-      await sql.query(
-        `INSERT INTO fleet_jobs (id, queue, scenario_key, params, repetitions, engine, server_major, for_kind, for_value, priority, requested_by)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          id,
-          queue,
-          req.scenario,
-          JSON.stringify(params),
-          req.repetitions ?? null,
-          engines.join(','),
-          server,
-          kind,
-          value,
-          req.priority,
-          requestedBy,
-        ],
-      );
-      try {
-        await boss.send(queue, { scenario: req.scenario }, { id, priority: req.priority });
-      } catch (err) {
-        await sql.query('DELETE FROM fleet_jobs WHERE id = $1', [id]).catch(() => undefined);
-        throw err;
-      }
-      criteria.at = 0;
-      wakeOne(queue);
-      const row = await rowById(id);
-      if (!row) throw new Error(`job ${id} vanished after it was queued`);
-      return toJob(row);
+      return requestJob(ctx, req, requestedBy);
     },
 
     async getJob(id: string, viewer: JobViewer = 'operator'): Promise<Job | null> {
-      const row = await rowById(id);
+      const row = await rowById(sql, id);
       return row ? toJob(row, viewer) : null;
     },
 
@@ -487,35 +707,12 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
       q: { state?: JobState | undefined; scenario?: string | undefined; limit: number },
       viewer: JobViewer = 'operator',
     ): Promise<Job[]> {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (q.scenario) {
-        params.push(q.scenario);
-        where.push(`f.scenario_key = $${params.length}`);
-      }
-      const stateSql: Record<JobState, string> = {
-        queued: `f.run_id IS NULL AND (j.state IS NULL OR j.state::text IN ('created', 'retry'))`,
-        active: `f.run_id IS NULL AND j.state::text = 'active'`,
-        completed: `(f.run_id IS NOT NULL OR j.state::text = 'completed')`,
-        failed: `f.run_id IS NULL AND j.state::text = 'failed'`,
-        cancelled: `f.run_id IS NULL AND j.state::text = 'cancelled'`,
-      };
-      if (q.state) where.push(stateSql[q.state]);
-      params.push(q.limit);
-      const rows = await sql.query<JobRow>(
-        `SELECT ${JOB_COLUMNS} FROM ${JOB_FROM} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY f.created_at DESC, f.id DESC LIMIT $${params.length}`,
-        params,
-      );
-      return rows.map((r) => toJob(r, viewer));
+      return listJobs(sql, q, viewer);
     },
 
     /** Cancels a queued or active job (its agent stops at its next heartbeat). Null: no such job. */
     async cancelJob(id: string): Promise<Job | null> {
-      const row = await rowById(id);
-      if (!row) return null;
-      if (!row.run_id) await boss.cancel(row.queue, id);
-      return toJob((await rowById(id)) ?? row);
+      return cancelJob(ctx, id);
     },
 
     /**
@@ -523,58 +720,21 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
      * this process queues a fitting job, and polling every `pollMs` for the others.
      */
     async claim(agent: AgentIdentity, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob | null> {
-      const deadline = Date.now() + waitMs;
-      const fits = matcher(agent);
-      for (;;) {
-        if (stopped) return null;
-        const job = await tryClaim(agent);
-        if (job || stopped || Date.now() >= deadline || signal?.aborted) return job;
-        await new Promise<void>((resolve) => {
-          const waiter = {
-            eligible: (queue: string) => {
-              const c = criteria.rows.find((r) => r.queue === queue);
-              return !c || fits(c);
-            },
-            wake: () => {
-              clearTimeout(timer);
-              signal?.removeEventListener('abort', waiter.wake);
-              waiters.delete(waiter);
-              resolve();
-            },
-          };
-          const timer = setTimeout(waiter.wake, Math.min(pollMs, Math.max(0, deadline - Date.now())));
-          signal?.addEventListener('abort', waiter.wake, { once: true });
-          waiters.add(waiter);
-        });
-      }
+      return claim(ctx, agent, waitMs, signal);
     },
 
     async heartbeat(id: string, attempt: number, runnerName: string): Promise<{ state: JobState; stop: boolean }> {
-      const row = await ownRow(id, runnerName);
-      if (!row.run_id) {
-        const r = await boss.touch(row.queue, { id, retryCount: attempt });
-        if (affected(r) > 0) return { state: 'active', stop: false };
-      }
-      const now = (await rowById(id)) ?? row;
-      return { state: stateOf(now), stop: true };
+      return heartbeat(ctx, id, attempt, runnerName);
     },
 
     /** The runner's own sentence; pg-boss retries the job (with backoff) until the retry limit. */
     async failJob(id: string, attempt: number, runnerName: string, error: string): Promise<Job> {
-      const row = await ownRow(id, runnerName);
-      const r = await boss.fail(row.queue, { id, retryCount: attempt }, { error });
-      if (affected(r) === 0) throw new JobConflictError(`job ${id} attempt ${attempt} is not active any more`);
-      return toJob((await rowById(id)) ?? row);
+      return failJob(ctx, id, attempt, runnerName, error);
     },
 
     /** Gives the job back (agent shutting down): queued again at once, no attempt counted as failed. */
     async releaseJob(id: string, attempt: number, runnerName: string): Promise<Job> {
-      const row = await ownRow(id, runnerName);
-      const r = await boss.cancel(row.queue, { id, retryCount: attempt });
-      if (affected(r) === 0) throw new JobConflictError(`job ${id} attempt ${attempt} is not active any more`);
-      await boss.resume(row.queue, id);
-      wakeOne(row.queue);
-      return toJob((await rowById(id)) ?? row);
+      return releaseJob(ctx, id, attempt, runnerName);
     },
 
     /**
@@ -584,31 +744,7 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
      * run answered (or is answering) the job.
      */
     async reserveRunSlot(jobId: string, runKey: string, runnerName: string, run: RunForJob): Promise<RunSlot> {
-      const row = await rowById(jobId);
-      if (!row) return { status: 'unknown-job' };
-      // The run that answered it, sent again (a retry whose answer was lost): the ingest replays it.
-      if (row.run_id) return row.run_key === runKey ? { status: 'ours' } : { status: 'taken', runId: row.run_id };
-      const state = stateOf(row);
-      if (state === 'cancelled' || state === 'failed' || state === 'completed')
-        return { status: 'not-yours', reason: `job ${jobId} is ${state}` };
-      if (row.claimed_by === null) return { status: 'not-yours', reason: `job ${jobId} was never claimed by an agent` };
-      if (row.claimed_by !== runnerName)
-        return { status: 'not-yours', reason: `job ${jobId} is held by another agent` };
-      const mismatch = mismatchOf(row, run);
-      if (mismatch) return { status: 'mismatch', ...mismatch };
-      const mine = await sql.query<{ id: string }>(
-        `UPDATE fleet_jobs SET run_key = $2
-          WHERE id = $1 AND claimed_by = $3 AND run_id IS NULL AND (run_key IS NULL OR run_key = $2) RETURNING id`,
-        [jobId, runKey, runnerName],
-      );
-      if (mine.length > 0) return { status: 'ours' };
-      const [now] = await sql.query<{ run_id: string | null; claimed_by: string | null }>(
-        'SELECT run_id, claimed_by FROM fleet_jobs WHERE id = $1',
-        [jobId],
-      );
-      if (now && now.claimed_by !== runnerName)
-        return { status: 'not-yours', reason: `job ${jobId} is held by another agent` };
-      return { status: 'taken', runId: now?.run_id ?? null };
+      return reserveRunSlot(sql, jobId, runKey, runnerName, run);
     },
 
     /** The ingest failed: the slot is free again. */
@@ -621,13 +757,7 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
 
     /** The run answering the job is stored: the job completes (or, not active, is withdrawn from the queue). */
     async completeWithRun(jobId: string, runKey: string, runId: string): Promise<void> {
-      const [row] = await sql.query<{ queue: string }>(
-        'UPDATE fleet_jobs SET run_id = $3 WHERE id = $1 AND run_key = $2 RETURNING queue',
-        [jobId, runKey, runId],
-      );
-      if (!row) return;
-      const done = await boss.complete(row.queue, jobId, { runId });
-      if (affected(done) === 0) await boss.cancel(row.queue, jobId);
+      await completeWithRun(ctx, jobId, runKey, runId);
     },
   };
 }
