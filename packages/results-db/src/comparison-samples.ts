@@ -42,45 +42,52 @@ type RunRow = {
   noise: unknown;
 };
 
+type SampleValueRow = {
+  variant: string;
+  repetition: number;
+  position: number | null;
+  value: number;
+  unit: string;
+  run_id: string;
+  scenario_version_id: string;
+  hardware_profile_id: string;
+  point_param: string | null;
+  point_value: number | null;
+};
+
 const PROFILE_COLUMNS = Prisma.sql`id::text, fingerprint, hardware_class, cpu_model, storage_kind, physical_cores, memory_bytes::float8 AS memory_bytes`;
 
-/**
- * Reads the samples behind a comparison in single-table statements, each an index lookup:
- * versions and profiles first (small tables), then samples by the comparison index, then the
- * runs those samples belong to by primary key. Separate statements keep the planner from
- * trading the primary-key lookups for a hash join over every run when its row estimate is high.
- */
-export async function loadSamples(
-  prisma: PrismaClient,
-  q: Filters,
-  /** Only these runs' samples (read by the run's index), e.g. the runs new since a site build. */
-  runIds?: readonly string[],
-): Promise<SampleRow[]> {
-  if (runIds?.length === 0) return [];
-  const versions = await prisma.$queryRaw<VersionRow[]>`
+function loadVersions(prisma: PrismaClient, q: Filters): Promise<VersionRow[]> {
+  return prisma.$queryRaw<VersionRow[]>`
     SELECT v.id::text, s.key AS scenario_key, v.version_hash, v.comparisons
     FROM scenario_versions v JOIN scenarios s ON s.id = v.scenario_id
     ${q.scenario !== undefined ? Prisma.sql`WHERE s.key = ${q.scenario}` : Prisma.empty}`;
-  if (versions.length === 0) return [];
+}
 
-  let profiles: ProfileRow[] | null = null;
-  if (hasHardwareFilter(q)) {
-    const hw: Prisma.Sql[] = [];
-    if (q.hardware !== undefined) hw.push(Prisma.sql`fingerprint = ${q.hardware}`);
-    if (q.storage !== undefined) hw.push(Prisma.sql`storage_kind = ${q.storage}`);
-    if (q.minCores !== undefined) hw.push(Prisma.sql`physical_cores >= ${q.minCores}::int`);
-    if (q.maxCores !== undefined) hw.push(Prisma.sql`physical_cores <= ${q.maxCores}::int`);
-    // Memory is compared in whole GiB, rounded as in the hardware class.
-    if (q.minMemoryGb !== undefined)
-      hw.push(Prisma.sql`memory_bytes >= ${String(Math.round((q.minMemoryGb - 0.5) * GIB))}::bigint`);
-    if (q.maxMemoryGb !== undefined)
-      hw.push(Prisma.sql`memory_bytes < ${String(Math.round((q.maxMemoryGb + 0.5) * GIB))}::bigint`);
-    profiles = await prisma.$queryRaw<
-      ProfileRow[]
-    >`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE ${Prisma.join(hw, ' AND ')}`;
-    if (profiles.length === 0) return [];
-  }
+/** The hardware profiles the filters' hardware conditions admit. */
+function loadFilteredProfiles(prisma: PrismaClient, q: Filters): Promise<ProfileRow[]> {
+  const hw: Prisma.Sql[] = [];
+  if (q.hardware !== undefined) hw.push(Prisma.sql`fingerprint = ${q.hardware}`);
+  if (q.storage !== undefined) hw.push(Prisma.sql`storage_kind = ${q.storage}`);
+  if (q.minCores !== undefined) hw.push(Prisma.sql`physical_cores >= ${q.minCores}::int`);
+  if (q.maxCores !== undefined) hw.push(Prisma.sql`physical_cores <= ${q.maxCores}::int`);
+  // Memory is compared in whole GiB, rounded as in the hardware class.
+  if (q.minMemoryGb !== undefined)
+    hw.push(Prisma.sql`memory_bytes >= ${String(Math.round((q.minMemoryGb - 0.5) * GIB))}::bigint`);
+  if (q.maxMemoryGb !== undefined)
+    hw.push(Prisma.sql`memory_bytes < ${String(Math.round((q.maxMemoryGb + 0.5) * GIB))}::bigint`);
+  return prisma.$queryRaw<
+    ProfileRow[]
+  >`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE ${Prisma.join(hw, ' AND ')}`;
+}
 
+function loadSampleValues(
+  prisma: PrismaClient,
+  q: Filters,
+  versions: readonly VersionRow[],
+  profiles: readonly ProfileRow[] | null,
+  runIds: readonly string[] | undefined,
+): Promise<SampleValueRow[]> {
   const where: Prisma.Sql[] = [
     Prisma.sql`scenario_version_id = ANY(${versions.map((v) => v.id)}::uuid[])`,
     Prisma.sql`metric = ${q.metric}`,
@@ -90,41 +97,38 @@ export async function loadSamples(
   if (q.baseline !== undefined && q.candidate !== undefined)
     where.push(Prisma.sql`variant IN (${q.baseline}, ${q.candidate})`);
   if (q.point !== undefined) where.push(Prisma.sql`point_value = ${q.point}::float8`);
-  const samples = await prisma.$queryRaw<
-    {
-      variant: string;
-      repetition: number;
-      position: number | null;
-      value: number;
-      unit: string;
-      run_id: string;
-      scenario_version_id: string;
-      hardware_profile_id: string;
-      point_param: string | null;
-      point_value: number | null;
-    }[]
-  >`
+  return prisma.$queryRaw<SampleValueRow[]>`
     SELECT variant, repetition, position, value, unit, run_id::text, scenario_version_id::text, hardware_profile_id::text, point_param, point_value
     FROM samples WHERE ${Prisma.join(where, ' AND ')}`;
-  if (samples.length === 0) return [];
+}
 
+/** The runs the samples belong to, by primary key, that pass the filters' run conditions. */
+function loadRuns(prisma: PrismaClient, q: Filters, samples: readonly SampleValueRow[]): Promise<RunRow[]> {
   const runWhere: Prisma.Sql[] = [Prisma.sql`r.id = ANY(${[...new Set(samples.map((x) => x.run_id))]}::uuid[])`];
   if (q.source !== 'all') runWhere.push(Prisma.sql`r.source = ${q.source}`);
   if (q.engine !== undefined) runWhere.push(Prisma.sql`de.engine = ${q.engine}`);
   if (q.major !== undefined) runWhere.push(Prisma.sql`de.major = ANY(${q.major}::int[])`);
-  const runs = await prisma.$queryRaw<RunRow[]>`
+  return prisma.$queryRaw<RunRow[]>`
     SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor,
            r.params, r.document->'warnings' AS warnings, de.settings, r.noise
     FROM runs r JOIN database_environments de ON de.id = r.database_environment_id
     WHERE ${Prisma.join(runWhere, ' AND ')}`;
-  if (runs.length === 0) return [];
+}
 
-  if (!profiles) {
-    const ids = [...new Set(samples.map((x) => x.hardware_profile_id))];
-    profiles = await prisma.$queryRaw<
-      ProfileRow[]
-    >`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE id = ANY(${ids}::uuid[])`;
-  }
+function loadProfilesOf(prisma: PrismaClient, samples: readonly SampleValueRow[]): Promise<ProfileRow[]> {
+  const ids = [...new Set(samples.map((x) => x.hardware_profile_id))];
+  return prisma.$queryRaw<
+    ProfileRow[]
+  >`SELECT ${PROFILE_COLUMNS} FROM hardware_profiles WHERE id = ANY(${ids}::uuid[])`;
+}
+
+/** Each sample with its version, profile and run; a sample missing any of them is left out. */
+function joinSamples(
+  samples: readonly SampleValueRow[],
+  versions: readonly VersionRow[],
+  profiles: readonly ProfileRow[],
+  runs: readonly RunRow[],
+): SampleRow[] {
   const versionById = new Map(versions.map((v) => [v.id, v]));
   const profileById = new Map(profiles.map((p) => [p.id, p]));
   const runById = new Map(runs.map((r) => [r.id, r]));
@@ -172,4 +176,32 @@ export async function loadSamples(
       },
     ];
   });
+}
+
+/**
+ * Reads the samples behind a comparison in single-table statements, each an index lookup:
+ * versions and profiles first (small tables), then samples by the comparison index, then the
+ * runs those samples belong to by primary key. Separate statements keep the planner from
+ * trading the primary-key lookups for a hash join over every run when its row estimate is high.
+ */
+export async function loadSamples(
+  prisma: PrismaClient,
+  q: Filters,
+  /** Only these runs' samples (read by the run's index), e.g. the runs new since a site build. */
+  runIds?: readonly string[],
+): Promise<SampleRow[]> {
+  if (runIds?.length === 0) return [];
+  const versions = await loadVersions(prisma, q);
+  if (versions.length === 0) return [];
+  let profiles: ProfileRow[] | null = null;
+  if (hasHardwareFilter(q)) {
+    profiles = await loadFilteredProfiles(prisma, q);
+    if (profiles.length === 0) return [];
+  }
+  const samples = await loadSampleValues(prisma, q, versions, profiles, runIds);
+  if (samples.length === 0) return [];
+  const runs = await loadRuns(prisma, q, samples);
+  if (runs.length === 0) return [];
+  profiles ??= await loadProfilesOf(prisma, samples);
+  return joinSamples(samples, versions, profiles, runs);
 }
