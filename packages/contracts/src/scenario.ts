@@ -264,279 +264,316 @@ function checkArticleConditions(
   });
 }
 
-export const ScenarioDocument = z
-  .strictObject({
-    key: identifier,
-    title: boundedString(300),
-    engines: z.array(Engine).min(1),
-    /**
-     * Where the scenario runs. Absent: the server named by `--target` (its driver is chosen by the
-     * URL protocol). `{ managed: postgresql }`: a throwaway cluster the runner creates and removes.
-     */
-    target: z.strictObject({ managed: Engine }).optional(),
-    requires: z
-      .strictObject({
-        /** Minimum server_version_num, e.g. 120000 for INDEX_CLEANUP. */
-        minServerVersionNum: z.number().int().positive().optional(),
-        extensions: z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/)).default([]),
-      })
-      .default({ extensions: [] }),
-    params: z.record(paramName, ParamDef).default({}),
-    settings: z
-      .strictObject({
-        /** Applied to every session the runner opens on the databases it creates. */
-        session: z.record(settingName, settingValue).default({}),
-        /** Server-wide settings the article used; a mismatch is recorded as a warning, not an error. */
-        expect: z.record(settingName, settingValue).default({}),
-        /**
-         * Server-wide settings the runner changes for the run (`SET GLOBAL`; values may use
-         * `{{param}}` and size suffixes K/M/G): checked before anything is created (a user who may
-         * not change them gets an error), saved, and restored in every outcome. MySQL/MariaDB only.
-         */
-        global: z.record(settingName, settingValue).default({}),
-      })
-      .default({ session: {}, expect: {}, global: {} }),
-    /**
-     * Measure every variant at several values of one integer parameter (virtual users, table
-     * count), all in the same run: the fixture is built once, every sample carries its point.
-     */
-    sweep: z
-      .strictObject({
-        param: paramName,
-        default: z.array(z.number()).min(1).max(50),
-        published: z.array(z.number()).min(1).max(50).optional(),
-        /**
-         * `rounds` (default): every round visits every point (A B at 1, A B at 2, then again).
-         * `points`: all repetitions at one point before the next, for steps that build per-point
-         * state that is costly to change (recovery-init-sync grows its table set point by point).
-         */
-        order: z.enum(['rounds', 'points']).default('rounds'),
-      })
-      .optional(),
-    /**
-     * The integer parameter that sizes the chore (rows of the table, tables in the cluster).
-     * Answers are fitted across its measured values and given at any value (GET
-     * /v1/answers?at=rows:N). `points`: the values a scale run measures (`tunelab run
-     * --scale-sweep`), at least three; taken from `sweep` when the scale parameter is the swept one.
-     */
-    scale: z
-      .strictObject({
-        param: paramName,
-        points: z.array(z.number()).min(3).max(20).optional(),
-      })
-      .optional(),
-    /** Built once into a template database, then cloned before every variant × repetition. */
-    fixture: z.array(PlainStep).min(1),
-    variants: z.array(Variant).min(1).max(50),
-    comparisons: z.array(Comparison).default([]),
-    metrics: z.array(MetricDef).min(1),
-    repetitions: z
-      .strictObject({
-        default: z.number().int().min(1).max(1000),
-        published: z.number().int().min(1).max(1000).optional(),
-        /**
-         * For a scenario whose spread is known to be high: the stopping rule is its default. A run
-         * that gives no `--repetitions` and no `--until-stable` of its own, at the default scale,
-         * starts at `default` (at least 3) and adds interleaved rounds while a compared variant's
-         * CV is above `cv_threshold`, up to `max_repetitions`, and adds no round that would take
-         * the measuring past `budget_seconds`.
-         */
-        until_stable: z
-          .strictObject({
-            cv_threshold: z.number().positive().max(1),
-            max_repetitions: z.number().int().min(3).max(1000),
-            budget_seconds: z.number().int().min(1).max(86_400).optional(),
-          })
-          .optional(),
-      })
-      .refine((r) => !r.until_stable || r.until_stable.max_repetitions >= Math.max(3, r.default), {
-        path: ['until_stable', 'max_repetitions'],
-        message: 'must be at least the starting count: default, and at least 3',
-      }),
-    /**
-     * How a run decides (the sequential design, every scenario's default): blocks (every variant
-     * once, in a random order) are added until every declared pair at every sweep point is
-     * decided — its always-valid interval wholly beyond ±`margin` (differs) or wholly within it
-     * (equivalent) — or until another block would pass `budget_seconds` of measuring, or at
-     * `max_blocks`. `--repetitions N` runs exactly N blocks; `--budget` overrides the budget.
-     * The answers judge equivalence against the same margin.
-     */
-    decision: z
-      .strictObject({
-        /** The relative change that counts as none (0.1 = ±10 %). */
-        margin: z.number().positive().max(0.5).default(0.1),
-        budget_seconds: z.number().int().min(1).max(86_400),
-        max_blocks: z.number().int().min(3).max(1000).default(60),
-      })
-      .optional(),
-    /** How the report site presents the scenario; optional. */
-    report: ReportSpec.default({ relevant_settings: [], charts: [] }),
-    /** The article's conditions as ratios, for `tunelab run --like-article` (article-conditions.ts). */
-    article_conditions: ArticleConditions.optional(),
-  })
-  .superRefine((doc, ctx) => {
-    if (doc.target && !doc.engines.includes(doc.target.managed)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['target', 'managed'],
-        message: `a managed ${doc.target.managed} cluster, but engines lists only ${doc.engines.join(', ')}`,
-      });
-    }
-    const sweep = doc.sweep;
-    if (sweep) {
-      const def = ownValue(doc.params, sweep.param);
-      if (def?.type !== 'integer') {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['sweep', 'param'],
-          message: def
-            ? `the swept parameter must be an integer parameter; ${sweep.param} is ${def.type}`
-            : `unknown parameter "${sweep.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
-        });
-      } else {
-        for (const field of ['default', 'published'] as const) {
-          const list = sweep[field] ?? [];
-          list.forEach((value, i) => {
-            const problem = checkParamValue(def, value);
-            if (problem) ctx.addIssue({ code: 'custom', path: ['sweep', field, i], message: problem });
-          });
-          if (new Set(list).size !== list.length)
-            ctx.addIssue({ code: 'custom', path: ['sweep', field], message: 'expected each value once' });
-        }
-      }
-      // The fixture is built once for every point, so it cannot depend on the swept value.
-      doc.fixture.forEach((s, j) => {
-        const text =
-          s.action === 'sql' ? s.sql : s.action === 'set' && typeof s.value === 'string' ? s.value : undefined;
-        if (text !== undefined && findPlaceholders(text).includes(sweep.param)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['fixture', j],
-            message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${sweep.param}}}`,
-          });
-        }
-      });
-    }
-    if (doc.scale) checkScale(doc.scale, doc, ctx);
-    if (doc.article_conditions) checkArticleConditions(doc.article_conditions, doc, ctx);
-    const variantKeys = new Set<string>();
-    doc.variants.forEach((v, i) => {
-      if (variantKeys.has(v.key))
-        ctx.addIssue({ code: 'custom', path: ['variants', i, 'key'], message: `duplicate variant key "${v.key}"` });
-      variantKeys.add(v.key);
-      const timed = v.steps.filter((s) => s.action === 'timed');
-      if (timed.length !== 1) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['variants', i, 'steps'],
-          message: `expected exactly one "timed" step, found ${timed.length}`,
-        });
-      }
+/** A scenario document's fields, each checked on its own; checkScenarioDocument checks them together. */
+const ScenarioFields = z.strictObject({
+  key: identifier,
+  title: boundedString(300),
+  engines: z.array(Engine).min(1),
+  /**
+   * Where the scenario runs. Absent: the server named by `--target` (its driver is chosen by the
+   * URL protocol). `{ managed: postgresql }`: a throwaway cluster the runner creates and removes.
+   */
+  target: z.strictObject({ managed: Engine }).optional(),
+  requires: z
+    .strictObject({
+      /** Minimum server_version_num, e.g. 120000 for INDEX_CLEANUP. */
+      minServerVersionNum: z.number().int().positive().optional(),
+      extensions: z.array(z.string().regex(/^[a-z_][a-z0-9_]*$/)).default([]),
+    })
+    .default({ extensions: [] }),
+  params: z.record(paramName, ParamDef).default({}),
+  settings: z
+    .strictObject({
+      /** Applied to every session the runner opens on the databases it creates. */
+      session: z.record(settingName, settingValue).default({}),
+      /** Server-wide settings the article used; a mismatch is recorded as a warning, not an error. */
+      expect: z.record(settingName, settingValue).default({}),
+      /**
+       * Server-wide settings the runner changes for the run (`SET GLOBAL`; values may use
+       * `{{param}}` and size suffixes K/M/G): checked before anything is created (a user who may
+       * not change them gets an error), saved, and restored in every outcome. MySQL/MariaDB only.
+       */
+      global: z.record(settingName, settingValue).default({}),
+    })
+    .default({ session: {}, expect: {}, global: {} }),
+  /**
+   * Measure every variant at several values of one integer parameter (virtual users, table
+   * count), all in the same run: the fixture is built once, every sample carries its point.
+   */
+  sweep: z
+    .strictObject({
+      param: paramName,
+      default: z.array(z.number()).min(1).max(50),
+      published: z.array(z.number()).min(1).max(50).optional(),
+      /**
+       * `rounds` (default): every round visits every point (A B at 1, A B at 2, then again).
+       * `points`: all repetitions at one point before the next, for steps that build per-point
+       * state that is costly to change (recovery-init-sync grows its table set point by point).
+       */
+      order: z.enum(['rounds', 'points']).default('rounds'),
+    })
+    .optional(),
+  /**
+   * The integer parameter that sizes the chore (rows of the table, tables in the cluster).
+   * Answers are fitted across its measured values and given at any value (GET
+   * /v1/answers?at=rows:N). `points`: the values a scale run measures (`tunelab run
+   * --scale-sweep`), at least three; taken from `sweep` when the scale parameter is the swept one.
+   */
+  scale: z
+    .strictObject({
+      param: paramName,
+      points: z.array(z.number()).min(3).max(20).optional(),
+    })
+    .optional(),
+  /** Built once into a template database, then cloned before every variant × repetition. */
+  fixture: z.array(PlainStep).min(1),
+  variants: z.array(Variant).min(1).max(50),
+  comparisons: z.array(Comparison).default([]),
+  metrics: z.array(MetricDef).min(1),
+  repetitions: z
+    .strictObject({
+      default: z.number().int().min(1).max(1000),
+      published: z.number().int().min(1).max(1000).optional(),
+      /**
+       * For a scenario whose spread is known to be high: the stopping rule is its default. A run
+       * that gives no `--repetitions` and no `--until-stable` of its own, at the default scale,
+       * starts at `default` (at least 3) and adds interleaved rounds while a compared variant's
+       * CV is above `cv_threshold`, up to `max_repetitions`, and adds no round that would take
+       * the measuring past `budget_seconds`.
+       */
+      until_stable: z
+        .strictObject({
+          cv_threshold: z.number().positive().max(1),
+          max_repetitions: z.number().int().min(3).max(1000),
+          budget_seconds: z.number().int().min(1).max(86_400).optional(),
+        })
+        .optional(),
+    })
+    .refine((r) => !r.until_stable || r.until_stable.max_repetitions >= Math.max(3, r.default), {
+      path: ['until_stable', 'max_repetitions'],
+      message: 'must be at least the starting count: default, and at least 3',
+    }),
+  /**
+   * How a run decides (the sequential design, every scenario's default): blocks (every variant
+   * once, in a random order) are added until every declared pair at every sweep point is
+   * decided — its always-valid interval wholly beyond ±`margin` (differs) or wholly within it
+   * (equivalent) — or until another block would pass `budget_seconds` of measuring, or at
+   * `max_blocks`. `--repetitions N` runs exactly N blocks; `--budget` overrides the budget.
+   * The answers judge equivalence against the same margin.
+   */
+  decision: z
+    .strictObject({
+      /** The relative change that counts as none (0.1 = ±10 %). */
+      margin: z.number().positive().max(0.5).default(0.1),
+      budget_seconds: z.number().int().min(1).max(86_400),
+      max_blocks: z.number().int().min(3).max(1000).default(60),
+    })
+    .optional(),
+  /** How the report site presents the scenario; optional. */
+  report: ReportSpec.default({ relevant_settings: [], charts: [] }),
+  /** The article's conditions as ratios, for `tunelab run --like-article` (article-conditions.ts). */
+  article_conditions: ArticleConditions.optional(),
+});
+
+type ScenarioFields = z.output<typeof ScenarioFields>;
+
+/** A managed target is a cluster of one of the scenario's engines. */
+function checkTarget(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  if (doc.target && !doc.engines.includes(doc.target.managed)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['target', 'managed'],
+      message: `a managed ${doc.target.managed} cluster, but engines lists only ${doc.engines.join(', ')}`,
     });
-    doc.comparisons.forEach((c, i) => {
-      for (const side of ['baseline', 'candidate'] as const) {
-        if (!variantKeys.has(c[side])) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['comparisons', i, side],
-            message: `unknown variant "${c[side]}"; expected one of: ${[...variantKeys].join(', ')}`,
-          });
-        }
-      }
-      if (c.baseline === c.candidate)
-        ctx.addIssue({ code: 'custom', path: ['comparisons', i], message: 'baseline and candidate must differ' });
+  }
+}
+
+/** The swept parameter is an integer parameter and its points are its values, each once; the fixture does not use it. */
+function checkSweep(sweep: NonNullable<ScenarioFields['sweep']>, doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  const def = ownValue(doc.params, sweep.param);
+  if (def?.type !== 'integer') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['sweep', 'param'],
+      message: def
+        ? `the swept parameter must be an integer parameter; ${sweep.param} is ${def.type}`
+        : `unknown parameter "${sweep.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
     });
-    const metricKeys = new Set<string>();
-    doc.metrics.forEach((m, i) => {
-      if (metricKeys.has(m.key))
-        ctx.addIssue({ code: 'custom', path: ['metrics', i, 'key'], message: `duplicate metric key "${m.key}"` });
-      metricKeys.add(m.key);
-    });
-    if (doc.report.primary_metric !== undefined && !metricKeys.has(doc.report.primary_metric)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['report', 'primary_metric'],
-        message: `unknown metric "${doc.report.primary_metric}"; expected one of: ${[...metricKeys].join(', ')}`,
-      });
-    }
-    doc.report.charts.forEach((c, i) => {
-      if (c.kind === 'sweep' && !metricKeys.has(c.metric)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['report', 'charts', i, 'metric'],
-          message: `unknown metric "${c.metric}"; expected one of: ${[...metricKeys].join(', ')}`,
-        });
-      }
-    });
-    (doc.report.fits ?? []).forEach((f, i) => {
-      for (const field of ['metric', 'per'] as const) {
-        if (!metricKeys.has(f[field]))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['report', 'fits', i, field],
-            message: `unknown metric "${f[field]}"; expected one of: ${[...metricKeys].join(', ')}`,
-          });
-      }
-    });
-    (doc.report.ratios ?? []).forEach((r, i) => {
-      if (!metricKeys.has(r.metric))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['report', 'ratios', i, 'metric'],
-          message: `unknown metric "${r.metric}"; expected one of: ${[...metricKeys].join(', ')}`,
-        });
-      if (!doc.variants.some((v) => v.key === r.baseline))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['report', 'ratios', i, 'baseline'],
-          message: `unknown variant "${r.baseline}"; expected one of: ${doc.variants.map((v) => v.key).join(', ')}`,
-        });
-    });
-    const timedMetrics = new Set(doc.metrics.filter((m) => m.source === 'timed').map((m) => m.key));
-    doc.variants.forEach((v, i) =>
-      v.steps.forEach((s, j) => {
-        if (s.action === 'timed' && !timedMetrics.has(s.metric)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['variants', i, 'steps', j, 'metric'],
-            message: `timed block metric "${s.metric}" is not declared in metrics with source: timed`,
-          });
-        }
-      }),
-    );
-    for (const [name, def] of Object.entries(doc.params)) {
-      for (const field of ['default', 'published'] as const) {
-        const value = def[field];
-        if (value === undefined) continue;
+  } else {
+    for (const field of ['default', 'published'] as const) {
+      const list = sweep[field] ?? [];
+      list.forEach((value, i) => {
         const problem = checkParamValue(def, value);
-        if (problem) ctx.addIssue({ code: 'custom', path: ['params', name, field], message: problem });
+        if (problem) ctx.addIssue({ code: 'custom', path: ['sweep', field, i], message: problem });
+      });
+      if (new Set(list).size !== list.length)
+        ctx.addIssue({ code: 'custom', path: ['sweep', field], message: 'expected each value once' });
+    }
+  }
+  // The fixture is built once for every point, so it cannot depend on the swept value.
+  doc.fixture.forEach((s, j) => {
+    const text = s.action === 'sql' ? s.sql : s.action === 'set' && typeof s.value === 'string' ? s.value : undefined;
+    if (text !== undefined && findPlaceholders(text).includes(sweep.param)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fixture', j],
+        message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${sweep.param}}}`,
+      });
+    }
+  });
+}
+
+/** Variant keys are unique and each variant has exactly one timed step. */
+function checkVariants(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  const variantKeys = new Set<string>();
+  doc.variants.forEach((v, i) => {
+    if (variantKeys.has(v.key))
+      ctx.addIssue({ code: 'custom', path: ['variants', i, 'key'], message: `duplicate variant key "${v.key}"` });
+    variantKeys.add(v.key);
+    const timed = v.steps.filter((s) => s.action === 'timed');
+    if (timed.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['variants', i, 'steps'],
+        message: `expected exactly one "timed" step, found ${timed.length}`,
+      });
+    }
+  });
+}
+
+/** Each comparison names two different variants of the scenario. */
+function checkComparisons(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  const variantKeys = new Set(doc.variants.map((v) => v.key));
+  doc.comparisons.forEach((c, i) => {
+    for (const side of ['baseline', 'candidate'] as const) {
+      if (!variantKeys.has(c[side])) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['comparisons', i, side],
+          message: `unknown variant "${c[side]}"; expected one of: ${[...variantKeys].join(', ')}`,
+        });
       }
     }
-    // Placeholders in inline SQL and setting values must name declared parameters.
-    const declared = Object.keys(doc.params);
-    const checkText = (text: string, path: (string | number)[]) => {
-      for (const name of findPlaceholders(text)) {
-        if (!declared.includes(name)) {
-          ctx.addIssue({
-            code: 'custom',
-            path,
-            message: `unknown parameter {{${name}}}; expected one of: ${declared.join(', ') || '(none declared)'}`,
-          });
-        }
-      }
-    };
-    // Every string field of every action (inline SQL, setting values, `rows: "{{rows}}"`…).
-    const checkSteps = (steps: readonly Step[], base: (string | number)[]) =>
-      steps.forEach((s, j) => {
-        for (const [field, value] of Object.entries(s))
-          if (typeof value === 'string') checkText(value, [...base, j, field]);
-        if (s.action === 'timed') checkSteps(s.steps, [...base, j, 'steps']);
-      });
-    for (const [name, value] of Object.entries(doc.settings.global))
-      if (typeof value === 'string') checkText(value, ['settings', 'global', name]);
-    checkSteps(doc.fixture, ['fixture']);
-    doc.variants.forEach((v, i) => checkSteps(v.steps, ['variants', i, 'steps']));
+    if (c.baseline === c.candidate)
+      ctx.addIssue({ code: 'custom', path: ['comparisons', i], message: 'baseline and candidate must differ' });
   });
+}
+
+/** Metric keys are unique. */
+function checkMetricKeys(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  const metricKeys = new Set<string>();
+  doc.metrics.forEach((m, i) => {
+    if (metricKeys.has(m.key))
+      ctx.addIssue({ code: 'custom', path: ['metrics', i, 'key'], message: `duplicate metric key "${m.key}"` });
+    metricKeys.add(m.key);
+  });
+}
+
+/** The report's primary metric, sweep charts, fits and ratios name declared metrics (and ratios a variant). */
+function checkReport(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  const metricKeys = new Set(doc.metrics.map((m) => m.key));
+  const unknownMetric = (key: string) => `unknown metric "${key}"; expected one of: ${[...metricKeys].join(', ')}`;
+  if (doc.report.primary_metric !== undefined && !metricKeys.has(doc.report.primary_metric)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['report', 'primary_metric'],
+      message: unknownMetric(doc.report.primary_metric),
+    });
+  }
+  doc.report.charts.forEach((c, i) => {
+    if (c.kind === 'sweep' && !metricKeys.has(c.metric)) {
+      ctx.addIssue({ code: 'custom', path: ['report', 'charts', i, 'metric'], message: unknownMetric(c.metric) });
+    }
+  });
+  (doc.report.fits ?? []).forEach((f, i) => {
+    for (const field of ['metric', 'per'] as const) {
+      if (!metricKeys.has(f[field]))
+        ctx.addIssue({ code: 'custom', path: ['report', 'fits', i, field], message: unknownMetric(f[field]) });
+    }
+  });
+  (doc.report.ratios ?? []).forEach((r, i) => {
+    if (!metricKeys.has(r.metric))
+      ctx.addIssue({ code: 'custom', path: ['report', 'ratios', i, 'metric'], message: unknownMetric(r.metric) });
+    if (!doc.variants.some((v) => v.key === r.baseline))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['report', 'ratios', i, 'baseline'],
+        message: `unknown variant "${r.baseline}"; expected one of: ${doc.variants.map((v) => v.key).join(', ')}`,
+      });
+  });
+}
+
+/** Every timed block's metric is declared with source: timed. */
+function checkTimedMetrics(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  const timedMetrics = new Set(doc.metrics.filter((m) => m.source === 'timed').map((m) => m.key));
+  doc.variants.forEach((v, i) =>
+    v.steps.forEach((s, j) => {
+      if (s.action === 'timed' && !timedMetrics.has(s.metric)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['variants', i, 'steps', j, 'metric'],
+          message: `timed block metric "${s.metric}" is not declared in metrics with source: timed`,
+        });
+      }
+    }),
+  );
+}
+
+/** A parameter's default and published values are values of that parameter. */
+function checkParamValues(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  for (const [name, def] of Object.entries(doc.params)) {
+    for (const field of ['default', 'published'] as const) {
+      const value = def[field];
+      if (value === undefined) continue;
+      const problem = checkParamValue(def, value);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['params', name, field], message: problem });
+    }
+  }
+}
+
+/** Placeholders in inline SQL and setting values must name declared parameters. */
+function checkPlaceholders(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  const declared = Object.keys(doc.params);
+  const checkText = (text: string, path: (string | number)[]) => {
+    for (const name of findPlaceholders(text)) {
+      if (!declared.includes(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `unknown parameter {{${name}}}; expected one of: ${declared.join(', ') || '(none declared)'}`,
+        });
+      }
+    }
+  };
+  // Every string field of every action (inline SQL, setting values, `rows: "{{rows}}"`…).
+  const checkSteps = (steps: readonly Step[], base: (string | number)[]) =>
+    steps.forEach((s, j) => {
+      for (const [field, value] of Object.entries(s))
+        if (typeof value === 'string') checkText(value, [...base, j, field]);
+      if (s.action === 'timed') checkSteps(s.steps, [...base, j, 'steps']);
+    });
+  for (const [name, value] of Object.entries(doc.settings.global))
+    if (typeof value === 'string') checkText(value, ['settings', 'global', name]);
+  checkSteps(doc.fixture, ['fixture']);
+  doc.variants.forEach((v, i) => checkSteps(v.steps, ['variants', i, 'steps']));
+}
+
+/** The checks across fields of a scenario document, in the order their issues are reported. */
+function checkScenarioDocument(doc: ScenarioFields, ctx: z.RefinementCtx): void {
+  checkTarget(doc, ctx);
+  if (doc.sweep) checkSweep(doc.sweep, doc, ctx);
+  if (doc.scale) checkScale(doc.scale, doc, ctx);
+  if (doc.article_conditions) checkArticleConditions(doc.article_conditions, doc, ctx);
+  checkVariants(doc, ctx);
+  checkComparisons(doc, ctx);
+  checkMetricKeys(doc, ctx);
+  checkReport(doc, ctx);
+  checkTimedMetrics(doc, ctx);
+  checkParamValues(doc, ctx);
+  checkPlaceholders(doc, ctx);
+}
+
+export const ScenarioDocument = ScenarioFields.superRefine(checkScenarioDocument);
 export type ScenarioDocument = z.infer<typeof ScenarioDocument>;
 
 /** Repeated runs per variant as an article printed them (`runs_s` in seconds or `runs_ms`). */
