@@ -128,6 +128,8 @@ describe('tunelab run --like-article', () => {
           '--target',
           TEST_MYSQL_URL,
           '--like-article',
+          // The tests' MariaDB serves only the tests: throttling its process for the run is accepted.
+          '--throttle-target',
           '--like-article-size',
           '12MB',
           '--param',
