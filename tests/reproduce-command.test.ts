@@ -123,6 +123,28 @@ describe('reproduce command round trip', () => {
     });
   });
 
+  it('on one release of a managed server: --server MAJOR.MINOR, which the runner reads back as that release', async () => {
+    const submission = RunSubmission.parse({
+      ...SAMPLE,
+      options: {
+        repetitions: 3,
+        scale: 'default',
+        server: 17,
+        serverRelease: '17.4',
+        serverSettings: { work_mem: '2MB' },
+      },
+    });
+    const command = reproduceCommand(await stored(submission, 'reproduce-release'));
+    expect(command).toContain('--server 17.4 --set work_mem=2MB');
+    expect(parseRunArgs(argvOf(command)).options).toEqual({
+      repetitions: 3,
+      scale: 'default',
+      server: 17,
+      serverRelease: '17.4',
+      serverSettings: { work_mem: '2MB' },
+    });
+  });
+
   it("a sequential run: the plain command when the scenario's design chose the blocks, --budget when the run was given one", async () => {
     const sequential = (source: 'scenario' | 'option') =>
       RunSubmission.parse({

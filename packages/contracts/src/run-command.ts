@@ -9,8 +9,11 @@ export type RunCommand = {
   scenario: string;
   /** `--param name=value`, in the order given (callers sort when they want a stable order). */
   params?: Readonly<Record<string, string | number | boolean>>;
-  /** A managed server (`--server MAJOR`, with `--set` settings) or a target URL (`--target`). */
-  server?: { server: number; settings?: Readonly<Record<string, string>> } | { target: string };
+  /**
+   * A managed server (`--server MAJOR`, or `--server MAJOR.MINOR` for one release, e.g. "17.4",
+   * with `--set` settings) or a target URL (`--target`).
+   */
+  server?: { server: number | string; settings?: Readonly<Record<string, string>> } | { target: string };
   /** A fixed design: exactly this many blocks. */
   repetitions?: number;
   /** The sequential design with this time budget (`--budget Ns`). */
@@ -26,7 +29,7 @@ export function shellWord(s: string): string {
   return /^[A-Za-z0-9_.,:=/+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The words that choose the server: `--server 15 --set name=value`, or `--target URL`. */
+/** The words that choose the server: `--server 15 --set name=value` (or `--server 17.4 …`), or `--target URL`. */
 export function serverArgs(server: NonNullable<RunCommand['server']>): string {
   const words =
     'server' in server

@@ -44,6 +44,26 @@ describe('RunSubmission', () => {
   });
 });
 
+describe('RunSubmission options: a release of a managed server', () => {
+  const withOptions = (options: Record<string, unknown>) =>
+    RunSubmission.safeParse({ ...fixture, options: { repetitions: 1, scale: 'default', ...options } });
+  it('records the release asked for next to its major', () => {
+    expect(withOptions({ server: 17, serverRelease: '17.4' }).success).toBe(true);
+    expect(withOptions({ server: 17 }).success).toBe(true);
+  });
+  it('refuses a release that is not MAJOR.MINOR, or not of options.server', () => {
+    expect(withOptions({ server: 17, serverRelease: '17.4.1' }).error!.issues[0]!.path).toEqual([
+      'options',
+      'serverRelease',
+    ]);
+    const other = withOptions({ server: 16, serverRelease: '17.4' });
+    expect(other.error!.issues[0]!.message).toBe(
+      'is a release of PostgreSQL 17; options.server must be that major (it is 16)',
+    );
+    expect(withOptions({ serverRelease: '17.4' }).success).toBe(false);
+  });
+});
+
 describe('hardware identity', () => {
   it('ignores clock speed and rounds memory to whole GiB', () => {
     const a = stableHardwareFields({ ...fixture.hardware, cpuSpeedGhz: 2.1, memoryBytes: 25769803776 });

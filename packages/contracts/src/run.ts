@@ -101,8 +101,21 @@ export const RunSubmissionOptions = z.strictObject({
       stopped: z.enum(['decided', 'time-budget', 'max-blocks']),
     })
     .optional(),
-  /** `--server MAJOR`: a throwaway PostgreSQL server of that major, its build from the npm registry. */
+  /**
+   * `--server MAJOR` (or `--server MAJOR.MINOR`): a throwaway PostgreSQL server of that major, its
+   * build from the npm registry. For a release it holds the release's major, so runs group by
+   * major as before.
+   */
   server: z.number().int().min(1).max(1000).optional(),
+  /**
+   * `--server MAJOR.MINOR`: the release that was asked for (e.g. "17.4"); absent when `--server`
+   * named a major alone (its newest build). The release the server ran is the run's
+   * databaseEnvironment.
+   */
+  serverRelease: z
+    .string()
+    .regex(/^\d{1,4}\.\d{1,4}$/, 'must be a PostgreSQL release MAJOR.MINOR, e.g. 17.4')
+    .optional(),
   /** `--set name=value`: settings of the server the runner managed (restart-only ones included). */
   serverSettings: boundedRecord(text(LIMITS.shortString * 10)).optional(),
 });
@@ -151,6 +164,14 @@ export const RunSubmission = z
   .superRefine((run, ctx) => {
     if (Date.parse(run.finishedAt) < Date.parse(run.startedAt)) {
       ctx.addIssue({ code: 'custom', path: ['finishedAt'], message: 'must not be before startedAt' });
+    }
+    const o = run.options;
+    if (o?.serverRelease !== undefined && Number(o.serverRelease.split('.')[0]) !== o.server) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['options', 'serverRelease'],
+        message: `is a release of PostgreSQL ${o.serverRelease.split('.')[0]}; options.server must be that major (it is ${o.server ?? 'absent'})`,
+      });
     }
     const seen = new Set<string>();
     run.samples.forEach((s, i) => {

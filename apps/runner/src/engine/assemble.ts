@@ -47,6 +47,7 @@ export function assemble(
       repetitions: m.repetitions,
       scale: plan.scale,
       ...(plan.managed?.server !== undefined ? { server: plan.managed.server } : {}),
+      ...(plan.managed?.serverRelease !== undefined ? { serverRelease: plan.managed.serverRelease } : {}),
       ...(plan.managed?.settings && Object.keys(plan.managed.settings).length > 0
         ? { serverSettings: plan.managed.settings }
         : {}),

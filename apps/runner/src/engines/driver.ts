@@ -246,6 +246,8 @@ export type ManagedOpenOptions = {
     clusterBin?: string;
     clusterDir?: string;
     server?: number;
+    /** `--server MAJOR.MINOR`: that release of `server` (e.g. "17.4") instead of the major's newest build. */
+    serverRelease?: string;
     serversDir?: string;
     settings?: Record<string, string>;
     /** The runner's ledger (TUNELAB_LEDGER_DIR): managed clusters are recorded there, orphans swept. */

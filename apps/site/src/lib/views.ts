@@ -426,7 +426,7 @@ export function reproduceCommand(run: RunDetail, doc?: ScenarioDocument): string
   // A scenario on a managed cluster of its own takes no target (the runner refuses one).
   const server =
     o?.server !== undefined
-      ? { server: o.server, ...(o.serverSettings ? { settings: o.serverSettings } : {}) }
+      ? { server: o.serverRelease ?? o.server, ...(o.serverSettings ? { settings: o.serverSettings } : {}) }
       : doc?.target
         ? undefined
         : serverForCommand(run.databaseEnvironment.engine, null);

