@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Sema } from 'async-sema';
 import { ApiError } from '../../problem.ts';
@@ -75,6 +75,214 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
+/** Counts the running writes that hold reads back; `wait` resolves when none runs, or after `maxWaitMs`. */
+type WriteGate = { count: () => number; begin: () => void; end: () => void; wait: () => Promise<void> };
+
+function createWriteGate(maxWaitMs: number): WriteGate {
+  let writes = 0;
+  let writesDone: Promise<void> | undefined;
+  let signalWritesDone = () => {};
+  return {
+    count: () => writes,
+    begin: () => {
+      writes++;
+    },
+    end: () => {
+      if (--writes === 0) {
+        writesDone = undefined;
+        signalWritesDone();
+      }
+    },
+    wait: async () => {
+      const deadline = Date.now() + maxWaitMs;
+      while (writes > 0) {
+        const left = deadline - Date.now();
+        if (left <= 0) return;
+        writesDone ??= new Promise<void>((resolve) => {
+          signalWritesDone = resolve;
+        });
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          writesDone,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, left);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** What the hooks share: the data version, the cached answers, the answers being computed and the gates. */
+type ReadCacheState = {
+  version: number;
+  cache: LRUCache<string, Entry>;
+  inflight: Map<string, Promise<Entry | null>>;
+  computing: Sema;
+  writes: WriteGate;
+};
+
+function createReadCacheState(app: FastifyInstance, opts: ReadCacheOptions): ReadCacheState {
+  const maxAgeMs = opts.maxAgeMs ?? (app.resultsDb.kind !== 'pglite' ? 10_000 : undefined);
+  return {
+    version: 0,
+    cache: new LRUCache<string, Entry>({
+      max: opts.maxEntries ?? 1000,
+      maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (e) => Math.max(1, e.body.length),
+      ...(maxAgeMs ? { ttl: maxAgeMs } : {}),
+    }),
+    inflight: new Map(),
+    computing: new Sema(opts.maxConcurrentComputations ?? (app.resultsDb.kind !== 'pglite' ? 4 : 1)),
+    writes: createWriteGate(opts.maxWriteWaitMs ?? 5000),
+  };
+}
+
+/** 429 + Retry-After for an address past `readsPerMinute` limited reads. */
+function createReadLimit(app: FastifyInstance, readsPerMinute: number) {
+  const limitReads = app.createRateLimit({
+    max: readsPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (req) => req.ip,
+  });
+  return async (request: FastifyRequest): Promise<void> => {
+    const limit = await limitReads(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      const seconds = Math.max(1, limit.ttlInSeconds);
+      throw new ApiError(
+        'rate-limited',
+        `more than ${limit.max} reads of comparisons, findings, answers, hardware, similar hardware, coverage and jobs per minute from this address; retry after ${seconds} s`,
+        undefined,
+        { 'retry-after': String(seconds) },
+      );
+    }
+  };
+}
+
+// A request that never reached onSend (client gone) must not leave others waiting.
+async function abandon(request: WithFill): Promise<void> {
+  request[FILL]?.settle(null);
+  delete request[FILL];
+}
+
+const under = (prefixes: readonly string[] | undefined, route: string | undefined) =>
+  route !== undefined && (prefixes ?? []).some((p) => route === p || route.startsWith(`${p}/`));
+
+/** Whether the request is a cached read, a limited one (not cached), or neither (null). */
+function readKindOf(opts: ReadCacheOptions, request: FastifyRequest): 'cached' | 'limited' | null {
+  const route = request.routeOptions.url;
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  if (!read && !(request.method === 'POST' && under(opts.limitedPostPrefixes, route))) return null;
+  const cached = read && under(opts.prefixes, route);
+  if (read && !cached && !under(opts.limitedPrefixes, route)) return null;
+  return cached ? 'cached' : 'limited';
+}
+
+// A write counts from when its body is in and it passed authentication and validation (a
+// client trickling a body, or one without a token, holds back no reads) until its response
+// closes: 'close' is emitted once for every response, finished or cut.
+function countWritesHoldingReads(app: FastifyInstance, writes: WriteGate): void {
+  app.addHook('preHandler', async (request: WithFill, reply) => {
+    if (!isWrite(request.method) || request.routeOptions.config.holdsReads !== true || request[WRITE]) return;
+    writes.begin();
+    request[WRITE] = true;
+    reply.raw.once('close', () => {
+      if (!request[WRITE]) return;
+      delete request[WRITE];
+      writes.end();
+    });
+  });
+}
+
+/**
+ * This request computes the answer of `key` (when a slot is free): registered in flight so that
+ * others wait for it; onSend stores it and wakes them.
+ */
+async function startFill(
+  state: ReadCacheState,
+  request: WithFill,
+  reply: FastifyReply,
+  key: string,
+  version: number,
+): Promise<void> {
+  const flightKey = `${version} ${key}`;
+  let settle!: (e: Entry | null) => void;
+  state.inflight.set(
+    flightKey,
+    new Promise<Entry | null>((resolve) => {
+      settle = resolve;
+    }),
+  );
+  let settled = false;
+  let acquired = false;
+  request[FILL] = {
+    key,
+    version,
+    settle: (e) => {
+      if (settled) return;
+      settled = true;
+      state.inflight.delete(flightKey);
+      if (acquired) state.computing.release();
+      settle(e);
+    },
+  };
+  // 'close' comes for every response, finished or cut, even where onResponse does not.
+  reply.raw.once('close', () => void abandon(request));
+  await state.writes.wait();
+  await state.computing.acquire();
+  // Given up while waiting for a slot (the client went away): hand the slot on.
+  if (settled) state.computing.release();
+  else acquired = true;
+}
+
+/** Answers a cached read from the cache (or another request's computation); otherwise lets it compute. */
+async function answerFromCache(state: ReadCacheState, request: WithFill, reply: FastifyReply) {
+  // The routed path (decoded, without scheme and host) and the query as sent.
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  const key = `GET ${request.routeOptions.url} ${JSON.stringify(request.params)}${query}`;
+  let entry = state.cache.get(key);
+  if (entry?.version !== state.version) {
+    const pending = state.inflight.get(`${state.version} ${key}`);
+    if (!pending) {
+      await startFill(state, request, reply, key, state.version);
+      return;
+    }
+    entry = (await pending) ?? undefined;
+    // The first request failed (a 4xx, a timeout): this one computes its own answer.
+    if (!entry) return;
+  }
+  reply.header('etag', entry.etag).header('cache-control', 'no-cache');
+  if (matches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  return reply.code(200).type(entry.contentType).send(entry.body);
+}
+
+/** Stores the answer this request computed (a 200 with a string body) and hands it to the requests waiting for it. */
+function storeAnswer(state: ReadCacheState, request: WithFill, reply: FastifyReply, payload: unknown): unknown {
+  const fill = request[FILL];
+  if (!fill) return payload;
+  delete request[FILL];
+  if (reply.statusCode !== 200 || typeof payload !== 'string') {
+    fill.settle(null);
+    return payload;
+  }
+  const etag = `"${fill.version.toString(36)}-${createHash('sha256').update(payload).digest('base64url').slice(0, 22)}"`;
+  const entry: Entry = {
+    version: fill.version,
+    etag,
+    body: payload,
+    contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+  };
+  state.cache.set(fill.key, entry);
+  fill.settle(entry);
+  reply.header('etag', etag).header('cache-control', 'no-cache');
+  if (matches(request.headers['if-none-match'], etag)) {
+    reply.code(304);
+    return '';
+  }
+  return payload;
+}
+
 /**
  * The expensive public reads (comparisons, findings, answers, hardware, similar hardware) with a per-client rate
  * limit and an answer cache. An answer is cached under method + URL + the data version, a counter
@@ -92,163 +300,23 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  */
 export default fp<ReadCacheOptions>(
   async (app, opts) => {
-    let version = 0;
+    const state = createReadCacheState(app, opts);
     app.decorate('markDataChanged', () => {
-      version++;
+      state.version++;
     });
-    const maxAgeMs = opts.maxAgeMs ?? (app.resultsDb.kind !== 'pglite' ? 10_000 : undefined);
-    const cache = new LRUCache<string, Entry>({
-      max: opts.maxEntries ?? 1000,
-      maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (e) => Math.max(1, e.body.length),
-      ...(maxAgeMs ? { ttl: maxAgeMs } : {}),
-    });
-    const inflight = new Map<string, Promise<Entry | null>>();
-    let writes = 0;
-    app.decorate('writesHoldingReads', () => writes);
-    let writesDone: Promise<void> | undefined;
-    let signalWritesDone = () => {};
-    const maxWriteWaitMs = opts.maxWriteWaitMs ?? 5000;
-    const noWrites = async () => {
-      const deadline = Date.now() + maxWriteWaitMs;
-      while (writes > 0) {
-        const left = deadline - Date.now();
-        if (left <= 0) return;
-        writesDone ??= new Promise<void>((resolve) => {
-          signalWritesDone = resolve;
-        });
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          writesDone,
-          new Promise<void>((resolve) => {
-            timer = setTimeout(resolve, left);
-          }),
-        ]);
-        clearTimeout(timer);
-      }
-    };
-    const writeEnded = () => {
-      if (--writes === 0) {
-        writesDone = undefined;
-        signalWritesDone();
-      }
-    };
-    const computing = new Sema(opts.maxConcurrentComputations ?? (app.resultsDb.kind !== 'pglite' ? 4 : 1));
-    const limitReads = app.createRateLimit({
-      max: opts.readsPerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (req) => req.ip,
-    });
-    // A request that never reached onSend (client gone) must not leave others waiting.
-    const abandon = async (request: WithFill) => {
-      request[FILL]?.settle(null);
-      delete request[FILL];
-    };
-    const under = (prefixes: readonly string[] | undefined, route: string | undefined) =>
-      route !== undefined && (prefixes ?? []).some((p) => route === p || route.startsWith(`${p}/`));
-
-    // A write counts from when its body is in and it passed authentication and validation (a
-    // client trickling a body, or one without a token, holds back no reads) until its response
-    // closes: 'close' is emitted once for every response, finished or cut.
-    app.addHook('preHandler', async (request: WithFill, reply) => {
-      if (!isWrite(request.method) || request.routeOptions.config.holdsReads !== true || request[WRITE]) return;
-      writes++;
-      request[WRITE] = true;
-      reply.raw.once('close', () => {
-        if (!request[WRITE]) return;
-        delete request[WRITE];
-        writeEnded();
-      });
-    });
+    app.decorate('writesHoldingReads', () => state.writes.count());
+    const limitReads = createReadLimit(app, opts.readsPerMinute);
+    countWritesHoldingReads(app, state.writes);
 
     app.addHook('onRequest', async (request: WithFill, reply) => {
-      const route = request.routeOptions.url;
-      const read = request.method === 'GET' || request.method === 'HEAD';
-      if (!read && !(request.method === 'POST' && under(opts.limitedPostPrefixes, route))) return;
-      const cached = read && under(opts.prefixes, route);
-      if (read && !cached && !under(opts.limitedPrefixes, route)) return;
-      const limit = await limitReads(request);
-      if (!limit.isAllowed && limit.isExceeded) {
-        const seconds = Math.max(1, limit.ttlInSeconds);
-        throw new ApiError(
-          'rate-limited',
-          `more than ${limit.max} reads of comparisons, findings, answers, hardware, similar hardware, coverage and jobs per minute from this address; retry after ${seconds} s`,
-          undefined,
-          { 'retry-after': String(seconds) },
-        );
-      }
-      if (!cached) return;
-      // The routed path (decoded, without scheme and host) and the query as sent.
-      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-      const key = `GET ${route} ${JSON.stringify(request.params)}${query}`;
-      let entry = cache.get(key);
-      if (entry?.version !== version) {
-        const flightKey = `${version} ${key}`;
-        const pending = inflight.get(flightKey);
-        if (!pending) {
-          // This request computes the answer (when a slot is free); onSend stores it and wakes the others.
-          let settle!: (e: Entry | null) => void;
-          inflight.set(
-            flightKey,
-            new Promise<Entry | null>((resolve) => {
-              settle = resolve;
-            }),
-          );
-          let settled = false;
-          let acquired = false;
-          request[FILL] = {
-            key,
-            version,
-            settle: (e) => {
-              if (settled) return;
-              settled = true;
-              inflight.delete(flightKey);
-              if (acquired) computing.release();
-              settle(e);
-            },
-          };
-          // 'close' comes for every response, finished or cut, even where onResponse does not.
-          reply.raw.once('close', () => void abandon(request));
-          await noWrites();
-          await computing.acquire();
-          // Given up while waiting for a slot (the client went away): hand the slot on.
-          if (settled) computing.release();
-          else acquired = true;
-          return;
-        }
-        entry = (await pending) ?? undefined;
-        // The first request failed (a 4xx, a timeout): this one computes its own answer.
-        if (!entry) return;
-      }
-      reply.header('etag', entry.etag).header('cache-control', 'no-cache');
-      if (matches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-      return reply.code(200).type(entry.contentType).send(entry.body);
+      const kind = readKindOf(opts, request);
+      if (kind === null) return;
+      await limitReads(request);
+      if (kind !== 'cached') return;
+      return answerFromCache(state, request, reply);
     });
 
-    app.addHook('onSend', async (request: WithFill, reply, payload) => {
-      const fill = request[FILL];
-      if (!fill) return payload;
-      delete request[FILL];
-      if (reply.statusCode !== 200 || typeof payload !== 'string') {
-        fill.settle(null);
-        return payload;
-      }
-      const etag = `"${fill.version.toString(36)}-${createHash('sha256').update(payload).digest('base64url').slice(0, 22)}"`;
-      const entry: Entry = {
-        version: fill.version,
-        etag,
-        body: payload,
-        contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-      };
-      cache.set(fill.key, entry);
-      fill.settle(entry);
-      reply.header('etag', etag).header('cache-control', 'no-cache');
-      if (matches(request.headers['if-none-match'], etag)) {
-        reply.code(304);
-        return '';
-      }
-      return payload;
-    });
+    app.addHook('onSend', async (request: WithFill, reply, payload) => storeAnswer(state, request, reply, payload));
 
     app.addHook('onResponse', abandon);
     app.addHook('onRequestAbort', abandon);
