@@ -27,22 +27,22 @@ function asApiError(err: unknown): never {
   throw err;
 }
 
+/** What a route group registers its routes on: the API with the zod type provider. */
+type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
+
 /**
- * The fleet: operators request jobs (operator token); agents claim them with a long poll,
- * heartbeat while they run, and fail or release them (runner token). A job completes when its
- * run is stored (POST /v1/runs with `job`).
+ * Anyone may list jobs; runner names and failure sentences as sent are for an operator only. A
+ * request with an Authorization header must carry a valid operator token (a wrong one is a
+ * counted authentication failure, as on the write routes).
  */
-const jobs: FastifyPluginAsyncZod = async (app) => {
-  /**
-   * Anyone may list jobs; runner names and failure sentences as sent are for an operator only. A
-   * request with an Authorization header must carry a valid operator token (a wrong one is a
-   * counted authentication failure, as on the write routes).
-   */
-  const viewerOf = async (request: FastifyRequest): Promise<JobViewer> => {
-    if (request.headers.authorization === undefined) return 'public';
-    await app.requireOperator(request);
-    return 'operator';
-  };
+async function viewerOf(app: ZodApp, request: FastifyRequest): Promise<JobViewer> {
+  if (request.headers.authorization === undefined) return 'public';
+  await app.requireOperator(request);
+  return 'operator';
+}
+
+/** Requesting, listing, reading and cancelling jobs (operators; anyone may read). */
+function addJobRoutes(app: ZodApp): void {
   app.post(
     '/jobs',
     {
@@ -73,7 +73,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
         response: { 200: JobList, 400: Problem, 503: Problem },
       },
     },
-    async (request) => ({ items: await app.fleet.listJobs(request.query, await viewerOf(request)) }),
+    async (request) => ({ items: await app.fleet.listJobs(request.query, await viewerOf(app, request)) }),
   );
 
   app.get(
@@ -87,7 +87,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const job = await app.fleet.getJob(request.params.id, await viewerOf(request));
+      const job = await app.fleet.getJob(request.params.id, await viewerOf(app, request));
       if (!job) throw new ApiError('not-found', `no job with id ${request.params.id}`);
       return job;
     },
@@ -112,7 +112,10 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       return job;
     },
   );
+}
 
+/** An agent claims a job it can run (long poll). */
+function addClaimRoute(app: ZodApp): void {
   app.post(
     '/agent/claim',
     {
@@ -149,7 +152,10 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       return job;
     },
   );
+}
 
+/** An agent's calls about its attempt at a job: heartbeat, fail, release. */
+function addAttemptRoutes(app: ZodApp): void {
   app.post(
     '/jobs/:id/heartbeat',
     {
@@ -204,6 +210,17 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
     async (request) =>
       app.fleet.releaseJob(request.params.id, request.body.attempt, request.runner?.name ?? '').catch(asApiError),
   );
+}
+
+/**
+ * The fleet: operators request jobs (operator token); agents claim them with a long poll,
+ * heartbeat while they run, and fail or release them (runner token). A job completes when its
+ * run is stored (POST /v1/runs with `job`).
+ */
+const jobs: FastifyPluginAsyncZod = async (app) => {
+  addJobRoutes(app);
+  addClaimRoute(app);
+  addAttemptRoutes(app);
 };
 
 export default jobs;
