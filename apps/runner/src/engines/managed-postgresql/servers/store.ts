@@ -291,7 +291,14 @@ function reportedRelease(postgresVersion: string): string | null {
 export async function installServer(
   serversDir: string,
   choice: ServerChoice,
-  opts: { onProgress?: InstallProgress; say?: (text: string) => void; registry?: string; ledgerDir?: string } = {},
+  opts: {
+    onProgress?: InstallProgress;
+    say?: (text: string) => void;
+    registry?: string;
+    ledgerDir?: string;
+    /** Said once the registry named a build that is not installed yet, before anything is downloaded. */
+    announce?: string;
+  } = {},
 ): Promise<InstalledServer & { alreadyInstalled: boolean }> {
   const say = opts.say ?? (() => {});
   const { major } = choice;
@@ -299,6 +306,7 @@ export async function installServer(
   const { settings, ...build } = await resolveBuild(choice, opts.registry ? { registry: opts.registry } : {});
   const current = await readInstalled(serversDir, key);
   if (current?.version === build.version) return { ...current, alreadyInstalled: true };
+  if (opts.announce) say(opts.announce);
   if (current) await refuseWhileInUse(serversDir, key, opts.ledgerDir, `replace ${current.version} of`);
   await prepareStore(serversDir);
   await ensureServerOsUser(say);
@@ -379,6 +387,9 @@ export async function ensureServer(
     const ofMajor = await readInstalled(serversDir, String(choice.major));
     if (ofMajor?.release === choice.release) return ofMajor;
   }
-  opts.say?.(`PostgreSQL ${key} is not installed in ${serversDir}: installing it (once)`);
-  return installServer(serversDir, choice, opts);
+  // Said after the registry was asked: a release it does not have is refused without it.
+  return installServer(serversDir, choice, {
+    ...opts,
+    announce: `PostgreSQL ${key} is not installed in ${serversDir}: installing it (once)`,
+  });
 }
