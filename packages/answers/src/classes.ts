@@ -29,6 +29,7 @@ import {
   list,
   pairFigures,
   pairsOf,
+  oneRunnerNote,
   summaryOf,
   verdictWords,
   type Answered,
@@ -184,7 +185,11 @@ export function answerClasses(groups: readonly Answered[]): ClassAnswers {
       interactions,
       sameVerdict: same,
       hardwareChangesAnswer: changes,
-      summary: text,
+      summary: `${text}${oneRunnerNote(
+        base.rows,
+        base.rows.map((r) => classLabel(r.hardwareClass)),
+        { one: 'class', many: 'classes' },
+      )}`,
       verdictGroups,
       changes: changesOf(verdictGroups, interactions),
     };

@@ -60,6 +60,8 @@ export type SampleRow = {
   settings: Record<string, string>;
   /** Whether the run was flagged noisy (contracts' judgeNoise); null or absent when it recorded no noise. */
   noisy?: boolean | null;
+  /** The runner (token) that sent the run; null for imported articles, absent in rows kept before runners were read. */
+  runner?: string | null;
 };
 
 /** A row's fields that come from its run and machine, not from the sample. */
@@ -111,6 +113,8 @@ type Acc = {
   runs: Map<string, Date>;
   databases: Map<string, { engine: string; version: string; major: number; minor: number; runs: Set<string> }>;
   profiles: Set<string>;
+  /** The runners that sent the group's runs. */
+  runners: Set<string>;
   /** Runs flagged noisy, and runs without noise figures. */
   noisy: Set<string>;
   unmeasured: Set<string>;
@@ -316,6 +320,7 @@ function buildGroup(
     settings: Object.fromEntries([...acc.settings.entries()].map(([k, v]) => [k, [...v].sort()])),
     databaseVersions: databases,
     runCount: runs.length,
+    runners: acc.runners.size,
     newestRunAt: (runs[0]?.[1] ?? new Date(0)).toISOString(),
     runs: runs.slice(0, MAX_RUN_LINKS).map(([id, at]) => ({ id, receivedAt: at.toISOString() })),
     variants: summaries,
@@ -351,6 +356,7 @@ function newAcc(r: SampleRow, family: string): Acc {
     runs: new Map(),
     databases: new Map(),
     profiles: new Set(),
+    runners: new Set(),
     settings: new Map(),
     warnings: new Map(),
     noisy: new Set(),
@@ -372,6 +378,7 @@ function addRun(acc: Acc, r: SampleRow, docs: ScenarioDocs): void {
   if (r.noisy === true) acc.noisy.add(r.run_id);
   else if (r.noisy === null || r.noisy === undefined) acc.unmeasured.add(r.run_id);
   acc.profiles.add(r.fingerprint);
+  if (r.runner) acc.runners.add(r.runner);
   const dbKey = `${r.engine}\u0000${r.db_version}`;
   let db = acc.databases.get(dbKey);
   if (!db)

@@ -29,6 +29,7 @@ export function pairFigures(a: Answered, pair: PairOf): PairFigures {
   return {
     group: a.group.key,
     runCount: a.group.runCount,
+    runners: a.group.runners,
     baseline: side(pair.baseline),
     candidate: side(pair.candidate),
     difference: m?.difference ?? null,
@@ -225,4 +226,25 @@ export function summaryOf<L>(
     changes: false,
     text: `No evidence that the ${words.subject} changes the answer (${words.tested(labels)}: smallest Holm-adjusted p ${formatP(smallest).replace(/^p /, '')} over ${family.toLocaleString('en-US')} tests); ${verdicts}.`,
   };
+}
+
+/**
+ * Which rows one runner (token) stands behind, said after a summary: a class or server version
+ * with one runner's runs is one machine owner's measurement, so a difference it makes rests on
+ * that runner alone. `labels`: each row's label, in the rows' order; empty when no row is so.
+ */
+export function oneRunnerNote(
+  rows: readonly { runners: number }[],
+  labels: readonly string[],
+  words: { one: string; many: string },
+): string {
+  const single = labels.filter((_, i) => rows[i]?.runners === 1);
+  if (single.length === 0) return '';
+  const which =
+    single.length === rows.length
+      ? `every ${words.one} here`
+      : single.length > 6
+        ? `${single.length.toLocaleString('en-US')} of these ${words.many}`
+        : single.join(', ');
+  return ` One runner stands behind ${which}: ${single.length === 1 && single.length !== rows.length ? 'its' : 'their'} runs are one machine owner's, so what differs there rests on that runner alone.`;
 }

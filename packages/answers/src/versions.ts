@@ -25,6 +25,7 @@ import {
   list,
   pairFigures,
   pairsOf,
+  oneRunnerNote,
   summaryOf,
   type Answered,
   type RawInteraction,
@@ -151,7 +152,8 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
       many: 'versions',
       tested: (labels) => `interaction tests between ${ENGINE_FACTS[base.engine].name} ${list(labels)}`,
     });
-    return { ...base, interactions, sameVerdict: same, versionChangesAnswer: changes, summary: text };
+    const note = oneRunnerNote(base.rows, releases, { one: 'server version', many: 'server versions' });
+    return { ...base, interactions, sameVerdict: same, versionChangesAnswer: changes, summary: `${text}${note}` };
   });
 
   const measured = [...majors.values()]

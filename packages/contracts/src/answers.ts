@@ -257,6 +257,8 @@ export const VersionRow = z.object({
   /** The key of the group the row is read from (GroupAnswer.group.key), and its number of runs. */
   group: z.string(),
   runCount: z.number().int(),
+  /** The runners behind the row's group (ComparisonGroup.runners). */
+  runners: z.number().int().min(0),
   baseline: z.object({ n: z.number().int(), mean: z.number() }).nullable(),
   candidate: z.object({ n: z.number().int(), mean: z.number() }).nullable(),
   /** mean(candidate) − mean(baseline), in the metric's unit. */

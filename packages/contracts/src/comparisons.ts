@@ -342,6 +342,11 @@ export const ComparisonGroup = z.object({
     }),
   ),
   runCount: z.number().int(),
+  /**
+   * The runners (tokens) whose runs the group holds; runs without one (imported articles) are not
+   * counted. A class or server version one runner stands behind is one machine owner's word.
+   */
+  runners: z.number().int().min(0),
   newestRunAt: isoDateTime,
   /** The newest runs behind the group (at most 100). */
   runs: z.array(z.object({ id: z.uuid(), receivedAt: isoDateTime, link: z.string() })),

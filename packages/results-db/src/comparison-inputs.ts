@@ -161,6 +161,8 @@ const PackedRun = z.strictObject({
   settings: z.record(z.string(), z.string()),
   /** Whether the run was flagged noisy; null without noise figures (absent in inputs packed before runs had them). */
   noisy: z.boolean().nullable().optional(),
+  /** The runner that sent the run; null for an article's (absent in inputs packed before runners were read). */
+  runner: z.string().nullable().optional(),
   /** metric → [variant, repetition, value, unit, point_param, point_value, position (absent before blocks)] */
   rows: z.record(
     z.string(),
@@ -221,6 +223,7 @@ export function packInputs(inputs: ComparisonInputs, covers: readonly string[]):
         run_warnings: r.run_warnings,
         settings: r.settings,
         noisy: r.noisy ?? null,
+        runner: r.runner ?? null,
         rows: {},
         samples: [],
         series: [],

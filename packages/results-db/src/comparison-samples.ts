@@ -40,6 +40,7 @@ type RunRow = {
   warnings: unknown;
   settings: Record<string, string> | null;
   noise: unknown;
+  runner_id: string | null;
 };
 
 type SampleValueRow = {
@@ -110,7 +111,7 @@ function loadRuns(prisma: PrismaClient, q: Filters, samples: readonly SampleValu
   if (q.major !== undefined) runWhere.push(Prisma.sql`de.major = ANY(${q.major}::int[])`);
   return prisma.$queryRaw<RunRow[]>`
     SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor,
-           r.params, r.document->'warnings' AS warnings, de.settings, r.noise
+           r.params, r.document->'warnings' AS warnings, de.settings, r.noise, r.runner_id::text AS runner_id
     FROM runs r JOIN database_environments de ON de.id = r.database_environment_id
     WHERE ${Prisma.join(runWhere, ' AND ')}`;
 }
@@ -173,6 +174,7 @@ function joinSamples(
         run_warnings: Array.isArray(r.warnings) ? r.warnings.filter((w): w is string => typeof w === 'string') : [],
         settings: r.settings ?? {},
         noisy: noisyOf.get(r.id) ?? null,
+        runner: r.runner_id,
       },
     ];
   });

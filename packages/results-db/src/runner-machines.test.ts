@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunSubmission, type MeasuredHardware } from '@tunelab/contracts';
+import { AnswersQuery, RunSubmission, type MeasuredHardware } from '@tunelab/contracts';
 import { hardwareFingerprint, type ResultsDb } from './index.ts';
 import { BACKENDS, useResultsDb } from './test-backends.ts';
 import { ingestDocument, probeFigures } from './testing.ts';
@@ -18,9 +18,9 @@ const figures = probeFigures;
 const HDD = figures({ fsyncP50Us: 9100, fsyncP99Us: 48000, readIopsQd1: 150, readIopsQd16: 410, seqWriteMBps: 90 });
 
 /** The fixture on a virtual disk the probe classes, at `day` (the 20th, 21st, …). */
-function onDisk(measured: MeasuredHardware, day: number) {
+function onDisk(measured: MeasuredHardware, day: number, cpuModel = 'Shared Spec CPU') {
   const doc = structuredClone(fixture);
-  doc.hardware.cpuModel = 'Shared Spec CPU';
+  doc.hardware.cpuModel = cpuModel;
   doc.hardware.storage = { kind: 'unknown', model: 'QEMU HARDDISK' };
   doc.hardware.measured = measured;
   doc.startedAt = `2026-11-${day}T04:00:00.000Z`;
@@ -58,6 +58,33 @@ for (const backend of BACKENDS) {
       // The honest runner's next run is still the same machine.
       const again = await ingestDocument(db, onDisk(figures({ readIopsQd1: 15_000 }), 26), 'honest-2', honest.id);
       expect(again.run.hardware.fingerprint).toBe(mine.run.hardware.fingerprint);
+    });
+
+    it('the classes view says which class one runner stands behind', async () => {
+      // Two owners' machines of one class (SSD-like, with the first test's honest runner: three),
+      // and one runner's machine alone in its class (16 GB, HDD-like).
+      const [a, b, c] = await Promise.all(
+        ['owner-a', 'owner-b', 'lone'].map((n) => db.createRunner(`${n}-${backend}`)),
+      );
+      await ingestDocument(db, onDisk(figures({}), 20, 'Owner A CPU'), 'views-a', a!.id);
+      await ingestDocument(db, onDisk(figures({}), 21, 'Owner B CPU'), 'views-b', b!.id);
+      const lone = onDisk(HDD, 22, 'Lone CPU');
+      lone.hardware.memoryBytes = 16 * 1024 ** 3;
+      await ingestDocument(db, lone, 'views-c', c!.id);
+      const answers = await db.answers(AnswersQuery.parse({ scenario: 'vacuum-index-cleanup' }));
+      const comparisons = answers!.classes.comparisons.filter((cmp) =>
+        cmp.rows.some((r) => r.hardwareClass === '2 cores / 16 GB / HDD-like'),
+      );
+      expect(comparisons.length).toBeGreaterThan(0);
+      for (const cmp of comparisons) {
+        const runners = Object.fromEntries(cmp.rows.map((r) => [r.hardwareClass, r.runners]));
+        expect(runners['2 cores / 24 GB / SSD-like']).toBeGreaterThanOrEqual(2);
+        expect(runners['2 cores / 16 GB / HDD-like']).toBe(1);
+        expect(cmp.summary).toMatch(
+          /One runner stands behind [^:]*2 cores \/ 16 GB \/ HDD-like[^:]*: (its|their) runs are one machine owner's/,
+        );
+        expect(cmp.summary).not.toMatch(/One runner stands behind [^.]*SSD-like/);
+      }
     });
 
     it('a run without a runner (an imported article) keeps the plain fingerprint of its spec', async () => {
