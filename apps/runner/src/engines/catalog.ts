@@ -1,7 +1,7 @@
 /**
  * What `tunelab advise` reads from a server, engine-neutral: catalog and statistics only, never
  * table contents. Each engine's driver that can be advised has an inspector (`engines/<engine>/
- * inspect.ts`) that fills the table sets its engine has; advise's rules (advise/rules.ts) ask for
+ * inspect.ts`) that fills the table sets its engine has; advise's rules (advise/advise.ts) ask for
  * a set by name and never for an engine, so a scenario applies wherever an inspector offers its set.
  */
 import type { EngineName } from '@tunelab/contracts';
