@@ -1,5 +1,5 @@
 /**
- * The hardware class as an answer axis (issue 28): for one engine major (release line), scenario
+ * The hardware class as an answer axis: for one engine major (release line), scenario
  * version, parameter values and sweep point, the same declared pair side by side per hardware
  * class — n and mean per side, the difference and the relative improvement with its 95% interval
  * in the metric's direction, the verdict and the agreement with the article, read from the

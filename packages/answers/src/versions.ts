@@ -1,5 +1,5 @@
 /**
- * The server version as an answer axis (issue 18): for one hardware class, scenario version,
+ * The server version as an answer axis: for one hardware class, scenario version,
  * engine, parameter values and sweep point, the same declared pair side by side per engine major
  * version — n and mean per side, the difference and the relative improvement with its 95%
  * interval in the metric's direction, the verdict and the agreement with the article, read from
