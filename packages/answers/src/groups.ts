@@ -23,7 +23,7 @@ import {
 import { adjustPValues, EQUIVALENCE_MARGIN, summarize } from '@tunelab/stats';
 import { comparePair, type CompareOptions } from './compare.ts';
 import { metricDirection, quantityOf } from './direction.ts';
-import { engineDefault } from './settings.ts';
+import { engineDefault, nameDefaultInWarning } from './settings.ts';
 import { leftOutOfGroup, leftOutReasonOf, splitLeftOut } from './left-out.ts';
 
 const GIB = 1024 ** 3;
@@ -366,7 +366,11 @@ function newAcc(r: SampleRow, family: string): Acc {
 
 /** A run's own facts, once per group it joins: warnings, relevant settings, noise flag, profile, server. */
 function addRun(acc: Acc, r: SampleRow, docs: ScenarioDocs): void {
-  if (r.run_warnings.length > 0) acc.warnings.set(r.run_id, r.run_warnings);
+  if (r.run_warnings.length > 0)
+    acc.warnings.set(
+      r.run_id,
+      r.run_warnings.map((w) => nameDefaultInWarning(r.engine, w)),
+    );
   for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
     const fallback = engineDefault(r.engine, name);
     const value = r.settings[name] ?? (fallback ? `${fallback} (default)` : 'server default');

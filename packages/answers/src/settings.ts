@@ -13,6 +13,18 @@ export function engineDefault(engine: string, name: string): string | null {
   return (defaults && ownValue(defaults, name)) ?? null;
 }
 
+/**
+ * A stored run warning as runners now word it (apps/runner/src/engine/probe.ts): older runners
+ * wrote "server setting wal_compression is (default) here; …" without the value, so the engine's
+ * default is named ("… is off (the default) here; …"). Any other warning is returned as it is.
+ */
+export function nameDefaultInWarning(engine: string, warning: string): string {
+  const m = /^server setting (\S+) is \(default\) here;/.exec(warning);
+  if (!m) return warning;
+  const value = engineDefault(engine, m[1]!);
+  return warning.replace(' is (default) here;', ` is ${value ?? 'the server’s default'} (the default) here;`);
+}
+
 const SIZE: Record<string, number> = {
   b: 1,
   k: 1024,

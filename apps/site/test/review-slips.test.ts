@@ -1,0 +1,71 @@
+/**
+ * Wording a review found on the pages built over the answers-first fixture (every scenario's real
+ * run, vacuum-index-cleanup on three servers, one synthetic SSD class; the real `astro build`),
+ * each held here on the built HTML or in Chromium:
+ * - a run warning stored by an older runner, "server setting wal_compression is (default) here",
+ *   names the default's value.
+ */
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestResultsDb } from './fresh-db.ts';
+import { seedAnswersFixture } from './answers-fixture.ts';
+import { buildSite } from './build.ts';
+
+const work = await mkdtemp(join(tmpdir(), 'tl-review-slips-'));
+const out = join(work, 'dist');
+
+/** The text of a built page: tags dropped, entities of the site's own words decoded. */
+async function pageText(path: string): Promise<string> {
+  const html = await readFile(join(out, path), 'utf8');
+  return html
+    .replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
+}
+
+async function htmlPages(dir = ''): Promise<string[]> {
+  const entries = await readdir(join(out, dir), { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((e) =>
+      e.isDirectory()
+        ? htmlPages(join(dir, e.name))
+        : Promise.resolve(e.name.endsWith('.html') ? [join(dir, e.name)] : []),
+    ),
+  );
+  return nested.flat();
+}
+
+beforeAll(async () => {
+  const dataDir = join(work, 'db');
+  const db = await openTestResultsDb(dataDir);
+  try {
+    await seedAnswersFixture(db);
+  } finally {
+    await db.close();
+  }
+  const built = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
+  expect(built.code, built.output).toBe(0);
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('words a review found', () => {
+  it('a setting at its default is named with the default’s value, never "(default) here" alone', async () => {
+    const pages = await htmlPages();
+    const bare: string[] = [];
+    for (const p of pages) if ((await pageText(p)).includes('is (default) here')) bare.push(p);
+    expect(bare).toEqual([]);
+    // The real runs' warnings, on the scenario page and the run pages: PostgreSQL's defaults.
+    const text = await pageText('scenarios/vacuum-index-cleanup/index.html');
+    expect(text).toContain('server setting synchronous_commit is on (the default) here; the published run used off');
+    expect(text).toContain('server setting max_parallel_maintenance_workers is 2 (the default) here');
+  });
+});
