@@ -3,7 +3,9 @@
  * run, vacuum-index-cleanup on three servers, one synthetic SSD class; the real `astro build`),
  * each held here on the built HTML or in Chromium:
  * - a run warning stored by an older runner, "server setting wal_compression is (default) here",
- *   names the default's value.
+ *   names the default's value;
+ * - recovery-init-sync's article timed with a one-second clock: its 0 is "under 1,000 ms", never
+ *   "syncfs 0 ms", and its fit of those zeros is no slope, never "0 µs per file, r² 1.00".
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,5 +69,15 @@ describe('words a review found', () => {
     const text = await pageText('scenarios/vacuum-index-cleanup/index.html');
     expect(text).toContain('server setting synchronous_commit is on (the default) here; the published run used off');
     expect(text).toContain('server setting max_parallel_maintenance_workers is 2 (the default) here');
+  });
+
+  it('an article’s 0 under its clock’s tick is "under 1,000 ms", and its zeros fit no slope', async () => {
+    const text = await pageText('scenarios/recovery-init-sync/index.html');
+    expect(text).not.toMatch(/syncfs 0 ms/);
+    expect(text).toContain('fsync 2,000 ms, syncfs under 1,000 ms (single figures, no spread)');
+    // The fit table of the article's figures: fsync's line, syncfs's zeros without one.
+    const article = /µs per file: the article(.*?)The article’s figures fitted/.exec(text)?.[1] ?? '';
+    expect(article).toMatch(/syncfs recovery_init_sync_method = syncfs no slope: every figure is the same — — 4/);
+    expect(article).not.toMatch(/ 0 no spread 1\.00 /);
   });
 });

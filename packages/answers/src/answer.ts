@@ -18,6 +18,7 @@ import {
   STORAGE_TIER_LABELS,
   isEmulatedClass,
   majorOfParts,
+  ownValue,
   paramUnitBytes,
   parseSizeText,
   type ArticleMachineConditions,
@@ -164,12 +165,26 @@ function articleComparison(m: ArticleMachine, baseline: string, candidate: strin
   return reverse ? { comparison: reverse, outcome: flip(outcomeOf(m.group, reverse)) } : null;
 }
 
+const SECOND_IN: Record<string, number> = { s: 1, ms: 1000, us: 1e6, µs: 1e6 };
+
+/**
+ * An article's figure of 0 read with a clock of whole ticks (published.json `setup.resolution_s`)
+ * is under one tick, not a measured 0: "under 1,000 ms". Null for any other figure.
+ */
+export function belowResolution(value: number, unit: string, published: PublishedFile | null): string | null {
+  const tick = published?.setup?.resolution_s;
+  const per = ownValue(SECOND_IN, unit);
+  if (value !== 0 || tick === undefined || per === undefined) return null;
+  return `under ${(tick * per).toLocaleString('en-US')} ${unit}`;
+}
+
 /** The article's figure for a pair on one of its machines (its means, outcome and verdict); null when it did not compare the pair. */
 export function articleFigure(
   machine: ArticleMachine,
   baseline: string,
   candidate: string,
   art = articleComparison(machine, baseline, candidate),
+  published: PublishedFile | null = null,
 ): ArticleFigure | null {
   if (!art) return null;
   return {
@@ -187,7 +202,12 @@ export function articleFigure(
     outcome: art.outcome,
     sentence:
       art.comparison.verdict.kind === 'insufficient-data'
-        ? `${[baseline, candidate].map((v) => `${v} ${num(meanOf(machine.group, v) ?? NaN)} ${machine.group.unit}`).join(', ')} (single figures, no spread)`
+        ? `${[baseline, candidate]
+            .map((v) => {
+              const m = meanOf(machine.group, v) ?? NaN;
+              return `${v} ${belowResolution(m, machine.group.unit, published) ?? `${num(m)} ${machine.group.unit}`}`;
+            })
+            .join(', ')} (single figures, no spread)`
         : art.comparison.verdict.sentence,
   };
 }
@@ -598,7 +618,7 @@ function pairAnswer(
   let there: Outcome = 'unknown';
   if (machine && art) {
     there = art.outcome;
-    article = articleFigure(machine, baseline, candidate, art);
+    article = articleFigure(machine, baseline, candidate, art, scenario.published);
   } else {
     const fromRatio = ratioPairAnswer(scenario, g, base, ratios, samples);
     if (fromRatio) return fromRatio;

@@ -6,7 +6,7 @@
  * never as a measurement; the figures are the imported data's, never written here.
  */
 import type { ArticleFigure, ArticleFinding } from '@tunelab/contracts';
-import { articleFigure, articleMachine, type AnswerGroup, type ScenarioInput } from './answer.ts';
+import { articleFigure, articleMachine, belowResolution, type AnswerGroup, type ScenarioInput } from './answer.ts';
 import { formatP } from './claims.ts';
 
 /** A figure for people: four significant digits, grouped ("226.4", "1,708,000", "46.49"). */
@@ -31,17 +31,20 @@ function outcomeWords(f: Pick<ArticleFigure, 'outcome'>, baseline: string, candi
   }
 }
 
-function comparisonFindings(groups: readonly AnswerGroup[]): ArticleFinding[] {
+function comparisonFindings(scenario: ScenarioInput, groups: readonly AnswerGroup[]): ArticleFinding[] {
   return groups.flatMap((g) => {
     const machine = articleMachine(g);
     return g.comparisons.flatMap((c) => {
-      const f = articleFigure(machine, c.baseline, c.candidate);
+      const f = articleFigure(machine, c.baseline, c.candidate, undefined, scenario.published);
       if (!f) return [];
       const n = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
       const single = n(c.baseline) <= 1 && n(c.candidate) <= 1;
       const values = [c.baseline, c.candidate]
         .filter((v) => f.values[v] !== undefined)
-        .map((v) => `${figure(f.values[v]!)} ${g.unit} for ${v}`)
+        .map(
+          (v) =>
+            `${belowResolution(f.values[v]!, g.unit, scenario.published) ?? `${figure(f.values[v]!)} ${g.unit}`} for ${v}`,
+        )
         .join(' vs ');
       const evidence = single
         ? 'single figures, no spread'
@@ -117,7 +120,7 @@ export function articleFindings(input: {
   articleGroups: readonly AnswerGroup[];
 }): ArticleFinding[] {
   return [
-    ...comparisonFindings(input.articleGroups),
+    ...comparisonFindings(input.scenario, input.articleGroups),
     ...ratioFindings(input.scenario, input.figures),
     ...claimFindings(input.scenario),
   ];

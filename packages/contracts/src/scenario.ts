@@ -623,6 +623,8 @@ export const PublishedFile = z.looseObject({
     .looseObject({
       server_settings: z.record(z.string(), z.string()).optional(),
       server_version: z.string().optional(),
+      /** The article's clock tick in seconds (C `time()`: 1): a published 0 means under one tick. */
+      resolution_s: z.number().positive().optional(),
     })
     .optional(),
   /** Variant key → what the article ran, in its words. */

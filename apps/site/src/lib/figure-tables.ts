@@ -123,18 +123,30 @@ function fitTable(sc: ScenarioView, f: FitAnswer, id: string, heading: string, c
     id,
     heading,
     fit: { label: f.label },
-    rows: f.rows.map((r) => ({
-      variant: r.variant,
-      label: sc.variantLabels[r.variant] ?? '',
-      slope: perUnit(r.slope),
-      interval: !r.interval
-        ? 'needs three units'
-        : r.interval.high - r.interval.low < 1e-12
-          ? 'no spread'
-          : `${perUnit(r.interval.low)} to ${perUnit(r.interval.high)}`,
-      r2: r.r2.toFixed(2),
-      units: r.units,
-    })),
+    rows: f.rows.map((r) => {
+      // Every figure equal (an article's zeros under its clock's tick): no line to fit, and r² is 0/0.
+      if (r.slope === 0 && r.interval !== null && r.interval.high - r.interval.low < 1e-12)
+        return {
+          variant: r.variant,
+          label: sc.variantLabels[r.variant] ?? '',
+          slope: 'no slope: every figure is the same',
+          interval: '—',
+          r2: '—',
+          units: r.units,
+        };
+      return {
+        variant: r.variant,
+        label: sc.variantLabels[r.variant] ?? '',
+        slope: perUnit(r.slope),
+        interval: !r.interval
+          ? 'needs three units'
+          : r.interval.high - r.interval.low < 1e-12
+            ? 'no spread'
+            : `${perUnit(r.interval.low)} to ${perUnit(r.interval.high)}`,
+        r2: r.r2.toFixed(2),
+        units: r.units,
+      };
+    }),
     caption,
   };
 }
