@@ -5,7 +5,8 @@
  * - a run warning stored by an older runner, "server setting wal_compression is (default) here",
  *   names the default's value;
  * - recovery-init-sync's article timed with a one-second clock: its 0 is "under 1,000 ms", never
- *   "syncfs 0 ms", and its fit of those zeros is no slope, never "0 µs per file, r² 1.00".
+ *   "syncfs 0 ms", and its fit of those zeros is no slope, never "0 µs per file, r² 1.00";
+ * - a virtual disk's warning gives "pass --storage" once, never "pass --storage)); pass --storage".
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,5 +80,19 @@ describe('words a review found', () => {
     const article = /µs per file: the article(.*?)The article’s figures fitted/.exec(text)?.[1] ?? '';
     expect(article).toMatch(/syncfs recovery_init_sync_method = syncfs no slope: every figure is the same — — 4/);
     expect(article).not.toMatch(/ 0 no spread 1\.00 /);
+  });
+
+  it('a virtual disk’s warning says "pass --storage" once', async () => {
+    const doubled: string[] = [];
+    const said: string[] = [];
+    for (const p of await htmlPages()) {
+      const text = await pageText(p);
+      if (text.includes('pass --storage)); pass --storage')) doubled.push(p);
+      if (text.includes('say nothing about the storage behind it); pass --storage ssd|hdd|nvme')) said.push(p);
+    }
+    expect(doubled).toEqual([]);
+    // The real runs ran on a virtual disk: their scenario and run pages carry the warning.
+    expect(said).toContain('scenarios/recovery-init-sync/index.html');
+    expect(said.filter((p) => p.startsWith('runs/')).length).toBeGreaterThan(0);
   });
 });

@@ -23,7 +23,7 @@ import {
 import { adjustPValues, EQUIVALENCE_MARGIN, summarize } from '@tunelab/stats';
 import { comparePair, type CompareOptions } from './compare.ts';
 import { metricDirection, quantityOf } from './direction.ts';
-import { engineDefault, nameDefaultInWarning } from './settings.ts';
+import { engineDefault, storedWarningText } from './settings.ts';
 import { leftOutOfGroup, leftOutReasonOf, splitLeftOut } from './left-out.ts';
 
 const GIB = 1024 ** 3;
@@ -369,7 +369,7 @@ function addRun(acc: Acc, r: SampleRow, docs: ScenarioDocs): void {
   if (r.run_warnings.length > 0)
     acc.warnings.set(
       r.run_id,
-      r.run_warnings.map((w) => nameDefaultInWarning(r.engine, w)),
+      r.run_warnings.map((w) => storedWarningText(r.engine, w)),
     );
   for (const name of docs.get(r.scenario_key)?.report.relevant_settings ?? []) {
     const fallback = engineDefault(r.engine, name);

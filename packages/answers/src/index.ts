@@ -39,7 +39,7 @@ export {
   type GroupAnswerOf,
   type ScenarioAnswersOf,
 } from './scenario.ts';
-export { engineDefault, isNoiseSetting, nameDefaultInWarning, normalizeSetting, sameSetting } from './settings.ts';
+export { engineDefault, isNoiseSetting, storedWarningText, normalizeSetting, sameSetting } from './settings.ts';
 export { findingsOf, groupSamples, type Filters, type SampleRow } from './groups.ts';
 export { leftOutLabel, leftOutOfGroup } from './left-out.ts';
 export { groupByPolicy } from './groups.ts';

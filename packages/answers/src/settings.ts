@@ -14,15 +14,19 @@ export function engineDefault(engine: string, name: string): string | null {
 }
 
 /**
- * A stored run warning as runners now word it (apps/runner/src/engine/probe.ts): older runners
- * wrote "server setting wal_compression is (default) here; …" without the value, so the engine's
- * default is named ("… is off (the default) here; …"). Any other warning is returned as it is.
+ * A stored run warning as runners now word it (apps/runner/src/engine/probe.ts and
+ * probe/hardware.ts). Older runners wrote "server setting wal_compression is (default) here; …"
+ * without the value, so the engine's default is named ("… is off (the default) here; …"), and
+ * "storage kind unknown (… say nothing about the storage behind it, pass --storage)); pass
+ * --storage ssd|hdd|nvme", so the advice inside the parentheses goes. Other warnings are kept.
  */
-export function nameDefaultInWarning(engine: string, warning: string): string {
-  const m = /^server setting (\S+) is \(default\) here;/.exec(warning);
-  if (!m) return warning;
-  const value = engineDefault(engine, m[1]!);
-  return warning.replace(' is (default) here;', ` is ${value ?? 'the server’s default'} (the default) here;`);
+export function storedWarningText(engine: string, warning: string): string {
+  const setting = /^server setting (\S+) is \(default\) here;/.exec(warning);
+  if (setting) {
+    const value = engineDefault(engine, setting[1]!);
+    return warning.replace(' is (default) here;', ` is ${value ?? 'the server’s default'} (the default) here;`);
+  }
+  return warning.replace(/, pass --storage\)\); pass --storage /, '); pass --storage ');
 }
 
 const SIZE: Record<string, number> = {

@@ -190,7 +190,10 @@ export async function probeHardware(
       : undefined;
   if (opts.storageOverride) storage = { ...storage, kind: opts.storageOverride };
   else if (storage.kind === 'unknown' && !(measured && storageTierOf(measured)))
-    warnings.push(`storage kind unknown (${storage.note}); pass --storage ssd|hdd|nvme`);
+    // A virtual disk's note already ends in the advice; the warning gives it once, with the kinds.
+    warnings.push(
+      `storage kind unknown (${storage.note.replace(/, pass --storage$/, '')}); pass --storage ssd|hdd|nvme`,
+    );
   const cpuModel = [cpu.manufacturer, cpu.brand].filter(Boolean).join(' ').replace(/\s+/g, ' ').trim() || 'unknown CPU';
   const virtualization = system.virtual ? (system.virtualHost || system.model || 'virtual').slice(0, 64) : null;
   const spec = HardwareSpec.parse({
