@@ -6,7 +6,8 @@
  *   names the default's value;
  * - recovery-init-sync's article timed with a one-second clock: its 0 is "under 1,000 ms", never
  *   "syncfs 0 ms", and its fit of those zeros is no slope, never "0 µs per file, r² 1.00";
- * - a virtual disk's warning gives "pass --storage" once, never "pass --storage)); pass --storage".
+ * - a virtual disk's warning gives "pass --storage" once, never "pass --storage)); pass --storage";
+ * - the glossary of a throughput (NOPM) page says what "% faster" is there, never "time saved".
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -94,5 +95,14 @@ describe('words a review found', () => {
     // The real runs ran on a virtual disk: their scenario and run pages carry the warning.
     expect(said).toContain('scenarios/recovery-init-sync/index.html');
     expect(said.filter((p) => p.startsWith('runs/')).length).toBeGreaterThan(0);
+  });
+
+  it('"% faster" on a NOPM page is the throughput gained, on a duration page the time saved', async () => {
+    const nopm = await pageText('scenarios/fillfactor-hot-updates/index.html');
+    expect(nopm).toContain('% faster');
+    expect(nopm).not.toContain('time saved');
+    expect(nopm).toContain('% faster = throughput (tps, NOPM) gained relative to the baseline variant');
+    const duration = await pageText('scenarios/vacuum-full-rewrite/index.html');
+    expect(duration).toContain('% faster = time saved relative to the baseline variant');
   });
 });

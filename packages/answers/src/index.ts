@@ -1,7 +1,14 @@
 // The answer engine: verdicts in each metric's direction, agreement with the article under one
 // comparability rule, and the declared ratios, fits and crossings. Used by results-db (the API),
 // the site and the runner's report; never computed in an app.
-export { defaultMetric, metricDirection, metricList, primaryMetric, type ResolvedDirection } from './direction.ts';
+export {
+  defaultMetric,
+  metricDirection,
+  metricList,
+  primaryMetric,
+  quantityOf,
+  type ResolvedDirection,
+} from './direction.ts';
 export { comparePair } from './compare.ts';
 export {
   AGREEMENT_TEXT,
