@@ -19,6 +19,10 @@ const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 
+/** The columns that name a comparison group in the site-wide CSVs, and its cells. */
+const GROUP_COLUMNS = ['group', 'scenario', 'scenario_version', 'source', 'hardware_class'];
+const groupCells = (g: ComparisonGroup) => [g.key, g.scenario.key, g.scenario.version, g.source, g.hardware.class];
+
 /** Adds one file to the list. */
 type Add = (path: string, title: string, body: string, type: string) => void;
 
@@ -80,11 +84,7 @@ function addGroupFiles(data: SiteData, add: Add): void {
     'Per group and variant: n, mean, median, sd, 95% CI',
     toCsv(
       [
-        'group',
-        'scenario',
-        'scenario_version',
-        'source',
-        'hardware_class',
+        ...GROUP_COLUMNS,
         'metric',
         'unit',
         'variant',
@@ -99,11 +99,7 @@ function addGroupFiles(data: SiteData, add: Add): void {
       ],
       groups.flatMap((g) =>
         g.variants.map((v) => [
-          g.key,
-          g.scenario.key,
-          g.scenario.version,
-          g.source,
-          g.hardware.class,
+          ...groupCells(g),
           g.metric,
           g.unit,
           v.variant,
@@ -130,11 +126,7 @@ function addVerdicts(groups: readonly ComparisonGroup[], add: Add): void {
     'Per group and comparison pair: improvement, 95% CI, p-values, verdict',
     toCsv(
       [
-        'group',
-        'scenario',
-        'scenario_version',
-        'source',
-        'hardware_class',
+        ...GROUP_COLUMNS,
         'baseline',
         'candidate',
         'difference',
@@ -151,11 +143,7 @@ function addVerdicts(groups: readonly ComparisonGroup[], add: Add): void {
       ],
       groups.flatMap((g) =>
         g.comparisons.map((c) => [
-          g.key,
-          g.scenario.key,
-          g.scenario.version,
-          g.source,
-          g.hardware.class,
+          ...groupCells(g),
           c.baseline,
           c.candidate,
           c.difference,
