@@ -7,18 +7,26 @@
  * - recovery-init-sync's article timed with a one-second clock: its 0 is "under 1,000 ms", never
  *   "syncfs 0 ms", and its fit of those zeros is no slope, never "0 µs per file, r² 1.00";
  * - a virtual disk's warning gives "pass --storage" once, never "pass --storage)); pass --storage";
- * - the glossary of a throughput (NOPM) page says what "% faster" is there, never "time saved".
+ * - the glossary of a throughput (NOPM) page says what "% faster" is there, never "time saved";
+ * - every page's first focusable element is a "Skip to content" link, shown when focused.
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '@tunelab/browser';
 import { openTestResultsDb } from './fresh-db.ts';
 import { seedAnswersFixture } from './answers-fixture.ts';
 import { buildSite } from './build.ts';
+import { serveStatic } from './static-server.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'tl-review-slips-'));
 const out = join(work, 'dist');
+let server: Awaited<ReturnType<typeof serveStatic>>;
+let browser: Browser;
+// One page throughout: Chromium here runs as a single process, and closing a page can end it.
+let page: Page;
 
 /** The text of a built page: tags dropped, entities of the site's own words decoded. */
 async function pageText(path: string): Promise<string> {
@@ -56,8 +64,13 @@ beforeAll(async () => {
   }
   const built = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
   expect(built.code, built.output).toBe(0);
+  server = await serveStatic(out);
+  browser = await launchChromium();
+  page = await browser.newPage();
 });
 afterAll(async () => {
+  await browser?.close();
+  await server?.close();
   await rm(work, { recursive: true, force: true });
 });
 
@@ -105,4 +118,26 @@ describe('words a review found', () => {
     const duration = await pageText('scenarios/vacuum-full-rewrite/index.html');
     expect(duration).toContain('% faster = time saved relative to the baseline variant');
   });
+
+  for (const [width, height] of [
+    [1366, 900],
+    [390, 844],
+  ] as const)
+    it(`the first Tab reaches "Skip to content", shown, and it moves focus to the page's content (${width} px)`, async () => {
+      await page.setViewportSize({ width, height });
+      for (const path of ['/', '/scenarios/fillfactor-hot-updates/', '/hardware/']) {
+        await page.goto(`${server.url}${path}`);
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(() => {
+          const a = document.activeElement as HTMLAnchorElement;
+          const box = a.getBoundingClientRect();
+          return { text: a.textContent?.trim(), href: a.getAttribute('href'), top: box.top, bottom: box.bottom };
+        });
+        expect(focused, path).toMatchObject({ text: 'Skip to content', href: '#content' });
+        expect(focused.top, `${path}: shown when focused`).toBeGreaterThanOrEqual(0);
+        expect(focused.bottom).toBeLessThanOrEqual(height);
+        await page.keyboard.press('Enter');
+        await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('content');
+      }
+    });
 });
