@@ -8,7 +8,9 @@
  *   "syncfs 0 ms", and its fit of those zeros is no slope, never "0 µs per file, r² 1.00";
  * - a virtual disk's warning gives "pass --storage" once, never "pass --storage)); pass --storage";
  * - the glossary of a throughput (NOPM) page says what "% faster" is there, never "time saved";
- * - every page's first focusable element is a "Skip to content" link, shown when focused.
+ * - every page's first focusable element is a "Skip to content" link, shown when focused;
+ * - a class with a disk the probe could not tell is "virtual or unknown disk" on every page and in
+ *   the feed, never also "unknown disk" (answers' classLabel).
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -140,4 +142,17 @@ describe('words a review found', () => {
         await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('content');
       }
     });
+
+  it('a class is "virtual or unknown disk" everywhere, never also "unknown disk"', async () => {
+    const bare: Record<string, number> = {};
+    let named = 0;
+    for (const p of [...(await htmlPages()), 'feed.xml']) {
+      const text = await pageText(p);
+      const n = [...text.matchAll(/(virtual or )?unknown disk/g)].filter((m) => m[1] === undefined).length;
+      if (n > 0) bare[p] = n;
+      if (text.includes('2 cores / 24 GB / virtual or unknown disk')) named++;
+    }
+    expect(bare).toEqual({});
+    expect(named).toBeGreaterThan(10);
+  });
 });

@@ -16,7 +16,7 @@ import {
   type VersionComparison,
   type VersionRow,
 } from '@tunelab/contracts';
-import { CLASSES_NAMED_UP_TO } from './classes.ts';
+import { CLASSES_NAMED_UP_TO, classLabel } from './classes.ts';
 import { groupMajor, serverName } from './answer.ts';
 import {
   adjustInteractions,
@@ -215,7 +215,7 @@ function perServer(items: readonly { hardwareClass: string; server: string }[]):
   for (const i of items) byServer.set(i.server, [...(byServer.get(i.server) ?? []), i.hardwareClass]);
   return items.flatMap((i) => {
     const classes = byServer.get(i.server) ?? [];
-    if (classes.length <= CLASSES_NAMED_UP_TO) return [`${i.hardwareClass} on ${i.server}`];
+    if (classes.length <= CLASSES_NAMED_UP_TO) return [`${classLabel(i.hardwareClass)} on ${i.server}`];
     return classes[0] === i.hardwareClass ? [`${classes.length} hardware classes on ${i.server}`] : [];
   });
 }

@@ -6,7 +6,7 @@
  * arranges what `@tunelab/answers` computed; nothing decides a verdict.
  */
 import type { Agreement, ArticleFinding, LeftOut } from '@tunelab/contracts';
-import { decidingP, pairClaims } from '@tunelab/answers';
+import { classLabel, decidingP, pairClaims } from '@tunelab/answers';
 import { answerAnchor, type ClassAnswer, type PairView } from './answer.ts';
 import { formatWithUnit, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
@@ -130,7 +130,7 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
     answer: a,
     pair: p,
     anchor: answerAnchor(a),
-    hardwareClass: g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
+    hardwareClass: classLabel(g.hardware.class),
     servers: serversText(
       same?.sameVerdict ? same.rows.map((r) => rowServer(r, sc.answers?.groups ?? [])) : [groupServer(g)],
     ),
@@ -240,7 +240,7 @@ export function answerMatrix(data: SiteData): {
       const rowKey = `${g.hardware.class}|${JSON.stringify(g.params)}|${g.scenario.version}`;
       const row = rows.get(rowKey) ?? {
         hardwareClass: g.hardware.class,
-        label: g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk'),
+        label: classLabel(g.hardware.class),
         conditions,
         cells: new Map(),
       };

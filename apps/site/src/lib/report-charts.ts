@@ -8,7 +8,7 @@
  */
 import { metricName } from './format.ts';
 import type { ReportChart, RunDetail } from '@tunelab/contracts';
-import { declaredCrossings, type SeriesPoint } from '@tunelab/answers';
+import { classLabel, declaredCrossings, type SeriesPoint } from '@tunelab/answers';
 import { lineChart, type ChartSvg } from './charts.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor } from './units.ts';
@@ -170,7 +170,7 @@ function sweep(
   const paramDef = sc.folder?.doc.params[param];
   const xName = chart.x_label ?? paramDef?.description?.split(/[;,.(]/)[0]?.trim() ?? param;
   const label = metricName(chart.metric, metric?.label);
-  const title = `${chart.title ?? `${label} per ${xName}`}: ${cls}`;
+  const title = `${chart.title ?? `${label} per ${xName}`}: ${classLabel(cls)}`;
   // The comparisons per point exist for the primary metric (the groups the answer block reads).
   const verdicts =
     sc.metric.key === chart.metric
@@ -197,8 +197,8 @@ function sweep(
       lines,
       published: pub,
     }),
-    label: `Line chart of ${label} against ${xName} per variant on ${cls}${pub.length > 0 ? ', with the article’s points' : ''}`,
-    caption: `${label} (${unit.label}) at each ${xName}, mean over repetitions, one line per variant, ${cls}.${pub.length > 0 ? ' Hollow diamonds: the article’s figures.' : ''}${chart.log !== 'none' ? ` Logarithmic ${chart.log === 'xy' ? 'axes' : `${chart.log} axis`}${dropped > 0 ? `; ${dropped} ${dropped === 1 ? 'value' : 'values'} of 0 cannot be drawn on it and ${dropped === 1 ? 'is' : 'are'} left out (see the tables)` : ''}.` : ''}${keys ? ` ${keys}.` : ''}`,
+    label: `Line chart of ${label} against ${xName} per variant on ${classLabel(cls)}${pub.length > 0 ? ', with the article’s points' : ''}`,
+    caption: `${label} (${unit.label}) at each ${xName}, mean over repetitions, one line per variant, ${classLabel(cls)}.${pub.length > 0 ? ' Hollow diamonds: the article’s figures.' : ''}${chart.log !== 'none' ? ` Logarithmic ${chart.log === 'xy' ? 'axes' : `${chart.log} axis`}${dropped > 0 ? `; ${dropped} ${dropped === 1 ? 'value' : 'values'} of 0 cannot be drawn on it and ${dropped === 1 ? 'is' : 'are'} left out (see the tables)` : ''}.` : ''}${keys ? ` ${keys}.` : ''}`,
   };
 }
 
@@ -259,7 +259,7 @@ function series(
   }
   const xName = chart.x_label ?? 'x';
   const label = metricName(chart.metric, declared?.label);
-  const title = `${chart.title ?? `${label} against ${xName}`}: ${cls}${at}`;
+  const title = `${chart.title ?? `${label} against ${xName}`}: ${classLabel(cls)}${at}`;
   return {
     id: `chart-${slug(chart.metric)}-${slug(cls)}${point ? `-${slug(`${point.param}-${point.value}`)}` : ''}`,
     metric: chart.metric,
@@ -275,7 +275,7 @@ function series(
       lines,
       marks,
     }),
-    label: `Line chart of ${label} against ${xName} per variant on ${cls}${at}`,
-    caption: `${label} (${unit.label}) against ${xName}, mean over repetitions, one line per variant, ${cls}${at}. ${variantKey(sc.variantLabels, [...acc.keys()])}.${marks.length > 0 ? ` ${marks.map((m) => m.text).join('; ')} (pin).` : ' The lines do not cross.'}`,
+    label: `Line chart of ${label} against ${xName} per variant on ${classLabel(cls)}${at}`,
+    caption: `${label} (${unit.label}) against ${xName}, mean over repetitions, one line per variant, ${classLabel(cls)}${at}. ${variantKey(sc.variantLabels, [...acc.keys()])}.${marks.length > 0 ? ` ${marks.map((m) => m.text).join('; ')} (pin).` : ' The lines do not cross.'}`,
   };
 }

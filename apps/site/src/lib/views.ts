@@ -15,7 +15,14 @@ import {
 import { runCommandLine, type RunCommand } from '@tunelab/contracts/run-command';
 import type { ScenarioView, SiteData } from './load.ts';
 import { unitFor, type DisplayUnit } from './units.ts';
-import { decidingP, engineDefault, isNoiseSetting, meanImprovement, normalizeSetting } from '@tunelab/answers';
+import {
+  classLabel,
+  decidingP,
+  engineDefault,
+  isNoiseSetting,
+  meanImprovement,
+  normalizeSetting,
+} from '@tunelab/answers';
 import { groupServer, serverKey, serverLabel } from './servers.ts';
 import {
   formatDuration,
@@ -81,7 +88,7 @@ export const pointSuffix = (g: ComparisonGroup) =>
 export const groupLabel = (g: ComparisonGroup) => `${hardwareLabel(g)}${pointSuffix(g)}`;
 
 const hardwareLabel = (g: ComparisonGroup) => {
-  if (g.source !== 'published') return g.hardware.class.replace(/unknown disk$/, 'virtual or unknown disk');
+  if (g.source !== 'published') return classLabel(g.hardware.class);
   const cpu = g.hardware.cpuModel ?? '';
   if (cpu.includes('hardware not described')) return 'article · hardware not stated';
   const id = /^unspecified \(published: (.*)\)$/.exec(cpu)?.[1];
@@ -271,7 +278,7 @@ function makeMeasuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
     const format = measuredFormat(sc, g);
     return {
       id: groupAnchor(g),
-      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${params(g)}${multipleVersions ? ` — ${versionLabel(sc, g.scenario.version)}` : ''}`,
+      heading: `${classLabel(g.hardware.class)}${pointSuffix(g)}${server(g)}${params(g)}${multipleVersions ? ` — ${versionLabel(sc, g.scenario.version)}` : ''}`,
       group: g,
       format,
       rows: tableRows(g, groupValues(g, data.runDetail), sc, format),
@@ -555,7 +562,7 @@ export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummary
     const variants = [...per.keys()].filter((v) => metrics.some(([key]) => per.get(v)?.has(key))).sort();
     return {
       id: `metrics-${groupAnchor(g)}`,
-      heading: `${g.hardware.class}${pointSuffix(g)}${server(g)}${params(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
+      heading: `${classLabel(g.hardware.class)}${pointSuffix(g)}${server(g)}${params(g)}${multipleVersions ? ` — scenario version ${shortHash(g.scenario.version)}` : ''}`,
       metrics: metrics.map(([key, m]) => ({ key, label: m.label, unit: m.unit.label, better: m.better })),
       rows: variants.map((v) => ({
         variant: v,

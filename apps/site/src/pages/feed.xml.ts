@@ -1,4 +1,5 @@
 /** Atom feed (RFC 4287) of measured findings, newest first. */
+import { classLabel } from '@tunelab/answers';
 import type { APIRoute } from 'astro';
 import { escapeXml as esc } from '../lib/format.ts';
 import { siteData } from '../lib/load.ts';
@@ -17,10 +18,10 @@ export const GET: APIRoute = async () => {
     const id = `tag:tunelab,2026:finding/${encodeURIComponent(f.group)}/${encodeURIComponent(f.baseline)}/${encodeURIComponent(f.candidate)}/${f.newestRunAt}`;
     return `  <entry>
     <id>${esc(id)}</id>
-    <title>${esc(`${f.scenario.key} on ${f.hardwareClass}: ${f.sentence}${f.leftOut ? ` (${f.leftOut.label})` : ''}`)}</title>
+    <title>${esc(`${f.scenario.key} on ${classLabel(f.hardwareClass)}: ${f.sentence}${f.leftOut ? ` (${f.leftOut.label})` : ''}`)}</title>
     <updated>${f.newestRunAt}</updated>
     <link rel="alternate" type="text/html" href="${esc(link)}"/>
-    <summary>${esc(`${f.sentence}. ${f.leftOut ? `${upper(f.leftOut.label)}: ${f.leftOut.why}. ` : ''}Hardware: ${f.hardwareClass}${f.fingerprint ? ` (${f.fingerprint.slice(0, 12)})` : ''}; ${f.runs.length} runs; metric ${f.metric}.`)}</summary>
+    <summary>${esc(`${f.sentence}. ${f.leftOut ? `${upper(f.leftOut.label)}: ${f.leftOut.why}. ` : ''}Hardware: ${classLabel(f.hardwareClass)}${f.fingerprint ? ` (${f.fingerprint.slice(0, 12)})` : ''}; ${f.runs.length} runs; metric ${f.metric}.`)}</summary>
   </entry>`;
   });
   const body = `<?xml version="1.0" encoding="utf-8"?>
