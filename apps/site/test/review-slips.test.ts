@@ -10,7 +10,8 @@
  * - the glossary of a throughput (NOPM) page says what "% faster" is there, never "time saved";
  * - every page's first focusable element is a "Skip to content" link, shown when focused;
  * - a class with a disk the probe could not tell is "virtual or unknown disk" on every page and in
- *   the feed, never also "unknown disk" (answers' classLabel).
+ *   the feed, never also "unknown disk" (answers' classLabel);
+ * - the home page's links to an answer (its picker's measured classes) land on an id that exists.
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -154,5 +155,18 @@ describe('words a review found', () => {
     }
     expect(bare).toEqual({});
     expect(named).toBeGreaterThan(10);
+  });
+
+  it('every link of the home page to a place on a page lands on an id that page has', async () => {
+    const html = await readFile(join(out, 'index.html'), 'utf8');
+    const links = [...html.matchAll(/href="([^"]*#[^"]+)"/g)].map((m) => m[1]!);
+    expect(links.filter((l) => l.includes('#answer-')).length).toBeGreaterThan(0);
+    const missing: string[] = [];
+    for (const link of new Set(links)) {
+      const [path, id] = link.split('#') as [string, string];
+      const target = path === '' ? html : await readFile(join(out, path, 'index.html'), 'utf8');
+      if (!target.includes(`id="${id}"`)) missing.push(link);
+    }
+    expect(missing).toEqual([]);
   });
 });
