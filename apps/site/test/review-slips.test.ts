@@ -11,7 +11,8 @@
  * - every page's first focusable element is a "Skip to content" link, shown when focused;
  * - a class with a disk the probe could not tell is "virtual or unknown disk" on every page and in
  *   the feed, never also "unknown disk" (answers' classLabel);
- * - the home page's links to an answer (its picker's measured classes) land on an id that exists.
+ * - the home page's links to an answer (its picker's measured classes) land on an id that exists;
+ * - recovery-init-sync, which fits the article's figures, does not then say "No table reproduced".
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -168,5 +169,15 @@ describe('words a review found', () => {
       if (!target.includes(`id="${id}"`)) missing.push(link);
     }
     expect(missing).toEqual([]);
+  });
+
+  it('a page that shows the article’s single figures says where they are, not "No table reproduced"', async () => {
+    const text = await pageText('scenarios/recovery-init-sync/index.html');
+    expect(text).toContain('µs per file: the article');
+    expect(text).not.toContain('No table reproduced');
+    const published = /Published result (.*?) Question and method/.exec(text)?.[1] ?? '';
+    expect(published).toBe(
+      'The article published one figure per tables and variant, not repeated runs: its figures are beside the answers and in the charts and fits above, not a table of runs.',
+    );
   });
 });

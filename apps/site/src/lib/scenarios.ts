@@ -52,6 +52,7 @@ export type ScenarioFolder = {
   doc: ScenarioDocument;
   readmeHtml: string | null;
   published: PublishedArticle | null;
+  /** Why there is no table of the article's runs, and where its figures are instead (a sentence). */
   publishedSkipped: string | null;
   /** The article's single figures by published.json key (variant → number), for report.ratios. */
   figures: Record<string, Record<string, number>>;
@@ -158,7 +159,12 @@ export async function readScenarioFolders(dir: string): Promise<ScenarioFolder[]
     let publishedSkipped: string | null = null;
     if (published && published.machines.length === 0) {
       published = null;
-      publishedSkipped = 'the article published single figures, not repeated runs';
+      // Its single figures are still the article's findings: the page shows them beside the answers,
+      // in the charts and fits, so this says where they are, not that nothing was reproduced.
+      const sweep = scenario.published?.file.sweep;
+      publishedSkipped = sweep
+        ? `The article published one figure per ${sweep.param} and variant, not repeated runs: its figures are beside the answers and in the charts and fits above, not a table of runs`
+        : 'The article published single figures, not repeated runs: they are beside the answers above, not a table of runs';
     }
     out.push({
       key: scenario.key,
