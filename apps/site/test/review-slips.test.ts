@@ -12,7 +12,8 @@
  * - a class with a disk the probe could not tell is "virtual or unknown disk" on every page and in
  *   the feed, never also "unknown disk" (answers' classLabel);
  * - the home page's links to an answer (its picker's measured classes) land on an id that exists;
- * - recovery-init-sync, which fits the article's figures, does not then say "No table reproduced".
+ * - recovery-init-sync, which fits the article's figures, does not then say "No table reproduced";
+ * - the article's imported figures are not "scenario version 1 of 2" of the scenario.
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -179,5 +180,24 @@ describe('words a review found', () => {
     expect(published).toBe(
       'The article published one figure per tables and variant, not repeated runs: its figures are beside the answers and in the charts and fits above, not a table of runs.',
     );
+  });
+
+  it('the article’s import is called the article’s figures, never a scenario version', async () => {
+    const runs = (await htmlPages()).filter((p) => p.startsWith('runs/'));
+    const article: string[] = [];
+    for (const p of runs) {
+      const text = await pageText(p);
+      if (!/Environment Scenario version .* Hardware the article’s/.test(text)) continue;
+      article.push(p);
+      expect(text, p).toMatch(
+        /Scenario version the article’s figures, as imported from its published\.json: [0-9a-f]{64}/,
+      );
+      expect(text, p).not.toMatch(/scenario version \d+ of \d+/);
+    }
+    expect(article.length).toBeGreaterThan(0);
+    // The scenario's own versions are counted without it.
+    const text = await pageText('scenarios/vacuum-index-cleanup/index.html');
+    expect(text).toMatch(/Scenario versions \d+ versions? and the article’s figures/);
+    expect(text).toContain('The article’s figures (imported)');
   });
 });

@@ -54,6 +54,8 @@ export type ScenarioFolder = {
   published: PublishedArticle | null;
   /** Why there is no table of the article's runs, and where its figures are instead (a sentence). */
   publishedSkipped: string | null;
+  /** The version the article's imported figures are stored under (published.json's hash): not one of the scenario's. */
+  publishedVersion: string | null;
   /** The article's single figures by published.json key (variant → number), for report.ratios. */
   figures: Record<string, Record<string, number>>;
 };
@@ -172,6 +174,7 @@ export async function readScenarioFolders(dir: string): Promise<ScenarioFolder[]
       readmeHtml,
       published,
       publishedSkipped,
+      publishedVersion: scenario.published?.version ?? null,
       figures: publishedFigures(scenario.published),
     });
   }

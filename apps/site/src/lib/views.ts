@@ -247,7 +247,7 @@ function paramsSuffix(groups: readonly ComparisonGroup[]): (g: ComparisonGroup) 
  * point, and the server, the parameters (scale) and the scenario version where the groups differ
  * in them.
  */
-function groupNames(sc: Pick<ScenarioView, 'versions'>, groups: readonly ComparisonGroup[]) {
+function groupNames(sc: Pick<ScenarioView, 'versions' | 'folder'>, groups: readonly ComparisonGroup[]) {
   // The article's groups are named by its machine: they record no server major nor parameters of ours.
   const measured = groups.filter((g) => g.source !== 'published');
   const server = serverSuffix(measured);
@@ -406,9 +406,20 @@ export function settingsColumns(settings: ReturnType<typeof settingsDiff>) {
   };
 }
 
+/** The article's import is stored under published.json's hash, beside the scenario's own versions. */
+export const isArticleVersion = (sc: Pick<ScenarioView, 'folder'>, version: string) =>
+  sc.folder?.publishedVersion === version;
+
+/** The scenario's own versions, oldest first (the article's import is none of them). */
+export const scenarioVersions = (sc: Pick<ScenarioView, 'versions' | 'folder'>) =>
+  sc.versions
+    .filter((v) => !isArticleVersion(sc, v.version))
+    .sort((a, b) => a.firstSeenAt.localeCompare(b.firstSeenAt));
+
 /** "version 2 of 3 (first seen 2026-11-21)": a scenario version for people; the hash stays in the versions table. */
-export function versionLabel(sc: Pick<ScenarioView, 'versions'>, version: string): string {
-  const sorted = [...sc.versions].sort((a, b) => a.firstSeenAt.localeCompare(b.firstSeenAt));
+export function versionLabel(sc: Pick<ScenarioView, 'versions' | 'folder'>, version: string): string {
+  if (isArticleVersion(sc, version)) return 'the article’s figures, as imported from its published.json';
+  const sorted = scenarioVersions(sc);
   const i = sorted.findIndex((v) => v.version === version);
   if (i < 0) return `scenario version ${shortHash(version)}`;
   return `scenario version ${i + 1} of ${sorted.length} (first seen ${sorted[i]!.firstSeenAt.slice(0, 10)})`;
