@@ -13,7 +13,8 @@
  *   the feed, never also "unknown disk" (answers' classLabel);
  * - the home page's links to an answer (its picker's measured classes) land on an id that exists;
  * - recovery-init-sync, which fits the article's figures, does not then say "No table reproduced";
- * - the article's imported figures are not "scenario version 1 of 2" of the scenario.
+ * - the article's imported figures are not "scenario version 1 of 2" of the scenario;
+ * - recovery-init-sync's sweep chart and metric tables are in ms, as its answers and tables are, never s.
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -199,5 +200,17 @@ describe('words a review found', () => {
     const text = await pageText('scenarios/vacuum-index-cleanup/index.html');
     expect(text).toMatch(/Scenario versions \d+ versions? and the article’s figures/);
     expect(text).toContain('The article’s figures (imported)');
+  });
+
+  it('a metric in ms is drawn and tabled in ms on its page, the unit of its answers', async () => {
+    const text = await pageText('scenarios/recovery-init-sync/index.html');
+    const metric = 'data-directory sync before recovery (server log, ms resolution)';
+    expect(text).toMatch(/prefer syncfs .*? — [\d,.]+ ms for fsync vs [\d,.]+ ms for syncfs/);
+    expect(text).toContain(`${metric} (ms) at each tables`);
+    const units = [...text.matchAll(new RegExp(`${metric.replace(/[()]/g, '\\$&')} (?:\\(|in )(\\w+)`, 'g'))].map(
+      (m) => m[1],
+    );
+    expect(units.length).toBeGreaterThan(3);
+    expect(new Set(units)).toEqual(new Set(['ms']));
   });
 });

@@ -1,6 +1,6 @@
 /**
- * One display unit per metric, chosen from the data (ms / s / min, B / KiB / MiB / GiB, or the
- * metric's own unit), and a number of decimals the spread supports: tables, charts and CSV
+ * One display unit per metric, chosen from the data (ms / s / min for a metric in s, B / KiB / MiB /
+ * GiB, or the metric's own unit), and a number of decimals the spread supports: tables, charts and CSV
  * headers of a metric all use the same `DisplayUnit`.
  */
 import { ownValue } from '@tunelab/contracts';
@@ -76,12 +76,13 @@ function grouped(v: number, decimals: number): string {
 export function unitFor(unit: string, values: number[]): DisplayUnit {
   let label = unit;
   let factor = 1;
-  if (unit === 's' || unit === 'ms') {
-    const seconds = values.map((v) => (unit === 'ms' ? v / 1000 : v));
-    const m = median(seconds);
+  // A metric in ms stays in ms: its measured tables and its answers (the answers engine's
+  // sentences) give it in ms, and one page says one metric in one unit.
+  if (unit === 's') {
+    const m = median(values);
     const [l, perSecond] = m < 1 ? ['ms', 1000] : m >= 600 ? ['min', 1 / 60] : ['s', 1];
     label = l;
-    factor = (unit === 'ms' ? 1 / 1000 : 1) * perSecond;
+    factor = perSecond;
   } else if (ownValue(TO_BYTES, unit) !== undefined) {
     // Own properties only: a unit called `constructor` is not a byte unit.
     const toBytes = ownValue(TO_BYTES, unit) ?? 1;
