@@ -14,7 +14,8 @@
  * - the home page's links to an answer (its picker's measured classes) land on an id that exists;
  * - recovery-init-sync, which fits the article's figures, does not then say "No table reproduced";
  * - the article's imported figures are not "scenario version 1 of 2" of the scenario;
- * - recovery-init-sync's sweep chart and metric tables are in ms, as its answers and tables are, never s.
+ * - recovery-init-sync's sweep chart and metric tables are in ms, as its answers and tables are, never s;
+ * - a box plot's note says where its axis starts as drawn: "not at zero" never under an axis from 0.
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -212,5 +213,50 @@ describe('words a review found', () => {
     );
     expect(units.length).toBeGreaterThan(3);
     expect(new Set(units)).toEqual(new Set(['ms']));
+  });
+
+  it('a box plot’s axis note agrees with the axis drawn', async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    const seen = { zero: 0, above: 0 };
+    for (const key of ['recovery-init-sync', 'vacuum-index-cleanup', 'vacuum-full-rewrite']) {
+      await page.goto(`${server.url}/scenarios/${key}/`);
+      const charts = await page.evaluate(async () => {
+        document.querySelectorAll('details').forEach((d) => (d.open = true));
+        const out: { caption: string; first: number | null }[] = [];
+        for (const f of Array.from(document.querySelectorAll('figure'))) {
+          const caption = f.querySelector('figcaption')?.textContent ?? '';
+          if (!caption.includes('Every repetition (dots')) continue;
+          // A chart drawn in the page, or a chart file (an <img>) drawn into the page to be read.
+          let svg = f.querySelector('.chart-wide svg, .chart-one svg');
+          const img = f.querySelector('img');
+          const holder = document.createElement('div');
+          if (!svg && img) {
+            holder.innerHTML = await (await fetch(img.src)).text();
+            document.body.append(holder);
+            svg = holder.querySelector('svg');
+          }
+          // The first tick of the value axis: the leftmost number drawn.
+          const ticks = Array.from(svg?.querySelectorAll('text') ?? [])
+            .filter((t) => /^-?[\d,.]+$/.test(t.textContent ?? ''))
+            .map((t) => ({ x: t.getBoundingClientRect().x, v: Number((t.textContent ?? '').replace(/,/g, '')) }))
+            .sort((a, b) => a.x - b.x);
+          holder.remove();
+          out.push({ caption, first: ticks[0]?.v ?? null });
+        }
+        return out;
+      });
+      for (const c of charts) {
+        expect(c.first, c.caption).not.toBeNull();
+        if (c.caption.includes('not at zero')) {
+          expect(c.first, c.caption).not.toBe(0);
+          seen.above++;
+        } else {
+          expect(c.first, c.caption).toBe(0);
+          seen.zero++;
+        }
+      }
+    }
+    // Both kinds are drawn over this fixture: the check is not vacuous.
+    expect(Math.min(seen.zero, seen.above), JSON.stringify(seen)).toBeGreaterThan(0);
   });
 });

@@ -168,6 +168,27 @@ export const MANY_DOTS = 200;
 export const drawsDotsAsOneShape = (variants: readonly { values: readonly number[] }[]) =>
   variants.reduce((n, v) => n + v.values.length, 0) > MANY_DOTS;
 
+/**
+ * Where a distribution chart's value axis starts, in words. An axis that need not hold zero
+ * (`scale: true`) is still rounded out to ECharts' tick interval (the span over its 5 splits,
+ * rounded to 1, 2, 3, 5 or 10 × a power of ten), so data whose smallest value is under one
+ * interval starts at 0 all the same: the note says what the axis does, not what it was asked.
+ */
+export function distributionAxisNote(input: Pick<DistributionInput, 'variants' | 'fromZero'>): string {
+  const values = input.variants.flatMap((v) => v.values).filter(Number.isFinite);
+  const min = Math.min(...values);
+  const span = Math.max(...values) - min;
+  let atZero = input.fromZero === true || values.length === 0 || min <= 0;
+  if (!atZero && span > 0) {
+    const raw = span / 5;
+    const exp10 = 10 ** Math.floor(Math.log10(raw));
+    const f = raw / exp10;
+    const interval = (f < 1.5 ? 1 : f < 2.5 ? 2 : f < 4 ? 3 : f < 7 ? 5 : 10) * exp10;
+    atZero = min < interval;
+  }
+  return atZero ? 'The axis starts at zero.' : 'The axis starts near the smallest value, not at zero.';
+}
+
 /** The text alternative of a distribution chart: per variant its count, range and median. */
 export const distributionDesc = (input: DistributionInput) =>
   input.variants
