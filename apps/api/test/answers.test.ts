@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classLabel } from '@tunelab/answers';
 import type { ComparisonResult, ScenarioAnswers, SimilarBySpec } from '@tunelab/contracts';
 import { startApi } from './helpers.ts';
 
@@ -163,7 +164,7 @@ describe('GET /v1/answers across server versions, over real runs on PostgreSQL 1
     const hardwareClass = body.groups[0]!.group.hardware.class;
     expect(body.versions.measured).toEqual([{ hardwareClass, engine: 'postgresql', majors: [14, 15, 17] }]);
     expect(body.versions.sentence).toBe(
-      `Measured on PostgreSQL 14, 15 and 17; the same pairs under equal conditions side by side: ${hardwareClass} on PostgreSQL 14 and 17.`,
+      `Measured on PostgreSQL 14, 15 and 17; the same pairs under equal conditions side by side: ${classLabel(hardwareClass)} on PostgreSQL 14 and 17.`,
     );
     expect(body.versions.comparisons.map((c) => `${c.baseline}→${c.candidate}`)).toEqual(['1-1→1-2', '2-1→2-2']);
     for (const c of body.versions.comparisons) {
