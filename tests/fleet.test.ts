@@ -5,7 +5,9 @@
  * completed once by another; an API killed and restarted mid-job still gets the job's run; an
  * active job cancelled stops its agent. An agent whose run lost its server (a TCP proxy cut) removes
  * what that run left before its next job once the server is back. An agent with `--server 17` takes
- * a job naming `server: 17` and runs it on a throwaway PostgreSQL 17 from the npm registry.
+ * a job naming `server: 17` and runs it on a throwaway PostgreSQL 17 from the npm registry; given
+ * scenario × releases in one request, it runs the job naming 17.0 on PostgreSQL 17.0 and fails the
+ * one naming a release the registry lacks (at once, without retries), and coverage's release matrix shows both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -14,7 +16,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { childEnv } from '@tunelab/env';
 import { openResultsDb } from '@tunelab/results-db';
 import { createTestDatabase } from '@tunelab/results-db/testing';
-import { Job, JobList, RunList } from '@tunelab/contracts';
+import { Coverage, Job, JobList, RunList } from '@tunelab/contracts';
 import { startTcpProxy } from '@tunelab/test-support';
 import { apiProcess, CLI_ARGS, ROOT, scratch, TARGET, TEST_SERVERS_DIR } from './support.ts';
 
@@ -40,7 +42,12 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
 }
 
 /** The API process on a fresh results database of the given kind, with runner and operator tokens. */
-async function fleetOn(backend: 'postgresql' | 'pglite', agents: string[], prefix = 'tl_fleet_e2e') {
+async function fleetOn(
+  backend: 'postgresql' | 'pglite',
+  agents: string[],
+  prefix = 'tl_fleet_e2e',
+  env: Record<string, string> = {},
+) {
   const database = backend === 'postgresql' ? await createTestDatabase(prefix) : undefined;
   if (database) cleanups.push(() => database.drop());
   const dataDir = path.join(tmp, `results-${backend}`);
@@ -57,6 +64,8 @@ async function fleetOn(backend: 'postgresql' | 'pglite', agents: string[], prefi
       // The test's agents and its own polling all read from 127.0.0.1: the per-address read limit
       // (600 a minute) is not what this test is about, and it answered 429 to the polling.
       TUNELAB_READ_RATE_LIMIT: '100000',
+      TUNELAB_READ_BUDGET_MS: '0',
+      ...env,
     },
     cleanups,
     { keepPort: true },
@@ -76,6 +85,16 @@ async function fleetOn(backend: 'postgresql' | 'pglite', agents: string[], prefi
       });
       expect(res.status, await res.clone().text()).toBe(201);
       return Job.parse(await res.json());
+    },
+    /** Scenario × releases: one job per release. */
+    async requestReleases(body: object) {
+      const res = await fetch(`${url}/v1/jobs/releases`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return JobList.parse(await res.json()).items;
     },
     async cancel(id: string) {
       const res = await fetch(`${url}/v1/jobs/${id}`, {
@@ -326,5 +345,47 @@ describe('an agent with --server', () => {
     expect(runs.map((r) => r.id)).toEqual([done.runId]);
     expect(runs[0]!.database).toMatchObject({ engine: 'postgresql', major: 17 });
     expect((await api.job(other.id)).state).toBe('queued');
+  });
+});
+
+describe('jobs by release', () => {
+  it('an agent with --server 17 runs the job naming 17.0 on 17.0 and fails the one naming 17.99 with the registry’s releases; coverage shows the matrix', async () => {
+    // The default retry limit: a release the registry lacks fails at once all the same (the agent
+    // reports it final: each retry would fail the same way).
+    const api = await fleetOn('postgresql', ['rel'], 'tl_fleet_rel_e2e');
+    const [on170, on1799] = await api.requestReleases({
+      ...tiny,
+      scenario: 'vacuum-full-rewrite',
+      releases: ['17.0', '17.99'],
+    });
+    const agent = startAgent(api, 'rel', [], undefined, ['--server', '17'], { TUNELAB_SERVERS_DIR: TEST_SERVERS_DIR });
+    const finished = (j: Job) => j.state === 'completed' || j.state === 'failed';
+    const done = await until(
+      'both jobs finished',
+      async () => {
+        const jobs = await Promise.all([api.job(on170!.id), api.job(on1799!.id)]);
+        return jobs.every(finished) && jobs;
+      },
+      600_000,
+    );
+    expect(await stopAgent(agent), agent.log()).toBe(0);
+    expect(agent.log()).toMatch(/agent: postgresql 17 on a throwaway server per job \(any release of it a job names\)/);
+    expect(done[0], agent.log()).toMatchObject({ state: 'completed', release: '17.0' });
+    expect(done[1]).toMatchObject({ state: 'failed', release: '17.99', attempts: 1 });
+    expect(agent.log()).toMatch(
+      /failed for good \(retrying cannot help\): the registry has no build of PostgreSQL 17\.99/,
+    );
+    expect(done[1].error).toMatch(/the registry has no build of PostgreSQL 17\.99 .*its releases of 17 are 17\.0, /);
+    const matrix = Coverage.parse(
+      await (await fetch(`${api.url}/v1/coverage?scenario=vacuum-full-rewrite`)).json(),
+    ).releaseMatrix!;
+    expect(matrix.cells.map((c) => [c.release, c.status, c.runs])).toEqual([
+      ['17.0', 'measured', 1],
+      ['17.99', 'failed', 0],
+    ]);
+    expect(matrix.cells[1]!.lastError).toMatch(/no build of PostgreSQL 17\.99/);
+    const runs = await api.runs();
+    expect(runs.map((r) => r.id)).toEqual([done[0].runId]);
+    await api.kill();
   });
 });

@@ -176,7 +176,7 @@ describe('runCommandLine: every command TuneLab prints, read back by the runner'
       {
         scenario: 'vacuum-index-cleanup',
         params: { rows: 1 },
-        server: serverForCommand('postgresql', 12, { nearest: true }),
+        server: serverForCommand('postgresql', 14),
       },
       {
         scenario: 'innodb-compression-insert',

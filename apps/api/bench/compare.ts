@@ -2,10 +2,12 @@
  * Comparison benchmark (not a test): how does a filtered `GET /v1/comparisons` scale with the
  * size of the results database?
  *
- *   npm run bench:compare -- [--iterations 200] [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
+ *   npm run bench:compare -- [--iterations 200] [--sizes 10000,100000,1000000]
+ *                            [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
  *
  * A fresh database `tunelab_benchcmp_<random>` (dropped at the end, also on failure and Ctrl-C)
- * is bulk-loaded with SQL generate_series — not through the API — to 10^4, 10^5 and 10^6 samples:
+ * is bulk-loaded with SQL generate_series — not through the API — to 10^4, 10^5 and 10^6 samples
+ * (`--sizes`, ascending; the smallest is 400, the samples of the answer itself):
  * thousands of hardware profiles over 75 storage × cores × memory combinations, four scenarios,
  * three PostgreSQL majors, 40 samples per run (4 variants × 5 repetitions × 2 metrics).
  *
@@ -14,25 +16,32 @@
  * same at every size; what grows is everything around it, including other-scenario runs on the
  * very same hardware class. So latency(10^6) ÷ latency(10^4) measures whether the query's cost
  * follows its answer (index lookups) or the table (a scan); the aim is ≤ 2. The benchmark also
- * counts sequential scans of `samples` during the timed queries, which must be 0.
+ * counts sequential scans of `samples` during the timed queries, which must be 0. A progress line
+ * on stderr every 5 s says which size is loading or being timed.
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp, type App } from '../src/index.ts';
 import { createTestDatabase } from '@tunelab/results-db/testing';
-import { parseBenchArgs } from './support.ts';
+import { parseBenchArgs, positiveInt, progressLines } from './support.ts';
 
-const { args } = parseBenchArgs('npm run bench:compare -- [--iterations 200] [--database-url URL]', {
-  iterations: { type: 'string', default: '200' },
-});
-const ITERATIONS = Number(args.iterations);
-if (!Number.isInteger(ITERATIONS) || ITERATIONS < 10) {
-  console.error(`--iterations must be an integer ≥ 10, got ${args.iterations}`);
+const { args } = parseBenchArgs(
+  'npm run bench:compare -- [--iterations 200] [--sizes 10000,100000,1000000] [--database-url URL]',
+  {
+    iterations: { type: 'string', default: '200' },
+    sizes: { type: 'string', default: '10000,100000,1000000' },
+  },
+);
+const ITERATIONS = positiveInt('iterations', args.iterations, 10);
+/** Sample counts to grow the database to, ascending; the answer's own 10 runs hold 400. */
+const SIZES = args.sizes.split(',').map((v) => positiveInt('sizes', v.trim(), 400));
+if (SIZES.some((n, i) => i > 0 && n <= SIZES[i - 1]!)) {
+  console.error(`--sizes must be ascending, got ${args.sizes}`);
   process.exit(2);
 }
-
-const SIZES = [10_000, 100_000, 1_000_000];
+/** 10^4 for 10_000, else the count itself: how the summary names a size. */
+const sizeName = (n: number) => (/^10*$/.test(String(n)) ? `10^${String(n).length - 1}` : n.toLocaleString('en-US'));
 const SAMPLES_PER_RUN = 40;
 const RUNS_PER_PROFILE = 4;
 const SCENARIOS = ['bench-vacuum', 'bench-fillfactor', 'bench-recovery', 'bench-compression'];
@@ -116,6 +125,80 @@ function noiseSql(p0: number, p1: number): string {
 const percentile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
 
+type Row = { size: number; samples: number; p50: number; p95: number; loadS: number; seqScans: number };
+/** What the progress line shows: the size at hand and how far its load or its timed queries are. */
+const progress = { size: 0, step: 'setup', done: 0, total: 0 };
+
+/** Grows the database to `size` samples from `profiles` background machines; returns the new count. */
+async function load(admin: pg.Client, size: number, profiles: number): Promise<number> {
+  const {
+    rows: [have],
+  } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
+  const runsNeeded = Math.max(0, Math.round((size - Number(have?.n ?? 0)) / SAMPLES_PER_RUN));
+  const newProfiles = Math.ceil(runsNeeded / RUNS_PER_PROFILE);
+  Object.assign(progress, { size, step: 'load', done: 0, total: newProfiles });
+  // Load in slices so each statement stays moderate in memory and progress is visible.
+  const slice = 2_500;
+  for (let p = profiles; p < profiles + newProfiles; p += slice) {
+    await admin.query(noiseSql(p, Math.min(p + slice, profiles + newProfiles)));
+    progress.done = Math.min(p + slice, profiles + newProfiles) - profiles;
+  }
+  await admin.query('ANALYZE');
+  return profiles + newProfiles;
+}
+
+/** Checks the answer at this size, warms up, then times `ITERATIONS` computed queries. */
+async function time(api: App, admin: pg.Client, size: number, loadS: number): Promise<Row> {
+  const {
+    rows: [count],
+  } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
+  const check = await api.inject({ method: 'GET', url: QUERY });
+  const body = check.json<{ groups: { runCount: number; variants: { n: number }[] }[] }>();
+  if (check.statusCode !== 200 || body.groups.length !== 1 || body.groups[0]?.runCount !== 10) {
+    throw new Error(`unexpected answer (${check.statusCode}): ${check.body.slice(0, 300)}`);
+  }
+  // Every timed query is computed: a new data version makes the answer cache miss (it would
+  // otherwise answer all but the first from memory and time nothing of the query).
+  const computed = () => {
+    api.markDataChanged();
+    return api.inject({ method: 'GET', url: QUERY });
+  };
+  Object.assign(progress, { step: 'warm-up', done: 0, total: 20 });
+  for (; progress.done < 20; progress.done++) await computed();
+  // The statistics collector reports with a delay: let this connection's count(*) above land
+  // before the baseline, or it shows as a sequential scan of the timed queries.
+  await new Promise((r) => setTimeout(r, 1200));
+  const seqBefore = await seqScans(admin);
+  const latencies: number[] = [];
+  Object.assign(progress, { step: 'timed queries', done: 0, total: ITERATIONS });
+  for (; progress.done < ITERATIONS; progress.done++) {
+    const start = performance.now();
+    const res = await computed();
+    latencies.push(performance.now() - start);
+    if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
+  }
+  // The statistics collector reports with a delay; give it a moment before reading.
+  await new Promise((r) => setTimeout(r, 1200));
+  const seqDuring = (await seqScans(admin)) - seqBefore;
+  latencies.sort((x, y) => x - y);
+  const p50 = percentile(latencies, 0.5);
+  return { size, samples: Number(count?.n), p50, p95: percentile(latencies, 0.95), loadS, seqScans: seqDuring };
+}
+
+function summarize(rows: Row[], started: number): void {
+  const first = rows[0]!;
+  const last = rows.at(-1)!;
+  console.log('\n| samples | p50 ms | p95 ms | seq scans of samples |\n| ---: | ---: | ---: | ---: |');
+  for (const r of rows) console.log(`| ${r.samples} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.seqScans} |`);
+  console.log(
+    `\nmeasured: GET /v1/comparisons on one hardware class (10 runs, 200 samples), ${ITERATIONS} computed queries per size, as the samples table grows from ${first.samples.toLocaleString('en-US')} to ${last.samples.toLocaleString('en-US')}`,
+  );
+  console.log(
+    `latency(${sizeName(last.size)}) ÷ latency(${sizeName(first.size)}): p50 ${(last.p50 / first.p50).toFixed(2)}, p95 ${(last.p95 / first.p95).toFixed(2)} (aim ≤ 2); seq scans of samples: ${rows.reduce((n, r) => n + r.seqScans, 0)} (aim 0)`,
+  );
+  console.log(`total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
 async function main() {
   const database = await createTestDatabase('tunelab_benchcmp', args['database-url']);
   let db: ResultsDb | undefined;
@@ -133,86 +216,34 @@ async function main() {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-
+  const lines = progressLines('compare', () =>
+    progress.step === 'setup'
+      ? 'migrating and loading the answer'
+      : `${sizeName(progress.size)} samples, ${progress.step}: ${progress.done.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} ${progress.step === 'load' ? 'machines' : 'queries'}`,
+  );
   try {
     db = await openResultsDb(database.url);
     await db.migrate();
     // The timed queries are one client far past the per-address read limit (600/min): lift it.
-    const api = await buildApp({ resultsDb: db, migrate: false, readRateLimitPerMinute: 1_000_000_000 });
-    app = api;
+    app = await buildApp({ resultsDb: db, migrate: false, readRateLimitPerMinute: 1_000_000_000 });
     await admin.connect();
-    console.log(`database ${database.name}; query: GET ${QUERY}`);
+    console.log(`database ${database.name}; sizes ${SIZES.join(', ')} samples; query: GET ${QUERY}`);
     const t0 = performance.now();
     await admin.query(setupSql());
     let profiles = 0;
-    const rows: { size: number; samples: number; p50: number; p95: number; loadS: number; seqScans: number }[] = [];
+    const rows: Row[] = [];
     for (const size of SIZES) {
       const loadStart = performance.now();
-      const {
-        rows: [have],
-      } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
-      const runsNeeded = Math.max(0, Math.round((size - Number(have?.n ?? 0)) / SAMPLES_PER_RUN));
-      const newProfiles = Math.ceil(runsNeeded / RUNS_PER_PROFILE);
-      // Load in slices so each statement stays moderate in memory and progress is visible.
-      const slice = 2_500;
-      for (let p = profiles; p < profiles + newProfiles; p += slice) {
-        await admin.query(noiseSql(p, Math.min(p + slice, profiles + newProfiles)));
-        process.stdout.write('.');
-      }
-      profiles += newProfiles;
-      await admin.query('ANALYZE');
-      const {
-        rows: [count],
-      } = await admin.query<{ n: string }>('SELECT count(*) AS n FROM samples');
-      const loadS = (performance.now() - loadStart) / 1000;
-
-      // Warm up, check the answer, then time.
-      const check = await app.inject({ method: 'GET', url: QUERY });
-      const body = check.json<{ groups: { runCount: number; variants: { n: number }[] }[] }>();
-      if (check.statusCode !== 200 || body.groups.length !== 1 || body.groups[0]?.runCount !== 10) {
-        throw new Error(`unexpected answer (${check.statusCode}): ${check.body.slice(0, 300)}`);
-      }
-      // Every timed query is computed: a new data version makes the answer cache miss (it would
-      // otherwise answer all but the first from memory and time nothing of the query).
-      const computed = () => {
-        api.markDataChanged();
-        return api.inject({ method: 'GET', url: QUERY });
-      };
-      for (let i = 0; i < 20; i++) await computed();
-      const seqBefore = await seqScans(admin);
-      const latencies: number[] = [];
-      for (let i = 0; i < ITERATIONS; i++) {
-        const start = performance.now();
-        const res = await computed();
-        latencies.push(performance.now() - start);
-        if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
-      }
-      // The statistics collector reports with a delay; give it a moment before reading.
-      await new Promise((r) => setTimeout(r, 1200));
-      const seqDuring = (await seqScans(admin)) - seqBefore;
-      latencies.sort((a, b) => a - b);
-      const row = {
-        size,
-        samples: Number(count?.n),
-        p50: percentile(latencies, 0.5),
-        p95: percentile(latencies, 0.95),
-        loadS,
-        seqScans: seqDuring,
-      };
+      profiles = await load(admin, size, profiles);
+      const row = await time(app, admin, size, (performance.now() - loadStart) / 1000);
       rows.push(row);
       console.log(
-        `\n${String(row.samples).padStart(9)} samples (${profiles + 5} machines, loaded in ${loadS.toFixed(1)} s): p50 ${row.p50.toFixed(2)} ms  p95 ${row.p95.toFixed(2)} ms  seq scans of samples: ${seqDuring}`,
+        `${String(row.samples).padStart(9)} samples (${profiles + 5} machines, loaded in ${row.loadS.toFixed(1)} s): p50 ${row.p50.toFixed(2)} ms  p95 ${row.p95.toFixed(2)} ms  seq scans of samples: ${row.seqScans}`,
       );
     }
-    const first = rows[0]!;
-    const last = rows.at(-1)!;
-    console.log('\n| samples | p50 ms | p95 ms | seq scans of samples |\n| ---: | ---: | ---: | ---: |');
-    for (const r of rows) console.log(`| ${r.samples} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.seqScans} |`);
-    console.log(
-      `\nlatency(10^6) ÷ latency(10^4): p50 ${(last.p50 / first.p50).toFixed(2)}, p95 ${(last.p95 / first.p95).toFixed(2)} (aim ≤ 2)`,
-    );
-    console.log(`total ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    summarize(rows, t0);
   } finally {
+    lines.stop();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await cleanup();

@@ -12,8 +12,13 @@
  * phase again. A claim's cost
  * must not grow with the history (the ratio after/before is printed).
  *
+ * Last, claims against a history of completed jobs (fleet-history.ts): `--round-jobs` jobs claimed
+ * by `--round-agents` agents, `--completed` completed jobs written into their queue, the same round
+ * again; p99 after ÷ p99 before is printed (aim ≤ 2).
+ *
  *   npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--history 1000]
- *                          [--idle-agents 20] [--idle-seconds 10] [--database-url URL]
+ *                          [--idle-agents 20] [--idle-seconds 10] [--completed 1000000]
+ *                          [--round-jobs 300] [--round-agents 20] [--database-url URL]
  *
  * The database `tl_fleet_bench_<random>` is dropped at the end.
  */
@@ -23,6 +28,7 @@ import os from 'node:os';
 import pg from 'pg';
 import * as hdr from 'hdr-histogram-js';
 import { openResultsDb } from '@tunelab/results-db';
+import { claimsAfterHistory } from './fleet-history.ts';
 import {
   databaseUrl,
   parseBenchArgs,
@@ -36,7 +42,7 @@ import {
 } from './support.ts';
 
 const { args, adminUrl } = parseBenchArgs(
-  'npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--history 1000] [--idle-agents 20] [--idle-seconds 10] [--database-url URL]',
+  'npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--history 1000] [--idle-agents 20] [--idle-seconds 10] [--completed 1000000] [--round-jobs 300] [--round-agents 20] [--database-url URL]',
   {
     agents: { type: 'string', default: '1000' },
     jobs: { type: 'string', default: '10000' },
@@ -44,6 +50,9 @@ const { args, adminUrl } = parseBenchArgs(
     history: { type: 'string', default: '1000' },
     'idle-agents': { type: 'string', default: '20' },
     'idle-seconds': { type: 'string', default: '10' },
+    completed: { type: 'string', default: '1000000' },
+    'round-jobs': { type: 'string', default: '300' },
+    'round-agents': { type: 'string', default: '20' },
   },
 );
 const AGENTS = positiveInt('agents', args.agents);
@@ -52,6 +61,9 @@ const TOKENS = Math.min(AGENTS, positiveInt('tokens', args.tokens));
 const HISTORY = positiveInt('history', args.history);
 const IDLE_AGENTS = positiveInt('idle-agents', args['idle-agents']);
 const IDLE_SECONDS = positiveInt('idle-seconds', args['idle-seconds']);
+const COMPLETED = positiveInt('completed', args.completed);
+const ROUND_JOBS = positiveInt('round-jobs', args['round-jobs']);
+const ROUND_AGENTS = positiveInt('round-agents', args['round-agents']);
 
 // Node's fetch opens as many connections per origin as there are requests in flight (undici's
 // default `connections: null`), so each of the long polls has its own.
@@ -248,6 +260,12 @@ async function main() {
       `  after/before: transactions ${ratio(after.xactPerSecond, before.xactPerSecond)}, API CPU ${ratio(after.apiCpu, before.apiCpu)}, empty claim ${ratio(after.emptyClaimMs, before.emptyClaimMs)}`,
     ].join('\n'),
   );
+
+  const completedHistory = await claimsAfterHistory(
+    { url, dbUrl, operator, tokens, hardware: HARDWARE },
+    { jobs: ROUND_JOBS, agents: ROUND_AGENTS, completed: COMPLETED },
+  );
+  console.log(completedHistory.lines.join('\n'));
 }
 
 /** The idle agents' labels; history job i asks for a non-empty subset of them (255 distinct queues, all fitting). */

@@ -1,15 +1,16 @@
 /**
  * Ingest benchmark (not a test): N concurrent clients POST realistic submissions to the API on a
  * fresh PostgreSQL database over loopback HTTP, then the same rows go through a plain multi-row
- * INSERT into identically shaped tables with the same concurrency. The figure of merit is
- * API rows/s ÷ plain-insert rows/s, the median of the rounds' ratios.
+ * INSERT into identically shaped tables with the same concurrency, and once more through a raw
+ * binary COPY (raw-copy.ts). The figures of merit are API rows/s ÷ plain-insert rows/s and
+ * API rows/s ÷ raw-COPY rows/s, each the median of the rounds' ratios.
  *
  *   npm run bench:ingest -- [--clients 8] [--submissions 4000] [--warmup 100] [--rounds 10] [--api-processes 1]
  *                           [--in-process] [--cpu-prof DIR] [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
  *
- * The submissions are split into rounds; in each round the API and the plain INSERT store the same
- * submissions one after the other (A B, then B A, …), and the round's ratio is plain time ÷ API
- * time. The median of the rounds is the headline: a checkpoint, autovacuum or someone else's
+ * The submissions are split into rounds; in each round the API, the plain INSERT and the raw COPY
+ * store the same submissions one after the other (A B C, then C B A, …), and the round's ratios are
+ * plain time ÷ API time and COPY time ÷ API time. A progress line goes to stderr every 10 s. The median of the rounds is the headline: a checkpoint, autovacuum or someone else's
  * build landing in one phase moves one round, not the figure.
  * The API runs as its own process (`src/server.ts`, as in production) unless `--in-process`, which
  * builds it inside this process — then the HTTP clients share its event loop and CPU.
@@ -32,6 +33,7 @@ import { median } from '@tunelab/stats';
 import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
+import { COPY_SCHEMA, rawCopy } from './raw-copy.ts';
 import { prismaOf } from '@tunelab/results-db/testing';
 import { childEnv } from './env.ts';
 import {
@@ -132,6 +134,7 @@ let app: App | undefined;
 const apiProcesses: ChildProcess[] = [];
 let benchDb: ResultsDb | undefined;
 let plainPool: pg.Pool | undefined;
+let progressTimer: NodeJS.Timeout | undefined;
 let cleaning: Promise<void> | undefined;
 let interrupted = false;
 
@@ -141,6 +144,7 @@ const withTimeout = <T>(p: Promise<T>, ms: number) =>
 function cleanup(): Promise<void> {
   // Bounded: in-flight requests and keep-alive sockets must not hold the exit up for long.
   const closeWithin = interrupted ? 1_000 : 5_000;
+  clearInterval(progressTimer);
   cleaning ??= Promise.all([
     app ? withTimeout(app.close(), closeWithin).catch(() => {}) : undefined,
     ...apiProcesses.map((child) => stopProcess(child, closeWithin)),
@@ -173,8 +177,23 @@ type Histogram = ReturnType<typeof newHistogram>;
 /** Where the server's own `Server-Timing: ingest;dur=…` goes while the API side is measured. */
 let ingestHist: Histogram | undefined;
 
+/** What the progress line (every 10 s, on stderr) reports: the phase and its submissions done. */
+const progress = { phase: 'starting', done: 0, total: 0, started: performance.now() };
+function startProgress(): void {
+  progressTimer = setInterval(() => {
+    const s = ((performance.now() - progress.started) / 1000).toFixed(0);
+    console.error(
+      `… ${s} s: ${progress.phase}, ${fmt(progress.done)} of ${fmt(progress.total)} submissions stored` +
+        ` (load average ${os.loadavg()[0]!.toFixed(1)})`,
+    );
+  }, 10_000);
+  progressTimer.unref();
+}
+
 /** Runs `fn` over `items` with `clients` workers pulling the next item; returns the wall time in ms. */
 async function runPool<T>(items: T[], clients: number, fn: (item: T) => Promise<void>): Promise<number> {
+  progress.done = 0;
+  progress.total = items.length;
   let next = 0;
   let failed: Error | undefined;
   const start = performance.now();
@@ -184,6 +203,7 @@ async function runPool<T>(items: T[], clients: number, fn: (item: T) => Promise<
         const item = items[next++]!;
         try {
           await fn(item);
+          progress.done++;
         } catch (err) {
           failed ??= err instanceof Error ? err : new Error(String(err));
         }
@@ -267,7 +287,7 @@ async function main(): Promise<number> {
   console.log(
     `ingest bench: ${CLIENTS} clients, ${SUBMISSIONS} submissions (+${WARMUP} warm-up), ` +
       `${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points each, ` +
-      `API and plain INSERT alternating in ${ROUNDS} rounds`,
+      `API, plain INSERT and raw binary COPY alternating in ${ROUNDS} rounds`,
   );
 
   const {
@@ -309,36 +329,44 @@ async function main(): Promise<number> {
   plainPool = new pg.Pool({ connectionString: benchUrl, max: CLIENTS });
   plainPool.on('error', () => {});
   await plainPool.query(PLAIN_SCHEMA);
+  await plainPool.query(COPY_SCHEMA);
   const pool = plainPool;
+  startProgress();
 
-  // --- warm-up: both paths (JIT, connection pools, parent rows, first index pages) --------------
+  // --- warm-up: every path (JIT, connection pools, parent rows, first index pages) -------------
   if (warm.length > 0) {
+    progress.phase = 'warm-up';
     await runPool(warm, CLIENTS, submitter(baseUrls, token));
     await runPool(warm, CLIENTS, async (w) => void (await plainInsert(pool, w, plainStmt)));
+    await runPool(warm, CLIENTS, async (w) => void (await rawCopy(pool, w)));
   }
 
   // --- measured: API and plain INSERT alternate in rounds (A B B A …), so that load from other
   // processes on the machine drifting during the run hits both sides alike ---------------------
   const apiLatency = newHistogram();
   const plainLatency = newHistogram();
+  const copyLatency = newHistogram();
   const apiIngest = newHistogram();
   const runIds = new Map<string, string>();
   const apiCpu = { node: 0, api: 0, pg: 0 };
   const plainCpu = { node: 0, api: 0, pg: 0 };
+  const copyCpu = { node: 0, api: 0, pg: 0 };
   const add = (into: typeof apiCpu, d: typeof apiCpu) => {
     into.node += d.node;
     into.api += d.api;
     into.pg += d.pg;
   };
-  const rounds: { submissions: number; apiMs: number; plainMs: number }[] = [];
+  const rounds: { submissions: number; apiMs: number; plainMs: number; copyMs: number }[] = [];
   const roundCount = Math.min(ROUNDS, SUBMISSIONS);
   for (let r = 0; r < roundCount; r++) {
     const chunk = measured(
       Math.floor((r * SUBMISSIONS) / roundCount),
       Math.floor(((r + 1) * SUBMISSIONS) / roundCount),
     );
-    const round = { submissions: chunk.length, apiMs: 0, plainMs: 0 };
+    const round = { submissions: chunk.length, apiMs: 0, plainMs: 0, copyMs: 0 };
+    const phase = `round ${r + 1} of ${roundCount}`;
     const api = async () => {
+      progress.phase = `${phase}, API`;
       ingestHist = apiIngest;
       const cpu0 = cpuSnapshot();
       round.apiMs = await runPool(chunk, CLIENTS, submitter(baseUrls, token, apiLatency, runIds));
@@ -346,6 +374,7 @@ async function main(): Promise<number> {
       ingestHist = undefined;
     };
     const plain = async () => {
+      progress.phase = `${phase}, plain INSERT`;
       const cpu0 = cpuSnapshot();
       round.plainMs = await runPool(chunk, CLIENTS, async (w) => {
         const t0 = performance.now();
@@ -354,21 +383,28 @@ async function main(): Promise<number> {
       });
       add(plainCpu, cpuSince(cpu0));
     };
-    if (r % 2 === 0) {
-      await api();
-      await plain();
-    } else {
-      await plain();
-      await api();
-    }
+    const copy = async () => {
+      progress.phase = `${phase}, raw COPY`;
+      const cpu0 = cpuSnapshot();
+      round.copyMs = await runPool(chunk, CLIENTS, async (w) => {
+        const t0 = performance.now();
+        await rawCopy(pool, w);
+        copyLatency.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+      });
+      add(copyCpu, cpuSince(cpu0));
+    };
+    for (const step of r % 2 === 0 ? [api, plain, copy] : [copy, plain, api]) await step();
     rounds.push(round);
     console.log(
       `round ${String(r + 1).padStart(String(roundCount).length)}: ${chunk.length} submissions, API ${(round.apiMs / 1000).toFixed(2)} s, ` +
-        `plain INSERT ${(round.plainMs / 1000).toFixed(2)} s, ratio ${(round.plainMs / round.apiMs).toFixed(2)}`,
+        `plain INSERT ${(round.plainMs / 1000).toFixed(2)} s, raw COPY ${(round.copyMs / 1000).toFixed(2)} s, ` +
+        `ratios ÷ INSERT ${(round.plainMs / round.apiMs).toFixed(2)}, ÷ COPY ${(round.copyMs / round.apiMs).toFixed(2)}`,
     );
   }
+  clearInterval(progressTimer);
   const apiMs = rounds.reduce((sum, r) => sum + r.apiMs, 0);
   const plainMs = rounds.reduce((sum, r) => sum + r.plainMs, 0);
+  const copyMs = rounds.reduce((sum, r) => sum + r.copyMs, 0);
 
   // --- checks: everything stored, and stored as sent ------------------------------------------
   const counts = await prismaOf(benchDb).$queryRaw<{ runs: bigint; samples: bigint; points: bigint }[]>`
@@ -405,15 +441,29 @@ async function main(): Promise<number> {
   const [plainCount] = (await pool.query<{ n: string }>('SELECT count(*) AS n FROM plain_samples')).rows;
   if (Number(plainCount?.n) !== expectedRuns * SAMPLES_PER_SUBMISSION)
     throw new Error(`plain_samples has ${plainCount?.n} rows`);
+  const [copyCount] = (
+    await pool.query<{ s: string; p: string }>(
+      'SELECT (SELECT count(*) FROM copy_samples) AS s, (SELECT count(*) FROM copy_time_series_points) AS p',
+    )
+  ).rows;
+  if (
+    Number(copyCount?.s) !== expectedRuns * SAMPLES_PER_SUBMISSION ||
+    Number(copyCount?.p) !== expectedRuns * POINTS_PER_SUBMISSION
+  )
+    throw new Error(`raw COPY stored ${copyCount?.s} samples and ${copyCount?.p} points`);
 
   // --- report ----------------------------------------------------------------------------------
   const apiSubs = SUBMISSIONS / (apiMs / 1000);
   const plainSubs = SUBMISSIONS / (plainMs / 1000);
   const apiRows = apiSubs * rowsPer;
   const plainRows = plainSubs * rowsPer;
-  // Per round the two sides stored the same submissions: rows/s ÷ rows/s is time ÷ time.
+  const copySubs = SUBMISSIONS / (copyMs / 1000);
+  const copyRows = copySubs * rowsPer;
+  // Per round the paths stored the same submissions: rows/s ÷ rows/s is time ÷ time.
   const roundRatios = rounds.map((r) => r.plainMs / r.apiMs).sort((a, b) => a - b);
   const ratio = median(roundRatios);
+  const copyRatios = rounds.map((r) => r.copyMs / r.apiMs).sort((a, b) => a - b);
+  const copyRatio = median(copyRatios);
 
   const table = [
     ['', 'submissions', 'wall s', 'submissions/s', 'rows/s', 'p50 ms', 'p99 ms', 'max ms'],
@@ -447,6 +497,16 @@ async function main(): Promise<number> {
       ms(plainLatency.getValueAtPercentile(99)),
       ms(plainLatency.maxValue),
     ],
+    [
+      'raw binary COPY (pg-copy-streams)',
+      fmt(SUBMISSIONS),
+      (copyMs / 1000).toFixed(2),
+      fmt(copySubs, 1),
+      fmt(copyRows),
+      ms(copyLatency.getValueAtPercentile(50)),
+      ms(copyLatency.getValueAtPercentile(99)),
+      ms(copyLatency.maxValue),
+    ],
   ];
   const widths = table[0]!.map((_, col) => Math.max(...table.map((row) => row[col]!.length)));
   const line = (row: string[]) =>
@@ -464,7 +524,8 @@ async function main(): Promise<number> {
   const perSub = (sec: number) => ((sec * 1000) / SUBMISSIONS).toFixed(2);
   console.log(
     `CPU per submission: API path ${args['in-process'] ? `node (API + clients) ${perSub(apiCpu.node)}` : `API ${API_PROCESSES === 1 ? 'process' : `${API_PROCESSES} processes`} ${perSub(apiCpu.api)} ms + clients ${perSub(apiCpu.node)}`} ms + postgres ${perSub(apiCpu.pg)} ms;` +
-      ` plain INSERT node ${perSub(plainCpu.node)} ms + postgres ${perSub(plainCpu.pg)} ms` +
+      ` plain INSERT node ${perSub(plainCpu.node)} ms + postgres ${perSub(plainCpu.pg)} ms;` +
+      ` raw COPY node ${perSub(copyCpu.node)} ms + postgres ${perSub(copyCpu.pg)} ms` +
       `  (${os.availableParallelism()} CPUs, load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} → ${os
         .loadavg()
         .map((l) => l.toFixed(1))
@@ -474,12 +535,21 @@ async function main(): Promise<number> {
     `rows per submission: ${rowsPer} (${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points)`,
   );
   console.log('');
+  const apiSide = args['in-process']
+    ? 'API in-process'
+    : `${API_PROCESSES} API process${API_PROCESSES === 1 ? '' : 'es'}`;
+  const ratioLine = (label: string, r: number, all: number[], base: number, aim: number) =>
+    `ratio  API rows/s ÷ ${label} rows/s = ${r.toFixed(2)}  (median of ${rounds.length} rounds, ` +
+    `${all[0]!.toFixed(2)}–${all[all.length - 1]!.toFixed(2)}; all rounds together ` +
+    `${fmt(apiRows)} ÷ ${fmt(base)} = ${(apiRows / base).toFixed(2)}; ${apiSide}; ` +
+    `aim ≥ ${aim.toFixed(2)}${r >= aim ? ', met' : ', NOT met'})`;
+  console.log(ratioLine('plain-insert', ratio, roundRatios, plainRows, 1));
+  console.log(ratioLine('raw-COPY', copyRatio, copyRatios, copyRows, 0.5));
   console.log(
-    `ratio  API rows/s ÷ plain-insert rows/s = ${ratio.toFixed(2)}  (median of ${rounds.length} rounds, ` +
-      `${roundRatios[0]!.toFixed(2)}–${roundRatios[roundRatios.length - 1]!.toFixed(2)}; all rounds together ` +
-      `${fmt(apiRows)} ÷ ${fmt(plainRows)} = ${(apiRows / plainRows).toFixed(2)}; ` +
-      `${args['in-process'] ? 'API in-process' : `${API_PROCESSES} API process${API_PROCESSES === 1 ? '' : 'es'}`}; ` +
-      `target ≥ 0.80${ratio >= 0.8 ? ', met' : ', NOT met'})`,
+    `load average (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' ')} at the start → ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end`,
   );
   return 0;
 }

@@ -68,11 +68,19 @@ export async function plainInsert(pool: pg.Pool, w: Workload, stmt: PlainStateme
   for (const s of w.submission.samples) sp.push(runId, sv, hw, s.variant, s.repetition, s.metric, s.unit, s.value);
   const pp: unknown[] = [];
   for (const p of w.submission.timeSeries ?? []) pp.push(runId, p.variant, p.repetition, p.metric, p.x, p.value);
+  await inTransaction(pool, async (client) => {
+    await client.query(stmt.samplesSql, sp);
+    if (pp.length > 0) await client.query(stmt.pointsSql, pp);
+  });
+  return w.submission.samples.length + (w.submission.timeSeries?.length ?? 0);
+}
+
+/** Runs `fn` in one transaction on one pooled connection (the baselines' unit of work). */
+export async function inTransaction(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<void>): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query(stmt.samplesSql, sp);
-    if (pp.length > 0) await client.query(stmt.pointsSql, pp);
+    await fn(client);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
@@ -80,5 +88,4 @@ export async function plainInsert(pool: pg.Pool, w: Workload, stmt: PlainStateme
   } finally {
     client.release();
   }
-  return w.submission.samples.length + (w.submission.timeSeries?.length ?? 0);
 }

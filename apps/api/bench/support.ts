@@ -130,28 +130,5 @@ export function stopProcess(child: ChildProcess, within: number): Promise<void> 
   });
 }
 
-/**
- * A line on stderr every `everyMs` (default 5 s) while a phase runs — `[01:05] claim: 4,210 of
- * 10,000 jobs, 320/s, about 18 s left` — so a long benchmark can be followed; `stop()` ends it.
- * `done` and `total` are read at each tick; the rate and the time left are from the phase's start.
- */
-export function progressLines(
-  phase: string,
-  count: () => { done: number; total: number; unit: string; extra?: string },
-  everyMs = 5000,
-): { stop: () => void } {
-  const started = performance.now();
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const timer = setInterval(() => {
-    const s = (performance.now() - started) / 1000;
-    const { done, total, unit, extra } = count();
-    const rate = done / Math.max(s, 1e-3);
-    const left = rate > 0 && total > done ? `, about ${Math.ceil((total - done) / rate)} s left` : '';
-    const stamp = `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
-    process.stderr.write(
-      `[${stamp}] ${phase}: ${n(done)} of ${n(total)} ${unit}, ${n(rate)}/s${left}${extra ? `; ${extra}` : ''}\n`,
-    );
-  }, everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
-}
+/** The progress line every benchmark prints (`@tunelab/env/bench`), here for the API's benchmarks. */
+export { progressLines } from '@tunelab/env/bench';

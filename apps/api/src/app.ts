@@ -34,6 +34,8 @@ export type BuildAppOptions = {
   authFailuresPerMinute?: number;
   /** Cached reads are recomputed after this even without an ingest here (default: see read-cache.ts). */
   readCacheMaxAgeMs?: number;
+  /** An expensive read waits this long for a fresh answer, then gets the last computed one with its Age (default 1000; 0: always wait). */
+  readBudgetMs?: number;
   bodyLimitBytes?: number;
   logger?: FastifyServerOptions['logger'];
   /** Whole request (headers and body) must arrive within this (default 30 s), else 408. */
@@ -150,6 +152,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
     limitedPostPrefixes: LIMITED_POST_READS,
     readsPerMinute: opts.readRateLimitPerMinute ?? 600,
     ...(opts.readCacheMaxAgeMs !== undefined ? { maxAgeMs: opts.readCacheMaxAgeMs } : {}),
+    ...(opts.readBudgetMs !== undefined ? { readBudgetMs: opts.readBudgetMs } : {}),
   });
 
   await app.register(healthRoutes);

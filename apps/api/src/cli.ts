@@ -160,11 +160,17 @@ program
 const jobs = program.command('jobs').description('fleet jobs: request runs, list them, cancel them');
 jobs
   .command('request')
-  .description('queue a job: SCENARIO with parameter overrides, for a class, a runner or labels')
+  .description(
+    'queue a job: SCENARIO with parameter overrides, for a class, a runner or labels; with --releases one per release',
+  )
   .argument('<SCENARIO>')
   .option('--param <name=value>', 'override a scenario parameter (repeatable)', collectParam)
   .option('--repetitions <n>', 'repetitions of each variant', integer(1, 1000))
   .option('--server <major>', 'only agents whose target runs this server major', integer(1, 99))
+  .option(
+    '--releases <a,b>',
+    'one job per PostgreSQL release, e.g. 16.4,17.0,17.6 (tunelab servers list --available --json lists the registry’s)',
+  )
   .option('--class <class>', 'only agents of this hardware class, e.g. "8 cores / 32 GB / SSD"')
   .option('--runner <name>', 'only this runner')
   .option('--labels <a,b>', 'only agents having every one of these labels')

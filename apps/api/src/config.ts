@@ -18,6 +18,8 @@ export const ApiEnv = z.object({
   TUNELAB_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   /** GETs of comparisons, findings, answers and hardware per client address per minute. */
   TUNELAB_READ_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /** An expensive read waits this long for a fresh answer, then gets the last computed one with its Age (0: always wait). */
+  TUNELAB_READ_BUDGET_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   /** Failed authentications per client address per minute; beyond it 429 until the minute is over. */
   TUNELAB_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(10),
   TUNELAB_BODY_LIMIT_BYTES: z.coerce

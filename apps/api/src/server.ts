@@ -39,6 +39,7 @@ const app = await buildApp({
   minRunnerVersion: env.TUNELAB_MIN_RUNNER_VERSION,
   rateLimitPerMinute: env.TUNELAB_RATE_LIMIT,
   readRateLimitPerMinute: env.TUNELAB_READ_RATE_LIMIT,
+  readBudgetMs: env.TUNELAB_READ_BUDGET_MS,
   authFailuresPerMinute: env.TUNELAB_AUTH_FAILURE_LIMIT,
   bodyLimitBytes: env.TUNELAB_BODY_LIMIT_BYTES,
   logger: env.LOG_LEVEL === 'silent' ? false : { level: env.LOG_LEVEL },

@@ -11,7 +11,11 @@ import { createTestDatabase } from '@tunelab/results-db/testing';
 import { nodeArgsFor } from '@tunelab/test-support';
 import { buildApp, type BuildAppOptions } from './index.ts';
 
-/** The app on `db` (already migrated) with rate limits no test reaches. */
+/**
+ * The app on `db` (already migrated) with rate limits no test reaches, and reads that always wait
+ * for their fresh answer (`readBudgetMs: 0`): a test that reads after it stored a run must not get
+ * the earlier answer because the machine was slow (read-budget.test.ts sets a budget).
+ */
 export const buildTestApp = (db: ResultsDb, options: Omit<BuildAppOptions, 'resultsDb'>) =>
   buildApp({
     resultsDb: db,
@@ -19,6 +23,7 @@ export const buildTestApp = (db: ResultsDb, options: Omit<BuildAppOptions, 'resu
     rateLimitPerMinute: 100_000,
     authFailuresPerMinute: 100_000,
     readRateLimitPerMinute: 100_000,
+    readBudgetMs: 0,
     ...options,
   });
 
@@ -89,7 +94,14 @@ export async function startQuickstartApi(dataDir: string): Promise<ApiProcess> {
   const server = await nodeArgsFor(fileURLToPath(new URL('./server.ts', import.meta.url)));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...server, '--quickstart'], {
-      env: envWithoutTuneLab({ TUNELAB_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+      // Reads wait for their fresh answer, as in buildTestApp.
+      env: envWithoutTuneLab({
+        TUNELAB_DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        TUNELAB_READ_BUDGET_MS: '0',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -30,6 +30,25 @@ describe('tunelab admin jobs', () => {
     expect((await admin({}, 'jobs', 'list', '--state', 'queued')).stdout).not.toContain(id!);
   });
 
+  it('--releases queues one job per release, or none when one is refused (exit 2 naming it)', async () => {
+    const before = (await admin({}, 'jobs', 'list')).stdout;
+    const bad = await admin({}, 'jobs', 'request', 'vacuum-full-rewrite', '--releases', '17.0,13.4');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/\/releases\/1: .*14, 15, 16, 17, 18/);
+    const both = await admin({}, 'jobs', 'request', 'vacuum-full-rewrite', '--releases', '17.0', '--server', '17');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--server or --releases, not both/);
+    expect((await admin({}, 'jobs', 'list')).stdout).toBe(before);
+    const ok = await admin({}, 'jobs', 'request', 'vacuum-full-rewrite', '--releases', '16.10,17.0');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(
+      ok.stdout
+        .trim()
+        .split('\n')
+        .map((l) => /queued\s+vacuum-full-rewrite .* release (\S+)/.exec(l)?.[1]),
+    ).toEqual(['16.10', '17.0']);
+  });
+
   it('goes through a running API with an operator token; a runner token is refused', async () => {
     const db = await openResultsDb(database.url);
     let app: App | undefined;

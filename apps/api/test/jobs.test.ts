@@ -250,6 +250,33 @@ describe.each(BACKENDS)('fleet job routes (%s)', (backend) => {
     expect(fail.statusCode).toBe(200);
     expect(fail.json()).toMatchObject({ state: 'queued', error: 'the target server refused the connection' });
     await app.inject({ method: 'DELETE', url: `/v1/jobs/${failing.id}`, headers: auth(operator) });
+
+    // A refusal retrying cannot change (`final`): failed on this attempt, not queued again.
+    const refused = (await request({ scenario: 'vacuum-index-cleanup', for: { runner: 'agent-1' } })).json();
+    const c3 = (
+      await app.inject({ method: 'POST', url: '/v1/agent/claim', headers: auth(runner), payload: claimBody })
+    ).json();
+    expect(c3.id).toBe(refused.id);
+    const badFinal = await app.inject({
+      method: 'POST',
+      url: `/v1/jobs/${refused.id}/fail`,
+      headers: auth(runner),
+      payload: { attempt: c3.attempt, error: 'x', final: 'yes' },
+    });
+    expect(badFinal.statusCode).toBe(400);
+    expect(badFinal.body).toMatch(/final/);
+    const final = await app.inject({
+      method: 'POST',
+      url: `/v1/jobs/${refused.id}/fail`,
+      headers: auth(runner),
+      payload: {
+        attempt: c3.attempt,
+        error: 'the registry has no build of PostgreSQL 17.99 for this platform',
+        final: true,
+      },
+    });
+    expect(final.statusCode).toBe(200);
+    expect(final.json()).toMatchObject({ state: 'failed', attempts: 1 });
   });
 
   it('coverage counts runs and open jobs per scenario, class and server major', async () => {

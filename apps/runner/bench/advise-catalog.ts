@@ -1,9 +1,10 @@
 /**
- * `npm run bench:advise [-- --tables 100000 --runs 3]` (from the repository root): a benchmark, not a
+ * `npm run bench:advise [-- --tables 50000 --runs 3]` (from the repository root): a benchmark, not a
  * test. Creates a throwaway database `advise_bench_<pid>` on the tests' PostgreSQL with that many
  * tables (one in ten with a primary key; one in a hundred with 2,000 rows, three quarters deleted
  * and the rest updated, so the rules match a thousand of them), times `tunelab advise` on it
  * (the catalog read in-process, then the whole CLI as a user runs it) and drops the database.
+ * A progress line on stderr every 5 s says how far the build or the reads are.
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -11,12 +12,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { progressLines } from '@tunelab/env/bench';
 import { advise } from '../src/advise/command.ts';
 import { TEST_PG_URL } from '../src/test-support/pg.ts';
 import { childEnv } from './env.ts';
 
 const { values } = parseArgs({
-  options: { tables: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' } },
+  options: { tables: { type: 'string', default: '50000' }, runs: { type: 'string', default: '3' } },
 });
 const tables = Number(values.tables);
 const runs = Number(values.runs);
@@ -68,12 +70,15 @@ function cliSeconds(): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 await withClient(TEST_PG_URL, (c) => c.query(`CREATE DATABASE ${DB}`));
+const progress = { step: 'build', done: 0, total: tables, unit: 'tables' };
+const lines = progressLines('advise', () => ({ ...progress, unit: `${progress.unit} (${progress.step})` }));
 try {
   const building = performance.now();
   console.log(`building ${tables.toLocaleString('en-US')} tables in ${DB} (load ${load()}) …`);
   await withClient(url, async (c) => {
     for (let from = 0; from < tables; from += 1000) {
       const to = Math.min(from + 999, tables - 1);
+      progress.done = from;
       await c.query(`DO $$ BEGIN FOR i IN ${from}..${to} LOOP
         IF i % 10 = 0 THEN EXECUTE format('CREATE TABLE t%s (id int PRIMARY KEY, v int)', i);
         ELSE EXECUTE format('CREATE TABLE t%s (v int)', i); END IF;
@@ -90,6 +95,7 @@ try {
   console.log(`built in ${((performance.now() - building) / 1000).toFixed(0)} s`);
 
   const reads: number[] = [];
+  Object.assign(progress, { step: 'in-process catalog reads', done: 0, total: runs, unit: 'reads' });
   const rssBefore = process.memoryUsage().rss;
   let shown = 0;
   for (let i = 0; i < runs; i++) {
@@ -100,13 +106,19 @@ try {
       scenariosDir: SCENARIOS,
     });
     reads.push(report.inspectSeconds);
+    progress.done += 1;
     shown = report.scenarios.reduce((n, s) => n + s.tables.length, 0);
   }
   const rssAfter = process.memoryUsage().rss;
   const cli: number[] = [];
-  for (let i = 0; i < runs; i++) cli.push(await cliSeconds());
+  Object.assign(progress, { step: 'whole CLI', done: 0, total: runs, unit: 'runs' });
+  for (let i = 0; i < runs; i++) {
+    cli.push(await cliSeconds());
+    progress.done += 1;
+  }
   console.log(
     [
+      `measured: the time of tunelab advise's catalog read on ${tables.toLocaleString('en-US')} tables, in-process and as the whole CLI, ${runs} run(s) each`,
       `tables: ${tables.toLocaleString('en-US')} (tables shown: ${shown}, at most 10 per scenario)`,
       `catalog read (in-process, ${runs} runs): median ${median(reads).toFixed(2)} s, max ${Math.max(...reads).toFixed(2)} s`,
       `resident memory of this process: ${(rssBefore / 2 ** 20).toFixed(0)} MiB before the reads, ${(rssAfter / 2 ** 20).toFixed(0)} MiB after`,
@@ -115,6 +127,7 @@ try {
     ].join('\n'),
   );
 } finally {
+  lines.stop();
   await withClient(TEST_PG_URL, (c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`));
   console.log(`dropped ${DB}`);
 }

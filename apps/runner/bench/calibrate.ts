@@ -9,10 +9,14 @@
  * - Known effect: the same loop with 1.2× the iterations against 1× — 20 % more work. "Detected" = the
  *   run decides "differs" in the right direction; the issue asks for at least 95 %.
  *
- * Prints one line per experiment (decision, blocks, seconds, ratio) and the rates, with the load
- * average before and after. A benchmark, not a test: it takes about 15-30 minutes at the defaults.
+ * Prints one line per experiment (decision, blocks, seconds, ratio), a progress line on stderr
+ * every 5 s while one runs, and the rates, with the load average before and after. A benchmark,
+ * not a test. The defaults (2 A/A, one of each kind, and 1 known-effect) are a check of a few
+ * minutes that the whole pipeline decides on this machine; the calibration that the
+ * false-decision rate and the power are read from takes BENCH_AA_EXPERIMENTS=40
+ * BENCH_EFFECT_EXPERIMENTS=20 (about 15-30 minutes on a quiet machine).
  *
- * BENCH_AA_EXPERIMENTS (40, split evenly between the two A/A kinds), BENCH_EFFECT_EXPERIMENTS (20),
+ * BENCH_AA_EXPERIMENTS (2, split evenly between the two A/A kinds), BENCH_EFFECT_EXPERIMENTS (1),
  * BENCH_AA_BUDGET_SECONDS per experiment (30), BENCH_AA_MAX_BLOCKS (40), BENCH_AA_LOOP (the loop's
  * iterations, 6,000,000: units of about half a second; a count(*) over generate_series, the first
  * try, spills its 6,000,000 rows to temporary files and times the disk too), BENCH_AA_VACUUM_ROWS
@@ -23,14 +27,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseEnv } from '@tunelab/env';
+import { progressLines } from '@tunelab/env/bench';
 import { TEST_PG_URL } from '@tunelab/env/testing';
 import { loadScenario } from '@tunelab/scenarios';
 import { runScenario } from '../src/engine/run-scenario.ts';
 
 const env = parseEnv(
   z.object({
-    BENCH_AA_EXPERIMENTS: z.coerce.number().int().min(0).max(1000).default(40),
-    BENCH_EFFECT_EXPERIMENTS: z.coerce.number().int().min(0).max(1000).default(20),
+    BENCH_AA_EXPERIMENTS: z.coerce.number().int().min(0).max(1000).default(2),
+    BENCH_EFFECT_EXPERIMENTS: z.coerce.number().int().min(0).max(1000).default(1),
     BENCH_AA_BUDGET_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
     BENCH_AA_MAX_BLOCKS: z.coerce.number().int().min(3).max(1000).default(40),
     BENCH_AA_LOOP: z.coerce.number().int().min(1000).max(1e10).default(6_000_000),
@@ -145,8 +150,11 @@ console.log(
 );
 const results: { kind: Kind; decision: string; direction: string | null }[] = [];
 const started = Date.now();
+let current = 'writing the scenarios';
+const lines = progressLines('aa', () => current);
 try {
   for (const [i, kind] of plan.entries()) {
+    current = `experiment ${i + 1} of ${plan.length} (${kind.key}) running`;
     const t0 = Date.now();
     const run = await runScenario({ scenario: scenarios.get(kind.key)!, target: TEST_PG_URL });
     const s = run.submission;
@@ -166,6 +174,7 @@ try {
     );
   }
 } finally {
+  lines.stop();
   await rm(root, { recursive: true, force: true });
 }
 
@@ -174,6 +183,9 @@ const effect = results.filter((r) => r.kind.truth === 'slower');
 const share = (n: number, of: number) => (of === 0 ? 'n/a' : `${n}/${of} = ${((100 * n) / of).toFixed(1)} %`);
 const falseDiffers = aa.filter((r) => r.decision === 'differs').length;
 console.log('');
+console.log(
+  `measured: the sequential design's decisions through the whole runner on ${aa.length} A/A and ${effect.length} known-effect experiments${total < 60 ? ' (a check; the calibration is BENCH_AA_EXPERIMENTS=40 BENCH_EFFECT_EXPERIMENTS=20)' : ''}`,
+);
 console.log(`A/A false "differs": ${share(falseDiffers, aa.length)} (the design promises ≤ 5 %)`);
 for (const key of ['aa-vacuum', 'aa-loop'])
   console.log(

@@ -11,12 +11,14 @@
  * Options: --target URL (server; default postgres://postgres@127.0.0.1:5432/postgres),
  * --users 1,2,4  --seconds 10  --rounds 2  --warehouses 2  --mix hammerdb|tpcc
  * --pgbench PATH (default: pgbench on PATH, else /usr/lib/postgresql/15/bin/pgbench).
+ * A progress line on stderr every 5 s says which step is running.
  */
 import { spawn } from 'node:child_process';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { progressLines } from '@tunelab/env/bench';
 import { MIXES, runTprocc, TX_TYPES, type MixName } from '../src/workload/tprocc.ts';
 import { createTproccDatabase, dropDatabase } from '../src/test-support/tprocc-db.ts';
 import { TEST_PG_URL } from '../src/test-support/pg.ts';
@@ -164,6 +166,8 @@ async function main() {
   const dir = await mkdtemp(path.join(tmpdir(), 'tunelab-bench-driver-'));
   const stop = () => void dropDatabase(args.target, db).finally(() => process.exit(130));
   process.once('SIGINT', stop);
+  let step = `building ${warehouses} warehouse(s)`;
+  const lines = progressLines('driver', () => step);
   try {
     for (const t of TX_TYPES)
       await writeFile(path.join(dir, `${t}.sql`), `\\set w :client_id % :warehouses + 1\n${SCRIPTS[t]}\n`);
@@ -179,8 +183,12 @@ async function main() {
       const cpu: number[] = [];
       for (let round = 0; round < rounds; round++) {
         const runs = [
-          async () => pg.push(await runPgbench(pgbench, dir, url, vus)),
           async () => {
+            step = `${vus} user(s), round ${round + 1} of ${rounds}: pgbench for ${seconds} s`;
+            pg.push(await runPgbench(pgbench, dir, url, vus));
+          },
+          async () => {
+            step = `${vus} user(s), round ${round + 1} of ${rounds}: the driver for ${seconds} s`;
             const d = await runDriver(url, vus);
             drv.push(d.tps);
             cpu.push(d.cpuPerTx);
@@ -204,7 +212,11 @@ async function main() {
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     console.log(`\n${head.map((h, i) => h.padStart(widths[i]!)).join('  ')}`);
     for (const r of rows) console.log(r.map((c, i) => c.padStart(widths[i]!)).join('  '));
+    console.log(
+      `\nmeasured: TPROC-C throughput (${mix} mix, ${warehouses} warehouse(s)) of pgbench and of the runner's driver, ${seconds} s each, ${rounds} round(s) per user count; aim driver ÷ pgbench ≥ 0.9`,
+    );
   } finally {
+    lines.stop();
     process.off('SIGINT', stop);
     await dropDatabase(args.target, db);
     await rm(dir, { recursive: true, force: true });

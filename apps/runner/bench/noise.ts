@@ -9,7 +9,8 @@
  *
  * BENCH_NOISE_LOOPS (default "0,1,2,4"), BENCH_NOISE_WINDOWS per condition (3),
  * BENCH_NOISE_WINDOW_SECONDS (8), BENCH_NOISE_WARMUP_SECONDS before each busy condition (20: the
- * 1-minute load average follows the loops), TEST_PG_URL the server (the tests' default).
+ * 1-minute load average follows the loops), TEST_PG_URL the server (the tests' default). A progress
+ * line on stderr every 5 s says which condition and window is running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -18,6 +19,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { judgeNoise, NOISE_THRESHOLDS, type RunNoise } from '@tunelab/contracts';
 import { parseEnv } from '@tunelab/env';
+import { progressLines } from '@tunelab/env/bench';
 import { TEST_PG_URL } from '@tunelab/env/testing';
 import { watchNoise } from '../src/probe/noise.ts';
 
@@ -78,15 +80,19 @@ console.log(
   `loops | window | queries | steal % (> ${t.cpuStealPct}) | load/core (> ${t.loadPerCore}) | CPU probe CV % (> ${t.cpuProbeCvPct}) | CPU share % (< ${t.cpuSharePct}) | timer p99 ms (> ${t.timerP99Ms}) | I/O probe CV % (> ${t.ioProbeCvPct}) | judgement`,
 );
 const summary: string[] = [];
+let step = 'starting';
+const lines = progressLines('noise', () => step);
 try {
   for (const loops of env.BENCH_NOISE_LOOPS) {
     const busy: ChildProcess[] = Array.from({ length: loops }, () =>
       spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
     );
     try {
+      step = `${loops} busy loops: warm-up of ${env.BENCH_NOISE_WARMUP_SECONDS} s`;
       if (loops > 0) await sleep(env.BENCH_NOISE_WARMUP_SECONDS * 1000);
       let flagged = 0;
       for (let i = 1; i <= env.BENCH_NOISE_WINDOWS; i++) {
+        step = `${loops} busy loops: window ${i} of ${env.BENCH_NOISE_WINDOWS} (${env.BENCH_NOISE_WINDOW_SECONDS} s)`;
         const [queries, noise] = await watchNoise(os.tmpdir(), () => window(client, env.BENCH_NOISE_WINDOW_SECONDS));
         if (noise && judgeNoise(noise).noisy) flagged += 1;
         console.log(row(loops, i, queries, noise));
@@ -97,6 +103,10 @@ try {
     }
   }
 } finally {
+  lines.stop();
   await client.end();
 }
-console.log(`\n${summary.join('\n')}\nload average at the end ${load()}`);
+console.log(
+  `\nmeasured: the runner's noise figures and judgement over ${env.BENCH_NOISE_WINDOWS} window(s) of ${env.BENCH_NOISE_WINDOW_SECONDS} s of server work per count of busy loops beside it`,
+);
+console.log(`${summary.join('\n')}\nload average at the end ${load()}`);

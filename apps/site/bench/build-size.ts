@@ -1,19 +1,27 @@
 /**
- * `npm run bench:site` — not a test. Builds the site over synthetic results databases with 10,
- * 100 and 1,000 hardware profiles (one measured run each, plus the published articles) and
- * prints the build time and the time per page. The data is loaded once per build, so the time
- * per page should stay flat as the data grows.
+ * `npm run bench:site` — not a test. By default two parts (BENCH_PARTS, default weight,fleet):
  *
- * Then, at fleet scale, through the site's own build script (scripts/build.ts): a full build over
- * BENCH_FLEET_RUNS runs (10,000) on BENCH_FLEET_MACHINES machines (100), then BENCH_NEW_RUNS (100)
- * new runs and an incremental rebuild of that output. It prints `incremental ÷ full = R` and the
- * full build's marginal ms per run page: (full − incremental) ÷ (runs rendered by the full build −
- * runs rendered by the incremental one), as both render the same aggregate pages.
+ * - weight: the site over the answers-first fixture, and the gzipped bytes of the home and
+ *   scenario pages per answered group;
+ * - fleet: through the site's own build script (scripts/build.ts), a full build over
+ *   BENCH_FLEET_RUNS runs (2,000; the issue's figures are at 10,000) on BENCH_FLEET_MACHINES
+ *   machines (100), then BENCH_NEW_RUNS (100) new runs and an incremental rebuild of that output.
+ *   It prints `incremental ÷ full = R` and the full build's marginal ms per run page: (full −
+ *   incremental) ÷ (runs rendered by the full build − runs rendered by the incremental one), as
+ *   both render the same aggregate pages.
+ *
+ * When named, sizes: the site over synthetic results databases with BENCH_SIZES (10, 100, 1,000)
+ * hardware profiles (one measured run each, plus the published articles), the build time and the
+ * time per page, which should stay flat as the data grows.
+ *
+ * A progress line on stderr every 5 s says which part and step is running; the last lines say
+ * what was measured.
  */
 import { readFileSync } from 'node:fs';
 import { readdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { progressNotes } from '@tunelab/env/bench';
 import { openResultsDb } from '@tunelab/results-db';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSite } from '../test/build.ts';
@@ -45,11 +53,15 @@ const rows: {
   loadS: number;
   msPerPage: number;
 }[] = [];
+/** The progress line, from a worker thread: the embedded database and the builds block this one for seconds. */
+const progress = progressNotes('site');
+const measured: string[] = [];
 try {
   if (BENCH.BENCH_PARTS.has('weight')) await pageWeight();
   // BENCH_SIZES=0 leaves the sweep out (only the fleet figures).
   for (const size of BENCH.BENCH_PARTS.has('sizes') ? SIZES.filter((n) => n > 0) : []) {
     const dataDir = join(work, `db-${size}`);
+    progress.set(`sizes: seeding ${size} hardware profiles`);
     const seedStart = performance.now();
     const db = await openResultsDb(undefined, { dataDir });
     try {
@@ -71,6 +83,7 @@ try {
     }
     const seedS = (performance.now() - seedStart) / 1000;
     const out = join(work, `dist-${size}`);
+    progress.set(`sizes: astro build over ${size} hardware profiles`);
     const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
     if (build.code !== 0) throw new Error(`build over ${size} profiles failed:\n${build.output.slice(-3000)}`);
     const pages = await countPages(out);
@@ -103,15 +116,22 @@ try {
       `${r.profiles} | ${r.runs} | ${r.pages} | ${r.buildS.toFixed(1)} | ${r.loadS.toFixed(1)} | ${r.msPerPage.toFixed(1)} | ${marginal}`,
     );
   });
+  if (rows.length > 0)
+    measured.push(
+      `build time and ms per page over ${rows.map((r) => r.profiles).join(', ')} hardware profiles (sizes)`,
+    );
 
   if (BENCH.BENCH_PARTS.has('fleet')) await fleetScale();
+  console.log(`\nmeasured: ${measured.join('; ')}`);
 } finally {
+  progress.stop();
   await rm(work, { recursive: true, force: true });
 }
 
 /** Page weight over the answers-first fixture (every scenario's real run, three majors, two scales), and of an earlier build. */
 async function pageWeight() {
   const dataDir = join(work, 'db-weight');
+  progress.set('weight: seeding the answers fixture');
   const db = await openResultsDb(undefined, { dataDir });
   try {
     await seedAnswersFixture(db);
@@ -119,11 +139,13 @@ async function pageWeight() {
     await db.close();
   }
   const out = join(work, 'dist-weight');
+  progress.set('weight: astro build over the answers fixture');
   const build = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
   if (build.code !== 0) throw new Error(`build over the page-weight fixture failed:\n${build.output.slice(-3000)}`);
   if (BENCH.BENCH_WEIGHT_BEFORE)
     printWeights(`page weight of ${BENCH.BENCH_WEIGHT_BEFORE} (before)`, await pageWeights(BENCH.BENCH_WEIGHT_BEFORE));
   printWeights('page weight over the answers-first fixture (this code)', await pageWeights(out));
+  measured.push('gzipped bytes per answered group of the home and scenario pages over the answers fixture (weight)');
 }
 
 /**
@@ -168,17 +190,21 @@ async function fleetScale() {
     `\nfleet scale: ${runs} runs on ${BENCH.BENCH_FLEET_MACHINES} machines, then ${added} new runs (${load()})`,
   );
   let t = performance.now();
+  progress.set(`fleet: seeding ${runs} runs`);
   await seedFleet(dataDir, runs, BENCH.BENCH_FLEET_MACHINES);
   console.log(`seeded ${runs} runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  progress.set(`fleet: full build over ${runs} runs`);
   const full = await timedBuild(out, dataDir);
   const fullPages = await countPages(out);
   console.log(
     `full build: ${full.newRuns} run pages, ${fullPages} HTML pages in ${(full.ms / 1000).toFixed(1)} s, ${full.cpuS.toFixed(1)} s CPU (data load ${(full.loadMs / 1000).toFixed(1)} s: ${full.phases})`,
   );
   t = performance.now();
-  const measured = BENCH.BENCH_FLEET_MACHINES * Math.ceil(runs / BENCH.BENCH_FLEET_MACHINES);
-  await ingestFleet(dataDir, measured, measured + added, BENCH.BENCH_FLEET_MACHINES);
+  const kept = BENCH.BENCH_FLEET_MACHINES * Math.ceil(runs / BENCH.BENCH_FLEET_MACHINES);
+  progress.set(`fleet: ingesting ${added} new runs`);
+  await ingestFleet(dataDir, kept, kept + added, BENCH.BENCH_FLEET_MACHINES);
   console.log(`seeded ${added} new runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  progress.set(`fleet: incremental build after ${added} new runs`);
   const inc = await timedBuild(out, dataDir);
   if (!inc.incremental) throw new Error('the rebuild was not incremental');
   console.log(
@@ -192,5 +218,8 @@ async function fleetScale() {
   );
   console.log(
     `incremental ÷ full = ${(inc.ms / 1000).toFixed(1)} s ÷ ${(full.ms / 1000).toFixed(1)} s = ${(inc.ms / full.ms).toFixed(3)}  (aim ≤ 0.1)`,
+  );
+  measured.push(
+    `a full build over ${runs} runs and an incremental one after ${added} new runs: wall and CPU time, ms per run page (fleet)`,
   );
 }

@@ -3,14 +3,14 @@ import { parseEnv } from '@tunelab/env';
 import { z } from 'zod';
 
 const BenchEnv = z.object({
-  /** Which parts run, comma-separated: weight (page weight over the answers-first fixture), sizes, fleet. */
+  /** Which parts run, comma-separated: weight (page weight over the answers-first fixture), sizes, fleet; the sweep (sizes) only when named. */
   BENCH_PARTS: z
     .string()
     .regex(
       /^\s*(weight|sizes|fleet)\s*(,\s*(weight|sizes|fleet)\s*)*$/,
       'must be a comma-separated list of weight, sizes, fleet',
     )
-    .default('weight,sizes,fleet')
+    .default('weight,fleet')
     .transform((s) => new Set(s.split(',').map((x) => x.trim()))),
   /** Also print the page weight of a site built earlier into this directory (e.g. by an older commit), for a before/after. */
   BENCH_WEIGHT_BEFORE: z.string().min(1).optional(),
@@ -21,7 +21,7 @@ const BenchEnv = z.object({
     .default('10,100,1000')
     .transform((s) => s.split(',').map(Number)),
   /** The fleet-scale part: a full build over this many runs … */
-  BENCH_FLEET_RUNS: z.coerce.number().int().min(1).default(10_000),
+  BENCH_FLEET_RUNS: z.coerce.number().int().min(1).default(2_000),
   /** … spread over this many machines … */
   BENCH_FLEET_MACHINES: z.coerce.number().int().min(1).default(100),
   /** … then an incremental rebuild after this many new runs. */

@@ -110,7 +110,7 @@ describe('server majors', () => {
 });
 
 describe('the p beside a verdict', () => {
-  it('is the p the verdict was decided by, as GET /v1/answers gives it (Holm-adjusted when several tests)', async () => {
+  it('is the p the verdict was decided by, as GET /v1/answers gives it (Bonferroni-adjusted when several decisions)', async () => {
     await page.setViewportSize({ width: 1366, height: 900 });
     const db = await openTestResultsDb(dataDir);
     const app = await buildApp({ resultsDb: db, migrate: false, fleet: false, readRateLimitPerMinute: 100_000 });
@@ -121,7 +121,9 @@ describe('the p beside a verdict', () => {
       return res.json<ScenarioAnswers>();
     };
     const decided = (m: PairComparison) =>
-      m.adjusted && m.adjusted.family > 1 ? `Holm-adjusted p ${formatP(m.adjusted.p)}` : `p ${formatP(m.welch!.p)}`;
+      m.adjusted && m.adjusted.family > 1
+        ? `Bonferroni-adjusted p ${formatP(m.adjusted.p)} over ${m.adjusted.family} decisions`
+        : `p ${formatP(m.adjusted!.p)}`;
     let adjustedLines = 0;
     let adjustedRows = 0;
     try {

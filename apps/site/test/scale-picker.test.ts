@@ -163,6 +163,14 @@ describe('your table size', () => {
       }
       // Inside and outside the documented factor both met.
       expect([...statuses].sort()).toEqual(['answered', 'refused']);
+      // The four sizes are one scenario version and the earlier run another: the answer says which
+      // version it comes from, as the cards beside it do (it said nothing, issue 44 §5).
+      await expect(page.locator('.scale-where').first().textContent()).resolves.toMatch(
+        / · scenario version \d of 2 \(first seen \d{4}-\d\d-\d\d\):$/,
+      );
+      await expect(page.locator('.scale-range').textContent()).resolves.toMatch(
+        /PostgreSQL 15, scenario version \d of 2 \(first seen /,
+      );
       // 40 M rows is refused with the command that measures it, set as code.
       await ask('40000000');
       await expect(page.locator('.scale-pair code').first().textContent()).resolves.toBe(

@@ -78,7 +78,7 @@ describe('the scenario page per server version', () => {
       expect(t).toMatch(/3 \+ 3/);
       expect(t).toMatch(/-?\d+\.\d% \(-?\d+\.\d% to -?\d+\.\d%\)/);
       expect(t).toMatch(
-        />(?:(?:1-2|2-2) (?:better|worse)|no measurable difference|not enough repetitions to be sure), (?:Holm-adjusted )?p (?:= [\d.e-]+|< 0\.001)</,
+        />(?:(?:1-2|2-2) (?:better|worse)|no measurable difference|not enough repetitions to be sure), (?:Bonferroni-adjusted )?p (?:= [\d.e-]+|< 0\.001)(?: over \d+ decisions)?</,
       );
       expect(t).toMatch(
         /title="(?:Not enough repetitions to be sure whether (?:1-2|2-2) differs|(?:1-2|2-2) (?:and (?:1-1|2-1) show no measurable difference|is [\d.]+% (?:faster|slower)))/,

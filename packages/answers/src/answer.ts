@@ -25,7 +25,7 @@ import {
   type StorageTier,
 } from '@tunelab/contracts';
 import { engineDefault, normalizeSetting, sameSetting } from './settings.ts';
-import type { RatioAnswer } from '@tunelab/contracts';
+import type { PairRunners, RatioAnswer } from '@tunelab/contracts';
 import { conditionReasons, evaluateConditions } from './conditions.ts';
 import type { UnitSample } from './figures.ts';
 import { notDifferentWords } from './claims.ts';
@@ -541,6 +541,8 @@ export type PairAnswerRecord = {
   advice: string;
   /** The agreement in words; "… under emulated conditions (…)" for an emulated group (`agreementSentence`). */
   sentence: string;
+  /** On a group with runs of two runners or more: how its runners answer the pair on their own runs (runners.ts). */
+  runners?: PairRunners;
 };
 
 /** One declared pair of one measured group, against the nearest article machine with figures for it. */

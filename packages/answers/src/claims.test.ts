@@ -84,17 +84,28 @@ describe('numbers of a verdict for people', () => {
       /^ff100 \d+\.\d% better \(95% CI unbounded\), p /,
     );
     expect(verdictMagnitude('x', comparePair('a', 'x', [1, 2, 3], [1, 2, 3], 'lower-is-better'))).toBeNull();
-    const adjusted = comparePair('ff80', 'ff100', ff80, ff100, 'lower-is-better', {
-      adjusted: { method: 'holm', p: 0.004, family: 6 },
+    const family = comparePair('ff80', 'ff100', ff80, ff100, 'lower-is-better', {
+      decision: { family: 6, margin: 0.1 },
     });
-    expect(verdictMagnitude('ff100', adjusted)).toMatch(
-      /^ff100 \d+\.\d% better \(95% CI .*\), Holm-adjusted p = 0\.0040$/,
-    );
-    // The p beside a verdict is the one that decided it: Holm's when the answer made several tests.
-    expect(decidingP(adjusted)).toEqual({ p: 0.004, adjusted: true, text: 'Holm-adjusted p = 0.0040' });
-    expect(decidingP(faster)).toEqual({ p: faster.welch!.p, adjusted: false, text: `p ${formatP(faster.welch!.p)}` });
+    // The p beside a verdict is the one that decided it: Bonferroni's over the declared decisions,
+    // printed beside the interval at the level that decided (1 − 0.05/6).
+    expect(family.adjusted).toEqual({ method: 'bonferroni', p: Math.min(1, family.adjusted!.p), family: 6 });
+    expect(decidingP(family)).toEqual({
+      p: family.adjusted!.p,
+      adjusted: true,
+      text: `Bonferroni-adjusted p ${formatP(family.adjusted!.p)} over 6 decisions`,
+    });
+    if (family.verdict.significant)
+      expect(verdictMagnitude('ff100', family)).toMatch(
+        /^ff100 \d+\.\d% better \(99\.2% CI .*\), Bonferroni-adjusted p /,
+      );
+    expect(decidingP(faster)).toEqual({
+      p: faster.adjusted!.p,
+      adjusted: false,
+      text: `p ${formatP(faster.adjusted!.p)}`,
+    });
     const alone = comparePair('ff80', 'ff100', ff80, ff100, 'lower-is-better', {
-      adjusted: { method: 'holm', p: 0.5, family: 1 },
+      decision: { family: 1, margin: 0.1 },
     });
     expect(decidingP(alone)?.adjusted).toBe(false);
     expect(decidingP(null)).toBeNull();

@@ -7,7 +7,7 @@
  * so that no app computes either.
  */
 import type { Agreement, PairAnswer, PairComparison, RatioAnswer, UsedDirection } from '@tunelab/contracts';
-import { UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
+import { formatLevel, UNBOUNDED_INTERVAL_TEXT } from '@tunelab/stats';
 
 export type PairClaim = {
   /** `verdict`: the measured comparison on the answer's metric; `ratio`: the declared ratio held against the article's. */
@@ -68,32 +68,42 @@ const pct = (x: number) => `${(Math.abs(x) * 100).toFixed(1)}%`;
 export const formatP = (p: number) => (p < 0.001 ? '< 0.001' : `= ${p.toPrecision(2)}`);
 
 /**
- * The p a pair's verdict was decided by, in words: Holm's adjusted p when the answer made several
- * tests ("Holm-adjusted p = 0.012"), else Welch's ("p = 0.012"); null without a test. Every page
- * and report that prints a p beside a verdict prints this one.
+ * The p a pair's verdict was decided by, in words: the p of the test its printed interval inverts,
+ * Bonferroni-adjusted when the scenario declares several decisions ("Bonferroni-adjusted p = 0.012
+ * over 3 decisions"), else plain ("p = 0.012"); measured in blocks, the confidence sequence's
+ * always-valid p. Null without a test. Every page and report that prints a p beside a verdict
+ * prints this one.
  */
 export function decidingP(c: Pick<PairComparison, 'welch' | 'adjusted' | 'paired'> | null): {
   p: number;
   adjusted: boolean;
   text: string;
 } | null {
+  if (!c?.adjusted) return null;
+  const { family } = c.adjusted;
   // Blocks: the always-valid p of the confidence sequence that decided, Bonferroni over the family.
-  if (c?.paired && c.adjusted)
-    return c.adjusted.family > 1
-      ? {
-          p: c.adjusted.p,
-          adjusted: true,
-          text: `always-valid p ${formatP(c.adjusted.p)} over ${c.adjusted.family} decisions`,
-        }
+  if (c.paired)
+    return family > 1
+      ? { p: c.adjusted.p, adjusted: true, text: `always-valid p ${formatP(c.adjusted.p)} over ${family} decisions` }
       : { p: c.paired.p, adjusted: false, text: `always-valid p ${formatP(c.paired.p)}` };
-  if (c?.adjusted && c.adjusted.family > 1)
-    return { p: c.adjusted.p, adjusted: true, text: `Holm-adjusted p ${formatP(c.adjusted.p)}` };
-  return c?.welch ? { p: c.welch.p, adjusted: false, text: `p ${formatP(c.welch.p)}` } : null;
+  return family > 1
+    ? {
+        p: c.adjusted.p,
+        adjusted: true,
+        text: `Bonferroni-adjusted p ${formatP(c.adjusted.p)} over ${family} decisions`,
+      }
+    : { p: c.adjusted.p, adjusted: false, text: `p ${formatP(c.adjusted.p)}` };
+}
+
+/** The level of a pair's interval: 95%, or 1 − 0.05/family when it shares alpha with others ("98.3%"). */
+export function intervalLevelText(c: Pick<PairComparison, 'adjusted'>): string {
+  const family = c.adjusted?.family ?? 1;
+  return `${formatLevel(1 - 0.05 / family)}%`;
 }
 
 /**
- * "syncfs 37.5% better (95% CI 21.8%–50.1%), p = 0.002" (or "Holm-adjusted p = …" when the
- * answer made several tests): the size and confidence of a
+ * "syncfs 37.5% better (95% CI 21.8%–50.1%), p = 0.002" (or "98.3% CI …, Bonferroni-adjusted p =
+ * … over 3 decisions" when the scenario declares several): the size and confidence of a
  * significant verdict, in the metric's direction (better / worse); null for anything else.
  */
 export function verdictMagnitude(candidate: string, c: PairComparison | null): string | null {
@@ -101,14 +111,15 @@ export function verdictMagnitude(candidate: string, c: PairComparison | null): s
   const ci = c.ci95 && c.ci95.low !== null && c.ci95.high !== null ? { low: c.ci95.low, high: c.ci95.high } : null;
   const word = c.verdict.kind === 'faster' ? 'better' : 'worse';
   // An end that cannot be bounded (null) reads as in every other report: "unbounded".
+  const level = intervalLevelText(c);
   const interval =
     c.ci95 === null
       ? ''
       : ci === null
-        ? ` (95% CI ${UNBOUNDED_INTERVAL_TEXT})`
+        ? ` (${level} CI ${UNBOUNDED_INTERVAL_TEXT})`
         : c.improvement >= 0
-          ? ` (95% CI ${pct(ci.low)}–${pct(ci.high)})`
-          : ` (95% CI ${pct(ci.high)}–${pct(ci.low)})`;
+          ? ` (${level} CI ${pct(ci.low)}–${pct(ci.high)})`
+          : ` (${level} CI ${pct(ci.high)}–${pct(ci.low)})`;
   const p = decidingP(c)?.text ?? 'p n/a';
   return `${candidate} ${pct(c.improvement)} ${word}${interval}, ${p}`;
 }

@@ -1,18 +1,24 @@
 /**
- * One pair of variants compared in the metric's direction: difference, improvement with its 95%
- * CI (log scale for positive values), Welch (raw and multiplicity-adjusted) and Mann–Whitney
- * p-values and the verdict sentence, worded by what the metric measures. A descriptive metric
- * gets its figures (the relative change, candidate against baseline) and no verdict.
+ * One pair of variants compared in the metric's direction: difference, improvement with its
+ * interval (log scale for positive values) at 1 − 0.05/family, the p of the test that interval
+ * inverts (Bonferroni-adjusted over the family), Welch's and Mann–Whitney's p on the raw values as
+ * descriptions, and the verdict sentence, worded by what the metric measures. One rule for runs
+ * with and without blocks: the interval decides. A descriptive metric gets its figures (the
+ * relative change, candidate against baseline) and no verdict.
  */
 import type { Bounds, PairComparison, UsedDirection } from '@tunelab/contracts';
 import { formatPercent, mannWhitneyU, mean, pairedVerdict, verdict, welchTTest, type Quantity } from '@tunelab/stats';
 
-/** How the metric is worded, and the p-value adjusted over the other tests of the same answer. */
+/** How the metric is worded, and the decisions that share alpha. */
 export type CompareOptions = {
   quantity?: Quantity;
   label?: string;
   unit?: string;
-  adjusted?: { p: number; method: 'holm'; family: number };
+  /**
+   * Runs without blocks: the decisions that share alpha (the scenario's declared pairs × points;
+   * Bonferroni) and the margin of "no measurable difference". Default: 1 and ±10 %.
+   */
+  decision?: { family: number; margin: number };
   /**
    * The pair's values block by block (every run of the group measured in blocks): the paired,
    * sequential analysis decides, over `family` decisions against `margin` (stats' pairedVerdict).
@@ -63,7 +69,7 @@ export function comparePair(
     ...(options.quantity ? { quantity: options.quantity } : {}),
     ...(options.label ? { label: options.label } : {}),
     ...(options.unit ? { unit: options.unit } : {}),
-    ...(options.adjusted && direction !== 'descriptive' ? { adjusted: options.adjusted } : {}),
+    ...(options.decision && direction !== 'descriptive' ? options.decision : {}),
   });
   const tested = direction !== 'descriptive' && v.p !== null;
   const enough = a.length >= 2 && b.length >= 2;
@@ -81,14 +87,7 @@ export function comparePair(
     improvement: direction === 'descriptive' ? (change !== null ? finite(change) : null) : v.relative,
     ci95: v.ci ? bounds(v.ci) : null,
     welch: welch ? { t: finite(welch.t), df: welch.df, p: welch.p } : null,
-    adjusted:
-      tested && v.p !== null
-        ? {
-            method: 'holm',
-            p: v.pAdjusted ?? v.p,
-            family: options.adjusted && options.adjusted.family > 1 ? options.adjusted.family : 1,
-          }
-        : null,
+    adjusted: tested && v.p !== null ? { method: 'bonferroni', p: v.pAdjusted ?? v.p, family: v.family } : null,
     mannWhitney: { u: mw.u, p: mw.p, method: mw.method },
     verdict:
       direction === 'descriptive'

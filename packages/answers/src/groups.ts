@@ -20,7 +20,7 @@ import {
   majorOfParts,
   StorageKind,
 } from '@tunelab/contracts';
-import { adjustPValues, EQUIVALENCE_MARGIN, summarize } from '@tunelab/stats';
+import { EQUIVALENCE_MARGIN, summarize } from '@tunelab/stats';
 import { comparePair, type CompareOptions } from './compare.ts';
 import { metricDirection, quantityOf } from './direction.ts';
 import { engineDefault, storedWarningText } from './settings.ts';
@@ -62,6 +62,8 @@ export type SampleRow = {
   noisy?: boolean | null;
   /** The runner (token) that sent the run; null for imported articles, absent in rows kept before runners were read. */
   runner?: string | null;
+  /** The release the run asked for (`--server 17.4`, options.serverRelease); null or absent when it asked for none. */
+  server_release?: string | null;
 };
 
 /** A row's fields that come from its run and machine, not from the sample. */
@@ -174,10 +176,6 @@ function blocksOf(
   return out.baseline.length >= 2 ? { ...out, runs: runs.size } : null;
 }
 
-/** Per pair (`baseline\0candidate`), Holm's adjusted p and the size of its family. */
-type Adjustments = ReadonlyMap<string, { p: number; family: number }>;
-const pairKey = (baseline: string, candidate: string) => `${baseline}\u0000${candidate}`;
-
 /** Per variant n, mean, median, spread, CI and outliers; the variants whose spread overflowed or whose CI is cut at 0. */
 function variantSummaries(acc: Acc, variants: readonly string[]) {
   const overflowing: string[] = [];
@@ -259,7 +257,6 @@ function buildGroup(
   doc: ScenarioDocument | undefined,
   excluded: number,
   points: number,
-  adjustments: Adjustments = new Map(),
 ): ComparisonGroupRecord {
   const f = acc.first;
   const variants = [...acc.byVariant.keys()].sort();
@@ -269,17 +266,19 @@ function buildGroup(
   const { direction } = metricDirection(doc, q.metric, q.direction);
   const def = doc?.metrics.find((m) => m.key === q.metric);
   const wording: CompareOptions = { quantity: quantityOf(f.unit), label: def?.label ?? q.metric, unit: f.unit };
-  // Blocks: the decisions that share alpha are the scenario version's declared pairs (else every
-  // pair of the group) at every sweep point of the family — never fewer because a query asked for one.
+  // The decisions that share alpha (Bonferroni), with blocks or without: the scenario version's
+  // declared pairs (else every pair of the group) at every sweep point of the family — never fewer
+  // because a query asked for one.
   const declared = declaredPairs(f.comparisons).length;
   const family = Math.max(1, (declared > 0 ? declared : pairs.length) * points);
   const margin = doc?.decision?.margin ?? EQUIVALENCE_MARGIN;
+  const published = f.source === 'published';
   const comparisons = pairs.map((p) => {
-    const adjusted = adjustments.get(pairKey(p.baseline, p.candidate));
-    const blocks = f.source === 'published' ? null : blocksOf(acc, p.baseline, p.candidate);
+    const blocks = published ? null : blocksOf(acc, p.baseline, p.candidate);
     return comparePair(p.baseline, p.candidate, values(p.baseline), values(p.candidate), direction, {
       ...wording,
-      ...(adjusted ? { adjusted: { method: 'holm' as const, ...adjusted } } : {}),
+      // An article's figures are its own claims, each read as the article read it: a family of one.
+      ...(published ? {} : { decision: { family, margin } }),
       ...(blocks ? { paired: { ...blocks, family, margin } } : {}),
     });
   });
@@ -455,18 +454,13 @@ export function groupSamples(
   // Sweep points per family (the groups that differ only in their point): the blocks' family size.
   const pointsOf = new Map<string, number>();
   for (const acc of groups.values()) pointsOf.set(acc.family, (pointsOf.get(acc.family) ?? 0) + 1);
-  const built = [...groups.entries()].map(([key, acc]) => {
-    const excluded = excludedOf.get(key)?.size ?? 0;
-    const points = Math.max(plannedPoints, pointsOf.get(acc.family) ?? 1);
-    return {
-      key,
-      acc,
-      excluded,
-      points,
-      group: buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, points),
-    };
-  });
-  const out = adjustForMultiplicity(built, q, docs).sort(groupOrder);
+  const out = [...groups.entries()]
+    .map(([key, acc]) => {
+      const excluded = excludedOf.get(key)?.size ?? 0;
+      const points = Math.max(plannedPoints, pointsOf.get(acc.family) ?? 1);
+      return buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, points);
+    })
+    .sort(groupOrder);
   const used = metricDirection(q.scenario !== undefined ? docs.get(q.scenario) : undefined, q.metric, q.direction);
   return {
     metric: q.metric,
@@ -491,51 +485,6 @@ function countNoise(policy: NoisyPolicy, kept: readonly SampleRow[], excluded: r
     unmeasured: flags.filter((x) => x === null).length,
     excluded: new Set(excluded.flatMap((set) => [...set])).size,
   };
-}
-
-/**
- * Holm's adjustment within each family: the measured groups that differ only in their sweep
- * point (one scenario version, class or machine, engine major, parameter values and metric), and
- * in them every pair that has a Welch test. An article's groups are not adjusted: their figures
- * are the article's claims, each pair read as the article read it. Groups of a family with more than one test are built
- * again with their adjusted p-values, which decide their verdicts.
- */
-function adjustForMultiplicity(
-  built: readonly { key: string; acc: Acc; excluded: number; points: number; group: ComparisonGroupRecord }[],
-  q: Filters,
-  docs: ScenarioDocs,
-): ComparisonGroupRecord[] {
-  const families = new Map<string, { index: number; pair: string; p: number }[]>();
-  built.forEach(({ acc, group }, index) => {
-    // An article's figures are its own claims, each read as the article read it: not adjusted.
-    if (group.source === 'published') return;
-    for (const c of group.comparisons) {
-      // Pairs measured in blocks are decided by their own family (Bonferroni), not Holm's.
-      if (c.adjusted === null || c.welch === null || c.paired) continue;
-      const list = families.get(acc.family) ?? [];
-      list.push({ index, pair: pairKey(c.baseline, c.candidate), p: c.welch.p });
-      families.set(acc.family, list);
-    }
-  });
-  const perGroup = new Map<number, Map<string, { p: number; family: number }>>();
-  for (const tests of families.values()) {
-    if (tests.length < 2) continue;
-    const adjusted = adjustPValues(
-      tests.map((t) => t.p),
-      'holm',
-    );
-    tests.forEach((t, i) => {
-      const map = perGroup.get(t.index) ?? new Map<string, { p: number; family: number }>();
-      map.set(t.pair, { p: adjusted[i] ?? 1, family: tests.length });
-      perGroup.set(t.index, map);
-    });
-  }
-  return built.map(({ key, acc, excluded, points, group }, index) => {
-    const adjustments = perGroup.get(index);
-    return adjustments
-      ? buildGroup(key, acc, q, docs.get(acc.first.scenario_key), excluded, points, adjustments)
-      : group;
-  });
 }
 
 /**

@@ -58,6 +58,7 @@ export { answerVersions } from './versions.ts';
 export { answerClasses, classLabel, CLASSES_NAMED_UP_TO } from './classes.ts';
 export {
   decidingP,
+  intervalLevelText,
   formatP,
   meanImprovement,
   notDifferentWords,
@@ -78,4 +79,6 @@ export {
 } from './scale.ts';
 export { answerCurvesAtScale, answersAtScale } from './scale-curves.ts';
 export { answerLikeMine, type GroupSimilarityOf, type LikeMineGroup, type LikeMineOf } from './like-mine.ts';
+export { weighRunners } from './runners.ts';
 export { decideBlocks, type BlocksDecision, type PairDecision } from './blocks.ts';
+export { answerReleaseSeries, answerUpgrade, ReleaseQueryError } from './releases.ts';

@@ -1,7 +1,7 @@
 /**
  * No answer field or sentence shows an impossible improvement of a positive quantity (a duration
  * more than 100% shorter, a size more than 100% smaller, a negative mean) — over generated
- * samples, from steady to wildly noisy, through the grouping, Holm's adjustment, the verdict
+ * samples, from steady to wildly noisy, through the grouping, the family's Bonferroni level, the verdict
  * words and the versions view, as the API gives them.
  */
 import { describe, expect, it } from 'vitest';
@@ -77,8 +77,12 @@ describe('answers over generated positive samples', () => {
           for (const v of g.variants) expect(v.ci95!.low!).toBeGreaterThanOrEqual(0);
           for (const c of g.comparisons) {
             expect(c.adjusted!.family).toBe(4);
-            expect(c.adjusted!.p).toBeGreaterThanOrEqual(c.welch!.p);
+            expect(c.adjusted!.method).toBe('bonferroni');
+            expect(c.adjusted!.p).toBeLessThanOrEqual(1);
             const ci = c.ci95!;
+            // One rule: a change is called exactly when the printed interval excludes none.
+            expect(c.verdict.significant).toBe(ci.low! > 0 || ci.high! < 0);
+            expect(c.verdict.significant).toBe(c.adjusted!.p < 0.05);
             if (direction === 'lower-is-better') {
               expect(c.improvement!).toBeLessThan(1);
               expect(ci.high!).toBeLessThanOrEqual(1);

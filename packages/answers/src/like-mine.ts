@@ -3,8 +3,10 @@
  * ordered by how near their hardware class is to the asker's machine — as GET /v1/similar ranks
  * classes (`rankSimilar`: same storage first, unknown storage last, then the distance, then the
  * most runs) — each with its similarity, and a summary: which classes are like the machine and the
- * answers of the nearest like one, or a sentence saying none is. Pure: the classes' figures are
- * read by the caller (results-db).
+ * answers of the nearest like one, or a sentence saying none is. A stored machine (`like=`) with
+ * runs of its own is answered from those runs first (`mine`): its class pools other machines'
+ * runs, and another runner must not move the answer this machine's owner reads for it. Pure: the
+ * classes' figures and the machine's own groups are read by the caller (results-db).
  */
 import {
   isLike,
@@ -21,6 +23,7 @@ export type LikeMineGroup = {
     key: string;
     source: 'measured' | 'published';
     runCount: number;
+    runs?: readonly { id: string }[];
     hardware: { class: string; storageKind: string; physicalCores: number; memoryGb: number; stated: boolean };
   };
   name: string;
@@ -35,22 +38,41 @@ export type LikeMineGroup = {
 
 export type GroupSimilarityOf = SimilarScore & { like: boolean };
 
+type LikeMineAnswerOf<G extends LikeMineGroup> = {
+  group: string;
+  name: string;
+  baseline: string;
+  candidate: string;
+  verdict: string | null;
+  agreement: G['pairs'][number]['agreement'];
+  advice: string;
+};
+
 export type LikeMineOf<G extends LikeMineGroup> = {
   groups: (G & { similarity: GroupSimilarityOf | null })[];
   like: boolean;
   classes: (GroupSimilarityOf & { class: string; source: 'measured' | 'published'; groups: number })[];
   nearest: string | null;
-  answers: {
-    group: string;
-    name: string;
-    baseline: string;
-    candidate: string;
-    verdict: string | null;
-    agreement: G['pairs'][number]['agreement'];
-    advice: string;
-  }[];
+  answers: LikeMineAnswerOf<G>[];
+  /** With the machine's own groups given: their answers and runs. */
+  mine?: { runs: number; answers: LikeMineAnswerOf<G>[] };
   sentence: string;
 };
+
+/** Per group and pair: the verdict sentence, the agreement and the advice. */
+function answersOf<G extends LikeMineGroup>(groups: readonly G[]): LikeMineAnswerOf<G>[] {
+  return groups.flatMap((g) =>
+    g.pairs.map((p) => ({
+      group: g.group.key,
+      name: g.name,
+      baseline: p.baseline,
+      candidate: p.candidate,
+      verdict: p.measured?.verdict.sentence ?? null,
+      agreement: p.agreement,
+      advice: p.advice,
+    })),
+  );
+}
 
 const classKey = (source: string, hardwareClass: string) => `${source}\u0000${hardwareClass}`;
 const doublings = (d: number) => `${Number(d.toFixed(2))} doubling${d === 1 ? '' : 's'}`;
@@ -60,12 +82,14 @@ const doublings = (d: number) => `${Number(d.toFixed(2))} doubling${d === 1 ? ''
  * whose hardware an article did not state has no similarity and comes last), each with its
  * similarity, and the summary. `candidates` are the classes with their figures (the median of
  * their runs' probes); a group's class missing from them is compared by its cores, memory and
- * storage kind alone.
+ * storage kind alone. `own`: a stored machine's groups of its own runs alone; when they hold
+ * measured runs, the answers are theirs (`mine`), not the nearest class's.
  */
 export function answerLikeMine<G extends LikeMineGroup>(
   groups: readonly G[],
   candidates: readonly SimilarCandidate[],
   spec: SimilarSpec,
+  own?: readonly G[],
 ): LikeMineOf<G> {
   const known = new Map(candidates.map((c) => [classKey(c.source, c.class), c]));
   const present = new Map<string, SimilarCandidate & { groups: number }>();
@@ -119,29 +143,40 @@ export function answerLikeMine<G extends LikeMineGroup>(
   }));
   const likeClasses = classes.filter((c) => c.like);
   const nearestLike = likeClasses[0] ?? null;
-  const answers = nearestLike
-    ? ordered
-        .filter((g) => g.group.source === nearestLike.source && g.group.hardware.class === nearestLike.class)
-        .flatMap((g) =>
-          g.pairs.map((p) => ({
-            group: g.group.key,
-            name: g.name,
-            baseline: p.baseline,
-            candidate: p.candidate,
-            verdict: p.measured?.verdict.sentence ?? null,
-            agreement: p.agreement,
-            advice: p.advice,
-          })),
-        )
+  const classAnswers = nearestLike
+    ? answersOf(
+        ordered.filter((g) => g.group.source === nearestLike.source && g.group.hardware.class === nearestLike.class),
+      )
     : [];
+  const measuredOwn = (own ?? []).filter((g) => g.group.source === 'measured');
+  const mine = own
+    ? {
+        runs: new Set(measuredOwn.flatMap((g) => (g.group.runs ?? []).map((r) => r.id))).size,
+        answers: answersOf(measuredOwn),
+      }
+    : undefined;
+  const fromMine = mine !== undefined && mine.answers.length > 0;
+  const sentence = likeMineSentence(classes, spec);
   return {
     groups: ordered,
     like: nearestLike !== null,
     classes,
     nearest: nearestLike?.class ?? null,
-    answers,
-    sentence: likeMineSentence(classes, spec),
+    answers: fromMine ? mine.answers : classAnswers,
+    ...(mine ? { mine } : {}),
+    sentence: fromMine ? mineSentence(sentence, mine.runs) : sentence,
   };
+}
+
+/** The classes' sentence, its last words now saying that the answers are the machine's own. */
+function mineSentence(classes: string, runs: number): string {
+  const head = classes
+    .replace(/ The answers are the nearest's, .*\.$/, '')
+    .replace(/; its answers may not hold here\.$/, '.');
+  return (
+    `${head} The answers are this machine's own, from its ${runs} run${runs === 1 ? '' : 's'} here: ` +
+    `another machine's runs, even of its class, do not move them.`
+  );
 }
 
 const RULE = 'same known storage, within one doubling per figure on average';

@@ -138,7 +138,6 @@ function answerPair(ctx: PairContext, baseline: string, candidate: string): Scal
   const min = Math.max(base.range.min, cand.range.min);
   const max = Math.min(base.range.max, cand.range.max);
   const range = `${count(min)}–${count(max)} ${param}`;
-  const crossing = crossingOf(ctx, base, cand, baseline, candidate);
   if (pair.extrapolation > SCALE_EXTRAPOLATION_LIMIT) {
     const side =
       value > max ? `${num(pair.extrapolation)}× beyond the largest` : `${num(pair.extrapolation)}× below the smallest`;
@@ -147,14 +146,15 @@ function answerPair(ctx: PairContext, baseline: string, candidate: string): Scal
       candidate,
       status: 'refused',
       sentence: `Measured from ${range}; ${count(value)} is ${side} (answers go at most ${SCALE_EXTRAPOLATION_LIMIT}× outside the measured range). Measure it: ${cmd}`,
+      // No crossing beside a refusal either: a size too far to answer gets no claim about the fit.
       ...none,
       extrapolation: pair.extrapolation,
-      crossing,
       heldOutMaxAbsErrorPct,
       fits,
       command: cmd,
     };
   }
+  const crossing = crossingOf(ctx, base, cand, baseline, candidate);
   const b = labelOf(ctx, baseline);
   const c = labelOf(ctx, candidate);
   const { decision } = decideInterval({ low: Math.log(pair.ci.low), high: Math.log(pair.ci.high) }, curves.margin);
@@ -207,6 +207,7 @@ export function answerCurvesAtScale(curves: ScaleCurves, value: number): ScaleAn
     const ctx: PairContext = { curves, group, value };
     return {
       key: group.key,
+      scenarioVersion: group.scenarioVersion,
       hardwareClass: group.hardwareClass,
       engine: group.engine,
       major: group.major,

@@ -129,6 +129,8 @@ describe('answers at the user’s scale', () => {
       const p = ask(doc, rows, 'rows', value).groups[0]!.pairs[0]!;
       expect(p.status).toBe('refused');
       expect(p.ratio).toBeNull();
+      // The fit's crossing is no answer at a size refused (it was printed beside the refusal).
+      expect(p.crossing).toBeNull();
       expect(p.sentence).toMatch(words);
       expect(p.sentence).toContain(`tunelab run vacuum-index-cleanup --param rows=${value} --server 16`);
     }

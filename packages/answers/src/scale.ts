@@ -116,6 +116,7 @@ export function fitScaleCurves(input: FitScaleCurvesInput): ScaleCurves {
       const engine = Engine.parse(acc.first.engine);
       return {
         key,
+        scenarioVersion: acc.first.version_hash,
         hardwareClass: acc.first.hardware_class,
         engine,
         major: acc.first.major,

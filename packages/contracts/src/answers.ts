@@ -21,6 +21,7 @@ import { LeftOut } from './left-out.ts';
 import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 import { ScaleAnswers, ScaleAt, ScaleCurves } from './scale.ts';
+import { checkReleaseRange, releaseRangeParams, UpgradeAnswer } from './releases.ts';
 import { StorageTier } from './measured-hardware.ts';
 import { checkLikeMine, likeMineParams, SimilarBasis, SimilarFigures, SimilarStorage } from './similar-hardware.ts';
 
@@ -37,10 +38,13 @@ export const AnswersQuery = z
     at: ScaleAt.optional(),
     /** "Hardware like mine": order the groups by their class's distance to this machine (see `likeMine`). */
     ...likeMineParams,
+    /** Upgrading from one PostgreSQL release to another: see `upgrade`. */
+    ...releaseRangeParams,
   })
   .superRefine((q, ctx) => {
     checkRanges(q, ctx);
     checkLikeMine(q, ctx);
+    checkReleaseRange(q, ctx);
   });
 export type AnswersQuery = z.infer<typeof AnswersQuery>;
 
@@ -75,6 +79,28 @@ export const ArticleFigure = z.object({
 });
 export type ArticleFigure = z.infer<typeof ArticleFigure>;
 
+/**
+ * How the runners (tokens) of a class group answer a pair on their own runs, on a group whose runs
+ * come from two runners or more: a class weighs runners, not runs, so that one runner's many runs
+ * cannot outvote another's. `standing`: `agreed` (two runners or more give the pooled verdict on
+ * their own runs), `pooled` (no runner's runs alone give it; none contradicts it), `one-runner`
+ * (exactly one runner's runs give it: the verdict rests on that runner), `contested` (one runner
+ * finds the candidate better, another worse: the pair's agreement is then `inconclusive` and its
+ * advice says why).
+ */
+export const PairRunners = z.object({
+  /** The group's runners whose own runs answer the pair. */
+  count: z.number().int(),
+  /** Per verdict kind, how many runners' own runs give it (the most first). */
+  verdicts: z.array(z.object({ kind: VerdictKind, runners: z.number().int() })),
+  /** How many runners' own runs give the pooled verdict's kind. */
+  support: z.number().int(),
+  standing: z.enum(['agreed', 'pooled', 'one-runner', 'contested']),
+  /** "2 runners: 1 finds 1-2 better than 1-1 on its own runs, 1 worse — contested: …" */
+  sentence: z.string(),
+});
+export type PairRunners = z.infer<typeof PairRunners>;
+
 export const PairAnswer = z.object({
   baseline: z.string(),
   candidate: z.string(),
@@ -93,6 +119,8 @@ export const PairAnswer = z.object({
    * "reproduces the article under emulated conditions (data:memory 0.37 vs 0.375, …); not reproduced: …".
    */
   sentence: z.string(),
+  /** On a group with runs of two runners or more: how its runners answer the pair on their own runs (`PairRunners`). */
+  runners: PairRunners.optional(),
 });
 export type PairAnswer = z.infer<typeof PairAnswer>;
 
@@ -207,6 +235,17 @@ export const ArticleFinding = z.object({
 });
 export type ArticleFinding = z.infer<typeof ArticleFinding>;
 
+/** One answer of "hardware like mine": a group's pair, its verdict sentence, agreement and advice. */
+export const LikeMineAnswer = z.object({
+  group: z.string(),
+  name: z.string(),
+  baseline: z.string(),
+  candidate: z.string(),
+  verdict: z.string().nullable(),
+  agreement: Agreement,
+  advice: z.string(),
+});
+
 /** "Hardware like mine" on GET /v1/answers: the machine ranked against, which classes are like it, and their answer. */
 export const LikeMine = z.object({
   /** The machine as ranked: a stored one's fingerprint (`like`) or null, its cores, memory, storage, tier and figures. */
@@ -231,18 +270,18 @@ export const LikeMine = z.object({
   ),
   /** The nearest class that is like the machine; null when none is. */
   nearest: z.string().nullable(),
-  /** The answers of the nearest like class: per group and pair, the verdict sentence, the agreement and the advice. */
-  answers: z.array(
-    z.object({
-      group: z.string(),
-      name: z.string(),
-      baseline: z.string(),
-      candidate: z.string(),
-      verdict: z.string().nullable(),
-      agreement: Agreement,
-      advice: z.string(),
-    }),
-  ),
+  /**
+   * The machine's answers: with `like=<fingerprint>` and runs of that machine here, its own runs'
+   * (`mine`); otherwise the nearest like class's. Per group and pair, the verdict sentence, the
+   * agreement and the advice.
+   */
+  answers: z.array(LikeMineAnswer),
+  /**
+   * With `like=<fingerprint>`: the answers of that machine's own runs alone (no other machine's
+   * runs, so no other runner's, take part), and how many runs they rest on; absent for a machine
+   * given by its figures.
+   */
+  mine: z.object({ runs: z.number().int(), answers: z.array(LikeMineAnswer) }).optional(),
   /** In words: which classes are like the machine, or that none is, with the nearest one's distance. */
   sentence: z.string(),
 });
@@ -266,7 +305,7 @@ export const VersionRow = z.object({
   /** The candidate's improvement over the baseline in the metric's direction (0.375 = 37.5% better), with its 95% interval (log scale for positive values). */
   improvement: z.number().nullable(),
   ci95: Bounds.nullable(),
-  /** Welch's p (two units or more per side), and Holm's adjusted p that decided the verdict. */
+  /** The p of the test the interval inverts (two units or more per side), and its Bonferroni-adjusted value over the declared decisions, which decided the verdict. */
   p: z.number().nullable(),
   pAdjusted: z.number().nullable(),
   verdict: PairComparison.shape.verdict,
@@ -449,6 +488,8 @@ export const ScenarioAnswers = z.object({
   scaleCurves: ScaleCurves.optional(),
   /** With a machine given (`cores`, `memoryGb`, … or `like`): the classes like it and their answer. */
   likeMine: LikeMine.optional(),
+  /** With `from` and `to`: what upgrading between those releases changes, and the changes between adjacent releases. */
+  upgrade: UpgradeAnswer.optional(),
   /** The runs every group drew on together, how many were flagged noisy, and how many were left out as noisy (`noisy=exclude`). */
   noise: NoiseCounts,
 });

@@ -151,4 +151,18 @@ export const ScenarioList = z.object({ items: z.array(ScenarioSummary) });
 export type ScenarioList = z.infer<typeof ScenarioList>;
 
 export const Health = z.object({ status: z.literal('ok') });
-export const Readiness = z.object({ status: z.literal('ok'), database: z.literal('ok') });
+/** The job queue's tables (pg-boss's schema) from the server's statistics: their dead rows are what slows claims. */
+const QueueTables = z.object({
+  tables: z.number().int(),
+  liveRows: z.number(),
+  deadRows: z.number(),
+  mostDead: z
+    .object({ table: z.string(), liveRows: z.number(), deadRows: z.number(), vacuumedAt: isoDateTime.nullable() })
+    .nullable(),
+});
+export const Readiness = z.object({
+  status: z.literal('ok'),
+  database: z.literal('ok'),
+  /** With the fleet's routes on and its schema created. */
+  queue: QueueTables.optional(),
+});

@@ -243,23 +243,31 @@ export const PairComparison = z.object({
   direction: UsedDirection,
   /** mean(candidate) − mean(baseline), in the metric's unit; null with insufficient data. */
   difference: z.number().nullable(),
-  /** Welch 95% interval of `difference`, in the metric's unit; null without a verdict. */
+  /**
+   * Welch interval of `difference`, in the metric's unit, at the level of `ci95` (95%, or
+   * 1 − 0.05/family: see `adjusted`); null without a verdict.
+   */
   differenceCi95: Bounds.nullable(),
   /**
    * Improvement of the candidate over the baseline in the metric's direction, as a fraction of
-   * the baseline mean (0.375 = 37.5% faster), with its 95% CI (log scale when every value is > 0,
-   * else Fieller). Null when the baseline mean is ≤ 0: the absolute difference decides then.
+   * the baseline mean (0.375 = 37.5% faster), with its interval (log scale when every value is
+   * > 0, else Fieller) at 95%, or at 1 − 0.05/family when the scenario declares several decisions
+   * (`adjusted.family`; the field keeps its name). Null when the baseline mean is ≤ 0: the
+   * absolute difference decides then.
    */
   improvement: z.number().nullable(),
   ci95: Bounds.nullable(),
   /** Welch's test; `p` is the raw two-sided p-value. */
   welch: z.object({ t: z.number().nullable(), df: z.number(), p: z.number() }).nullable(),
   /**
-   * Welch's p adjusted for multiplicity by Holm's step-down method over the `family` tests of the
-   * same answer: every pair that gets a verdict × every sweep point of one group of conditions
-   * (scenario version, hardware class, engine major, parameter values, metric) of measured runs;
-   * an article's groups are not adjusted (family 1). The verdict is decided by this p. Null when
-   * the pair has no test.
+   * The p that decided the verdict, Bonferroni-adjusted (min(1, p × family)) over the `family`
+   * decisions that share alpha: the scenario version's declared pairs (else the group's pairs) ×
+   * the sweep points of one group of conditions (scenario version, hardware class, engine major,
+   * parameter values, metric) of measured runs; an article's groups are not adjusted (family 1).
+   * Without blocks p is that of the test `ci95` inverts (t on the log ratio of means, else on the
+   * difference) and `ci95` is at level 1 − 0.05/family, so the verdict is a change exactly when
+   * `ci95` excludes none; with blocks, the confidence sequence's (see `paired`). Null when the
+   * pair has no test.
    */
   adjusted: z.object({ method: z.enum(['holm', 'bonferroni']), p: z.number(), family: z.number().int() }).nullable(),
   /**

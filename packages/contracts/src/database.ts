@@ -5,6 +5,14 @@ import { boundedRecord, boundedString, count, LIMITS, text } from './primitives.
 export const Engine = z.enum(ENGINES);
 export type Engine = z.infer<typeof Engine>;
 
+/**
+ * One release of a server whose major is one number, as `--server` and the fleet write it:
+ * MAJOR.MINOR (PostgreSQL 17.4; https://www.postgresql.org/support/versioning/).
+ */
+export const ServerRelease = z
+  .string()
+  .regex(/^\d{1,4}\.\d{1,4}$/, 'must be a PostgreSQL release MAJOR.MINOR, e.g. 17.4');
+
 /** The server under test: its version and every setting that differs from the default. */
 export const DatabaseEnvironment = z.strictObject({
   engine: Engine,

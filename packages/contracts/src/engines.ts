@@ -4,7 +4,8 @@
  * runs are grouped by: PostgreSQL 17.10 → "17", MariaDB 10.11.9 → "10.11", MySQL 8.0.36 → "8.0"),
  * the majors a managed server exists for, the target a printed command names and the defaults of
  * the settings scenarios list. The runner, the answers, the API and the site read them from here;
- * adding an engine is one entry in ENGINE_FACTS and one folder of the runner's `engines/`.
+ * adding an engine is one entry in ENGINE_FACTS (ENGINES, EngineName and Protocol follow from it)
+ * and one folder of the runner's `engines/` with its line in DRIVERS.
  */
 
 /** One engine's facts. */
@@ -14,8 +15,9 @@ export type EngineFacts = {
   /**
    * The wire protocol, which picks the runner's driver: MySQL and MariaDB speak the same one,
    * so a `mysql://` target may turn out to be MariaDB (the server's version string says which).
+   * The protocols are the ones ENGINE_FACTS names (`Protocol`).
    */
-  protocol: 'postgres' | 'mysql';
+  protocol: string;
   /** URL schemes a target of this engine is given by, with the colon (`new URL().protocol`). */
   schemes: readonly string[];
   defaultPort: number;
@@ -37,10 +39,6 @@ export type EngineFacts = {
    */
   defaultSettings: Readonly<Record<string, string>>;
 };
-
-/** Every engine, in a fixed order. */
-export const ENGINES = ['postgresql', 'mysql', 'mariadb'] as const;
-export type EngineName = (typeof ENGINES)[number];
 
 /** PostgreSQL 15's defaults (https://www.postgresql.org/docs/15/runtime-config.html). */
 const POSTGRESQL_DEFAULTS = {
@@ -113,7 +111,14 @@ export const ENGINE_FACTS = {
     exampleTarget: 'mysql://USER@HOST:3306/DBNAME',
     defaultSettings: INNODB_DEFAULTS,
   },
-} as const satisfies Record<EngineName, EngineFacts>;
+} as const satisfies Record<string, EngineFacts>;
+
+/** An engine's key: one of ENGINE_FACTS's. */
+export type EngineName = keyof typeof ENGINE_FACTS;
+/** Every engine, in ENGINE_FACTS's order (the `Engine` enum of scenarios, runs, the API and the site). */
+export const ENGINES = Object.keys(ENGINE_FACTS) as [EngineName, ...EngineName[]];
+/** A wire protocol some engine speaks ("postgres", "mysql"). */
+export type Protocol = (typeof ENGINE_FACTS)[EngineName]['protocol'];
 
 /** An engine's display name by its key ("postgresql" → "PostgreSQL"), for keys read from stored data. */
 export const ENGINE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
@@ -137,26 +142,17 @@ export const MANAGED_ENGINES: readonly EngineName[] = ENGINES.filter((e) => ENGI
 
 /**
  * The server a printed `tunelab run` names for a run on `engine` `major`: a managed server of that
- * major when the runner installs it, else the nearest major it installs when `nearest` (advice for
- * a server whose major has no build: the command says which it measures), else the engine's
- * example target for the user to replace.
+ * major when the runner installs it, else the engine's example target for the user to replace.
  */
-export function serverForCommand(
-  engine: string,
-  major: number | null,
-  opts: { nearest?: boolean } = {},
-): { server: number } | { target: string } {
+export function serverForCommand(engine: string, major: number | null): { server: number } | { target: string } {
   const facts = factsOf(engine);
   if (!facts) throw new Error(`no engine "${engine}"`);
-  const majors = facts.managedMajors;
-  if (major !== null && majors.includes(major)) return { server: major };
-  if (opts.nearest && major !== null && majors.length > 0)
-    return { server: [...majors].sort((a, b) => Math.abs(a - major) - Math.abs(b - major) || b - a)[0]! };
+  if (major !== null && facts.managedMajors.includes(major)) return { server: major };
   return { target: facts.exampleTarget };
 }
 
 /** The engine's URL schemes by protocol, for "supported: postgres://, postgresql://" sentences. */
-export function schemesOfProtocol(protocol: EngineFacts['protocol']): string[] {
+export function schemesOfProtocol(protocol: Protocol): string[] {
   return [
     ...new Set(ENGINES.filter((e) => ENGINE_FACTS[e].protocol === protocol).flatMap((e) => ENGINE_FACTS[e].schemes)),
   ];
@@ -184,6 +180,44 @@ export function parseServerVersion(version: string): { major: number; minor: num
  */
 export function majorOfParts(engine: EngineName, parts: { major: number; minor: number }): string {
   return ENGINE_FACTS[engine].majorParts === 1 ? String(parts.major) : `${parts.major}.${parts.minor}`;
+}
+
+/**
+ * The release a run's server was, from the two numbers stored with it, for an engine whose major is
+ * one number (PostgreSQL (17, 4) → "17.4", https://www.postgresql.org/support/versioning/); null
+ * for MySQL and MariaDB, whose release needs a third number the store does not keep.
+ */
+export function releaseOfParts(engine: string, parts: { major: number; minor: number }): string | null {
+  return factsOf(engine)?.majorParts === 1 ? `${parts.major}.${parts.minor}` : null;
+}
+
+/**
+ * The release a server's one comparable version number names, as the engine numbers them:
+ * PostgreSQL's server_version_num is major × 10000 + minor (120000 → "12", 150019 → "15.19");
+ * MySQL's and MariaDB's is major × 10000 + minor × 100 + patch (100600 → "10.6", 101119 →
+ * "10.11.19"). A trailing zero part is left out.
+ */
+export function releaseOfVersionNum(engine: EngineName, num: number): string {
+  const parts =
+    ENGINE_FACTS[engine].majorParts === 1
+      ? [Math.floor(num / 10000), num % 10000]
+      : [Math.floor(num / 10000), Math.floor(num / 100) % 100, num % 100];
+  while (parts.length > ENGINE_FACTS[engine].majorParts && parts.at(-1) === 0) parts.pop();
+  return parts.join('.');
+}
+
+/** "needs MariaDB 10.6 or newer": what a scenario's minimum version asks of a server of `engine`, in the engine's own words. */
+export const versionNeeded = (engine: EngineName, minVersionNum: number): string =>
+  `needs ${ENGINE_FACTS[engine].name} ${releaseOfVersionNum(engine, minVersionNum)} or newer`;
+
+/** The major of a release as `ServerRelease` writes it ("17.4" → 17). */
+export const majorOfRelease = (release: string): number => Number(release.split('.')[0]);
+
+/** Orders releases as `ServerRelease` writes them numerically (16.10 after 16.9). */
+export function compareReleases(a: string, b: string): number {
+  const [am, an] = a.split('.').map(Number);
+  const [bm, bn] = b.split('.').map(Number);
+  return am! - bm! || an! - bn!;
 }
 
 /** The major of a version string: PostgreSQL 17.10 → "17", MariaDB 10.11.9 → "10.11", MySQL 8.0.36 → "8.0"; null when it has no x.y. */

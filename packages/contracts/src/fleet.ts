@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Engine } from './database.ts';
+import { Engine, ServerRelease } from './database.ts';
 import { HardwareSpec } from './hardware.ts';
 import { identifier, isoDateTime } from './primitives.ts';
 
@@ -38,12 +38,33 @@ export const JobRequest = z.strictObject({
    * API accepts SUPPORTED_POSTGRESQL_MAJORS for a PostgreSQL scenario and none for a MariaDB/MySQL one.
    */
   server: z.number().int().min(1).max(99).optional(),
+  /**
+   * One release of a managed major (e.g. "17.4"): only agents that can run exactly that release
+   * take the job (an agent with `--server` of its major installs it; one whose target runs it).
+   * Implies `server` (its major); with both, they must agree. Whether the npm registry has the
+   * release is known to the agent: one that cannot install it fails the job with the registry's
+   * releases of that major in its sentence.
+   */
+  release: ServerRelease.optional(),
   /** Absent: any agent whose engine fits. */
   for: JobTarget.optional(),
   /** Higher first. */
   priority: z.number().int().min(-100).max(100).default(0),
 });
 export type JobRequest = z.infer<typeof JobRequest>;
+
+/**
+ * Scenario × releases in one call: one job per release, each as `JobRequest` with that `release`
+ * (e.g. every release of 14–18 that `tunelab servers list --available --json` lists).
+ */
+export const JobReleasesRequest = JobRequest.omit({ server: true, release: true }).extend({
+  releases: z
+    .array(ServerRelease)
+    .min(1)
+    .max(200)
+    .refine((r) => new Set(r).size === r.length, 'must not name a release twice'),
+});
+export type JobReleasesRequest = z.infer<typeof JobReleasesRequest>;
 
 /**
  * Which machines may run a job, as shown: a runner target's name only to an operator; to anyone
@@ -63,6 +84,8 @@ export const Job = z.object({
   repetitions: z.number().int().nullable(),
   engine: Engine,
   server: z.number().int().nullable(),
+  /** The exact release asked for (`server` is its major), or null: any release of `server`. */
+  release: z.string().nullable(),
   for: JobTargetShown.nullable(),
   priority: z.number().int(),
   /** Attempts started so far (a re-lease after a lost agent counts). */
@@ -100,6 +123,13 @@ export const ClaimRequest = z.strictObject({
   /** The engine and major version of the agent's target. */
   engine: Engine,
   server: z.number().int().min(1).max(99).optional(),
+  /**
+   * The release the agent's target runs (e.g. "17.6"): it takes jobs naming that release, or none.
+   * Absent with `anyRelease`, or from an agent older than releases: it takes no job naming one.
+   */
+  release: ServerRelease.optional(),
+  /** The agent installs any release of its major per job (`tunelab agent --server MAJOR`). */
+  anyRelease: z.boolean().default(false),
   /** Seconds to wait for a job before answering 204 (long poll). */
   waitSeconds: z.number().int().min(0).max(50).default(25),
 });
@@ -112,6 +142,8 @@ export const ClaimedJob = z.object({
   scenario: z.string(),
   params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   repetitions: z.number().int().nullable(),
+  /** The release to run on (`--server <release>`), or null for any release of the agent's server. */
+  release: z.string().nullable().default(null),
   /** Heartbeat at least this often (seconds); the lease lapses after `leaseSeconds` of silence. */
   heartbeatSeconds: z.number().int(),
   leaseSeconds: z.number().int(),
@@ -119,7 +151,16 @@ export const ClaimedJob = z.object({
 export type ClaimedJob = z.infer<typeof ClaimedJob>;
 
 export const JobAttemptBody = z.strictObject({ attempt: z.number().int().min(0) });
-export const JobFailBody = z.strictObject({ attempt: z.number().int().min(0), error: z.string().min(1).max(4000) });
+export const JobFailBody = z.strictObject({
+  attempt: z.number().int().min(0),
+  error: z.string().min(1).max(4000),
+  /**
+   * Retrying cannot help: the runner refused the job itself (a release the registry does not have,
+   * a scenario it does not hold, a parameter the scenario refuses). The job fails now, without the
+   * retries it has left. Default false: the job is retried with backoff until its retry limit.
+   */
+  final: z.boolean().optional(),
+});
 
 /** Heartbeat answer: `stop` when the job is no longer this agent's (cancelled, re-leased, done). */
 export const HeartbeatAnswer = z.object({ state: JobState, stop: z.boolean() });
@@ -156,6 +197,39 @@ export const CoverageGap = z.object({
 });
 export type CoverageGap = z.infer<typeof CoverageGap>;
 
+/**
+ * One scenario × release of the release matrix: what was measured on it (runs on servers of that
+ * release, jobs or not), what the fleet still has to do (jobs naming it, queued or active) and what
+ * failed (jobs naming it that failed for good, with the newest failure sentence).
+ */
+export const ReleaseCell = z.object({
+  scenario: z.string(),
+  engine: z.string(),
+  release: z.string(),
+  runs: z.number().int(),
+  /** The hardware classes of those runs. */
+  hardwareClasses: z.array(z.string()),
+  pendingJobs: z.number().int(),
+  failedJobs: z.number().int(),
+  /** The newest failure of a job naming this release (also of a pending one whose attempt failed); masked for the public. */
+  lastError: z.string().nullable(),
+  /** `measured`: a run; `pending`: no run, a job queued or active; `failed`: no run, only failed jobs; `missing`: none of these. */
+  status: z.enum(['measured', 'pending', 'failed', 'missing']),
+});
+export type ReleaseCell = z.infer<typeof ReleaseCell>;
+
+/**
+ * Scenario × release for engines whose release is MAJOR.MINOR (PostgreSQL): the columns are every
+ * release measured or requested (for any of the scenarios shown) per engine, oldest first; every
+ * scenario that has a run or job on a release of that engine has a cell in each column; a cell
+ * without a run is a gap (`status` pending, failed or missing).
+ */
+export const ReleaseMatrix = z.object({
+  releases: z.array(z.object({ engine: z.string(), release: z.string() })),
+  cells: z.array(ReleaseCell),
+});
+export type ReleaseMatrix = z.infer<typeof ReleaseMatrix>;
+
 export const Coverage = z.object({
   /** Every scenario (measured or not; the one asked for with `scenario`). */
   scenarios: z.array(z.string()),
@@ -165,5 +239,7 @@ export const Coverage = z.object({
   /** Per scenario, every server it should be measured on (PostgreSQL: SUPPORTED_POSTGRESQL_MAJORS) × hardware class without a run. */
   // Optional in the type so that a Coverage built before gaps existed still is one; the API always sends it.
   gaps: z.array(CoverageGap).optional(),
+  /** The release matrix (optional in the type, as `gaps`; the API always sends it). */
+  releaseMatrix: ReleaseMatrix.optional(),
 });
 export type Coverage = z.infer<typeof Coverage>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HardwareSpec } from './hardware.ts';
-import { DatabaseEnvironment } from './database.ts';
+import { DatabaseEnvironment, ServerRelease } from './database.ts';
 import { RunNoise } from './noise.ts';
 import {
   boundedRecord,
@@ -112,10 +112,7 @@ export const RunSubmissionOptions = z.strictObject({
    * named a major alone (its newest build). The release the server ran is the run's
    * databaseEnvironment.
    */
-  serverRelease: z
-    .string()
-    .regex(/^\d{1,4}\.\d{1,4}$/, 'must be a PostgreSQL release MAJOR.MINOR, e.g. 17.4')
-    .optional(),
+  serverRelease: ServerRelease.optional(),
   /** `--set name=value`: settings of the server the runner managed (restart-only ones included). */
   serverSettings: boundedRecord(text(LIMITS.shortString * 10)).optional(),
 });

@@ -110,6 +110,8 @@ export type ScalePairAnswer = z.infer<typeof ScalePairAnswer>;
 export const ScaleGroupAnswer = z.object({
   /** Hardware class × engine major × the other parameters: runs pooled across scales only here. */
   key: z.string(),
+  /** The scenario version (hash) the group's runs measured: runs of two versions never pool. */
+  scenarioVersion: z.string(),
   hardwareClass: z.string(),
   engine: Engine,
   major: z.number().int(),

@@ -277,3 +277,51 @@ describe('parameters', () => {
     expect(formatIssuePath([])).toBe('(root)');
   });
 });
+
+describe('variants that keep a database of their own (setup)', () => {
+  const kept = () => {
+    const d = doc();
+    return {
+      ...d,
+      params: { ...d.params, users: { type: 'integer', default: 1, min: 1 } },
+      sweep: { param: 'users', default: [1, 2] },
+      variants: d.variants.map((v) => ({
+        ...v,
+        setup: [{ action: 'sql', sql: 'ALTER TABLE t SET (fillfactor = 80)' }],
+      })),
+    };
+  };
+
+  it('accepts a setup on every variant', () => {
+    const r = validateScenarioDocument(kept());
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.scenario.variants.map((v) => v.setup?.length)).toEqual([1, 1]);
+  });
+
+  it('refuses a setup on some variants only, naming the one without', () => {
+    const d = kept();
+    delete (d.variants[1] as { setup?: unknown }).setup;
+    const r = validateScenarioDocument(d);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      const issue = r.issues.find((i) => i.path === 'variants[1].setup');
+      expect(issue?.message).toMatch(/1 of 2 variants keep a database of their own .*every variant must, or none/);
+    }
+  });
+
+  it('refuses a setup that uses the swept parameter or a timed block', () => {
+    const d = kept();
+    d.variants[0]!.setup = [{ action: 'sql', sql: 'SELECT {{users}}' }];
+    const swept = validateScenarioDocument(d);
+    expect(swept.ok).toBe(false);
+    if (!swept.ok)
+      expect(swept.issues.find((i) => i.path === 'variants[0].setup[0]')?.message).toMatch(
+        /runs once for every sweep point and cannot use the swept parameter \{\{users\}\}/,
+      );
+    const e = kept();
+    e.variants[0]!.setup = [{ action: 'timed', steps: [{ action: 'sql', sql: 'VACUUM t' }] } as never];
+    const timed = validateScenarioDocument(e);
+    expect(timed.ok).toBe(false);
+    if (!timed.ok) expect(timed.issues.map((i) => i.path).join(' ')).toMatch(/variants\[0\]\.setup\[0\]/);
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AdviseSpec, adviseIssues } from './advise.ts';
 import { ArticleConditions, parseSizeText } from './article-conditions.ts';
 import { Engine } from './database.ts';
 import { MetricDef } from './metrics/index.ts';
@@ -65,6 +66,16 @@ export const Variant = z.strictObject({
   description: z.string().max(2000).optional(),
   /** Runs only on these engines (e.g. a MariaDB-only table option); elsewhere skipped with a note. */
   engines: z.array(Engine).min(1).optional(),
+  /**
+   * Kept databases: steps run once, when the variant's own database is first cloned from the
+   * template; the runner then keeps that database for the whole run and every block runs only
+   * `steps` on it. For a sustained workload measured in short windows that alternate between
+   * the variants (as ClickHouse's CI alternates its old and new servers): the variants' windows
+   * of one block sit seconds apart instead of a rewrite apart, and each database ages the same
+   * way. Either every variant has a setup or none has; without one every unit starts from a
+   * fresh clone.
+   */
+  setup: z.array(PlainStep).min(1).optional(),
   steps: z.array(Step).min(1),
 });
 export type Variant = z.infer<typeof Variant>;
@@ -373,6 +384,8 @@ const ScenarioFields = z.strictObject({
   report: ReportSpec.default({ relevant_settings: [], charts: [] }),
   /** The article's conditions as ratios, for `tunelab run --like-article` (article-conditions.ts). */
   article_conditions: ArticleConditions.optional(),
+  /** Which tables `tunelab advise` names for this scenario and the run it prints (advise.ts). */
+  advise: AdviseSpec.optional(),
 });
 
 type ScenarioFields = z.output<typeof ScenarioFields>;
@@ -388,7 +401,7 @@ function checkTarget(doc: ScenarioFields, ctx: z.RefinementCtx): void {
   }
 }
 
-/** The swept parameter is an integer parameter and its points are its values, each once; the fixture does not use it. */
+/** The swept parameter is an integer parameter and its points are its values, each once; the fixture and the variants' setups do not use it. */
 function checkSweep(sweep: NonNullable<ScenarioFields['sweep']>, doc: ScenarioFields, ctx: z.RefinementCtx): void {
   const def = ownValue(doc.params, sweep.param);
   if (def?.type !== 'integer') {
@@ -410,23 +423,31 @@ function checkSweep(sweep: NonNullable<ScenarioFields['sweep']>, doc: ScenarioFi
         ctx.addIssue({ code: 'custom', path: ['sweep', field], message: 'expected each value once' });
     }
   }
-  // The fixture is built once for every point, so it cannot depend on the swept value.
-  doc.fixture.forEach((s, j) => {
-    const text = s.action === 'sql' ? s.sql : s.action === 'set' && typeof s.value === 'string' ? s.value : undefined;
-    if (text !== undefined && findPlaceholders(text).includes(sweep.param)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['fixture', j],
-        message: `the fixture is built once for every sweep point and cannot use the swept parameter {{${sweep.param}}}`,
-      });
-    }
-  });
+  // The fixture and a variant's setup run once for every point, so they cannot depend on the swept value.
+  const once = (steps: readonly PlainStep[], path: (string | number)[], what: string) =>
+    steps.forEach((s, j) => {
+      if (Object.values(s).some((x) => typeof x === 'string' && findPlaceholders(x).includes(sweep.param)))
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, j],
+          message: `${what} once for every sweep point and cannot use the swept parameter {{${sweep.param}}}`,
+        });
+    });
+  once(doc.fixture, ['fixture'], 'the fixture is built');
+  doc.variants.forEach((v, i) => once(v.setup ?? [], ['variants', i, 'setup'], "a variant's setup runs"));
 }
 
-/** Variant keys are unique and each variant has exactly one timed step. */
+/** Variant keys are unique, each variant has exactly one timed step, and a setup is everyone's or no one's. */
 function checkVariants(doc: ScenarioFields, ctx: z.RefinementCtx): void {
   const variantKeys = new Set<string>();
+  const kept = doc.variants.filter((v) => v.setup).length;
   doc.variants.forEach((v, i) => {
+    if (kept > 0 && !v.setup)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['variants', i, 'setup'],
+        message: `${kept} of ${doc.variants.length} variants keep a database of their own (setup); every variant must, or none, so that all are measured the same way`,
+      });
     if (variantKeys.has(v.key))
       ctx.addIssue({ code: 'custom', path: ['variants', i, 'key'], message: `duplicate variant key "${v.key}"` });
     variantKeys.add(v.key);
@@ -555,7 +576,10 @@ function checkPlaceholders(doc: ScenarioFields, ctx: z.RefinementCtx): void {
   for (const [name, value] of Object.entries(doc.settings.global))
     if (typeof value === 'string') checkText(value, ['settings', 'global', name]);
   checkSteps(doc.fixture, ['fixture']);
-  doc.variants.forEach((v, i) => checkSteps(v.steps, ['variants', i, 'steps']));
+  doc.variants.forEach((v, i) => {
+    if (v.setup) checkSteps(v.setup, ['variants', i, 'setup']);
+    checkSteps(v.steps, ['variants', i, 'steps']);
+  });
 }
 
 /** The checks across fields of a scenario document, in the order their issues are reported. */
@@ -571,6 +595,7 @@ function checkScenarioDocument(doc: ScenarioFields, ctx: z.RefinementCtx): void 
   checkTimedMetrics(doc, ctx);
   checkParamValues(doc, ctx);
   checkPlaceholders(doc, ctx);
+  if (doc.advise) for (const issue of adviseIssues(doc.advise, doc.params)) ctx.addIssue({ code: 'custom', ...issue });
 }
 
 export const ScenarioDocument = ScenarioFields.superRefine(checkScenarioDocument);

@@ -21,10 +21,12 @@ import {
   answerLikeMine,
   answerVersions,
   answerClasses,
+  answerUpgrade,
   fitScaleCurves,
   groupByPolicy,
   metricDirection,
   primaryMetric,
+  weighRunners,
   type SeriesPoint,
   type UnitSample,
 } from '@tunelab/answers';
@@ -134,7 +136,7 @@ export async function answerFromReads(
   const doc = loaded.doc;
   const metric = q.metric ?? primaryMetric(doc);
   const docs = new Map([[doc.key, doc]]);
-  const { source, at: atText, ...filters } = q;
+  const { source, at: atText, from, to, ...filters } = q;
   const at = atText === undefined ? undefined : parseScaleAt(atText);
   if (at) checkScaleQuery(doc, at);
   // `major` (one or several engine majors) is applied where the samples are read.
@@ -161,7 +163,7 @@ export async function answerFromReads(
       const ids = new Set(g.runs.map((r) => r.id));
       return xs.filter((x) => ids.has(x.run));
     };
-  const answered = answerScenario({
+  const input = {
     scenario: { doc, published: loaded.published?.file ?? null },
     figures: publishedFigures(loaded.published),
     metric,
@@ -173,12 +175,28 @@ export async function answerFromReads(
     samplesOf: of(samples),
     seriesOf: of(series),
     noise,
-  });
+  };
+  const pooled = answerScenario(input);
+  // A class weighs runners, not runs: each runner's rows answered alone (runners.ts of @tunelab/answers).
+  const answered = { ...pooled, groups: weighRunners(pooled.groups, answersPerRunner(rows, base, docs, input)) };
   // The same pairs side by side per engine major, read from the per-group answers.
   const versions = answerVersions(answered.groups);
   // The same pairs side by side per hardware class, likewise.
   const classes = answerClasses(answered.groups);
-  if (!doc.scale) return { ...answered, versions, classes };
+  // Upgrading from one release to another: the measured rows per release (releases.ts of @tunelab/answers).
+  const upgrade =
+    from !== undefined && to !== undefined
+      ? answerUpgrade({
+          rows: source === 'measured' ? rows : await reads.rows({ ...base, source: 'measured' }),
+          filters: base,
+          docs,
+          from,
+          to,
+          margin: doc.decision?.margin,
+        })
+      : undefined;
+  const extra = { versions, classes, ...(upgrade ? { upgrade } : {}) };
+  if (!doc.scale) return { ...answered, ...extra };
   // Each variant fitted across the measured scales: `scaleCurves` (measured answers), and at `at`
   // the pairs answered from those very curves.
   const direction = metricDirection(doc, metric, q.direction).direction;
@@ -186,11 +204,36 @@ export async function answerFromReads(
   const curves = fitScaleCurves({ doc, rows: measured, param: doc.scale.param, metric, direction });
   return {
     ...answered,
-    versions,
-    classes,
+    ...extra,
     ...(source === 'measured' ? { scaleCurves: curves } : {}),
     ...(at ? { atScale: answerCurvesAtScale(curves, at.value) } : {}),
   };
+}
+
+/**
+ * The groups' answers from each runner's rows alone, for the runners of the groups with runs of two
+ * runners or more (none when there is no such group): what `weighRunners` holds the pooled verdicts against.
+ */
+function answersPerRunner(
+  rows: readonly SampleRow[],
+  base: Filters,
+  docs: Parameters<typeof groupByPolicy>[2],
+  input: Parameters<typeof answerScenario<ComparisonGroupRecord>>[0],
+) {
+  const shared = new Set(input.groups.filter((g) => g.runners >= 2).map((g) => g.key));
+  if (shared.size === 0) return [];
+  const byRunner = new Map<string, SampleRow[]>();
+  for (const r of rows) {
+    if (!r.runner) continue;
+    const list = byRunner.get(r.runner) ?? [];
+    list.push(r);
+    byRunner.set(r.runner, list);
+  }
+  return [...byRunner.values()].map((own) => {
+    const { groups, noise } = groupByPolicy(own, base, docs);
+    const mine = groups.filter((g) => shared.has(g.key));
+    return mine.length === 0 ? [] : answerScenario({ ...input, groups: mine, leftOutGroups: [], noise }).groups;
+  });
 }
 
 /** Null when the scenario has no folder in the catalog. */
@@ -256,14 +299,20 @@ export async function answerLikeMineQuery(
   }
   const answered = await answerScenarioQuery(prisma, catalog, plain);
   if (!answered) return null;
+  // A stored machine's own runs answer for it first: its class pools other machines' (and runners') runs.
+  const own =
+    machine.fingerprint === null
+      ? undefined
+      : (await answerScenarioQuery(prisma, catalog, { ...plain, hardware: machine.fingerprint }))?.groups;
   const candidates = await similarClasses(prisma, { scenario: q.scenario, source: q.source });
-  const { groups, classes, ...likeMine } = answerLikeMine(answered.groups, candidates, {
+  const spec = {
     cores: machine.cores,
     memoryGb: machine.memoryGb,
     storage: machine.storage,
     storageTier: machine.storageTier,
     figures: machine.figures,
-  });
+  };
+  const { groups, classes, ...likeMine } = answerLikeMine(answered.groups, candidates, spec, own);
   const storageOf = <T extends { storage: string }>(x: T) => ({ ...x, storage: SimilarStorage.parse(x.storage) });
   return {
     ...answered,
@@ -274,6 +323,7 @@ export async function answerLikeMineQuery(
       classes: classes.map(storageOf),
       nearest: likeMine.nearest,
       answers: likeMine.answers,
+      ...(likeMine.mine ? { mine: likeMine.mine } : {}),
       sentence: likeMine.sentence,
     },
   };

@@ -41,6 +41,7 @@ type RunRow = {
   settings: Record<string, string> | null;
   noise: unknown;
   runner_id: string | null;
+  server_release: string | null;
 };
 
 type SampleValueRow = {
@@ -111,7 +112,8 @@ function loadRuns(prisma: PrismaClient, q: Filters, samples: readonly SampleValu
   if (q.major !== undefined) runWhere.push(Prisma.sql`de.major = ANY(${q.major}::int[])`);
   return prisma.$queryRaw<RunRow[]>`
     SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor,
-           r.params, r.document->'warnings' AS warnings, de.settings, r.noise, r.runner_id::text AS runner_id
+           r.params, r.document->'warnings' AS warnings, de.settings, r.noise, r.runner_id::text AS runner_id,
+           r.document->'options'->>'serverRelease' AS server_release
     FROM runs r JOIN database_environments de ON de.id = r.database_environment_id
     WHERE ${Prisma.join(runWhere, ' AND ')}`;
 }
@@ -175,6 +177,7 @@ function joinSamples(
         settings: r.settings ?? {},
         noisy: noisyOf.get(r.id) ?? null,
         runner: r.runner_id,
+        server_release: r.server_release,
       },
     ];
   });

@@ -118,6 +118,34 @@ describe.each(BACKENDS)('fleet queue on pg-boss (%s)', (backend) => {
     await fleet.cancelJob(job.id);
   }, 60_000);
 
+  it('retries a failed attempt, but fails a refusal retrying cannot change (final) at once, with its sentence', async () => {
+    // Retried: the default retry limit leaves attempts, so a plain failure queues the job again.
+    const retried = await fleet.requestJob(
+      { scenario: 'vacuum-index-cleanup', params: {}, for: { runner: 'r4' }, priority: 0 },
+      null,
+    );
+    const a = await fleet.claim({ ...agent, runnerName: 'r4' }, 0);
+    expect(a?.id).toBe(retried.id);
+    await fleet.failJob(retried.id, a!.attempt, 'r4', 'the target went away');
+    expect(await fleet.getJob(retried.id)).toMatchObject({
+      state: 'queued',
+      attempts: 1,
+      error: 'the target went away',
+    });
+    await fleet.cancelJob(retried.id);
+    // Final: failed on its first attempt, never handed out again.
+    const refused = await fleet.requestJob(
+      { scenario: 'vacuum-index-cleanup', params: {}, for: { runner: 'r5' }, priority: 0 },
+      null,
+    );
+    const b = await fleet.claim({ ...agent, runnerName: 'r5' }, 0);
+    expect(b?.id).toBe(refused.id);
+    const sentence = 'the registry has no build of PostgreSQL 16.99 for this platform; its releases of 16 are 16.4';
+    await fleet.failJob(refused.id, b!.attempt, 'r5', sentence, true);
+    expect(await fleet.getJob(refused.id)).toMatchObject({ state: 'failed', attempts: 1, error: sentence });
+    expect(await fleet.claim({ ...agent, runnerName: 'r5' }, 6_000)).toBeNull();
+  }, 60_000);
+
   it('refuses unknown scenarios, parameters and values, naming the field', async () => {
     await expect(fleet.requestJob({ scenario: 'nope', params: {}, priority: 0 }, null)).rejects.toMatchObject({
       field: '/scenario',

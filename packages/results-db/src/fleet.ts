@@ -20,14 +20,18 @@ import {
   redactForPublic,
   resolveParams,
   factsOf,
+  majorOfRelease,
+  releaseOfParts,
   type ClaimedJob,
   type Coverage,
   type CoverageGap,
   type ScenarioDocument,
   type HardwareSpec,
   type Job,
+  type JobReleasesRequest,
   type JobRequest,
   type JobState,
+  type ReleaseMatrix,
 } from '@tunelab/contracts';
 import {
   DEFAULT_SCENARIOS_DIR,
@@ -37,6 +41,7 @@ import {
   type LoadedScenario,
 } from '@tunelab/scenarios';
 import type { Connection, SqlRunner } from './open.ts';
+import { buildReleaseMatrix, hasRelease, type ReleaseJobRow, type ReleaseRunRow } from './fleet-releases.ts';
 import type { DbContext, Queries } from './context.ts';
 
 export const FLEET_SCHEMA = 'tunelab_fleet';
@@ -70,9 +75,14 @@ export class JobRequestError extends Error {
  * Refuses a server major no agent can take: a scenario whose engines all have managed servers
  * must name one of their managed majors; a scenario on engines without managed servers names none
  * (the project keeps no list of their majors to check it against: any agent whose target runs the
- * engine takes such a job).
+ * engine takes such a job). `field` is where the major came from (`/server`, or a release's field).
  */
-export function checkJobServer(scenario: string, engines: readonly string[], server: number | undefined): void {
+export function checkJobServer(
+  scenario: string,
+  engines: readonly string[],
+  server: number | undefined,
+  field = '/server',
+): void {
   if (server === undefined) return;
   const facts = engines.map(factsOf);
   const managed = facts.every((f) => f && f.managedMajors.length > 0);
@@ -80,12 +90,12 @@ export function checkJobServer(scenario: string, engines: readonly string[], ser
     const majors = [...new Set(facts.flatMap((f) => f!.managedMajors))];
     if (majors.includes(server)) return;
     throw new JobRequestError(
-      '/server',
+      field,
       `server ${server} is not a ${facts.map((f) => f!.name).join(' or ')} major the fleet runs; choose one of ${majors.join(', ')} (or leave server out)`,
     );
   }
   throw new JobRequestError(
-    '/server',
+    field,
     `scenario "${scenario}" runs on ${engines.join(', ')}, whose majors the fleet does not know: leave server out (any agent whose target runs ${engines.join(' or ')} takes the job)`,
   );
 }
@@ -99,6 +109,10 @@ export type AgentIdentity = {
   labels: readonly string[];
   engine: string;
   server?: number | undefined;
+  /** The release the agent's target runs: it takes jobs naming that release (or none). */
+  release?: string | undefined;
+  /** It installs any release of its major per job (a managed server). */
+  anyRelease?: boolean | undefined;
 };
 
 export type RunSlot =
@@ -117,6 +131,8 @@ export type RunForJob = {
   repetitions: number | undefined;
   engine: string;
   major: number;
+  /** The second number of the server's version (PostgreSQL 17.4 → 4): checked against a job's release. */
+  minor?: number | undefined;
 };
 
 /** The first way `run` is not what the job of `row` requested, or null. */
@@ -146,6 +162,12 @@ function mismatchOf(row: JobRow, run: RunForJob): { field: string; reason: strin
       field: '/database/major',
       reason: `the job asks for server ${row.server_major}, the run is on ${run.major}`,
     };
+  const release = run.minor === undefined ? null : releaseOfParts(run.engine, { major: run.major, minor: run.minor });
+  if (row.server_release !== null && release !== row.server_release)
+    return {
+      field: '/database/version',
+      reason: `the job asks for release ${row.server_release}, the run is on ${release ?? 'an unstated release'}`,
+    };
   return null;
 }
 
@@ -157,6 +179,7 @@ type JobRow = {
   repetitions: number | null;
   engine: string;
   server_major: number | null;
+  server_release: string | null;
   for_kind: string;
   for_value: string | null;
   priority: number;
@@ -180,11 +203,12 @@ type QueueCriteria = {
   queue: string;
   engines: string[];
   server: number | null;
+  release: string | null;
   kind: string;
   value: string | null;
 };
 
-const JOB_COLUMNS = `f.id, f.queue, f.scenario_key, f.params, f.repetitions, f.engine, f.server_major, f.for_kind,
+const JOB_COLUMNS = `f.id, f.queue, f.scenario_key, f.params, f.repetitions, f.engine, f.server_major, f.server_release, f.for_kind,
   f.for_value, f.priority, f.claimed_by, f.run_id, f.run_key, f.created_at,
   j.state::text AS state, j.retry_count, j.started_on, j.completed_on, j.output,
   (SELECT public_label FROM runners WHERE name = f.claimed_by) AS claimed_label,
@@ -238,6 +262,7 @@ function toJob(row: JobRow, viewer: JobViewer = 'operator'): Job {
     repetitions: row.repetitions,
     engine: (row.engine.split(',')[0] ?? 'postgresql') as Job['engine'],
     server: row.server_major,
+    release: row.server_release,
     for: targetOf(row.for_kind, row.for_value, row.for_label, viewer),
     priority: row.priority,
     attempts: row.started_on ? (row.retry_count ?? 0) + 1 : 0,
@@ -341,12 +366,13 @@ async function queueCriteria(ctx: FleetContext): Promise<QueueCriteria[]> {
     queue: string;
     engine: string;
     server_major: number | null;
+    server_release: string | null;
     for_kind: string;
     for_value: string | null;
   }>(
     // Only queues with a job waiting to be claimed: the cost of a claim must not grow with the
     // history of jobs (finished, cancelled or failed jobs' queues are never fetched from).
-    `SELECT DISTINCT f.queue, f.engine, f.server_major, f.for_kind, f.for_value
+    `SELECT DISTINCT f.queue, f.engine, f.server_major, f.server_release, f.for_kind, f.for_value
        FROM fleet_jobs f JOIN ${FLEET_SCHEMA}.job j ON j.id = f.id AND j.name = f.queue
       WHERE f.run_id IS NULL AND j.state IN ('created', 'retry')`,
     [],
@@ -357,6 +383,7 @@ async function queueCriteria(ctx: FleetContext): Promise<QueueCriteria[]> {
       queue: r.queue,
       engines: r.engine.split(','),
       server: r.server_major,
+      release: r.server_release,
       kind: r.for_kind,
       value: r.for_value,
     })),
@@ -371,6 +398,7 @@ function matcher(agent: AgentIdentity) {
   return (c: QueueCriteria) => {
     if (!c.engines.includes(agent.engine)) return false;
     if (c.server !== null && c.server !== agent.server) return false;
+    if (c.release !== null && !agent.anyRelease && c.release !== agent.release) return false;
     if (c.kind === 'class') return c.value === hardwareClass;
     if (c.kind === 'runner') return c.value === agent.runnerName;
     if (c.kind === 'labels') return (c.value ?? '').split(',').every((l) => agent.labels.includes(l));
@@ -399,8 +427,10 @@ async function claimFromQueue(ctx: FleetContext, queue: string, agent: AgentIden
   for (;;) {
     const [job] = await ctx.boss.fetch(queue, { batchSize: 1 });
     if (!job) return null;
-    const [row] = await ctx.sql.query<Pick<JobRow, 'run_id' | 'scenario_key' | 'params' | 'repetitions'>>(
-      'UPDATE fleet_jobs SET claimed_by = $2 WHERE id = $1 RETURNING run_id, scenario_key, params, repetitions',
+    const [row] = await ctx.sql.query<
+      Pick<JobRow, 'run_id' | 'scenario_key' | 'params' | 'repetitions' | 'server_release'>
+    >(
+      'UPDATE fleet_jobs SET claimed_by = $2 WHERE id = $1 RETURNING run_id, scenario_key, params, repetitions, server_release',
       [job.id, agent.runnerName],
     );
     if (!row) continue;
@@ -415,6 +445,7 @@ async function claimFromQueue(ctx: FleetContext, queue: string, agent: AgentIden
       scenario: row.scenario_key,
       params: row.params,
       repetitions: row.repetitions,
+      release: row.server_release,
       heartbeatSeconds: Math.max(1, Math.floor(ctx.lease / 3)),
       leaseSeconds: ctx.lease,
     };
@@ -515,20 +546,47 @@ function targetKindOf(target: JobRequest['for']): { kind: string; value: string 
   return { kind, value };
 }
 
-async function requestJob(ctx: FleetContext, req: JobRequest, requestedBy: string | null): Promise<Job> {
+/** A request checked against its scenario: what `queueJob` stores. */
+type CheckedRequest = {
+  req: JobRequest;
+  params: Record<string, string | number | boolean>;
+  engines: string[];
+  server: number | null;
+  release: string | null;
+};
+
+/**
+ * Checks a request against its scenario (parameters, server major, release); `releaseField` is
+ * where a refused release is named (`/release`, or `/releases/3` for one of a list).
+ */
+async function checkRequest(ctx: FleetContext, req: JobRequest, releaseField = '/release'): Promise<CheckedRequest> {
   const scenario = await scenarioByKey(ctx, req.scenario);
   if (!scenario) throw new JobRequestError('/scenario', `no scenario "${req.scenario}"`);
   const params = checkedParams(scenario, req);
   const engines = scenario.doc.target ? [scenario.doc.target.managed] : scenario.doc.engines;
   checkJobServer(req.scenario, engines, req.server);
+  const release = req.release ?? null;
+  if (release === null) return { req, params, engines, server: req.server ?? null, release };
+  const major = majorOfRelease(release);
+  if (req.server !== undefined && req.server !== major)
+    throw new JobRequestError(
+      releaseField,
+      `release ${release} is not a release of server ${req.server}: give a release of ${req.server}, or leave server out`,
+    );
+  checkJobServer(req.scenario, engines, major, releaseField);
+  return { req, params, engines, server: major, release };
+}
+
+async function queueJob(ctx: FleetContext, checked: CheckedRequest, requestedBy: string | null): Promise<Job> {
+  const { req, params, engines, server, release } = checked;
   const { kind, value } = targetKindOf(req.for);
-  const server = req.server ?? null;
-  const queue = `fleet/${sha256Hex(JSON.stringify([engines, server, kind, value])).slice(0, 16)}`;
+  // Jobs of one release share a queue: an agent whose target runs another release never fetches them.
+  const queue = `fleet/${sha256Hex(JSON.stringify(release === null ? [engines, server, kind, value] : [engines, server, kind, value, release])).slice(0, 16)}`;
   const id = randomUUID();
   await ensureQueue(ctx, queue);
   await ctx.sql.query(
-    `INSERT INTO fleet_jobs (id, queue, scenario_key, params, repetitions, engine, server_major, for_kind, for_value, priority, requested_by)
-     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11)`,
+    `INSERT INTO fleet_jobs (id, queue, scenario_key, params, repetitions, engine, server_major, server_release, for_kind, for_value, priority, requested_by)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       id,
       queue,
@@ -537,6 +595,7 @@ async function requestJob(ctx: FleetContext, req: JobRequest, requestedBy: strin
       req.repetitions ?? null,
       engines.join(','),
       server,
+      release,
       kind,
       value,
       req.priority,
@@ -554,6 +613,21 @@ async function requestJob(ctx: FleetContext, req: JobRequest, requestedBy: strin
   const row = await rowById(ctx.sql, id);
   if (!row) throw new Error(`job ${id} vanished after it was queued`);
   return toJob(row);
+}
+
+/** Scenario × releases: every release checked before any job is queued, then one job per release, in the order given. */
+async function requestReleases(
+  ctx: FleetContext,
+  body: JobReleasesRequest,
+  requestedBy: string | null,
+): Promise<Job[]> {
+  const { releases, ...rest } = body;
+  const checked: CheckedRequest[] = [];
+  for (const [i, release] of releases.entries())
+    checked.push(await checkRequest(ctx, { ...rest, release }, `/releases/${i}`));
+  const jobs: Job[] = [];
+  for (const c of checked) jobs.push(await queueJob(ctx, c, requestedBy));
+  return jobs;
 }
 
 async function listJobs(
@@ -612,8 +686,15 @@ async function failJob(
   attempt: number,
   runnerName: string,
   error: string,
+  final: boolean,
 ): Promise<Job> {
   const row = await ownRow(ctx.sql, id, runnerName);
+  // A refusal retrying cannot change fails now: pg-boss retries while retry_count < retry_limit.
+  if (final)
+    await ctx.sql.query(
+      `UPDATE ${FLEET_SCHEMA}.job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
+      [row.queue, id, attempt],
+    );
   const r = await ctx.boss.fail(row.queue, { id, retryCount: attempt }, { error });
   if (affected(r) === 0) throw new JobConflictError(`job ${id} attempt ${attempt} is not active any more`);
   return toJob((await rowById(ctx.sql, id)) ?? row);
@@ -695,7 +776,12 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
 
     /** Checks the request against the scenario's own parameter schema, stores it and queues it. */
     async requestJob(req: JobRequest, requestedBy: string | null): Promise<Job> {
-      return requestJob(ctx, req, requestedBy);
+      return queueJob(ctx, await checkRequest(ctx, req), requestedBy);
+    },
+
+    /** Scenario × releases in one call: one job per release; nothing is queued when any is refused. */
+    async requestReleases(body: JobReleasesRequest, requestedBy: string | null): Promise<Job[]> {
+      return requestReleases(ctx, body, requestedBy);
     },
 
     async getJob(id: string, viewer: JobViewer = 'operator'): Promise<Job | null> {
@@ -727,9 +813,12 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
       return heartbeat(ctx, id, attempt, runnerName);
     },
 
-    /** The runner's own sentence; pg-boss retries the job (with backoff) until the retry limit. */
-    async failJob(id: string, attempt: number, runnerName: string, error: string): Promise<Job> {
-      return failJob(ctx, id, attempt, runnerName, error);
+    /**
+     * The runner's own sentence; pg-boss retries the job (with backoff) until the retry limit, or,
+     * `final`, fails it now (a refusal retrying cannot change, as a release the registry lacks).
+     */
+    async failJob(id: string, attempt: number, runnerName: string, error: string, final = false): Promise<Job> {
+      return failJob(ctx, id, attempt, runnerName, error, final);
     },
 
     /** Gives the job back (agent shutting down): queued again at once, no attempt counted as failed. */
@@ -762,6 +851,20 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
   };
 }
 
+/** Whether pg-boss's tables exist here: before the queue was ever started there are no jobs to count. */
+async function queueInstalled(sql: SqlRunner): Promise<boolean> {
+  const [queue] = await sql.query<{ job: string | null }>(`SELECT to_regclass('${FLEET_SCHEMA}.job')::text AS job`, []);
+  return Boolean(queue?.job);
+}
+
+/** Measured runs with their scenario (`s`, `$1` the one asked for, or null), hardware (`h`) and server (`d`): what coverage counts. */
+const MEASURED_RUNS = `runs r
+  JOIN scenario_versions v ON v.id = r.scenario_version_id
+  JOIN scenarios s ON s.id = v.scenario_id
+  JOIN hardware_profiles h ON h.id = r.hardware_profile_id
+  JOIN database_environments d ON d.id = r.database_environment_id
+  WHERE r.source = 'measured' AND ($1::text IS NULL OR s.key = $1)`;
+
 /**
  * Per scenario × hardware class × engine and server major: stored runs, the newest, open jobs.
  * Needs no running queue: before pg-boss was ever started here there are no jobs to count.
@@ -780,17 +883,11 @@ export async function fleetCoverage(
     newest: Date;
   }>(
     `SELECT s.key AS scenario, h.hardware_class, d.engine, d.major, count(*) AS runs, max(r.finished_at) AS newest
-         FROM runs r
-         JOIN scenario_versions v ON v.id = r.scenario_version_id
-         JOIN scenarios s ON s.id = v.scenario_id
-         JOIN hardware_profiles h ON h.id = r.hardware_profile_id
-         JOIN database_environments d ON d.id = r.database_environment_id
-        WHERE r.source = 'measured' AND ($1::text IS NULL OR s.key = $1)
+         FROM ${MEASURED_RUNS}
         GROUP BY 1, 2, 3, 4`,
     [scenario ?? null],
   );
-  const [queue] = await sql.query<{ job: string | null }>(`SELECT to_regclass('${FLEET_SCHEMA}.job')::text AS job`, []);
-  const open = !queue?.job
+  const open = !(await queueInstalled(sql))
     ? []
     : await sql.query<{
         scenario: string;
@@ -898,10 +995,74 @@ function scenarioGaps(
   return gaps;
 }
 
+/**
+ * The release matrix's rows: measured runs per scenario × engine × release, and the jobs that name
+ * a release (open, failed for good, the newest failure sentence, masked as for the public).
+ */
+async function releaseMatrixOf(sql: SqlRunner, scenario?: string): Promise<ReleaseMatrix> {
+  const runs = await sql.query<{
+    scenario: string;
+    engine: string;
+    major: number;
+    minor: number;
+    runs: string | number;
+    classes: string[];
+  }>(
+    `SELECT s.key AS scenario, d.engine, d.major, d.minor, count(*) AS runs, array_agg(DISTINCT h.hardware_class) AS classes
+       FROM ${MEASURED_RUNS}
+      GROUP BY 1, 2, 3, 4`,
+    [scenario ?? null],
+  );
+  const jobs = !(await queueInstalled(sql))
+    ? []
+    : await sql.query<{
+        scenario: string;
+        engine: string;
+        release: string;
+        pending: string | number;
+        failed: string | number;
+        last_output: unknown;
+      }>(
+        `SELECT f.scenario_key AS scenario, split_part(f.engine, ',', 1) AS engine, f.server_release AS release,
+                count(*) FILTER (WHERE f.run_id IS NULL AND (j.state IS NULL OR j.state::text IN ('created', 'retry', 'active'))) AS pending,
+                count(*) FILTER (WHERE f.run_id IS NULL AND j.state::text = 'failed') AS failed,
+                (array_agg(j.output ORDER BY f.created_at DESC) FILTER (WHERE f.run_id IS NULL AND j.output IS NOT NULL))[1] AS last_output
+           FROM ${JOB_FROM}
+          WHERE f.server_release IS NOT NULL AND ($1::text IS NULL OR f.scenario_key = $1)
+          GROUP BY 1, 2, 3`,
+        [scenario ?? null],
+      );
+  const runRows: ReleaseRunRow[] = runs
+    .map((r) => ({
+      scenario: r.scenario,
+      engine: r.engine,
+      major: r.major,
+      minor: r.minor,
+      runs: Number(r.runs),
+      hardwareClasses: r.classes,
+    }))
+    .filter(hasRelease);
+  const jobRows: ReleaseJobRow[] = jobs.map((j) => {
+    const error = errorOf(j.last_output);
+    return {
+      scenario: j.scenario,
+      engine: j.engine,
+      release: j.release,
+      pending: Number(j.pending),
+      failed: Number(j.failed),
+      lastError: error === null ? null : redactForPublic(error),
+    };
+  });
+  return buildReleaseMatrix(runRows, jobRows);
+}
+
 /** The fleet as `ResultsDb` methods (see context.ts). */
 export const fleetQueries = {
   /** The fleet's job queue (pg-boss in this database); the caller starts and stops it. */
   openFleet: (db: DbContext, options?: FleetOptions): Fleet => createFleet(db.conn, options),
-  /** Runs and open jobs per scenario × hardware class × server major (the fleet's gaps). */
-  coverage: async (db: DbContext, scenario?: string) => fleetCoverage(db.sql, scenario, await db.catalog.docs()),
+  /** Runs and open jobs per scenario × hardware class × server major (the fleet's gaps), and the release matrix. */
+  coverage: async (db: DbContext, scenario?: string): Promise<Coverage> => ({
+    ...(await fleetCoverage(db.sql, scenario, await db.catalog.docs())),
+    releaseMatrix: await releaseMatrixOf(db.sql, scenario),
+  }),
 } satisfies Queries;

@@ -14,6 +14,7 @@ import { answerQueries } from './answers.ts';
 import { comparisonInputQueries } from './comparison-inputs.ts';
 import { scenarioCatalog } from './scenario-catalog.ts';
 import { schemaQueries, type MigrationResult } from './migrate.ts';
+import { queueHealthQueries } from './queue-health.ts';
 import { bindQueries, type DbContext, type Methods, type Queries } from './context.ts';
 
 export { DEFAULT_DATA_DIR, DEFAULT_DB_TIMEOUTS, type DatabaseTimeouts, type OpenOptions } from './open.ts';
@@ -21,6 +22,7 @@ export { applyMigrations, readMigrations, type MigrationResult } from './migrate
 export { IdempotencyConflictError, isDatabaseUnavailable, RunnerRevokedError } from './errors.ts';
 export { ScaleQueryError } from '@tunelab/answers';
 export { LikeMineQueryError } from './answers.ts';
+export { ReleaseQueryError } from '@tunelab/answers';
 export { DatabaseOwnedError, readOwner, type OwnerRecord } from './owner.ts';
 export { RunnerNameError, type RunnerIdentity, type TokenKind } from './runners.ts';
 export {
@@ -34,6 +36,7 @@ export {
   type RunSlot,
 } from './fleet.ts';
 export { CursorError } from './queries.ts';
+export type { QueueTables } from './queue-health.ts';
 export { hardwareFingerprint, settingsHash, requestHash } from './hashing.ts';
 export { sha256Hex } from '@tunelab/scenarios';
 export { storedIdempotencyKey, type IngestInput, type IngestResult } from './ingest.ts';
@@ -55,6 +58,7 @@ const ingestQueries = {
 /** Every domain module's queries: the `ResultsDb` methods are these, bound to the open database. */
 const QUERIES = {
   ...schemaQueries,
+  ...queueHealthQueries,
   ...ingestQueries,
   ...runnerQueries,
   ...fleetQueries,

@@ -1,8 +1,9 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { scenarioYamlForVersion } from './hash.ts';
 import { DEFAULT_SCENARIOS_DIR, hashScenarioFolder, listScenarioDirs, loadScenario, ScenarioError } from './index.ts';
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'tunelab-scenarios-'));
@@ -381,6 +382,48 @@ describe('scenario version', () => {
     await writeFile(path.join(b, 'README.md'), '# demo');
     await writeFile(path.join(b, 'extra.txt'), '');
     expect(await hashScenarioFolder(a)).not.toBe(await hashScenarioFolder(b));
+  });
+});
+
+describe('scenario version and the advise block', () => {
+  const block = [
+    '',
+    '# What `tunelab advise` names for this scenario.',
+    'advise:',
+    '  tables: { set: bloated, min_dead_tuples: 1000, min_dead_fraction: 0.2 }',
+    '  scale: rows',
+    '  rule: "bloated tables"',
+    '  why: "{deadTuples:int} dead"',
+    '  params:',
+    '    rows: { fact: tuples }',
+  ].join('\n');
+  const yamlOf = async (dir: string) => readFile(path.join(dir, 'scenario.yaml'), 'utf8');
+
+  it('leaves out advise: — adding or editing it keeps the version, editing a step does not', async () => {
+    const base = await folder(withDoc(() => undefined));
+    const plain = await yamlOf(base);
+    const version = await hashScenarioFolder(base);
+
+    const withAdvise = await folder(withDoc(() => undefined));
+    await writeFile(path.join(withAdvise, 'scenario.yaml'), `${plain}${block}\n`);
+    expect(await hashScenarioFolder(withAdvise)).toBe(version);
+
+    await writeFile(
+      path.join(withAdvise, 'scenario.yaml'),
+      `${plain}${block.replace('min_dead_tuples: 1000', 'min_dead_tuples: 5')}\n`,
+    );
+    expect(await hashScenarioFolder(withAdvise)).toBe(version);
+
+    const stepEdited = plain.replace('VACUUM FULL t', 'VACUUM (FULL, ANALYZE) t');
+    expect(stepEdited).not.toBe(plain);
+    await writeFile(path.join(withAdvise, 'scenario.yaml'), `${stepEdited}${block}\n`);
+    expect(await hashScenarioFolder(withAdvise)).not.toBe(version);
+  });
+
+  it('cuts only the advise member: a key after it stays in the version', () => {
+    const text = `key: demo\n${block}\n\nreport:\n  relevant_settings: [a]\n`;
+    expect(scenarioYamlForVersion(text)).toBe('key: demo\n\nreport:\n  relevant_settings: [a]\n');
+    expect(scenarioYamlForVersion('key: demo\nadvisor: x\n')).toBe('key: demo\nadvisor: x\n');
   });
 });
 

@@ -97,12 +97,15 @@ def log_ratio(baseline, candidate, level):
     ub, uc = log_mean_variance(b), log_mean_variance(c)
     df = (ub + uc) ** 2 / (ub**2 / (len(b) - 1) + uc**2 / (len(c) - 1))
     low, high = stats.t.interval(level, df, loc=np.log(c.mean() / b.mean()), scale=np.sqrt(ub + uc))
+    # The test the interval inverts: the log ratio over its standard error, two-sided, same df.
+    t = np.log(c.mean() / b.mean()) / np.sqrt(ub + uc)
     return {
         "method": "log-ratio",
         "absolute": float(c.mean() - b.mean()),
         "relative": float(c.mean() / b.mean() - 1),
         "ci": {"low": float(np.exp(low) - 1), "high": float(np.exp(high) - 1)},
         "df": float(df),
+        "p": float(2 * stats.t.sf(abs(t), df)),
     }
 
 
@@ -127,12 +130,15 @@ def fieller(baseline, candidate, level):
     # as unbounded, written null here (JSON has no infinities).
     bounded = coefficients[0] > 0 and np.all(np.isreal(roots))
     roots = np.sort(roots.real)
+    # The interval's own condition at rho = 1: (mc - mb)^2 <= t^2 (vc + vb), as a p-value at the same df.
+    t_one = (mc - mb) / np.sqrt(vc + vb)
     return {
         "method": "fieller",
         "absolute": float(mc - mb),
         "relative": float(rho - 1),
         "ci": {"low": float(roots[0] - 1), "high": float(roots[1] - 1)} if bounded else {"low": None, "high": None},
         "df": float(df),
+        "p": float(2 * stats.t.sf(abs(t_one), df)),
     }
 
 

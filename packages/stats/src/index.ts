@@ -24,6 +24,7 @@ export {
   verdict,
   formatP,
   formatPercent,
+  formatLevel,
   UNBOUNDED_INTERVAL_TEXT,
   EQUIVALENCE_MARGIN,
   type Direction,
@@ -79,3 +80,13 @@ export {
   type PairedVerdict,
   type PairedVerdictInput,
 } from './paired-verdict.ts';
+export {
+  detectChangePoints,
+  eDivisive,
+  energyCandidate,
+  segmentTTest,
+  type ChangePoint,
+  type ChangePointOptions,
+  type SegmentTest,
+} from './change-points.ts';
+export { welchShift, type SampleMoments, type Shift } from './shift.ts';

@@ -90,6 +90,9 @@ describe.each(reference.cases)('$name', (testCase) => {
     if (expected.ci.high === null) expect(result.ci.high).toBe(Infinity);
     else expectClose(result.ci.high, expected.ci.high, 'CI high');
     expectClose(result.df, expected.df, 'df');
+    // The p of the test the interval inverts: no change is outside the interval exactly when p < 1 − level.
+    expectClose(result.p, expected.p, 'p');
+    if (expected.ci.low !== null) expect(result.ci.low > 0 || result.ci.high < 0).toBe(result.p < 1 - level);
     expect(result.level).toBe(level);
   });
 });

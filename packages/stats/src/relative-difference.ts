@@ -1,3 +1,4 @@
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { sampleVariance, scaled, scaleOf, sum, type Interval } from './descriptive.ts';
 import { assertProbability, assertSample } from './validate.ts';
@@ -26,6 +27,14 @@ export type RelativeDifference = {
   level: number;
   /** Satterthwaite degrees of freedom used for the t quantile. */
   df: number;
+  /**
+   * Two-sided p-value of "no change" (ratio 1) from the statistic the interval is built on, so the
+   * interval at level L excludes no change exactly when p < 1 − L: with `log-ratio`
+   * t = ln(x̄c/x̄b) / √(s²c/(nc·x̄c²) + s²b/(nb·x̄b²)); with `fieller` the interval's own condition
+   * at ρ = 1, t = (x̄c − x̄b) / √(s²c/nc + s²b/nb) — both at the interval's df. (Fieller's set can
+   * be unbounded while p is small: then the interval, which includes no change, decides.)
+   */
+  p: number;
   method: RelativeDifferenceMethod;
 };
 
@@ -83,7 +92,10 @@ export function relativeDifference(
 
 /** Means, variances of the means (s²/n) and sizes of both samples, at the common scale. */
 type Sides = { mb: number; mc: number; vb: number; vc: number; nb: number; nc: number };
-type Found = { ci: Interval; ratioCi: Interval; df: number; method: RelativeDifferenceMethod };
+type Found = { ci: Interval; ratioCi: Interval; df: number; p: number; method: RelativeDifferenceMethod };
+
+/** Two-sided p of a t statistic; t = 0/0 (no difference, no spread) is p = 1. */
+const twoSided = (t: number, df: number) => (Number.isNaN(t) ? 1 : Math.min(1, 2 * tCdf(-Math.abs(t), df)));
 
 function logRatioInterval({ mb, mc, vb, vc, nb, nc }: Sides, level: number): Found {
   const method = 'log-ratio';
@@ -95,16 +107,24 @@ function logRatioInterval({ mb, mc, vb, vc, nb, nc }: Sides, level: number): Fou
   const total = ub + uc;
   if (total === 0) {
     const point = Math.exp(logRatio);
-    return { ci: { low: point - 1, high: point - 1 }, ratioCi: { low: point, high: point }, df: nb + nc - 2, method };
+    const df = nb + nc - 2;
+    return {
+      ci: { low: point - 1, high: point - 1 },
+      ratioCi: { low: point, high: point },
+      df,
+      p: logRatio === 0 ? 1 : 0,
+      method,
+    };
   }
   if (!Number.isFinite(total)) {
-    return { ci: { low: -1, high: Infinity }, ratioCi: { low: 0, high: Infinity }, df: nb + nc - 2, method };
+    return { ci: { low: -1, high: Infinity }, ratioCi: { low: 0, high: Infinity }, df: nb + nc - 2, p: 1, method };
   }
   const df = 1 / ((uc / total) ** 2 / (nc - 1) + (ub / total) ** 2 / (nb - 1));
   const halfWidth = tQuantile(1 - (1 - level) / 2, df) * Math.sqrt(total);
   // expm1 keeps the bounds exact near 0; a bound that overflows is +Infinity.
   const ci = { low: Math.expm1(logRatio - halfWidth), high: Math.expm1(logRatio + halfWidth) };
-  return { ci, ratioCi: { low: Math.exp(logRatio - halfWidth), high: Math.exp(logRatio + halfWidth) }, df, method };
+  const ratioCi = { low: Math.exp(logRatio - halfWidth), high: Math.exp(logRatio + halfWidth) };
+  return { ci, ratioCi, df, p: twoSided(logRatio / Math.sqrt(total), df), method };
 }
 
 function fiellerInterval({ mb, mc, vb, vc, nb, nc }: Sides, level: number): Found {
@@ -120,23 +140,33 @@ function fiellerInterval({ mb, mc, vb, vc, nb, nc }: Sides, level: number): Foun
       ci: { low: -Infinity, high: Infinity },
       ratioCi: { low: -Infinity, high: Infinity },
       df: nb + nc - 2,
+      p: 1,
       method,
     };
   }
   // No spread on either side that matters at ρ̂: nothing to be unsure about.
   if (total === 0) {
-    return { ci: { low: relative, high: relative }, ratioCi: { low: ratio, high: ratio }, df: nb + nc - 2, method };
+    const df = nb + nc - 2;
+    return {
+      ci: { low: relative, high: relative },
+      ratioCi: { low: ratio, high: ratio },
+      df,
+      p: ratio === 1 ? 1 : 0,
+      method,
+    };
   }
   // Satterthwaite df on the shares of the variance: the squares of tiny variances underflow.
   const df = 1 / ((vc / total) ** 2 / (nc - 1) + (scaledVb / total) ** 2 / (nb - 1));
   const t = tQuantile(1 - (1 - level) / 2, df);
+  // The interval's own condition at ρ = 1: (x̄c − x̄b)² ≤ t²(s²c/nc + s²b/nb).
+  const p = twoSided((mc - mb) / Math.sqrt(vc + vb), df);
   const a = mb ** 2 - t ** 2 * vb;
   const discriminant = mb ** 2 * vc + mc ** 2 * vb - t ** 2 * vb * vc;
   if (a <= 0 || discriminant < 0) {
-    return { ci: { low: -Infinity, high: Infinity }, ratioCi: { low: -Infinity, high: Infinity }, df, method };
+    return { ci: { low: -Infinity, high: Infinity }, ratioCi: { low: -Infinity, high: Infinity }, df, p, method };
   }
   const root1 = (mc * mb - t * Math.sqrt(discriminant)) / a;
   const root2 = (mc * mb + t * Math.sqrt(discriminant)) / a;
   const ratioCi = { low: Math.min(root1, root2), high: Math.max(root1, root2) };
-  return { ci: { low: ratioCi.low - 1, high: ratioCi.high - 1 }, ratioCi, df, method };
+  return { ci: { low: ratioCi.low - 1, high: ratioCi.high - 1 }, ratioCi, df, p, method };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatP, formatPercent, verdict, type Direction } from './index.ts';
+import { formatP, formatPercent, seededRandom, verdict, type Direction } from './index.ts';
 
 // VACUUM timings in seconds from the published article (reference/published-results.json):
 // variant 1-x uses INDEX_CLEANUP, 2-x drops and re-creates the indexes.
@@ -35,16 +35,16 @@ describe('verdict on the published VACUUM data', () => {
     expect(result.p).toBeLessThan(0.05);
     expect(result.nBaseline).toBe(5);
     expect(result.nCandidate).toBe(5);
-    expect(result.sentence).toBe('1-2 is 37.5% faster than 1-1 (95% CI 21.8%–50.1%, Welch p = 0.002, n = 5 + 5)');
+    expect(result.sentence).toBe('1-2 is 37.5% faster than 1-1 (95% CI 21.8%–50.1%, Welch p = 0.004, n = 5 + 5)');
   });
 
   it('finds the article’s ~20% on server 2 and ~12% on server 3', () => {
     const two = compare(['1-1', PUBLISHED['server-2']['1-1']], ['1-2', PUBLISHED['server-2']['1-2']]);
     expect(two.kind).toBe('faster');
-    expect(two.sentence).toBe('1-2 is 19.9% faster than 1-1 (95% CI 9.7%–29.0%, Welch p = 0.002, n = 5 + 5)');
+    expect(two.sentence).toBe('1-2 is 19.9% faster than 1-1 (95% CI 9.7%–29.0%, Welch p = 0.003, n = 5 + 5)');
     const three = compare(['1-1', PUBLISHED['server-3']['1-1']], ['1-2', PUBLISHED['server-3']['1-2']]);
     expect(three.kind).toBe('faster');
-    expect(three.sentence).toBe('1-2 is 12.1% faster than 1-1 (95% CI 1.7%–21.4%, Welch p = 0.027, n = 5 + 5)');
+    expect(three.sentence).toBe('1-2 is 12.1% faster than 1-1 (95% CI 1.7%–21.4%, Welch p = 0.029, n = 5 + 5)');
   });
 
   it('finds "almost no difference" between 2-1 and 2-2 not significant, and says 5 + 5 runs cannot tell', () => {
@@ -73,15 +73,15 @@ describe('verdict on the published VACUUM data', () => {
     );
   });
 
-  it('calls the recovery article’s fsync vs syncfs at n = 3 + 3 (Welch p = 0.050) not enough repetitions, not "no difference"', () => {
+  it('decides the recovery article’s fsync vs syncfs at n = 3 + 3 from its interval, which excludes no change (Welch on the raw values: p = 0.050)', () => {
     const result = compare(['fsync', [13.7, 6.7, 8.0]], ['syncfs', [0.75, 0.33, 0.03]]);
-    expect(result.kind).toBe('no-significant-difference');
-    expect(result.p).toBeGreaterThan(0.05);
-    expect(result.p).toBeLessThan(0.051);
-    expect(result.conclusive).toBe(false);
-    expect(result.sentence).toMatch(/^Not enough repetitions to be sure whether syncfs differs from fsync: /);
-    expect(result.sentence).toContain('syncfs is 96.1% faster');
-    expect(result.sentence).not.toMatch(/no (measurable|significant) difference/);
+    expect(result.kind).toBe('faster');
+    expect(result.conclusive).toBe(true);
+    expect(result.ci!.low).toBeGreaterThan(0);
+    expect(result.p).toBeLessThan(0.05);
+    expect(result.sentence).toMatch(
+      /^syncfs is 96\.1% faster than fsync \(95% CI \d+\.\d%–99\.\d%, Welch p = 0\.0\d+, n = 3 \+ 3\)$/,
+    );
   });
 
   it('calls the old variant slower, with the increase relative to the new one', () => {
@@ -90,7 +90,7 @@ describe('verdict on the published VACUUM data', () => {
     expect(result.kind).toBe('slower');
     expect(result.relative).toBeCloseTo(-(226.4 - 141.4) / 141.4, 12);
     expect(result.sentence).toMatch(
-      /^1-1 is 60\.1% slower than 1-2 \(95% CI \d+\.\d%–\d+\.\d%, Welch p = 0\.002, n = 5 \+ 5\)$/,
+      /^1-1 is 60\.1% slower than 1-2 \(95% CI \d+\.\d%–\d+\.\d%, Welch p = 0\.004, n = 5 \+ 5\)$/,
     );
   });
 });
@@ -245,7 +245,7 @@ describe('words per quantity and adjusted p-values', () => {
     expect(r.sentence).toMatch(/^b is 60\.\d% faster than a/);
   });
 
-  it('decides by the adjusted p when the answer makes several tests, and prints both', () => {
+  it('over a family of decisions, its interval at 1 − alpha/family decides, with the p it inverts adjusted (Bonferroni)', () => {
     const base = {
       baseline: { label: '1-1', values: [226, 222, 233, 224, 227] },
       candidate: { label: '1-2', values: [210, 218, 205, 222, 212] },
@@ -253,13 +253,47 @@ describe('words per quantity and adjusted p-values', () => {
     };
     const raw = verdict(base);
     expect(raw.p).toBeLessThan(0.05);
+    expect(raw.p).toBeGreaterThan(0.05 / 9);
     expect(raw.kind).toBe('faster');
-    const adjusted = verdict({ ...base, adjusted: { p: Math.min(1, raw.p! * 9), method: 'holm', family: 9 } });
-    expect(adjusted.kind).toBe('no-significant-difference');
-    expect(adjusted.p).toBe(raw.p);
-    expect(adjusted.pAdjusted).toBeCloseTo(raw.p! * 9, 12);
-    expect(adjusted.sentence).toMatch(/Welch p = 0\.0\d+, Holm-adjusted p = 0\.\d+ \(9 tests\), n = 5 \+ 5\)$/);
+    expect(raw.ci!.low).toBeGreaterThan(0);
+    const family = verdict({ ...base, family: 9 });
+    expect(family.kind).toBe('no-significant-difference');
+    expect(family.level).toBeCloseTo(1 - 0.05 / 9, 12);
+    // The wider interval now reaches no change: the words say so, and nothing contradicts them.
+    expect(family.ci!.low).toBeLessThan(0);
+    expect(family.ci!.high).toBeGreaterThan(0);
+    expect(family.p).toBe(raw.p);
+    expect(family.pAdjusted).toBeCloseTo(raw.p! * 9, 12);
+    expect(family.sentence).toMatch(
+      /^Not enough repetitions .*the 99\.4% CI, .*Welch p = 0\.0\d+, Bonferroni-adjusted p = 0\.\d+ \(9 tests\), n = 5 \+ 5\)$/,
+    );
     // A family of one is the raw test.
-    expect(verdict({ ...base, adjusted: { p: raw.p!, method: 'holm', family: 1 } })).toEqual(raw);
+    expect(verdict({ ...base, family: 1 })).toEqual(raw);
+  });
+
+  it('calls a change exactly when its printed interval excludes no change, and no difference exactly when it lies within the margin', () => {
+    const random = seededRandom(4040);
+    let checked = 0;
+    for (let i = 0; i < 400; i++) {
+      const n = 3 + Math.floor(random() * 6);
+      const shift = 1 + (random() - 0.5) * 0.6;
+      const spread = 0.02 + random() * 0.3;
+      const draw = (m: number) => Array.from({ length: n }, () => m * (1 + spread * (random() - 0.5)));
+      const family = 1 + Math.floor(random() * 9);
+      const v = verdict({
+        baseline: { label: 'a', values: draw(100) },
+        candidate: { label: 'b', values: draw(100 * shift) },
+        direction: 'lower-is-better',
+        family,
+      });
+      if (v.ci === null) continue;
+      checked++;
+      const excludesNone = v.ci.low > 0 || v.ci.high < 0;
+      expect(v.kind !== 'no-significant-difference').toBe(excludesNone);
+      expect((v.pAdjusted ?? v.p!) < 0.05).toBe(excludesNone);
+      const within = v.ci.low >= -0.1 && v.ci.high <= 0.1;
+      expect(v.conclusive).toBe(excludesNone || within);
+    }
+    expect(checked).toBeGreaterThan(350);
   });
 });

@@ -1,7 +1,6 @@
 import { meanOf, sampleVariance, scaled, scaleOf, sum, type Interval } from './descriptive.ts';
 import { relativeDifference } from './relative-difference.ts';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
-import type { AdjustMethod } from './multiplicity.ts';
 import { welchTTest } from './significance.ts';
 import { assertProbability, assertSample } from './validate.ts';
 
@@ -44,10 +43,13 @@ export type VerdictInput = {
   /** The metric's unit, for an absolute difference ("8.96 percentage points", "3.0 MB"). */
   unit?: string;
   /**
-   * The Welch p adjusted for the other tests of the same answer (`adjustPValues`): when given
-   * with `family` > 1, significance is decided by it, and the sentence prints both.
+   * Decisions that share alpha (Bonferroni, as the paired verdict's family): the interval is at
+   * level 1 − alpha/family and decides. Default 1. The scenario's declared pairs × sweep points,
+   * never what a query asked for.
    */
-  adjusted?: { p: number; method: AdjustMethod; family: number };
+  family?: number;
+  /** Relative change that counts as none; default EQUIVALENCE_MARGIN (±10 %). */
+  margin?: number;
 };
 
 export type Verdict = {
@@ -72,10 +74,16 @@ export type Verdict = {
    * The comparison itself when the baseline mean is ≤ 0 (0% vs 8.96%: no relative change exists).
    */
   absolute: { difference: number; ci: Interval } | null;
-  /** Two-sided Welch t-test p-value (raw). */
+  /**
+   * Two-sided p-value of no change from the statistic the interval is built on (relativeDifference's
+   * `p`: Welch–Satterthwaite t on the log ratio of means for positive values, else on the
+   * difference), so p < alpha/family exactly when the interval excludes no change.
+   */
   p: number | null;
-  /** `adjusted.p` when the verdict was decided by it (family > 1), else null. */
+  /** min(1, p × family) when family > 1, else null. */
   pAdjusted: number | null;
+  /** Decisions sharing alpha (the interval's level is 1 − alpha/family). */
+  family: number;
   /**
    * True when the data settle the question: a significant difference, or none with the interval of
    * the change within ±EQUIVALENCE_MARGIN. False: not enough repetitions to be sure.
@@ -103,47 +111,51 @@ function checkedOptions(input: VerdictInput) {
   }
   assertProbability(alpha, 'alpha');
   if (!Number.isInteger(minN) || minN < 2) throw new RangeError(`minN must be an integer >= 2 (got ${String(minN)})`);
-  const adjusted = input.adjusted && input.adjusted.family > 1 ? input.adjusted : null;
-  if (adjusted && !(adjusted.p >= 0 && adjusted.p <= 1))
-    throw new RangeError(`adjusted.p must be in [0, 1] (got ${String(adjusted.p)})`);
-  return { alpha, minN, quantity, adjusted };
+  const family = input.family ?? 1;
+  if (!Number.isInteger(family) || family < 1)
+    throw new RangeError(`family must be an integer >= 1 (got ${String(family)})`);
+  const margin = input.margin ?? EQUIVALENCE_MARGIN;
+  if (!(margin > 0 && margin < 1)) throw new RangeError(`margin must be in (0, 1) (got ${String(margin)})`);
+  return { alpha, minN, quantity, family, margin };
 }
 
 /**
  * Turns two variants' samples into a verdict and a sentence a report can print as is, e.g.
  * "1-2 is 37.5% faster than 1-1 (95% CI 21.8%–50.1%, Welch p = 0.002, n = 5 + 5)".
  *
- * - Significance: Welch p < alpha (the adjusted p when one is given for a family of tests).
- *   `faster` / `slower` is better / worse in `direction`.
+ * - One model decides and prints: the interval of the change at level 1 − alpha/family
+ *   (Bonferroni over the family the caller declares, as the paired verdict's) — `faster` /
+ *   `slower` (better / worse in `direction`) exactly when it excludes no change, "no measurable
+ *   difference" exactly when it lies within ±margin — and the p-value printed is the test that
+ *   interval inverts (relativeDifference's `p`), adjusted as min(1, p × family).
  * - Words follow the quantity and the change of the value, not the direction: a duration that
  *   shrinks is "x% faster", a rate that grows "x% faster", an amount "x's <label> is y% lower than
  *   z's". The percentage is relative to the baseline mean, so for durations "37.5% faster" means
  *   37.5% less time, and "12.0% slower" 12% more time.
- * - The CI is on the same scale as the printed percentage. Significance comes from the Welch test
- *   on the difference and the interval from the ratio of means (log scale for positive samples,
- *   Fieller otherwise: see relativeDifference), so in borderline cases one may just exclude 0
- *   and the other not. An unbounded end prints as "unbounded" (UNBOUNDED_INTERVAL_TEXT).
+ * - The CI is on the same scale as the printed percentage: the ratio of means on the log scale
+ *   for positive samples, Fieller's otherwise (see relativeDifference). An unbounded end prints
+ *   as "unbounded" (UNBOUNDED_INTERVAL_TEXT).
  * - Not significant: "no measurable difference" only when the interval of the relative change
- *   lies within ±EQUIVALENCE_MARGIN; otherwise "not enough repetitions to be sure" with what
+ *   lies within ±margin; otherwise "not enough repetitions to be sure" with what
  *   the interval cannot exclude (fsync 13.7/6.7/8.0 s vs syncfs 0.75/0.33/0.03 s, p = 0.050 at
  *   n = 3 + 3, is not "no difference").
  * - A baseline mean ≤ 0 (a failure rate of 0% against 8.96%): the absolute difference, its
- *   Welch interval and test decide, in the metric's unit.
+ *   Welch interval at the same level and its Welch test decide, in the metric's unit.
  * - n is printed in the order the labels appear: candidate + baseline.
  * - "insufficient-data": either side has fewer than minN values, or neither side has any spread
  *   and the means are equal.
  */
 export function verdict(input: VerdictInput): Verdict {
   const { baseline, candidate, direction } = input;
-  const { alpha, minN, quantity, adjusted } = checkedOptions(input);
+  const { alpha, minN, quantity, family, margin } = checkedOptions(input);
 
-  const level = 1 - alpha;
+  const level = 1 - alpha / family;
   const b = baseline.label;
   const c = candidate.label;
   const nBaseline = baseline.values.length;
   const nCandidate = candidate.values.length;
   const n = `n = ${nCandidate} + ${nBaseline}`;
-  const none = { relative: null, ci: null, absolute: null, p: null, pAdjusted: null, conclusive: false };
+  const none = { relative: null, ci: null, absolute: null, p: null, pAdjusted: null, family, conclusive: false };
   const insufficient = (sentence: string): Verdict => ({
     kind: 'insufficient-data',
     sentence,
@@ -170,18 +182,22 @@ export function verdict(input: VerdictInput): Verdict {
   }
 
   const welch = welchTTest(xb, xc);
-  const p = welch.p;
-  const decidingP = adjusted ? adjusted.p : p;
-  const pText = `Welch ${formatP(p, alpha)}${adjusted ? `, ${adjustedText(adjusted.method)} ${formatP(adjusted.p, alpha)} (${adjusted.family} tests)` : ''}`;
-  const absolute = absoluteDifference(xb, xc, welch.df, level, k);
   const sign = direction === 'lower-is-better' ? -1 : 1;
-  const base = { p, pAdjusted: adjusted ? adjusted.p : null, level, nBaseline, nCandidate };
+  // The printed p and its adjusted value, of the test the printed interval inverts.
+  const pTexts = (p: number) => {
+    const pAdjusted = family > 1 ? Math.min(1, p * family) : null;
+    const text = `Welch ${formatP(p, alpha / family)}${pAdjusted !== null ? `, Bonferroni-adjusted ${formatP(pAdjusted, alpha)} (${family} tests)` : ''}`;
+    return { text, base: { p, pAdjusted, family, level, nBaseline, nCandidate } };
+  };
 
   if (meanBaseline <= 0) {
     // No relative change from a mean of 0 (or below): the difference in the metric's unit decides.
+    const absolute = absoluteDifference(xb, xc, welch.df, level, k);
+    const { text: pText, base } = pTexts(welch.p);
     const d = absolute.difference;
+    const excludesNone = absolute.ci.low > 0 || absolute.ci.high < 0;
     const kind: VerdictKind =
-      decidingP < alpha && d !== 0 ? (sign * d > 0 ? 'faster' : 'slower') : 'no-significant-difference';
+      excludesNone && d !== 0 ? (sign * d > 0 ? 'faster' : 'slower') : 'no-significant-difference';
     const amount = formatAmount(Math.abs(d), input.unit);
     const ci = formatAbsoluteInterval(
       d >= 0 ? absolute.ci : { low: -absolute.ci.high, high: -absolute.ci.low },
@@ -210,10 +226,13 @@ export function verdict(input: VerdictInput): Verdict {
       `${c} cannot be compared with ${b} in relative terms: the mean of ${b} is ${meanOf(baseline.values)}, too close to 0 next to ${meanOf(candidate.values)} (${n})`,
     );
   }
+  const absolute = absoluteDifference(xb, xc, welch.df, level, k);
+  const { text: pText, base } = pTexts(difference.p);
   const relative = sign * difference.relative;
   const ci = sign === 1 ? difference.ci : { low: -difference.ci.high, high: -difference.ci.low };
   const better = relative >= 0;
-  const significant = decidingP < alpha && relative !== 0;
+  // The interval decides: a change is called only where it excludes no change.
+  const significant = (difference.ci.low > 0 || difference.ci.high < 0) && relative !== 0;
   const kind: VerdictKind = significant ? (better ? 'faster' : 'slower') : 'no-significant-difference';
   // Printed on the scale of the words used: the change of the value, down or up.
   const down = difference.relative < 0;
@@ -221,18 +240,16 @@ export function verdict(input: VerdictInput): Verdict {
   const shownCi = down ? { low: -difference.ci.high, high: -difference.ci.low } : difference.ci;
   const change = phrase(quantity, down, c, b, formatPercent(shown), input.label);
   const details = `${formatLevel(level)}% CI ${formatInterval(shownCi)}, ${pText}, ${n}`;
-  const within = difference.ci.low >= -EQUIVALENCE_MARGIN && difference.ci.high <= EQUIVALENCE_MARGIN;
+  const within = difference.ci.low >= -margin && difference.ci.high <= margin;
   let sentence: string;
   if (significant) sentence = `${change.full} (${details})`;
   else if (within)
-    sentence = `${c} and ${b} show no measurable difference: the ${formatLevel(level)}% CI of the change lies within ±${formatPercent(EQUIVALENCE_MARGIN)} (${change.short}, ${details})`;
+    sentence = `${c} and ${b} show no measurable difference: the ${formatLevel(level)}% CI of the change lies within ±${formatPercent(margin)} (${change.short}, ${details})`;
   else
     // One interval, in the convention of the words beside it (not the signed change next to its mirror).
-    sentence = `Not enough repetitions to be sure whether ${c} differs from ${b}: ${change.short}, but the ${formatLevel(level)}% CI, ${formatInterval(shownCi)}, cannot exclude a change beyond ±${formatPercent(EQUIVALENCE_MARGIN)} (${pText}, ${n})`;
+    sentence = `Not enough repetitions to be sure whether ${c} differs from ${b}: ${change.short}, but the ${formatLevel(level)}% CI, ${formatInterval(shownCi)}, cannot exclude a change beyond ±${formatPercent(margin)} (${pText}, ${n})`;
   return { kind, sentence, relative, ci, absolute, conclusive: significant || within, ...base };
 }
-
-const adjustedText = (method: AdjustMethod) => (method === 'holm' ? 'Holm-adjusted' : 'BH-adjusted');
 
 /** "1-2 is 37.5% faster than 1-1" / "ff80's WAL written is 12.0% lower than ff100's". */
 export function phrase(

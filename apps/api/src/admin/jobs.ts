@@ -1,7 +1,7 @@
 // Bodies of `tunelab admin jobs request|list|cancel`. With TUNELAB_API_URL (and an operator token
 // in TUNELAB_OPERATOR_TOKEN) they go through the running API — the way to reach an embedded
 // database a running API owns; otherwise straight to the results database's fleet queue.
-import { Job, JobList, JobRequest, Problem, type JobState } from '@tunelab/contracts';
+import { Job, JobList, JobReleasesRequest, JobRequest, Problem, type JobState } from '@tunelab/contracts';
 import { JobRequestError, type ResultsDb } from '@tunelab/results-db';
 
 type Out = { out: (line: string) => void; err: (line: string) => void };
@@ -11,6 +11,8 @@ export type JobRequestFlags = {
   param?: Record<string, string>;
   repetitions?: number;
   server?: number;
+  /** `--releases 16.4,17.0`: one job per release (POST /v1/jobs/releases). */
+  releases?: string;
   class?: string;
   runner?: string;
   labels?: string;
@@ -25,7 +27,7 @@ function line(j: Job): string {
         ? j.for.runner
         : j.for.labels.join(',')
     : 'any';
-  return `${j.id}  ${j.state.padEnd(9)} ${j.scenario} ${JSON.stringify(j.params)} for ${target}${j.server ? ` server ${j.server}` : ''}  attempts ${j.attempts}${j.runner ? `  runner ${j.runner}` : ''}${j.runId ? `  run ${j.runId}` : ''}${j.error ? `  error: ${j.error}` : ''}`;
+  return `${j.id}  ${j.state.padEnd(9)} ${j.scenario} ${JSON.stringify(j.params)} for ${target}${j.release ? ` release ${j.release}` : j.server ? ` server ${j.server}` : ''}  attempts ${j.attempts}${j.runner ? `  runner ${j.runner}` : ''}${j.runId ? `  run ${j.runId}` : ''}${j.error ? `  error: ${j.error}` : ''}`;
 }
 
 async function viaApi(
@@ -73,44 +75,63 @@ async function withFleet<T>(
   }
 }
 
+/** The request the flags make: one job, or with `--releases` one per release; a sentence when the flags are wrong. */
+function requestOf(
+  scenario: string,
+  flags: JobRequestFlags,
+): { one: JobRequest } | { releases: JobReleasesRequest } | { error: string } {
+  const chosen = [flags.class, flags.runner, flags.labels].filter((x) => x !== undefined);
+  if (chosen.length > 1) return { error: 'give at most one of --class, --runner, --labels' };
+  if (flags.releases !== undefined && flags.server !== undefined)
+    return { error: 'give --server or --releases, not both (a release names its major)' };
+  const common = {
+    scenario,
+    params: flags.param ?? {},
+    ...(flags.repetitions !== undefined ? { repetitions: flags.repetitions } : {}),
+    ...(flags.class !== undefined ? { for: { class: flags.class } } : {}),
+    ...(flags.runner !== undefined ? { for: { runner: flags.runner } } : {}),
+    ...(flags.labels !== undefined ? { for: { labels: flags.labels.split(',').filter(Boolean) } } : {}),
+    ...(flags.priority !== undefined ? { priority: flags.priority } : {}),
+  };
+  const issues = (e: { issues: { path: PropertyKey[]; message: string }[] }) => ({
+    error: e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+  });
+  if (flags.releases !== undefined) {
+    const parsed = JobReleasesRequest.safeParse({ ...common, releases: flags.releases.split(',').filter(Boolean) });
+    return parsed.success ? { releases: parsed.data } : issues(parsed.error);
+  }
+  const parsed = JobRequest.safeParse({ ...common, ...(flags.server !== undefined ? { server: flags.server } : {}) });
+  return parsed.success ? { one: parsed.data } : issues(parsed.error);
+}
+
 export async function requestJobCommand(
   via: JobsVia,
   scenario: string,
   flags: JobRequestFlags,
   io: Out,
 ): Promise<number> {
-  const chosen = [flags.class, flags.runner, flags.labels].filter((x) => x !== undefined);
-  if (chosen.length > 1) {
-    io.err('tunelab admin jobs request: give at most one of --class, --runner, --labels');
-    return 2;
-  }
-  const parsed = JobRequest.safeParse({
-    scenario,
-    params: flags.param ?? {},
-    ...(flags.repetitions !== undefined ? { repetitions: flags.repetitions } : {}),
-    ...(flags.server !== undefined ? { server: flags.server } : {}),
-    ...(flags.class !== undefined ? { for: { class: flags.class } } : {}),
-    ...(flags.runner !== undefined ? { for: { runner: flags.runner } } : {}),
-    ...(flags.labels !== undefined ? { for: { labels: flags.labels.split(',').filter(Boolean) } } : {}),
-    ...(flags.priority !== undefined ? { priority: flags.priority } : {}),
-  });
-  if (!parsed.success) {
-    io.err(
-      `tunelab admin jobs request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
+  const request = requestOf(scenario, flags);
+  if ('error' in request) {
+    io.err(`tunelab admin jobs request: ${request.error}`);
     return 2;
   }
   if ('api' in via) {
-    const r = await viaApi(via.api, 'POST', 'v1/jobs', parsed.data);
+    const r =
+      'one' in request
+        ? await viaApi(via.api, 'POST', 'v1/jobs', request.one)
+        : await viaApi(via.api, 'POST', 'v1/jobs/releases', request.releases);
     if (r.status !== 201) {
       io.err(`tunelab admin jobs request: the API refused the job: ${problemText(r)}`);
       return r.status === 400 ? 2 : 1;
     }
-    io.out(line(Job.parse(r.json)));
+    for (const j of 'one' in request ? [Job.parse(r.json)] : JobList.parse(r.json).items) io.out(line(j));
     return 0;
   }
   try {
-    io.out(line(await withFleet(via.db, (fleet) => fleet.requestJob(parsed.data, null))));
+    const jobs = await withFleet(via.db, async (fleet) =>
+      'one' in request ? [await fleet.requestJob(request.one, null)] : fleet.requestReleases(request.releases, null),
+    );
+    for (const j of jobs) io.out(line(j));
     return 0;
   } catch (e) {
     if (e instanceof JobRequestError) {

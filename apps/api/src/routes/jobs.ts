@@ -9,6 +9,7 @@ import {
   JobFailBody,
   JobList,
   JobListQuery,
+  JobReleasesRequest,
   JobRequest,
   Problem,
   SUPPORTED_POSTGRESQL_MAJORS,
@@ -49,7 +50,7 @@ function addJobRoutes(app: ZodApp): void {
       onRequest: [app.requireOperator],
       schema: {
         summary: 'Request a run from the fleet',
-        description: `Queues a job: a scenario with parameter overrides (checked by the scenario's own parameter schema), repetitions, an optional server major (a PostgreSQL scenario: one of the managed majors ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}; a MariaDB/MySQL scenario: none, the fleet knows no list of their majors — 400 naming \`/server\` otherwise), and which machines may run it (\`for\`: a hardware class, a runner, or labels an agent must all have).`,
+        description: `Queues a job: a scenario with parameter overrides (checked by the scenario's own parameter schema), repetitions, an optional server major (a PostgreSQL scenario: one of the managed majors ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}; a MariaDB/MySQL scenario: none, the fleet knows no list of their majors — 400 naming \`/server\` otherwise), an optional \`release\` of such a major (MAJOR.MINOR, e.g. 17.4; 400 naming \`/release\` for another major or one that disagrees with \`server\`; whether the npm registry has it is the agent's to find: one that cannot install it fails the job with the registry's releases of that major), and which machines may run it (\`for\`: a hardware class, a runner, or labels an agent must all have).`,
         tags: ['fleet'],
         security: [{ operatorToken: [] }],
         body: JobRequest,
@@ -60,6 +61,25 @@ function addJobRoutes(app: ZodApp): void {
       const job = await app.fleet.requestJob(request.body, request.operator?.id ?? null).catch(asApiError);
       reply.header('location', `/v1/jobs/${job.id}`);
       return reply.code(201).send(job);
+    },
+  );
+
+  app.post(
+    '/jobs/releases',
+    {
+      onRequest: [app.requireOperator],
+      schema: {
+        summary: 'Request a scenario on several releases in one call',
+        description: `One job per release (MAJOR.MINOR of a managed major, ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}), each as \`POST /v1/jobs\` with that \`release\`, in the order given. Every release is checked before any job is queued: a refused one is 400 naming \`/releases/N\` and nothing is queued. \`tunelab servers list --available --json\` lists the releases the npm registry has.`,
+        tags: ['fleet'],
+        security: [{ operatorToken: [] }],
+        body: JobReleasesRequest,
+        response: { 201: JobList, 400: Problem, 401: Problem, 403: Problem, 503: Problem },
+      },
+    },
+    async (request, reply) => {
+      const items = await app.fleet.requestReleases(request.body, request.operator?.id ?? null).catch(asApiError);
+      return reply.code(201).send({ items });
     },
   );
 
@@ -123,7 +143,7 @@ function addClaimRoute(app: ZodApp): void {
       schema: {
         summary: 'Claim a job this agent can run (long poll)',
         description:
-          "Answers 200 with a job as soon as one fits the agent (engine and server major of its target; the job's class, runner or labels), or 204 after `waitSeconds`.",
+          "Answers 200 with a job as soon as one fits the agent (engine and server major of its target; a job naming a release only to an agent whose target runs it, `release`, or that installs any release of its major, `anyRelease`; the job's class, runner or labels), or 204 after `waitSeconds`.",
         tags: ['fleet'],
         security: [{ runnerToken: [] }],
         body: ClaimRequest,
@@ -144,6 +164,8 @@ function addClaimRoute(app: ZodApp): void {
           labels: b.labels,
           engine: b.engine,
           server: b.server,
+          release: b.release,
+          anyRelease: b.anyRelease,
         },
         b.waitSeconds * 1000,
         aborted.signal,
@@ -180,7 +202,8 @@ function addAttemptRoutes(app: ZodApp): void {
       onRequest: [app.requireRunner],
       schema: {
         summary: 'Report that this attempt failed, with the runner’s own sentence',
-        description: 'The job is retried with backoff until its retry limit, then failed.',
+        description:
+          'The job is retried with backoff until its retry limit, then failed; with `final: true` (the runner refused the job itself: a release the registry does not have, a scenario it does not hold, a refused parameter) it fails now, without its retries.',
         tags: ['fleet'],
         security: [{ runnerToken: [] }],
         params: JobId,
@@ -190,7 +213,13 @@ function addAttemptRoutes(app: ZodApp): void {
     },
     async (request) =>
       app.fleet
-        .failJob(request.params.id, request.body.attempt, request.runner?.name ?? '', request.body.error)
+        .failJob(
+          request.params.id,
+          request.body.attempt,
+          request.runner?.name ?? '',
+          request.body.error,
+          request.body.final ?? false,
+        )
         .catch(asApiError),
   );
 

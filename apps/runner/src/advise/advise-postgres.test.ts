@@ -4,13 +4,12 @@
  * one), read by a role with only pg_monitor and CONNECT; the servers it cannot read; and the
  * database unchanged by the read (contents, catalog rows, statistics counters, rows written).
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveParams } from '@tunelab/contracts';
 import { listScenarioDirs, loadScenario } from '@tunelab/scenarios';
 import { parseRunArgs } from '../commands/run.ts';
 import { runTunelab } from '../test-support/cli.ts';
-import { TEST_PG_URL } from '../test-support/pg.ts';
+import { TEST_PG_URL, withClient } from '../test-support/pg.ts';
 import type { AdviseReport } from './command.ts';
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 600_000 });
@@ -32,16 +31,6 @@ const superUrl = () => {
   u.pathname = `/${DB}`;
   return u.toString();
 };
-
-async function withClient<T>(url: string, f: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await f(c);
-  } finally {
-    await c.end();
-  }
-}
 
 const advise = (args: string[]) => runTunelab(['advise', ...args], { TUNELAB_API_URL: '' });
 

@@ -1,14 +1,35 @@
 /**
- * From an inspection to advice: per scenario of the target's engine, the tables its rule picks
- * (thresholds.ts), the parameters each table's shape implies (clamped to the scenario's declared
+ * From an inspection to advice: the interpreter of the scenarios' `advise:` blocks (contracts'
+ * advise.ts, scenarios/README.md). Per scenario of the target's engine, the tables its block picks
+ * (a table set the inspector filled, or the database), the parameters each table's shape implies (clamped to the scenario's declared
  * range, saying so), TuneLab's nearest answer (answers.ts) and the `tunelab run` that measures it.
  */
-import { ENGINE_FACTS, resolveParams, serverForCommand, type ParamDef } from '@tunelab/contracts';
+import {
+  ADVISE_TABLE_SETS,
+  COMPRESSIBLE_TABLE_FACTS,
+  ENGINE_FACTS,
+  HEAP_TABLE_FACTS,
+  adviseField,
+  factsOfSet,
+  majorOfRelease,
+  parseAdviseTemplate,
+  renderAdviseTemplate,
+  resolveParams,
+  releaseOfVersionNum,
+  serverForCommand,
+  versionNeeded,
+  type AdviseSetRequests,
+  type AdviseSpec,
+  type AdviseTableSet,
+  type EngineName,
+  type FactValue,
+  type ParamDef,
+} from '@tunelab/contracts';
 import { runCommandLine } from '@tunelab/contracts/run-command';
 import type { LoadedScenario } from '@tunelab/scenarios';
-import type { CompressibleTable, HeapTable, Inspection } from '../engines/catalog.ts';
+import type { CompressibleTable, HeapTable, Inspection, ServerFacts } from '../engines/catalog.ts';
 import type { AnswerNear, AnswerQuestion, Hardware } from './answers.ts';
-import { RULES } from './thresholds.ts';
+import { AdviseError } from './errors.ts';
 
 export type TableAdvice = {
   /** schema.table, or null for a scenario about the whole database (recovery-init-sync). */
@@ -37,151 +58,143 @@ export type ScenarioAdvice = {
   tables: TableAdvice[];
 };
 
-const MB = 1024 * 1024;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const pct = (n: number) => `${Math.round(n * 100)}%`;
-const bytes = (n: number) =>
-  n >= 1024 ** 3
-    ? `${(n / 1024 ** 3).toFixed(1)} GiB`
-    : n >= MB
-      ? `${(n / MB).toFixed(1)} MiB`
-      : `${Math.round(n / 1024)} KiB`;
-const qualified = (t: { schema: string; name: string }) => `${t.schema}.${t.name}`;
+
+/** What a scenario's advise block picked: the items, and how many matched; a sentence when it cannot apply; null when the server lacks what it reads. */
+type Built =
+  | {
+      matched: number;
+      items: { table: string | null; why: string; facts: TableAdvice['facts']; params: Record<string, number> }[];
+    }
+  | string
+  | null;
+
+type Lookup = (name: string) => FactValue;
+
+/** The server's facts and those derived from them (contracts' DERIVED_FACTS.server). */
+function serverLookup(server: ServerFacts): Lookup {
+  const facts: Readonly<Record<string, FactValue>> = server;
+  const databases = server.databases;
+  const derived: Record<string, FactValue> = {
+    otherDatabases: databases !== undefined && databases > 1 ? databases - 1 : null,
+  };
+  return (name) =>
+    Object.hasOwn(facts, name) ? facts[name] : Object.hasOwn(derived, name) ? derived[name] : undefined;
+}
+
+/** A table's facts, those derived from them (contracts' DERIVED_FACTS) and the server's. */
+function tableLookup(set: AdviseTableSet, table: HeapTable | CompressibleTable, server: ServerFacts): Lookup {
+  const facts: Readonly<Record<string, FactValue>> = table;
+  const derived: Record<string, FactValue> = {};
+  if ('deadTuples' in table) {
+    derived.tuples = table.liveTuples + table.deadTuples;
+    derived.deadShare = table.deadTuples / Math.max(table.liveTuples + table.deadTuples, 1);
+    derived.hotShare = table.hotUpdates / Math.max(table.updates, 1);
+  } else {
+    derived.sizeBytes = table.dataBytes + table.indexBytes;
+    derived.bufferPoolShare = (table.dataBytes + table.indexBytes) / Math.max(server.bufferPoolBytes ?? 0, 1);
+  }
+  const rest = serverLookup(server);
+  const own = new Set(factsOfSet(set));
+  return (name) =>
+    !own.has(name)
+      ? undefined
+      : Object.hasOwn(derived, name)
+        ? derived[name]
+        : Object.hasOwn(facts, name)
+          ? facts[name]
+          : rest(name);
+}
+
+/** The `tunelab run` parameters an item implies: round(fact ÷ divide), at least `at_least`; a fact without a number is left out. */
+function paramsOf(spec: AdviseSpec, lookup: Lookup): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, p] of Object.entries(spec.params)) {
+    const v = lookup(p.fact);
+    if (typeof v !== 'number') continue;
+    const n = Math.round(v / (p.divide ?? 1));
+    out[name] = p.at_least !== undefined ? Math.max(p.at_least, n) : n;
+  }
+  return out;
+}
+
+const pick = (names: readonly string[], lookup: Lookup): TableAdvice['facts'] =>
+  Object.fromEntries(names.map((n) => [n, lookup(n) ?? null]));
+
+/** The items of a table set the inspector filled, or null when it did not fill it (its engine has no such set). */
+function fromTables(spec: AdviseSpec, tables: NonNullable<AdviseSpec['tables']>, inspection: Inspection): Built {
+  const set = inspection.sets[tables.set];
+  if (!set) return null;
+  const why = parseAdviseTemplate(spec.why);
+  const kind = ADVISE_TABLE_SETS[tables.set].kind;
+  return {
+    matched: set.matched,
+    items: set.tables.map((t) => {
+      const lookup = tableLookup(tables.set, t, inspection.server);
+      return {
+        table: `${t.schema}.${t.name}`,
+        why: renderAdviseTemplate(why, lookup),
+        facts: pick(kind === 'heap' ? HEAP_TABLE_FACTS : COMPRESSIBLE_TABLE_FACTS, lookup),
+        params: paramsOf(spec, lookup),
+      };
+    }),
+  };
+}
+
+/** The database as the one item when every condition holds; a sentence for a fact the server has no value of. */
+function fromDatabase(spec: AdviseSpec, database: NonNullable<AdviseSpec['database']>, server: ServerFacts): Built {
+  const lookup = serverLookup(server);
+  const read = [...Object.keys(database.where), ...Object.keys(database.when_null)];
+  if (read.some((f) => lookup(f) === undefined)) return null;
+  for (const [fact, sentence] of Object.entries(database.when_null)) if (lookup(fact) === null) return sentence;
+  const holds = Object.entries(database.where).every(([fact, c]) => {
+    const v = lookup(fact);
+    return c.min !== undefined ? typeof v === 'number' && v >= c.min : v === c.equals;
+  });
+  return {
+    matched: holds ? 1 : 0,
+    items: holds
+      ? [
+          {
+            table: null,
+            why: renderAdviseTemplate(parseAdviseTemplate(spec.why), lookup),
+            facts: pick(database.facts, lookup),
+            params: paramsOf(spec, lookup),
+          },
+        ]
+      : [],
+  };
+}
+
+/** What a scenario's advise block picks on this server. */
+function build(spec: AdviseSpec, inspection: Inspection): Built {
+  if (spec.tables) return fromTables(spec, spec.tables, inspection);
+  if (spec.database) return fromDatabase(spec, spec.database, inspection.server);
+  return null;
+}
 
 /**
- * How advise applies a scenario: from the table sets and server facts an engine's inspector gave
- * (engines/catalog.ts), never from the engine's name. `build` returns a sentence when the server
- * has what the rule reads but the rule cannot apply, and null or undefined when the server lacks it (then the
- * scenario is not listed: its engine is another).
+ * The table sets to ask an engine's inspector for, with their thresholds, from the advise blocks
+ * of the scenarios that run on one of `engines`; two scenarios asking one set with different
+ * thresholds are refused (an inspector reads each set once).
  */
-type Rule = {
-  /** The scale parameter the answer is looked up by. */
-  scale: string;
-  rule: string;
-  build(inspection: Inspection):
-    | {
-        matched: number;
-        items: { table: string | null; why: string; facts: TableAdvice['facts']; params: Record<string, number> }[];
-      }
-    | string
-    | null
-    | undefined;
-};
-
-const heapFacts = (t: HeapTable): TableAdvice['facts'] => ({
-  rows: t.rows,
-  liveTuples: t.liveTuples,
-  deadTuples: t.deadTuples,
-  tableBytes: t.tableBytes,
-  indexBytes: t.indexBytes,
-  indexCount: t.indexCount,
-  fillfactor: t.fillfactor,
-  updates: t.updates,
-  hotUpdates: t.hotUpdates,
-  newPageUpdates: t.newPageUpdates,
-});
-const deadShare = (t: HeapTable) => t.deadTuples / Math.max(t.liveTuples + t.deadTuples, 1);
-
-/** Per scenario key, how it applies; a scenario without one is listed as having no rule yet. */
-const SCENARIO_RULES: Record<string, Rule> = {
-  'vacuum-index-cleanup': {
-    scale: 'rows',
-    rule: `tables with an index and at least ${int(RULES.minDeadTuples)} dead tuples, ${pct(RULES.indexCleanupDeadFraction)} or more of their tuples; most dead tuples first; rows = the table's rows (reltuples)`,
-    build: ({ sets: { indexedWithDeadTuples: set } }) =>
-      set && {
-        matched: set.matched,
-        items: set.tables.map((t) => ({
-          table: qualified(t),
-          why: `${int(t.deadTuples)} dead tuples (${pct(deadShare(t))}), ${t.indexCount} index${t.indexCount === 1 ? '' : 'es'} of ${bytes(t.indexBytes)}, table ${bytes(t.tableBytes)}`,
-          facts: heapFacts(t),
-          params: { rows: Math.round(t.rows) },
-        })),
-      },
-  },
-  'vacuum-full-rewrite': {
-    scale: 'rows',
-    rule: `bloated tables: at least ${int(RULES.minDeadTuples)} dead tuples, ${pct(RULES.rewriteDeadFraction)} or more of their tuples; most dead tuples first; rows = live + dead tuples (the rows before the scenario's 90% delete)`,
-    build: ({ sets: { bloated: set } }) =>
-      set && {
-        matched: set.matched,
-        items: set.tables.map((t) => ({
-          table: qualified(t),
-          why: `${int(t.deadTuples)} dead of ${int(t.liveTuples + t.deadTuples)} tuples (${pct(deadShare(t))}), table ${bytes(t.tableBytes)}`,
-          facts: heapFacts(t),
-          params: { rows: Math.round(t.liveTuples + t.deadTuples) },
-        })),
-      },
-  },
-  'fillfactor-hot-updates': {
-    scale: 'warehouses',
-    rule: `update-heavy tables with a low HOT ratio: at least ${int(RULES.minUpdates)} updates, under ${pct(RULES.maxHotFraction)} of them HOT, fillfactor ${RULES.minFillfactor} or more; most non-HOT updates first; warehouses = table size ÷ 100 MB (a TPROC-C warehouse is about 100 MB)`,
-    build: ({ sets: { hotUnfriendly: set } }) =>
-      set && {
-        matched: set.matched,
-        items: set.tables.map((t) => ({
-          table: qualified(t),
-          why: `${int(t.updates)} updates, ${pct(t.hotUpdates / Math.max(t.updates, 1))} HOT${t.newPageUpdates !== null ? `, ${int(t.newPageUpdates)} to a new page` : ''}, fillfactor ${t.fillfactor}, table ${bytes(t.tableBytes)}`,
-          facts: heapFacts(t),
-          params: { warehouses: Math.max(1, Math.round(t.tableBytes / (100 * 1e6))) },
-        })),
-      },
-  },
-  'recovery-init-sync': {
-    scale: 'tables',
-    rule: `a database with at least ${int(RULES.minRelationFiles)} relation files under recovery_init_sync_method = fsync; tables = its relations with storage (one file each at least)`,
-    build: ({ server }) => {
-      const { relationFiles, recoveryInitSyncMethod: method } = server;
-      if (relationFiles === undefined || method === undefined) return null;
-      if (method === null) return 'this server has no recovery_init_sync_method (PostgreSQL 14+)';
-      const many = relationFiles >= RULES.minRelationFiles;
-      const fsync = method === 'fsync';
-      return {
-        matched: many && fsync ? 1 : 0,
-        items:
-          many && fsync
-            ? [
-                {
-                  table: null,
-                  why: `${int(relationFiles)} relations with storage in ${server.database ?? 'the database'}${(server.databases ?? 1) > 1 ? ` (${server.databases! - 1} other databases add theirs)` : ''}, recovery_init_sync_method = fsync`,
-                  facts: { relationFiles, databases: server.databases ?? null, recoveryInitSyncMethod: method },
-                  params: { tables: relationFiles },
-                },
-              ]
-            : [],
-      };
-    },
-  },
-  'innodb-compression-insert': {
-    scale: 'rows',
-    rule: `InnoDB tables of at least ${pct(RULES.bufferPoolFraction)} of innodb_buffer_pool_size (data + index), or already compressed; largest first; rows = the table's rows, buffer_pool_mb = the server's buffer pool`,
-    build: ({ sets: { compressionCandidates: set }, server }) => {
-      if (!set) return null;
-      const pool = server.bufferPoolBytes ?? 0;
-      const compression = (t: CompressibleTable) =>
-        t.keyBlockSize !== null
-          ? `ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=${t.keyBlockSize}`
-          : t.pageCompressed
-            ? `PAGE_COMPRESSED=1 (ROW_FORMAT=${t.rowFormat.toUpperCase()})`
-            : `ROW_FORMAT=${t.rowFormat.toUpperCase()}, not compressed`;
-      return {
-        matched: set.matched,
-        items: set.tables.map((t) => ({
-          table: qualified(t),
-          why: `${int(t.rows)} rows, ${bytes(t.dataBytes + t.indexBytes)} (${pct((t.dataBytes + t.indexBytes) / Math.max(pool, 1))} of the ${bytes(pool)} buffer pool), ${compression(t)}`,
-          facts: {
-            rows: t.rows,
-            dataBytes: t.dataBytes,
-            indexBytes: t.indexBytes,
-            rowFormat: t.rowFormat,
-            keyBlockSize: t.keyBlockSize,
-            pageCompressed: t.pageCompressed,
-          },
-          params: { rows: Math.round(t.rows), buffer_pool_mb: Math.round(pool / MB) },
-        })),
-      };
-    },
-  },
-};
+export function setRequests(scenarios: readonly LoadedScenario[], engines: readonly string[]): AdviseSetRequests {
+  const out: Record<string, object> = {};
+  const by: Record<string, string> = {};
+  for (const { doc } of scenarios) {
+    const tables = doc.advise?.tables;
+    if (!tables || !doc.engines.some((e) => engines.includes(e))) continue;
+    const { set, ...thresholds } = tables;
+    if (out[set] && JSON.stringify(out[set]) !== JSON.stringify(thresholds))
+      throw new AdviseError(
+        'usage',
+        `scenarios ${by[set]} and ${doc.key} ask advise for the table set ${set} with different thresholds; give them the same`,
+      );
+    out[set] = thresholds;
+    by[set] = doc.key;
+  }
+  return out;
+}
 
 /** Clamps each value into its parameter's declared range, saying where it did. */
 function withinRange(
@@ -215,28 +228,56 @@ function withinRange(
 }
 
 /**
+ * Why the runner cannot run the scenario for this server, or null: a scenario that runs only on a
+ * throwaway server the runner manages (`target: { managed: … }`) needs an engine it manages a
+ * major of (a --target command would be refused).
+ */
+function notRunnable(doc: LoadedScenario['doc']): string | null {
+  const managed = doc.target?.managed;
+  if (!managed || commandMajors(doc, managed).length > 0) return null;
+  const { name } = ENGINE_FACTS[managed];
+  return `runs only on a throwaway ${name} server the runner manages, and the runner manages no ${name} major it accepts`;
+}
+
+/** The managed majors a command may name for the scenario: those at or above its minimum version. */
+function commandMajors(doc: LoadedScenario['doc'], engine: EngineName): number[] {
+  const min = doc.requires.minServerVersionNum;
+  const minMajor = min ? majorOfRelease(releaseOfVersionNum(engine, min)) : 0;
+  return ENGINE_FACTS[engine].managedMajors.filter((m) => m >= minMajor);
+}
+
+/**
  * The `tunelab run` for these parameters on this machine: a managed server of the inspected major
- * (or the nearest the runner installs, saying so), else `localTarget` — the inspected server when
+ * (or the nearest the runner installs among those the scenario accepts, saying so), else `localTarget` — the inspected server when
  * it is on this machine — or the engine's example target.
  */
 function commandOf(
-  key: string,
+  doc: LoadedScenario['doc'],
   params: Record<string, number>,
   inspection: Inspection,
   localTarget: string | null,
 ): { command: string; note: string | null } {
-  const server = serverForCommand(inspection.engine, inspection.major, { nearest: true });
-  const command = runCommandLine({
-    scenario: key,
-    params,
-    server: 'target' in server && localTarget ? { target: localTarget } : server,
-  });
   const facts = ENGINE_FACTS[inspection.engine];
+  // A managed server of a major below the scenario's minimum is refused: pick among those it accepts.
+  const majors = commandMajors(doc, inspection.engine);
+  const nearest = majors.length
+    ? [...majors].sort((a, b) => Math.abs(a - inspection.major) - Math.abs(b - inspection.major) || b - a)[0]!
+    : null;
+  const server =
+    nearest !== null
+      ? { server: majors.includes(inspection.major) ? inspection.major : nearest }
+      : serverForCommand(inspection.engine, inspection.major);
+  const command = runCommandLine({
+    scenario: doc.key,
+    params,
+    // A scenario on a managed server takes no --target: the runner makes its own.
+    server: 'target' in server && localTarget && !doc.target ? { target: localTarget } : server,
+  });
   return {
     command,
     note:
       'server' in server && server.server !== inspection.major
-        ? `the runner installs ${facts.name} ${facts.managedMajors.join(', ')}, not ${inspection.major}: the command measures ${server.server}`
+        ? `the runner installs ${facts.name} ${majors.join(', ')}, not ${inspection.major}: the command measures ${server.server}`
         : null,
   };
 }
@@ -255,10 +296,10 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
   const out: ScenarioAdvice[] = [];
   for (const scenario of input.scenarios) {
     const { doc } = scenario;
-    const rule = SCENARIO_RULES[doc.key];
+    const spec = doc.advise;
     if (!doc.engines.includes(inspection.engine)) continue;
-    const built = rule?.build(inspection);
-    if (!rule || built === null || built === undefined) {
+    const built = spec ? build(spec, inspection) : null;
+    if (!spec || built === null) {
       out.push({
         key: doc.key,
         title: doc.title,
@@ -272,13 +313,14 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
     const min = doc.requires.minServerVersionNum;
     const versionNote =
       min && inspection.versionNum < min
-        ? `needs ${ENGINE_FACTS[inspection.engine].name} ${Math.floor(min / 10000)} or newer; this server is ${inspection.version}`
-        : null;
+        ? `${versionNeeded(inspection.engine, min)}; this server is ${inspection.version}`
+        : notRunnable(doc);
+    const rule = renderAdviseTemplate(parseAdviseTemplate(spec.rule), (n) => adviseField(spec, n));
     if (typeof built === 'string' || versionNote) {
       out.push({
         key: doc.key,
         title: doc.title,
-        rule: rule.rule,
+        rule,
         notApplicable: versionNote ?? (built as string),
         matched: 0,
         tables: [],
@@ -288,16 +330,16 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
     const tables: TableAdvice[] = [];
     for (const item of built.items) {
       const { params, beyond } = withinRange(doc.key, doc.params, item.params);
-      const { command, note } = commandOf(doc.key, params, inspection, input.localTarget);
+      const { command, note } = commandOf(doc, params, inspection, input.localTarget);
       const answer = await input.answer({
         scenario: doc.key,
         engine: inspection.engine,
         major: inspection.major,
-        param: rule.scale,
-        value: item.params[rule.scale] ?? 0,
+        param: spec.scale,
+        value: item.params[spec.scale] ?? 0,
         hardware: input.hardware,
-        declaredScale: doc.scale?.param === rule.scale,
-        params: Object.fromEntries(Object.entries(params).filter(([k]) => k !== rule.scale)),
+        declaredScale: doc.scale?.param === spec.scale,
+        params: Object.fromEntries(Object.entries(params).filter(([k]) => k !== spec.scale)),
       });
       tables.push({
         table: item.table,
@@ -309,7 +351,7 @@ export async function adviseFrom(input: AdviseInput): Promise<ScenarioAdvice[]> 
         command,
       });
     }
-    out.push({ key: doc.key, title: doc.title, rule: rule.rule, notApplicable: null, matched: built.matched, tables });
+    out.push({ key: doc.key, title: doc.title, rule, notApplicable: null, matched: built.matched, tables });
   }
   return out;
 }

@@ -1,6 +1,6 @@
 /**
  * `tunelab advise --target URL [--api URL] [--json]`: reads a server's catalog and statistics
- * (read-only, see inspect-*.ts), and prints per scenario the tables it applies to, the parameters
+ * (read-only, see engines/<engine>/inspect.ts), and prints per scenario the tables it applies to, the parameters
  * they imply, TuneLab's nearest answer and the `tunelab run` that measures it. Documented in
  * apps/runner/README.md ("Advice for your database").
  */
@@ -14,7 +14,7 @@ import { redactTarget } from '../engines/target-url.ts';
 import type { Inspection } from '../engines/catalog.ts';
 import { DRIVERS } from '../engines/index.ts';
 import { probeHardware } from '../probe/hardware.ts';
-import { adviseFrom, type ScenarioAdvice } from './advise.ts';
+import { adviseFrom, setRequests, type ScenarioAdvice } from './advise.ts';
 import { answerSource, type Hardware } from './answers.ts';
 import { printable } from '../report/terminal.ts';
 import { AdviseError } from './errors.ts';
@@ -89,11 +89,12 @@ export async function advise(
       'usage',
       `--target ${protocol}// is not supported: give ${advisable.flatMap((d) => d.protocols.map((p) => `${p}//`)).join(', ')}`,
     );
-  const started = performance.now();
-  const inspection: Inspection = await driver.inspectCatalog(target, opts.limit);
-  const inspectSeconds = (performance.now() - started) / 1000;
   const dirs = await listScenarioDirs(opts.scenariosDir);
   const scenarios = await Promise.all(dirs.map((d) => loadScenario(d)));
+  const wanted = setRequests(scenarios, driver.engines);
+  const started = performance.now();
+  const inspection: Inspection = await driver.inspectCatalog(target, opts.limit, wanted);
+  const inspectSeconds = (performance.now() - started) / 1000;
   const hardware = await opts.hardware();
   return {
     target: redactTarget(target),

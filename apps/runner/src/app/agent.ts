@@ -3,8 +3,9 @@
  * at a time, against its `--target`, or each on a throwaway managed PostgreSQL server of its
  * `--server` major (the same run path as `tunelab run --server`: installed on first use).
  *
- * It announces this machine's hardware, its labels and its target's engine and major version
- * (with `--server`: postgresql and that major), and
+ * It announces this machine's hardware, its labels and its target's engine, major version and
+ * release (with `--server MAJOR`: postgresql, that major and any release of it, installed per job;
+ * with `--server MAJOR.MINOR`: that release), and
  * long-polls `POST /v1/agent/claim`. While a job runs it heartbeats `POST /v1/jobs/:id/heartbeat`
  * (the API's lease lapses after `leaseSeconds` of silence and the job goes to another agent);
  * when the API answers `stop` (cancelled, taken over) the run is interrupted and its databases
@@ -19,6 +20,7 @@ import {
   ClaimedJob,
   HeartbeatAnswer,
   Problem,
+  releaseOfParts,
   type Engine,
   type HardwareSpec,
   type StorageKind,
@@ -28,7 +30,7 @@ import type { RunnerConfig } from '../config.ts';
 import { driverFor } from '../engines/index.ts';
 import { createLedger } from '../engine/leftovers.ts';
 import { SWEEP_BEFORE_RUN_MS, sweepLeftovers, sweepManagedLeftovers } from './sweep.ts';
-import { EngineError } from '../errors.ts';
+import { EngineError, UsageError } from '../errors.ts';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.ts';
 import { probeHardware } from '../probe/hardware.ts';
 import { runAndDeliver, type Delivery } from './run-and-deliver.ts';
@@ -42,6 +44,8 @@ export type AgentOptions = {
   target?: string | undefined;
   /** `--server MAJOR`: each job on a throwaway PostgreSQL server of this major that the runner manages. */
   server?: number | undefined;
+  /** `--server MAJOR.MINOR`: only jobs of that release (or none); absent: any release of `server`, one per job. */
+  serverRelease?: string | undefined;
   labels: string[];
   /** --storage: the disk kind when it cannot be probed (a virtual disk). */
   storage?: StorageKind | undefined;
@@ -52,7 +56,15 @@ export type AgentOptions = {
   log: (line: string) => void;
 };
 
-type Announce = { hardware: HardwareSpec; labels: string[]; engine: Engine; server: number };
+type Announce = {
+  hardware: HardwareSpec;
+  labels: string[];
+  engine: Engine;
+  server: number;
+  /** The release jobs may name: the target's, or the one `--server` named; absent with `anyRelease`. */
+  release?: string;
+  anyRelease: boolean;
+};
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -69,14 +81,22 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /** What the target runs (engine, major) and what this machine is, probed once at start. */
 async function announce(
-  opts: Pick<AgentOptions, 'target' | 'server' | 'labels' | 'storage'>,
+  opts: Pick<AgentOptions, 'target' | 'server' | 'serverRelease' | 'labels' | 'storage'>,
 ): Promise<Announce & { warnings: string[] }> {
   const { target, labels, storage } = opts;
   const storageOverride = storage ? { storageOverride: storage } : {};
   if (opts.server !== undefined) {
     // A managed server lives in a temporary directory of this machine, made per job.
     const probed = await probeHardware({ dataDirectory: null, ...storageOverride });
-    return { hardware: probed.spec, labels, engine: 'postgresql', server: opts.server, warnings: probed.warnings };
+    return {
+      hardware: probed.spec,
+      labels,
+      engine: 'postgresql',
+      server: opts.server,
+      ...(opts.serverRelease !== undefined ? { release: opts.serverRelease } : {}),
+      anyRelease: opts.serverRelease === undefined,
+      warnings: probed.warnings,
+    };
   }
   if (target === undefined) throw new CliError('agent needs --target URL or --server MAJOR', EXIT.USAGE);
   const driver = driverFor(target);
@@ -85,7 +105,16 @@ async function announce(
     const env = await admin.environment();
     const dataDirectory = driver.isLocal(target) ? await admin.dataDirectory() : null;
     const probed = await probeHardware({ dataDirectory, ...storageOverride });
-    return { hardware: probed.spec, labels, engine: env.engine, server: env.major, warnings: probed.warnings };
+    const release = releaseOfParts(env.engine, env);
+    return {
+      hardware: probed.spec,
+      labels,
+      engine: env.engine,
+      server: env.major,
+      ...(release !== null ? { release } : {}),
+      anyRelease: false,
+      warnings: probed.warnings,
+    };
   } finally {
     await admin.close();
   }
@@ -125,7 +154,7 @@ export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promis
     opts.target !== undefined ? sweepLeftovers(config, opts.target, say) : sweepManagedLeftovers(config, say)
   ).catch((e: unknown) => say(`could not clean up after earlier runs: ${(e as Error).message}`));
   log(
-    `agent: ${me.engine} ${me.server} ${opts.server !== undefined ? 'on a throwaway server per job' : 'at the target'}; ${me.hardware.physicalCores} cores, ${Math.round(me.hardware.memoryBytes / 2 ** 30)} GB, ${me.hardware.storage.kind}; labels ${me.labels.join(',') || '(none)'}`,
+    `agent: ${me.engine} ${me.release ?? me.server} ${opts.server !== undefined ? `on a throwaway server per job${me.anyRelease ? ' (any release of it a job names)' : ''}` : 'at the target'}; ${me.hardware.physicalCores} cores, ${Math.round(me.hardware.memoryBytes / 2 ** 30)} GB, ${me.hardware.storage.kind}; labels ${me.labels.join(',') || '(none)'}`,
   );
   const started = Date.now();
   while (!opts.signal.aborted) {
@@ -150,7 +179,15 @@ export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promis
       claim = await call(
         'POST',
         'v1/agent/claim',
-        { hardware: me.hardware, labels: me.labels, engine: me.engine, server: me.server, waitSeconds },
+        {
+          hardware: me.hardware,
+          labels: me.labels,
+          engine: me.engine,
+          server: me.server,
+          ...(me.release !== undefined ? { release: me.release } : {}),
+          anyRelease: me.anyRelease,
+          waitSeconds,
+        },
         opts.signal,
       );
     } catch (e) {
@@ -188,7 +225,11 @@ export async function runAgent(config: RunnerConfig, opts: AgentOptions): Promis
 
 async function runJob(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob, call: ApiCall): Promise<ExitCode> {
   const { log } = opts;
-  log(`job ${job.id}: ${job.scenario} ${JSON.stringify(job.params)} (attempt ${job.attempt + 1})`);
+  log(
+    `job ${job.id}: ${job.scenario} ${JSON.stringify(job.params)}${job.release !== null ? ` on release ${job.release}` : ''} (attempt ${job.attempt + 1})`,
+  );
+  // A managed server of the job's release (the registry's newest build of it); one it does not have fails the job.
+  const serverRelease = job.release ?? opts.serverRelease;
   const run = new AbortController();
   const stop: { reason: string | null } = { reason: null };
   const onSignal = () => {
@@ -228,7 +269,14 @@ async function runJob(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob,
         scenario,
         ...(opts.target !== undefined ? { target: opts.target } : {}),
         ...(opts.server !== undefined
-          ? { server: opts.server, managed: { serversDir: config.serversDir, ledgerDir: config.ledgerDir } }
+          ? {
+              server: opts.server,
+              managed: {
+                serversDir: config.serversDir,
+                ledgerDir: config.ledgerDir,
+                ...(serverRelease !== undefined ? { serverRelease } : {}),
+              },
+            }
           : {}),
         // Recorded before anything is created, so whatever a killed agent leaves is found again.
         ledger: createLedger(config.ledgerDir),
@@ -261,8 +309,15 @@ async function runJob(config: RunnerConfig, opts: AgentOptions, job: ClaimedJob,
       log(`job ${job.id}: stopped (${stop.reason}); its databases were dropped`);
       return EXIT.OK;
     }
-    const r = await call('POST', `v1/jobs/${job.id}/fail`, { attempt: job.attempt, error: sentence }).catch(() => null);
-    log(`job ${job.id}: failed: ${sentence}${r?.status === 200 ? '' : ' (the API did not take the report)'}`);
+    // A refusal of the job itself (exit 2: a release the registry does not have, a scenario this
+    // runner does not hold) fails it for good; anything else may pass on another attempt.
+    const final = (e instanceof CliError && e.exitCode === EXIT.USAGE) || e instanceof UsageError;
+    const r = await call('POST', `v1/jobs/${job.id}/fail`, { attempt: job.attempt, error: sentence, final }).catch(
+      () => null,
+    );
+    log(
+      `job ${job.id}: failed${final ? ' for good (retrying cannot help)' : ''}: ${sentence}${r?.status === 200 ? '' : ' (the API did not take the report)'}`,
+    );
     return EXIT.RUN_FAILED;
   } finally {
     clearInterval(beat);

@@ -45,6 +45,18 @@ export function describeProblem(p: Problem): string {
 }
 
 /**
+ * Why a request to the API got no answer, in words: a request given up after its timeout says so
+ * and how long it waited (fetch's own words are "aborted" / "The operation was aborted due to
+ * timeout"); otherwise the network's code (ECONNREFUSED …) or message.
+ */
+export function requestFailure(e: unknown, timeoutMs: number): string {
+  const err = e as Error & { cause?: { code?: string; message?: string; name?: string } };
+  const timedOut = [err.name, err.cause?.name].some((n) => n === 'TimeoutError' || n === 'AbortError');
+  if (timedOut) return `the API sent no answer within ${timeoutMs / 1000} s, so the request was given up (timeout)`;
+  return err.cause?.code ?? err.cause?.message ?? err.message;
+}
+
+/**
  * POSTs one run to `${apiUrl}/v1/runs`. 201 (created) and 200 (idempotent replay) are success;
  * network errors, 5xx and 429 are retried with exponential backoff (honouring Retry-After)
  * under the same Idempotency-Key, so a retry after a lost response never stores the run twice.
@@ -94,8 +106,7 @@ export async function submitRun(run: RunFile, opts: SubmitOptions): Promise<Subm
         };
       }
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string; message?: string } };
-      lastReason = err.cause?.code ?? err.cause?.message ?? err.message;
+      lastReason = requestFailure(e, opts.timeoutMs ?? 60_000);
     }
     if (attempt === retries) break;
     const delayMs = Math.min(maxDelay, retryAfter ?? base * 2 ** attempt * (0.75 + Math.random() * 0.5));
@@ -154,8 +165,7 @@ export async function checkToken(apiUrl: string, token: string, timeoutMs = 10_0
     });
     text = await res.text();
   } catch (e) {
-    const err = e as Error & { cause?: { code?: string; message?: string } };
-    return { status: 'unchecked', message: err.cause?.code ?? err.cause?.message ?? err.message };
+    return { status: 'unchecked', message: requestFailure(e, timeoutMs) };
   }
   let json: unknown;
   try {

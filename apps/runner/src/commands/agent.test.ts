@@ -10,7 +10,8 @@ describe('tunelab agent (command line)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/--once: take one job, run it and exit/);
     expect(r.stdout).toMatch(/with no job within\s+--wait seconds \(default 60\), exit 0/);
-    expect(r.stdout).toMatch(/--server <major>\s+run each job on a throwaway PostgreSQL server/);
+    expect(r.stdout).toMatch(/--server <major\|release>\s+run each job on a throwaway PostgreSQL server/);
+    expect(r.stdout).toMatch(/A job naming a release of it \(17\.4\) runs on that\s+release/);
     expect(r.stdout).toMatch(/--server MAJOR: every job runs on a throwaway PostgreSQL server of that major/);
     expect(r.stdout).toMatch(/Every run is recorded in TUNELAB_LEDGER_DIR before it/);
     expect(r.stdout).toMatch(
@@ -30,7 +31,11 @@ describe('tunelab agent (command line)', () => {
     ],
     [
       ['agent', '--api', 'http://127.0.0.1:9', '--token', 't', '--server', 'latest'],
-      /"latest" is not a PostgreSQL major/,
+      /"latest" is neither a PostgreSQL major nor a release/,
+    ],
+    [
+      ['agent', '--api', 'http://127.0.0.1:9', '--token', 't', '--server', '13.4'],
+      /"13\.4" is a release of PostgreSQL 13, not of a major this runner can install/,
     ],
     [['agent', '--target', TARGET], /agent needs --api\/TUNELAB_API_URL and --token/],
     [

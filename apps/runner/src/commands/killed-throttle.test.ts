@@ -100,6 +100,24 @@ async function startAndSignal(args: string[], env: Record<string, string>, signa
   return { pid, done };
 }
 
+/** One block of InnoDB inserts into the shared MariaDB under `conditions`, throttling its process. */
+function insertRunArgs(runId: string, conditions: string[]): string[] {
+  return [
+    'run',
+    'innodb-compression-insert',
+    '--target',
+    TEST_MYSQL_URL,
+    ...conditions,
+    '--throttle-target',
+    '--repetitions',
+    '1',
+    '--run-id',
+    runId,
+  ];
+}
+/** Enough single-threaded inserts that the run is still measuring when the test signals it. */
+const SLOW_INSERTS = ['--param', 'rows=5000000', '--param', 'threads=1', '--param', 'sample_every_rows=1000'];
+
 type Env = Record<string, string> & { TUNELAB_LEDGER_DIR: string };
 const ledgerOf = async (env: Env) => readdir(env.TUNELAB_LEDGER_DIR).catch(() => [] as string[]);
 const schemasOf = async (runId: string) =>
@@ -143,20 +161,7 @@ describe('a SIGKILLed run that throttled the local MariaDB', () => {
       runIds.push(runId);
       const before = await insertLatencyMs();
       const { pid, done } = await startAndSignal(
-        [
-          'run',
-          'innodb-compression-insert',
-          '--target',
-          TEST_MYSQL_URL,
-          '--like-article',
-          '--like-article-size',
-          '64MB',
-          '--throttle-target',
-          '--repetitions',
-          '1',
-          '--run-id',
-          runId,
-        ],
+        insertRunArgs(runId, ['--like-article', '--like-article-size', '64MB']),
         env,
         'SIGKILL',
       );
@@ -192,27 +197,13 @@ describe('a SIGKILLed run that throttled the local MariaDB', () => {
       const runId = randomUUID();
       runIds.push(runId);
       const { pid, done } = await startAndSignal(
-        [
-          'run',
-          'innodb-compression-insert',
-          '--target',
-          TEST_MYSQL_URL,
+        insertRunArgs(runId, [
           '--envelope',
           'read-iops=150,write-iops=150',
-          '--throttle-target',
-          '--param',
-          'rows=5000000',
-          '--param',
-          'threads=1',
-          '--param',
-          'sample_every_rows=1000',
+          ...SLOW_INSERTS,
           '--param',
           `buffer_pool_mb=${poolBefore === 16 * 1024 * 1024 ? 32 : 16}`,
-          '--repetitions',
-          '1',
-          '--run-id',
-          runId,
-        ],
+        ]),
         env,
         'SIGKILL',
       );
@@ -237,25 +228,7 @@ describe('a SIGKILLed run that throttled the local MariaDB', () => {
       const runId = randomUUID();
       runIds.push(runId);
       const { pid } = await startAndSignal(
-        [
-          'run',
-          'innodb-compression-insert',
-          '--target',
-          TEST_MYSQL_URL,
-          '--envelope',
-          'read-iops=150',
-          '--throttle-target',
-          '--param',
-          'rows=5000000',
-          '--param',
-          'threads=1',
-          '--param',
-          'sample_every_rows=1000',
-          '--repetitions',
-          '1',
-          '--run-id',
-          runId,
-        ],
+        insertRunArgs(runId, ['--envelope', 'read-iops=150', ...SLOW_INSERTS]),
         env,
         'SIGSTOP',
       );
@@ -301,7 +274,7 @@ describe('a SIGKILLed run that throttled the local MariaDB', () => {
 });
 
 describe('a SIGKILLed --server run inside an envelope', () => {
-  // Skipped only without root or cgroup v1 (moving MariaDB into a cgroup needs both); CI runs as root on v1, so it runs there.
+  // Skipped only without root or cgroup v1 (an envelope around the managed PostgreSQL server needs both); CI runs as root on v1, so it runs there.
   it.skipIf(!can)(
     '`tunelab cleanup` stops its server and removes its envelope cgroups',
     async () => {

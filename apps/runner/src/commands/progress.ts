@@ -37,7 +37,7 @@ export function createProgress(opts: { tty: boolean; stream?: NodeJS.WriteStream
                   ? `${e.rule === 'sequential' ? 'decide' : 'until-stable'}: ${e.message}`
                   : e.type === 'unit-start'
                     ? `${e.index}/${e.total} variant ${e.variant}${at(e)} repetition ${e.repetition}…${upTo(e)}`
-                    : `${e.index}/${e.total} variant ${e.variant}${at(e)} repetition ${e.repetition}: ${e.seconds.toFixed(3)} s (restore ${e.restoreSeconds.toFixed(3)} s)${upTo(e)}`;
+                    : `${e.index}/${e.total} variant ${e.variant}${at(e)} repetition ${e.repetition}: ${e.seconds.toFixed(3)} s (${e.restoreSeconds !== undefined ? `restore ${e.restoreSeconds.toFixed(3)} s` : 'kept database'})${upTo(e)}`;
         stream.write(`${stamp()} ${line}\n`);
       },
       stop() {},

@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import type { Sample } from '@tunelab/contracts';
 import type { Connection } from './connect.ts';
-import { measureUnit } from './measure-unit.ts';
+import { dropKept, measureUnit } from './measure-unit.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunPlan } from './plan.ts';
 import type { Probed } from './probe.ts';
@@ -71,6 +71,7 @@ export async function measureAll(
   const groups = plan.doc.sweep?.order === 'points' ? points.map((p) => [p]) : [points];
   let index = 0;
   const stops: StopDecision[] = [];
+  const kept = new Set<string>();
   const measureStart = performance.now();
   for (const group of groups) {
     const groupStart = performance.now();
@@ -85,10 +86,10 @@ export async function measureAll(
           index++;
           const unit: Unit = { variant: variant.key, repetition, ...(point ? { point } : {}), position: place + 1 };
           log.emit({ type: 'unit-start', ...unit, index, total, ...maxTotal });
-          const r = await measureUnit(plan, conn, probed, log, signal, unit);
+          const r = await measureUnit(plan, conn, probed, log, signal, unit, kept);
           m.samples.push(...r.samples);
           m.snapshots.push(...r.snapshots);
-          m.restoreSeconds.push(r.restoreSeconds);
+          if (r.restoreSeconds !== undefined) m.restoreSeconds.push(r.restoreSeconds);
           m.order.push(unit);
           log.emit({
             type: 'unit-done',
@@ -97,7 +98,7 @@ export async function measureAll(
             total,
             ...maxTotal,
             seconds: r.timedSeconds,
-            restoreSeconds: r.restoreSeconds,
+            ...(r.restoreSeconds !== undefined ? { restoreSeconds: r.restoreSeconds } : {}),
           });
         }
       }
@@ -127,6 +128,7 @@ export async function measureAll(
       }
     }
   }
+  await dropKept(conn, kept);
   if (stops.length) {
     const stop = stops.find((d) => d.stopped !== 'stable') ?? stops[0]!;
     m.stopping =

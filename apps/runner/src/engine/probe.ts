@@ -2,7 +2,15 @@
  * Stage 3 — probe: the server (engine, version, settings the article used, extensions) and this
  * machine's hardware. A server that cannot run the scenario fails here, before the fixture.
  */
-import { ownValue, type DatabaseEnvironment, type HardwareSpec, type Variant } from '@tunelab/contracts';
+import {
+  ENGINE_FACTS,
+  ownValue,
+  releaseOfVersionNum,
+  versionNeeded,
+  type DatabaseEnvironment,
+  type HardwareSpec,
+  type Variant,
+} from '@tunelab/contracts';
 import { engineDefault } from '@tunelab/answers';
 import { UsageError } from '../errors.ts';
 import { probeHardware } from '../probe/hardware.ts';
@@ -38,7 +46,7 @@ export async function probe(
     throw new UsageError(`scenario ${doc.key} runs on ${doc.engines.join(', ')}; the target is ${env.engine}`);
   if (doc.requires.minServerVersionNum && env.serverVersionNum < doc.requires.minServerVersionNum) {
     throw new UsageError(
-      `scenario ${doc.key} needs server_version_num >= ${doc.requires.minServerVersionNum}, the target has ${env.serverVersionNum}`,
+      `scenario ${doc.key} ${versionNeeded(env.engine, doc.requires.minServerVersionNum)}; the target runs ${ENGINE_FACTS[env.engine].name} ${releaseOfVersionNum(env.engine, env.serverVersionNum)}`,
     );
   }
   const { serverVersionNum: _num, ...database } = env;

@@ -25,7 +25,8 @@ export type RunEvent =
       total: number;
       maxTotal?: number;
       seconds: number;
-      restoreSeconds: number;
+      /** Absent for a unit on its variant's kept database (nothing restored). */
+      restoreSeconds?: number;
     } & Unit)
   /**
    * The sequential design (`rule: sequential`) or --until-stable: another block was added

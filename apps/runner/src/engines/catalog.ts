@@ -1,10 +1,18 @@
 /**
  * What `tunelab advise` reads from a server, engine-neutral: catalog and statistics only, never
  * table contents. Each engine's driver that can be advised has an inspector (`engines/<engine>/
- * inspect.ts`) that fills the table sets its engine has; advise's rules (advise/advise.ts) ask for
- * a set by name and never for an engine, so a scenario applies wherever an inspector offers its set.
+ * inspect.ts`) that fills the table sets it is asked for and its engine has, with the thresholds
+ * the scenarios' `advise:` blocks give (contracts' ADVISE_TABLE_SETS); advise asks for a set by
+ * name and never for an engine, so a scenario applies wherever an inspector offers its set.
  */
-import type { EngineName } from '@tunelab/contracts';
+import type {
+  AdviseSetRequests,
+  AdviseTableSet,
+  COMPRESSIBLE_TABLE_FACTS,
+  EngineName,
+  HEAP_TABLE_FACTS,
+  SERVER_FACTS,
+} from '@tunelab/contracts';
 
 /** A table of a heap with MVCC tuples (dead tuples, HOT-style in-page updates) as its statistics describe it. */
 export type HeapTable = {
@@ -43,7 +51,7 @@ export type CompressibleTable = {
 /** A list of tables one rule picked: the first `limit` by the rule's ranking, and how many matched. */
 export type Picked<T> = { matched: number; tables: T[] };
 
-/** The table sets an inspector may fill (advise/thresholds.ts gives their rules). */
+/** The table sets an inspector may fill (contracts' ADVISE_TABLE_SETS says what each holds). */
 export type TableSets = {
   /** Dead tuples at least a fifth of the tuples: most dead first. */
   bloated: Picked<HeapTable>;
@@ -87,5 +95,21 @@ export type Inspection = {
   sets: Partial<TableSets>;
 };
 
-/** Reads a server's catalog for `tunelab advise` (one engine's; `limit` tables at most per set). */
-export type CatalogInspector = (url: string, limit: number) => Promise<Inspection>;
+/**
+ * Reads a server's catalog for `tunelab advise` (one engine's): the sets `wanted` names that its
+ * engine has, by their thresholds, `limit` tables at most per set.
+ */
+export type CatalogInspector = (url: string, limit: number, wanted: AdviseSetRequests) => Promise<Inspection>;
+
+// The fact names the scenarios' advise blocks are validated against are these types' fields.
+type SameKeys<A, B> = [Exclude<keyof A, B>, Exclude<B, keyof A>] extends [never, never] ? true : never;
+type FactNamesMatch = [
+  SameKeys<Omit<HeapTable, 'schema' | 'name'>, (typeof HEAP_TABLE_FACTS)[number]>,
+  SameKeys<Omit<CompressibleTable, 'schema' | 'name'>, (typeof COMPRESSIBLE_TABLE_FACTS)[number]>,
+  SameKeys<ServerFacts, (typeof SERVER_FACTS)[number]>,
+  SameKeys<TableSets, AdviseTableSet>,
+] extends [true, true, true, true]
+  ? true
+  : never;
+// Fails to compile when a type above and contracts' fact names part.
+void (true satisfies FactNamesMatch);

@@ -28,12 +28,20 @@ const run = (s: Sample[]) => submissionOf(scenario.doc, s);
 describe('renderRunTable', () => {
   it('prints the verdict sentence of @tunelab/stats, not its own percentage', () => {
     const table = renderRunTable(scenario, run(samples()));
+    // The decisions that share alpha are the scenario's declared pairs (Bonferroni).
+    const family = scenario.doc.comparisons.length;
+    expect(family).toBeGreaterThan(1);
     const expected = verdict({
       baseline: { label: 'full-rewrite', values: durations['full-rewrite']! },
       candidate: { label: 'vacuum', values: durations.vacuum! },
       direction: 'lower-is-better',
+      family,
     }).sentence;
-    expect(expected).toMatch(/^vacuum is 50\.0% faster than full-rewrite \(95% CI .*Welch p .* n = 5 \+ 5\)$/);
+    expect(expected).toMatch(
+      new RegExp(
+        `^vacuum is 50\\.0% faster than full-rewrite \\(98\\.\\d% CI .*Welch p .*\\(${family} tests\\), n = 5 \\+ 5\\)$`,
+      ),
+    );
     expect(table).toContain(`${expected}  (mean 0.500 vs 1.000 s)`);
     expect(table).not.toMatch(/━━/);
   });

@@ -19,3 +19,14 @@ export async function databasesWithPrefix(prefix: string): Promise<string[]> {
     await client.end();
   }
 }
+
+/** Runs `f` on a client of `url`, closed afterwards whatever happens. */
+export async function withClient<T>(url: string, f: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await f(c);
+  } finally {
+    await c.end();
+  }
+}

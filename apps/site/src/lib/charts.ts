@@ -3,9 +3,12 @@
  * (https://echarts.apache.org/handbook/en/how-to/cross-platform/server/), so pages need no
  * JavaScript. Each chart gets a <title> and <desc> inside the SVG; the page wraps it in a
  * <figure role="img" aria-label> with a caption. A chart on a page is drawn once, at SCALABLE
- * px, and scales with the page (×1.33 at most on a desktop, ×0.75 on a 390 px phone), so its text
- * stays readable at both without drawing it twice (the second drawing was a quarter of
- * a scenario page's gzipped bytes). A chart file (chart-files.ts) still has a wide and a narrow one.
+ * px, a phone's width, and scales with the page (×1.33 at most on a desktop, ×1 on a 390 px phone),
+ * so its 12 px text stays 12 px on a phone and 16 px on a desktop without drawing it twice (the
+ * second drawing was a quarter of a scenario page's gzipped bytes; drawn at 480 px and shrunk to a
+ * phone, its text was 8.9 px). A chart file (chart-files.ts) still has a wide and a narrow one.
+ * Every chart carries its dark colours (CHART_DARK_CSS): it follows prefers-color-scheme, inline
+ * or as a file, rather than sitting as a white panel on a dark page.
  *
  * Chart kinds: distribution (box + strip per variant), difference (forest plot per hardware
  * group), sweep (a metric against the sweep point, one line per variant) and series (a
@@ -24,8 +27,39 @@ const PALETTE = ['#1f4e79', '#b45309', '#2f6f4f', '#7b2d8b', '#9f1239', '#0e7490
 export const WIDE = 640;
 export const NARROW = 360;
 
-/** The width a chart on a page is drawn at (then scaled by CSS). */
-export const SCALABLE = 480;
+/** The width a chart on a page is drawn at (then scaled by CSS, up to 480 px: site.css). */
+const SCALABLE = NARROW;
+/** The width a box/strip chart on a page is drawn at: its axis at 360 px hides ticks its note relies on. */
+const BOX_PLOT_WIDTH = 480;
+
+/**
+ * The chart's colours on a dark page, by the light colour ECharts wrote as a presentation
+ * attribute (which any CSS rule overrides): ink, muted text and axis lines light, grid lines and
+ * panels dark, the palette lightened to keep its contrast on the page's #14181d.
+ */
+const DARK: Record<string, string> = {
+  [INK]: '#e5e7eb',
+  [MUTED]: '#a3acb9',
+  '#54555a': '#a3acb9',
+  '#e5e7eb': '#3a4350',
+  '#eef2f7': '#2a323c',
+  '#64748b': '#94a3b8',
+  '#f1f4f8': '#1f252d',
+  '#fbfcfd': '#1b2027',
+  '#ffffff': '#14181d',
+  '#1f4e79': '#8cb8e8',
+  '#b45309': '#f0a35e',
+  '#2f6f4f': '#7fd1a5',
+  '#7b2d8b': '#d49be0',
+  '#9f1239': '#f59ab0',
+  '#0e7490': '#67c7dc',
+};
+export const CHART_DARK_CSS = `@media (prefers-color-scheme: dark){${Object.entries(DARK)
+  .flatMap(([light, dark]) => [
+    `svg.tl-chart [fill="${light}"]{fill:${dark}}`,
+    `svg.tl-chart [stroke="${light}"]{stroke:${dark}}`,
+  ])
+  .join('')}}`;
 
 /** A chart's SVG; `wide` and `narrow` are one and the same drawing (SCALABLE px) for a chart on a page. */
 export type ChartSvg = { wide: string; narrow: string };
@@ -45,9 +79,12 @@ function render(option: echarts.EChartsCoreOption, width: number, height: number
       .replace(
         /^<svg([^>]*)>/,
         (_m, attrs: string) =>
-          `<svg${attrs.replace(/\s(width|height|viewBox)="[^"]*"/g, '')} viewBox="0 0 ${width} ${height}" preserveAspectRatio="xMidYMid meet" focusable="false">`,
+          `<svg${attrs.replace(/\s(width|height|viewBox)="[^"]*"/g, '')} class="tl-chart" viewBox="0 0 ${width} ${height}" preserveAspectRatio="xMidYMid meet" focusable="false">`,
       )
-      .replace(/^(<svg[^>]*>)/, `$1<title>${escapeXml(title)}</title><desc>${escapeXml(desc)}</desc>`);
+      .replace(
+        /^(<svg[^>]*>)/,
+        `$1<title>${escapeXml(title)}</title><desc>${escapeXml(desc)}</desc><style>${CHART_DARK_CSS}</style>`,
+      );
   } finally {
     chart.dispose();
   }
@@ -60,8 +97,8 @@ function one(build: Build, width: number, title: string, desc: string): string {
   return render(option, width, height, title, desc);
 }
 
-function both(build: Build, title: string, desc: string): ChartSvg {
-  const svg = one(build, SCALABLE, title, desc);
+function both(build: Build, title: string, desc: string, width = SCALABLE): ChartSvg {
+  const svg = one(build, width, title, desc);
   return { wide: svg, narrow: svg };
 }
 
@@ -240,7 +277,9 @@ function distributionBuild(input: DistributionInput): Build {
 
 /** Per-variant box plot with every repetition as a point on top (a strip chart). */
 export function distributionChart(input: DistributionInput): ChartSvg {
-  return both(distributionBuild(input), input.title, distributionDesc(input));
+  // Still drawn at 480 px: at 360 its value axis hides the tick at 0 that its note promises
+  // (review-slips.test.ts), so on a phone its text is 9 px, not 12.
+  return both(distributionBuild(input), input.title, distributionDesc(input), BOX_PLOT_WIDTH);
 }
 
 /** One width of `distributionChart` (a chart served as its own file, chart-files.ts). */
@@ -258,6 +297,8 @@ type DifferenceRow = {
   high: number | null;
   significant: boolean;
   published: boolean;
+  /** The interval's level as printed ("95%", or "98.3%" when the scenario's decisions share 5%); default 95%. */
+  level?: string;
 };
 
 export type DifferenceInput = {
@@ -325,6 +366,22 @@ function ratioTicks(lo: number, hi: number, most: number): number[] {
   return decades;
 }
 
+/**
+ * The forest plot's ticks (logs of ratios) between the axis' ends `min` and `max` at width `w`,
+ * leaving out a tick whose label (centred on it, about 6.6 px a character) would cross the
+ * drawing's edge: the grid runs from 12 px to w − 16 px.
+ */
+function fittingTicks(min: number, max: number, w: number): number[] {
+  const labelFits = (t: number) => {
+    const x = 12 + ((t - min) / (max - min)) * (w - 28);
+    const half = (formatRatio(Math.exp(t)).length * 6.6) / 2;
+    return x - half >= 0 && x + half <= w;
+  };
+  return ratioTicks(Math.exp(min), Math.exp(max), w < 500 ? 4 : 7)
+    .map(Math.log)
+    .filter(labelFits);
+}
+
 /** The text of a row: what it is, the ratio and its interval, an unbounded side said in words. */
 function differenceRowText(r: DifferenceRow, direction: DifferenceInput['direction']): string {
   const q = ratioOf(r, direction);
@@ -337,7 +394,7 @@ function differenceRowText(r: DifferenceRow, direction: DifferenceInput['directi
         : q.high === null
           ? `${formatRatio(q.low)}, unbounded above`
           : `${formatRatio(q.low)} to ${formatRatio(q.high)}`;
-  return `${r.label}: ${est} (95% CI ${ci})`;
+  return `${r.label}: ${est} (${r.level ?? '95%'} CI ${ci})`;
 }
 
 /** Marks of one row in the chart's SVG: its band, label, interval line, end caps and arrows (the browser test reads them). */
@@ -373,7 +430,7 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
       const lines = Math.max(1, ...wrapped.map((l) => l.length));
       const band = lines * 15 + 30;
       const plotHeight = band * rows.length;
-      const ticks = ratioTicks(Math.exp(min), Math.exp(max), w < 500 ? 4 : 7).map(Math.log);
+      const ticks = fittingTicks(min, max, w);
       // The interval sits this far down its band: below the label.
       const at = (lines * 15 + 16) / band;
       const marker = (published: boolean) =>
@@ -533,13 +590,36 @@ export type LineInput = {
   /** The y axis' ticks, when they want other digits than the values (default formatY). */
   formatAxisY?: (v: number) => string;
   formatX?: (v: number) => string;
-  /** One line per variant (measured), points sorted by x. */
-  lines: { label: string; points: { x: number; y: number; low?: number; high?: number }[] }[];
+  /**
+   * One line per variant (measured), points sorted by x. A point of one value (`n` 1) is drawn
+   * hollow and no line is drawn through it: a line between single runs would show a trend that
+   * one run cannot tell from noise.
+   */
+  lines: { label: string; points: { x: number; y: number; low?: number; high?: number; n?: number }[] }[];
   /** The article's points, drawn as hollow diamonds beside the measured lines. */
   published?: { label: string; points: { x: number; y: number }[] }[];
   /** Marked points (a crossing of two lines, a verdict at a sweep point). */
   marks?: { x: number; y: number; text: string }[];
 };
+
+/** The points of one value (n = 1) of each line, hollow, as a scatter under the line's name (one legend entry). */
+function singlePoints(lines: LineInput['lines'], at: (p: { x: number; y: number }) => number[]) {
+  return lines.flatMap((l, i) => {
+    const single = l.points.filter((p) => p.n === 1);
+    if (single.length === 0) return [];
+    const color = PALETTE[i % PALETTE.length];
+    return [
+      {
+        type: 'scatter',
+        name: l.label,
+        data: single.map(at),
+        symbol: 'circle',
+        symbolSize: 9,
+        itemStyle: { color: '#ffffff', borderColor: color, borderWidth: 2 },
+      },
+    ];
+  });
+}
 
 /** Metric vs sweep point or time-series x: lines per variant, optional log axes. */
 export function lineChart(input: LineInput): ChartSvg {
@@ -548,7 +628,10 @@ export function lineChart(input: LineInput): ChartSvg {
   const fx = input.formatX ?? ((v: number) => v.toLocaleString('en-US'));
   const names = [...input.lines.map((l) => l.label), ...(input.published ?? []).map((p) => `${p.label} (published)`)];
   const desc = [
-    ...input.lines.map((l) => `${l.label}: ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`),
+    ...input.lines.map(
+      (l) =>
+        `${l.label}: ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}${p.n === 1 ? ' (n = 1)' : ''}`).join(', ')}`,
+    ),
     ...(input.published ?? []).map(
       (l) => `${l.label} (published): ${l.points.map((p) => `${fx(p.x)} → ${input.formatY(p.y)}`).join(', ')}`,
     ),
@@ -606,7 +689,8 @@ export function lineChart(input: LineInput): ChartSvg {
             ...input.lines.map((l, i) => ({
               type: 'line',
               name: l.label,
-              data: l.points.map(at),
+              // '-' leaves a gap: the line is drawn only between points of more than one value.
+              data: l.points.map((p) => (p.n === 1 ? [p.x / kx, '-'] : at(p))),
               symbol: 'circle',
               symbolSize: 7,
               lineStyle: { width: 2, color: PALETTE[i % PALETTE.length] },
@@ -623,6 +707,7 @@ export function lineChart(input: LineInput): ChartSvg {
                   }
                 : {}),
             })),
+            ...singlePoints(input.lines, at),
             ...(input.published ?? []).map((l, i) => ({
               type: 'scatter',
               name: `${l.label} (published)`,

@@ -1,5 +1,5 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
-import type { ComparisonGroup } from '@tunelab/contracts';
+import type { ComparisonGroup, PairAnswer } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { samplesCsv } from './run-files.ts';
 import {
@@ -116,14 +116,24 @@ function addGroupFiles(data: SiteData, add: Add): void {
     ),
     CSV_TYPE,
   );
-  addVerdicts(groups, add);
+  addVerdicts(groups, data.scenarios, add);
 }
 
-/** Per group and declared pair: the improvement, its interval, the p-values and the verdict. */
-function addVerdicts(groups: readonly ComparisonGroup[], add: Add): void {
+/** Per group and declared pair: the improvement, its interval, the p-values, the verdict and the answer's agreement. */
+function addVerdicts(groups: readonly ComparisonGroup[], scenarios: SiteData['scenarios'], add: Add): void {
+  // The answers engine's word on each pair (the same objects GET /v1/answers serves): its agreement
+  // with the article, why, and whether the group was left out of the verdict.
+  const answerOf = new Map<string, { pair: PairAnswer; leftOut: string }>();
+  for (const s of scenarios)
+    for (const a of [...(s.answers?.groups ?? []), ...(s.answers?.leftOut ?? [])])
+      for (const pair of a.pairs)
+        answerOf.set(`${a.group.key}\u0000${pair.baseline}\u0000${pair.candidate}`, {
+          pair,
+          leftOut: a.leftOut ? `${a.leftOut.label}: ${a.leftOut.why}` : '',
+        });
   add(
     'verdicts.csv',
-    'Per group and comparison pair: improvement, 95% CI, p-values, verdict',
+    'Per group and comparison pair: improvement, 95% CI, p-values, verdict, agreement with the article and its reasons',
     toCsv(
       [
         ...GROUP_COLUMNS,
@@ -134,29 +144,46 @@ function addVerdicts(groups: readonly ComparisonGroup[], add: Add): void {
         'ci95_low',
         'ci95_high',
         'welch_p',
-        // The p the verdict was decided by: Welch's adjusted by Holm's method over `holm_family` tests.
-        'holm_p',
-        'holm_family',
+        // The p the verdict was decided by, Bonferroni-adjusted over `adjusted_family` decisions
+        // (the scenario's declared pairs × points; 1 for an article's figures).
+        'adjusted_p',
+        'adjusted_family',
         'mann_whitney_p',
         'verdict',
         'sentence',
+        // From the answers (empty for the article's own groups, which are what the answers hold against).
+        'agreement',
+        'agreement_sentence',
+        'reasons',
+        'notes',
+        'advice',
+        'left_out',
       ],
       groups.flatMap((g) =>
-        g.comparisons.map((c) => [
-          ...groupCells(g),
-          c.baseline,
-          c.candidate,
-          c.difference,
-          c.improvement,
-          c.ci95?.low,
-          c.ci95?.high,
-          c.welch?.p,
-          c.adjusted?.p,
-          c.adjusted?.family,
-          c.mannWhitney?.p,
-          c.verdict.kind,
-          c.verdict.sentence,
-        ]),
+        g.comparisons.map((c) => {
+          const a = answerOf.get(`${g.key}\u0000${c.baseline}\u0000${c.candidate}`);
+          return [
+            ...groupCells(g),
+            c.baseline,
+            c.candidate,
+            c.difference,
+            c.improvement,
+            c.ci95?.low,
+            c.ci95?.high,
+            c.welch?.p,
+            c.adjusted?.p,
+            c.adjusted?.family,
+            c.mannWhitney?.p,
+            c.verdict.kind,
+            c.verdict.sentence,
+            a?.pair.agreement,
+            a?.pair.sentence,
+            a?.pair.reasons.join('; '),
+            a?.pair.notes.join('; '),
+            a?.pair.advice,
+            a?.leftOut,
+          ];
+        }),
       ),
     ),
     CSV_TYPE,

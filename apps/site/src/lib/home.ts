@@ -62,7 +62,7 @@ export type AnswerLine = {
   figures: string | null;
   /** "×0.44" the candidate's mean over the baseline's. */
   ratio: string | null;
-  /** "Holm-adjusted p = 0.042" (the p the verdict was decided by) and "n = 3 + 3"; null without a measured pair. */
+  /** "Bonferroni-adjusted p = 0.042 over 3 decisions" (the p the verdict was decided by) and "n = 3 + 3"; null without a measured pair. */
   evidence: { p: string | null; n: string } | null;
   significant: boolean;
   /** The agreement of the line's own claim, its verdict (pairClaims): never a ratio's beside a verdict it is not about. */
@@ -110,7 +110,7 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const figures = meansText(g, p, format);
   const m = p.measured;
   const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
-  // The p the verdict was decided by (Holm-adjusted when the answer made several tests), never the raw one beside it.
+  // The p the verdict was decided by (Bonferroni-adjusted when the scenario makes several decisions), never the raw one beside it.
   const decided = decidingP(m ?? null);
   const claims = pairClaims(p, sc.answers?.metric.label ?? 'the metric', a.ratios);
   const verdict = claims.find((c) => c.about === 'verdict')!;

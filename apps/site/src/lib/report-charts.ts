@@ -67,7 +67,13 @@ function toLines(acc: Acc, scale: (v: number) => number) {
       label: variant,
       points: [...perX.entries()]
         .sort(([a], [b]) => a - b)
-        .map(([x, ys]) => ({ x, y: scale(meanOf(ys)), low: scale(Math.min(...ys)), high: scale(Math.max(...ys)) })),
+        .map(([x, ys]) => ({
+          x,
+          y: scale(meanOf(ys)),
+          low: scale(Math.min(...ys)),
+          high: scale(Math.max(...ys)),
+          n: ys.length,
+        })),
     }));
 }
 
@@ -171,6 +177,7 @@ function sweep(
   const xName = chart.x_label ?? paramDef?.description?.split(/[;,.(]/)[0]?.trim() ?? param;
   const label = metricName(chart.metric, metric?.label);
   const title = `${chart.title ?? `${label} per ${xName}`}: ${classLabel(cls)}`;
+  const single = lines.reduce((k, l) => k + l.points.filter((p) => p.n === 1).length, 0);
   // The comparisons per point exist for the primary metric (the groups the answer block reads).
   const verdicts =
     sc.metric.key === chart.metric
@@ -198,7 +205,7 @@ function sweep(
       published: pub,
     }),
     label: `Line chart of ${label} against ${xName} per variant on ${classLabel(cls)}${pub.length > 0 ? ', with the article’s points' : ''}`,
-    caption: `${label} (${unit.label}) at each ${xName}, mean over repetitions, one line per variant, ${classLabel(cls)}.${pub.length > 0 ? ' Hollow diamonds: the article’s figures.' : ''}${chart.log !== 'none' ? ` Logarithmic ${chart.log === 'xy' ? 'axes' : `${chart.log} axis`}${dropped > 0 ? `; ${dropped} ${dropped === 1 ? 'value' : 'values'} of 0 cannot be drawn on it and ${dropped === 1 ? 'is' : 'are'} left out (see the tables)` : ''}.` : ''}${keys ? ` ${keys}.` : ''}`,
+    caption: `${label} (${unit.label}) at each ${xName}, mean over repetitions, one line per variant, ${classLabel(cls)}.${pub.length > 0 ? ' Hollow diamonds: the article’s figures.' : ''}${single > 0 ? ` Hollow circles: ${single === 1 ? 'a point' : `${single} points`} of one value only (n = 1), which no line is drawn through.` : ''}${chart.log !== 'none' ? ` Logarithmic ${chart.log === 'xy' ? 'axes' : `${chart.log} axis`}${dropped > 0 ? `; ${dropped} ${dropped === 1 ? 'value' : 'values'} of 0 cannot be drawn on it and ${dropped === 1 ? 'is' : 'are'} left out (see the tables)` : ''}.` : ''}${keys ? ` ${keys}.` : ''}`,
   };
 }
 

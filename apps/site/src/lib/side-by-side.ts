@@ -17,8 +17,8 @@ export function rowVerdictWord(
   pair: { baseline: string; candidate: string },
   r: Pick<VersionRow, 'group' | 'verdict'>,
 ): string {
-  // The p that decided the verdict (Holm-adjusted over the answer's tests when there were
-  // several), read from the row's group answer as every other verdict on the site prints it.
+  // The p that decided the verdict (Bonferroni-adjusted over the scenario's decisions when there
+  // are several), read from the row's group answer as every other verdict on the site prints it.
   const measured = groups
     .find((a) => a.group.key === r.group)
     ?.pairs.find((p) => p.baseline === pair.baseline && p.candidate === pair.candidate)?.measured;

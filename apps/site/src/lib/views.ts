@@ -19,6 +19,7 @@ import {
   classLabel,
   decidingP,
   engineDefault,
+  intervalLevelText,
   isNoiseSetting,
   meanImprovement,
   normalizeSetting,
@@ -148,7 +149,7 @@ function tableRows(
       ciText: formatInterval(v.ci95, g.unit, fmt),
       pctText: pair && pair.improvement !== null ? formatPct(pair.improvement) : '',
       pctNote: pair
-        ? `vs ${pair.baseline}, 95% CI ${formatPctInterval(pair.ci95)}${pair.verdict.significant ? '' : ', not significant'}`
+        ? `vs ${pair.baseline}, ${intervalLevelText(pair)} CI ${formatPctInterval(pair.ci95)}${pair.verdict.significant ? '' : ', not significant'}`
         : null,
       significant: pair?.verdict.significant ?? false,
     };
@@ -287,7 +288,7 @@ function makeMeasuredTables(sc: ScenarioView, data: SiteData): MeasuredTable[] {
         candidate: c.candidate,
         sentence: c.verdict.sentence,
         kind: c.verdict.kind,
-        // The p the verdict was decided by (Holm-adjusted when the answer made several tests).
+        // The p the verdict was decided by (Bonferroni-adjusted when the scenario makes several decisions).
         p: decidingP(c)?.p ?? null,
         improvement: c.improvement,
       })),
@@ -309,6 +310,7 @@ export function differenceRows(sc: ScenarioView) {
         high: number | null;
         significant: boolean;
         published: boolean;
+        level: string;
       }[];
     }
   >();
@@ -326,6 +328,7 @@ export function differenceRows(sc: ScenarioView) {
         high: c.ci95?.high ?? null,
         significant: c.verdict.significant,
         published: g.source === 'published',
+        level: intervalLevelText(c),
       });
       pairs.set(k, entry);
     }

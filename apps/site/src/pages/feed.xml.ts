@@ -1,5 +1,5 @@
 /** Atom feed (RFC 4287) of measured findings, newest first. */
-import { classLabel } from '@tunelab/answers';
+import { classLabel, groupName } from '@tunelab/answers';
 import type { APIRoute } from 'astro';
 import { escapeXml as esc } from '../lib/format.ts';
 import { siteData } from '../lib/load.ts';
@@ -11,6 +11,14 @@ export const GET: APIRoute = async () => {
   const data = await siteData();
   const site = data.config.siteUrl.replace(/\/+$/, '');
   const groups = new Map(data.scenarios.flatMap((s) => s.classGroups).map((g) => [g.key, g]));
+  const docs = new Map(data.scenarios.map((s) => [s.key, s.folder?.doc]));
+  // The group as the answers name it (class, server, sweep point, scale): the same pair on two
+  // servers or sizes is two entries that say which, never two verdicts under one class.
+  const nameOf = (f: (typeof data.findings)[number]) => {
+    const g = groups.get(f.group);
+    const doc = docs.get(f.scenario.key);
+    return g && doc ? groupName({ doc, published: null }, g) : classLabel(f.hardwareClass);
+  };
   const updated = data.findings[0]?.newestRunAt ?? data.generatedAt;
   const entries = data.findings.map((f) => {
     const g = groups.get(f.group);
@@ -18,10 +26,10 @@ export const GET: APIRoute = async () => {
     const id = `tag:tunelab,2026:finding/${encodeURIComponent(f.group)}/${encodeURIComponent(f.baseline)}/${encodeURIComponent(f.candidate)}/${f.newestRunAt}`;
     return `  <entry>
     <id>${esc(id)}</id>
-    <title>${esc(`${f.scenario.key} on ${classLabel(f.hardwareClass)}: ${f.sentence}${f.leftOut ? ` (${f.leftOut.label})` : ''}`)}</title>
+    <title>${esc(`${f.scenario.key} on ${nameOf(f)}: ${f.sentence}${f.leftOut ? ` (${f.leftOut.label})` : ''}`)}</title>
     <updated>${f.newestRunAt}</updated>
     <link rel="alternate" type="text/html" href="${esc(link)}"/>
-    <summary>${esc(`${f.sentence}. ${f.leftOut ? `${upper(f.leftOut.label)}: ${f.leftOut.why}. ` : ''}Hardware: ${classLabel(f.hardwareClass)}${f.fingerprint ? ` (${f.fingerprint.slice(0, 12)})` : ''}; ${f.runs.length} runs; metric ${f.metric}.`)}</summary>
+    <summary>${esc(`${f.sentence}. ${f.leftOut ? `${upper(f.leftOut.label)}: ${f.leftOut.why}. ` : ''}Hardware: ${nameOf(f)}${f.fingerprint ? ` (${f.fingerprint.slice(0, 12)})` : ''}; ${f.runs.length} runs; metric ${f.metric}.`)}</summary>
   </entry>`;
   });
   const body = `<?xml version="1.0" encoding="utf-8"?>

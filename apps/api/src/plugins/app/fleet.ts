@@ -27,8 +27,8 @@ export default fp<FleetOptions>(
 
 /**
  * Stores a run that answers a fleet job. Only the agent holding the job's lease may answer it,
- * with a run of exactly what was requested (scenario, parameters, repetitions, engine and server
- * major): anything else is a 409 or 422 naming the mismatch and nothing is stored. The job's one
+ * with a run of exactly what was requested (scenario, parameters, repetitions, engine, server
+ * major and release): anything else is a 409 or 422 naming the mismatch and nothing is stored. The job's one
  * run slot is reserved for this run's idempotency key (scoped to the runner, as runs are) before
  * the ingest (a second run for the job, e.g. a killed agent's spool delivering late, gets 409 and
  * is not stored), and the job completes once the run is stored.
@@ -51,6 +51,7 @@ export async function ingestForJob<T extends { run: { id: string } }>(
     repetitions: run.options?.repetitions,
     engine: run.database.engine,
     major: run.database.major,
+    minor: run.database.minor,
   });
   if (slot.status === 'unknown-job')
     throw new ApiError('validation-failed', `no fleet job with id ${jobId}`, [

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -39,6 +39,15 @@ export type ReadCacheOptions = {
    * computes anyway: a slow or stuck write can delay answers, never stop them.
    */
   maxWriteWaitMs?: number;
+  /**
+   * A read whose answer is not cached but was computed before (the data changed since, or the
+   * entry aged out) waits at most this long for a fresh computation; past it, it is answered from
+   * the last computed answer with its `Age` and a `Cache-Status` saying so, while the fresh one
+   * goes on computing for the reads after it. A fresh computation that fails (a statement
+   * timeout's 503) is answered the same way. A client that must see the latest data (one that has
+   * just stored a run) sends `Cache-Control: no-cache`; 0 makes every read wait. Default 1000 ms.
+   */
+  readBudgetMs?: number;
   /** Cache entries kept (least recently used go first); default 1000. */
   maxEntries?: number;
   /** Bytes of cached bodies kept; default 64 MiB. */
@@ -57,7 +66,7 @@ export type ReadCacheOptions = {
   maxConcurrentComputations?: number;
 };
 
-type Entry = { version: number; etag: string; body: string; contentType: string };
+type Entry = { version: number; etag: string; body: string; contentType: string; computedAt: number };
 type Fill = { key: string; version: number; settle: (entry: Entry | null) => void };
 
 const FILL = Symbol('read-cache fill');
@@ -116,26 +125,41 @@ function createWriteGate(maxWaitMs: number): WriteGate {
 
 /** What the hooks share: the data version, the cached answers, the answers being computed and the gates. */
 type ReadCacheState = {
+  app: FastifyInstance;
   version: number;
   cache: LRUCache<string, Entry>;
+  /** The last answer computed per key, whatever the version and age: what a read past its budget gets. */
+  lastGood: LRUCache<string, Entry>;
   inflight: Map<string, Promise<Entry | null>>;
+  /** Fresh computations started for reads that were answered from `lastGood` (or are waiting within their budget). */
+  background: Map<string, Promise<Entry | null>>;
   computing: Sema;
   writes: WriteGate;
+  readBudgetMs: number;
+  /** Marks this process's own background computations (`app.inject`): not limited, never answered stale. */
+  fillSecret: string;
 };
+
+const FILL_HEADER = 'x-tunelab-read-cache-fill';
 
 function createReadCacheState(app: FastifyInstance, opts: ReadCacheOptions): ReadCacheState {
   const maxAgeMs = opts.maxAgeMs ?? (app.resultsDb.kind !== 'pglite' ? 10_000 : undefined);
+  const bounds = {
+    max: opts.maxEntries ?? 1000,
+    maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
+    sizeCalculation: (e: Entry) => Math.max(1, e.body.length),
+  };
   return {
+    app,
     version: 0,
-    cache: new LRUCache<string, Entry>({
-      max: opts.maxEntries ?? 1000,
-      maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (e) => Math.max(1, e.body.length),
-      ...(maxAgeMs ? { ttl: maxAgeMs } : {}),
-    }),
+    cache: new LRUCache<string, Entry>({ ...bounds, ...(maxAgeMs ? { ttl: maxAgeMs } : {}) }),
+    lastGood: new LRUCache<string, Entry>(bounds),
     inflight: new Map(),
+    background: new Map(),
     computing: new Sema(opts.maxConcurrentComputations ?? (app.resultsDb.kind !== 'pglite' ? 4 : 1)),
     writes: createWriteGate(opts.maxWriteWaitMs ?? 5000),
+    readBudgetMs: opts.readBudgetMs ?? 1000,
+    fillSecret: randomBytes(18).toString('base64url'),
   };
 }
 
@@ -236,12 +260,78 @@ async function startFill(
   else acquired = true;
 }
 
+const isOwnFill = (state: ReadCacheState, request: FastifyRequest) => request.headers[FILL_HEADER] === state.fillSecret;
+/**
+ * `Cache-Control: no-cache` or `max-age=0` from the client: it takes no answer computed before the
+ * latest data (RFC 9111 §5.2.1). Not on a conditional request: fetch adds `Cache-Control` to every
+ * request that carries If-None-Match (the Fetch standard's "no-store" mode), asked for or not.
+ */
+const wantsFresh = (request: FastifyRequest) =>
+  request.headers['if-none-match'] === undefined &&
+  /(?:^|,)\s*(?:no-cache|max-age\s*=\s*0)\s*(?:,|$)/i.test(String(request.headers['cache-control'] ?? ''));
+
+/**
+ * The fresh answer of `key`, computed by a request of this process's own (so that it goes on after
+ * the read that asked gives up waiting): resolves with the stored entry, or null when it failed.
+ */
+function computeInBackground(state: ReadCacheState, request: FastifyRequest, key: string): Promise<Entry | null> {
+  const running = state.background.get(key);
+  if (running) return running;
+  const version = state.version;
+  const done = state.app
+    .inject({ method: 'GET', url: request.url, headers: { [FILL_HEADER]: state.fillSecret } })
+    .then(
+      () => {
+        const entry = state.cache.get(key);
+        return entry?.version === version ? entry : null;
+      },
+      () => null,
+    )
+    .finally(() => state.background.delete(key));
+  state.background.set(key, done);
+  return done;
+}
+
+/** The fresh answer if it comes within the read budget, else null. */
+async function freshWithinBudget(state: ReadCacheState, request: FastifyRequest, key: string): Promise<Entry | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const fresh = await Promise.race([
+    computeInBackground(state, request, key),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), state.readBudgetMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  return fresh;
+}
+
+/** Sends `entry` (fresh or, with `stale`, the last computed answer with its age), or 304 when the client has it. */
+function sendEntry(request: FastifyRequest, reply: FastifyReply, entry: Entry, stale: boolean) {
+  reply.header('etag', entry.etag).header('cache-control', 'no-cache');
+  if (stale) {
+    reply
+      .header('age', String(Math.max(0, Math.floor((Date.now() - entry.computedAt) / 1000))))
+      .header(
+        'cache-status',
+        'tunelab; hit; detail="stale: computed before the latest data; a fresh answer is computing"',
+      );
+  }
+  if (matches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  return reply.code(200).type(entry.contentType).send(entry.body);
+}
+
 /** Answers a cached read from the cache (or another request's computation); otherwise lets it compute. */
 async function answerFromCache(state: ReadCacheState, request: WithFill, reply: FastifyReply) {
   // The routed path (decoded, without scheme and host) and the query as sent.
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   const key = `GET ${request.routeOptions.url} ${JSON.stringify(request.params)}${query}`;
   let entry = state.cache.get(key);
+  const last = state.lastGood.get(key);
+  const mayBeStale = state.readBudgetMs > 0 && !isOwnFill(state, request) && !wantsFresh(request);
+  if (entry?.version !== state.version && last && mayBeStale) {
+    const fresh = await freshWithinBudget(state, request, key);
+    return sendEntry(request, reply, fresh ?? last, fresh === null);
+  }
   if (entry?.version !== state.version) {
     const pending = state.inflight.get(`${state.version} ${key}`);
     if (!pending) {
@@ -252,9 +342,7 @@ async function answerFromCache(state: ReadCacheState, request: WithFill, reply: 
     // The first request failed (a 4xx, a timeout): this one computes its own answer.
     if (!entry) return;
   }
-  reply.header('etag', entry.etag).header('cache-control', 'no-cache');
-  if (matches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.code(200).type(entry.contentType).send(entry.body);
+  return sendEntry(request, reply, entry, false);
 }
 
 /** Stores the answer this request computed (a 200 with a string body) and hands it to the requests waiting for it. */
@@ -272,8 +360,10 @@ function storeAnswer(state: ReadCacheState, request: WithFill, reply: FastifyRep
     etag,
     body: payload,
     contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+    computedAt: Date.now(),
   };
   state.cache.set(fill.key, entry);
+  state.lastGood.set(fill.key, entry);
   fill.settle(entry);
   reply.header('etag', etag).header('cache-control', 'no-cache');
   if (matches(request.headers['if-none-match'], etag)) {
@@ -287,7 +377,9 @@ function storeAnswer(state: ReadCacheState, request: WithFill, reply: FastifyRep
  * The expensive public reads (comparisons, findings, answers, hardware, similar hardware) with a per-client rate
  * limit and an answer cache. An answer is cached under method + URL + the data version, a counter
  * the write routes bump after every stored run (`markDataChanged`): a read after an ingest is
- * never stale, and a flood of identical reads costs one computation. Concurrent misses of one
+ * computed afresh, and a flood of identical reads costs one computation. A read whose fresh
+ * answer takes longer than `readBudgetMs` (or fails) gets the last computed one, with its `Age`
+ * and a `Cache-Status` that says so; the fresh one goes on computing for the reads after it. Concurrent misses of one
  * key wait for the first one's answer instead of all computing it. Every cached answer carries
  * an ETag; a client sending it back in If-None-Match gets 304 with no body.
  *
@@ -311,7 +403,7 @@ export default fp<ReadCacheOptions>(
     app.addHook('onRequest', async (request: WithFill, reply) => {
       const kind = readKindOf(opts, request);
       if (kind === null) return;
-      await limitReads(request);
+      if (!isOwnFill(state, request)) await limitReads(request);
       if (kind !== 'cached') return;
       return answerFromCache(state, request, reply);
     });

@@ -2,12 +2,12 @@
  * Reads a MariaDB/MySQL server for `tunelab advise` (its CatalogInspector, ../catalog.ts): one READ ONLY transaction over
  * information_schema (InnoDB's own dictionary views need only PROCESS; information_schema.TABLES
  * adds exact data and index lengths for the tables the user has a privilege on). No table's rows
- * are read. Tables are filtered and ranked in SQL, at most `limit` returned.
+ * are read. Tables are filtered (by the threshold the scenarios' advise blocks give) and ranked in
+ * SQL, at most `limit` returned.
  */
 import mysql from 'mysql2/promise';
-import { ENGINE_FACTS } from '@tunelab/contracts';
+import { ENGINE_FACTS, type AdviseSetRequests } from '@tunelab/contracts';
 import { AdviseError, classifyConnectError } from '../../advise/errors.ts';
-import { RULES } from '../../advise/thresholds.ts';
 import { redactTarget } from '../target-url.ts';
 import type { CompressibleTable, Inspection } from '../catalog.ts';
 import { flavourOf, parseMysqlTarget } from './target.ts';
@@ -51,7 +51,7 @@ const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 const decodeName = (name: string) =>
   name.replace(/@([0-9a-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
-export async function inspectMysql(url: string, limit: number): Promise<Inspection> {
+export async function inspectMysql(url: string, limit: number, wanted: AdviseSetRequests): Promise<Inspection> {
   let options;
   try {
     options = parseMysqlTarget(url);
@@ -79,12 +79,15 @@ export async function inspectMysql(url: string, limit: number): Promise<Inspecti
     await query('START TRANSACTION READ ONLY');
     const views = viewsOf(engine);
     let count: Row[];
-    let large: Row[];
-    let compressed: Row[];
+    let large: Row[] = [];
+    let compressed: Row[] = [];
+    const want = wanted.compressionCandidates;
     try {
       count = await query(views.count);
-      large = await query(views.large, [Math.ceil(pool * RULES.bufferPoolFraction), limit]);
-      compressed = await query(views.compressed, [limit]);
+      if (want) {
+        large = await query(views.large, [Math.ceil(pool * want.min_buffer_pool_fraction), limit]);
+        compressed = await query(views.compressed, [limit]);
+      }
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'ER_SPECIFIC_ACCESS_DENIED_ERROR')
@@ -140,7 +143,7 @@ export async function inspectMysql(url: string, limit: number): Promise<Inspecti
       contents: `${innodbTables.toLocaleString('en-US')} InnoDB tables, innodb_buffer_pool_size ${mib(pool)}`,
       notes: [],
       server: { tables: innodbTables, bufferPoolBytes: pool, pageSize: num(head!.page) },
-      sets: { compressionCandidates: { matched, tables: tables.slice(0, limit) } },
+      sets: want ? { compressionCandidates: { matched, tables: tables.slice(0, limit) } } : {},
     };
   } catch (e) {
     if (e instanceof AdviseError) throw e;

@@ -160,7 +160,13 @@ export const postgresDriver: Driver = {
   async openDatabase(target, database, applicationName): Promise<DatabaseSession> {
     const client = await connect(targetWithDatabase(target, database), applicationName);
     let messages: ServerMessage[] = [];
-    client.on('notice', (n) => messages.push({ severity: n.severity ?? 'NOTICE', message: n.message ?? '' }));
+    // The detail is kept as psql prints it: VACUUM FULL names the dead rows it could not remove there.
+    client.on('notice', (n) =>
+      messages.push({
+        severity: n.severity ?? 'NOTICE',
+        message: (n.message ?? '') + (n.detail ? `\nDETAIL:  ${n.detail}` : ''),
+      }),
+    );
     const one = async (sql: string, params: unknown[]) =>
       (await client.query<Record<string, unknown>>(sql, params)).rows[0] ?? {};
     return {

@@ -4,11 +4,12 @@
  * `search_path = pg_catalog, pg_temp` so that every name it calls is the built-in one.
  * Only the tables shown have their sizes read (pg_table_size: an AccessShareLock, as a SELECT takes),
  * and nothing needs more than `pg_monitor` (the statistics functions are public). Tables are
- * filtered and ranked in SQL, so a catalog of 100,000 tables returns at most `limit` per rule.
+ * filtered (by the thresholds the scenarios' advise blocks give) and ranked in SQL, so a catalog
+ * of 100,000 tables returns at most `limit` per set.
  */
 import pg from 'pg';
+import type { AdviseSetRequests } from '@tunelab/contracts';
 import { AdviseError, classifyConnectError } from '../../advise/errors.ts';
-import { RULES } from '../../advise/thresholds.ts';
 import { redactTarget } from '../target-url.ts';
 import type { HeapTable, Inspection, Picked } from '../catalog.ts';
 
@@ -18,7 +19,7 @@ const LOCK_TIMEOUT_S = 5;
 const LOCK_NOT_AVAILABLE = '55P03';
 
 type Row = {
-  rule: 'bloated' | 'indexed' | 'hot';
+  rule: (typeof SETS)[keyof typeof SETS]['label'];
   matched: string;
   schema: string;
   name: string;
@@ -43,15 +44,58 @@ type Row = {
  */
 type Sizes = 'files' | 'catalog';
 
-function tablesQuery(versionNum: number, sizes: Sizes): string {
-  const newpage = versionNum >= 160000 ? 'pg_stat_get_tuples_newpage_updated(c.oid)::float8' : 'NULL::float8';
+/** The sets this inspector fills, in its query's labels, with each one's condition on the table `t`. */
+const SETS = {
+  bloated: {
+    label: 'bloated',
+    where: (p: (v: number) => string, w: { min_dead_tuples: number; min_dead_fraction: number }) =>
+      `dead >= ${p(w.min_dead_tuples)} AND dead >= ${p(w.min_dead_fraction)} * (live + dead)`,
+    order: 'dead DESC',
+  },
+  indexedWithDeadTuples: {
+    label: 'indexed',
+    where: (p: (v: number) => string, w: { min_dead_tuples: number; min_dead_fraction: number }) =>
+      `indexes > 0 AND dead >= ${p(w.min_dead_tuples)} AND dead >= ${p(w.min_dead_fraction)} * (live + dead)`,
+    order: 'dead DESC',
+  },
+  hotUnfriendly: {
+    label: 'hot',
+    where: (p: (v: number) => string, w: { min_updates: number; max_hot_fraction: number; min_fillfactor: number }) =>
+      `upd >= ${p(w.min_updates)} AND hot < ${p(w.max_hot_fraction)} * upd AND fillfactor >= ${p(w.min_fillfactor)}`,
+    order: '(upd - hot) DESC',
+  },
+} as const;
+
+/** The query of the wanted sets, `limit` tables each, and its values; null when none is wanted. */
+function tablesQuery(
+  versionNum: number,
+  sizes: Sizes,
+  wanted: AdviseSetRequests,
+  limitTo: number,
+): { text: string; values: (number | string)[] } | null {
+  const values: (number | string)[] = [];
+  const p = (v: number | string) => `$${values.push(v)}`;
+  const limit = p(limitTo);
+  const picks: string[] = [];
   const pick = (rule: string, where: string, order: string) =>
-    `(SELECT '${rule}' AS rule, count(*) OVER () AS matched, t.* FROM t WHERE ${where} ORDER BY ${order}, schema, name LIMIT $1)`;
+    `(SELECT '${rule}' AS rule, count(*) OVER () AS matched, t.* FROM t WHERE ${where} ORDER BY ${order}, schema, name LIMIT ${limit})`;
+  if (wanted.bloated) picks.push(pick(SETS.bloated.label, SETS.bloated.where(p, wanted.bloated), SETS.bloated.order));
+  if (wanted.indexedWithDeadTuples) {
+    const s = SETS.indexedWithDeadTuples;
+    picks.push(pick(s.label, s.where(p, wanted.indexedWithDeadTuples), s.order));
+  }
+  if (wanted.hotUnfriendly)
+    picks.push(
+      pick(SETS.hotUnfriendly.label, SETS.hotUnfriendly.where(p, wanted.hotUnfriendly), SETS.hotUnfriendly.order),
+    );
+  if (!picks.length) return null;
+  const newpage = versionNum >= 160000 ? 'pg_stat_get_tuples_newpage_updated(c.oid)::float8' : 'NULL::float8';
+  const block = sizes === 'catalog' ? p('block_size') : '';
   const size =
     sizes === 'files'
       ? 'pg_table_size(p.oid)::float8 AS table_bytes, pg_indexes_size(p.oid)::float8 AS index_bytes'
-      : 'p.pages * current_setting($8)::float8 AS table_bytes, p.index_pages * current_setting($8)::float8 AS index_bytes';
-  return `
+      : `p.pages * current_setting(${block})::float8 AS table_bytes, p.index_pages * current_setting(${block})::float8 AS index_bytes`;
+  const text = `
     WITH ix AS (
       SELECT i.indrelid, count(*)::int AS n, sum(ic.relpages)::float8 AS pages
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
@@ -73,16 +117,13 @@ function tablesQuery(versionNum: number, sizes: Sizes): string {
         AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
     )
     SELECT p.*, ${size} FROM (
-      ${pick('bloated', `dead >= $2 AND dead >= $3 * (live + dead)`, 'dead DESC')}
-      UNION ALL
-      ${pick('indexed', `indexes > 0 AND dead >= $2 AND dead >= $4 * (live + dead)`, 'dead DESC')}
-      UNION ALL
-      ${pick('hot', `upd >= $5 AND hot < $6 * upd AND fillfactor >= $7`, '(upd - hot) DESC')}
+      ${picks.join('\n      UNION ALL\n      ')}
     ) p`;
+  return { text, values };
 }
 
 /** Inspects the database the URL names; `limit` tables at most per rule. */
-export async function inspectPostgres(url: string, limit: number): Promise<Inspection> {
+export async function inspectPostgres(url: string, limit: number, wanted: AdviseSetRequests): Promise<Inspection> {
   const client = new pg.Client({
     connectionString: url,
     application_name: APPLICATION_NAME,
@@ -123,25 +164,20 @@ export async function inspectPostgres(url: string, limit: number): Promise<Inspe
     const h = head.rows[0]!;
     const versionNum = Number(h.num);
     const blockSize = Number(h.block);
-    const values = [
-      limit,
-      RULES.minDeadTuples,
-      RULES.rewriteDeadFraction,
-      RULES.indexCleanupDeadFraction,
-      RULES.minUpdates,
-      RULES.maxHotFraction,
-      RULES.minFillfactor,
-    ];
     let sizes: Sizes = 'files';
-    let rows: Row[];
-    await client.query('SAVEPOINT sizes');
-    try {
-      rows = (await client.query<Row>(tablesQuery(versionNum, 'files'), values)).rows;
-    } catch (e) {
-      if ((e as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw e;
-      await client.query('ROLLBACK TO SAVEPOINT sizes');
-      sizes = 'catalog';
-      rows = (await client.query<Row>(tablesQuery(versionNum, 'catalog'), [...values, 'block_size'])).rows;
+    let rows: Row[] = [];
+    const query = tablesQuery(versionNum, 'files', wanted, limit);
+    if (query) {
+      await client.query('SAVEPOINT sizes');
+      try {
+        rows = (await client.query<Row>(query.text, query.values)).rows;
+      } catch (e) {
+        if ((e as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw e;
+        await client.query('ROLLBACK TO SAVEPOINT sizes');
+        sizes = 'catalog';
+        const catalog = tablesQuery(versionNum, 'catalog', wanted, limit)!;
+        rows = (await client.query<Row>(catalog.text, catalog.values)).rows;
+      }
     }
     await client.query('ROLLBACK');
     const picked = (rule: Row['rule']): Picked<HeapTable> => {
@@ -171,11 +207,11 @@ export async function inspectPostgres(url: string, limit: number): Promise<Inspe
         recoveryInitSyncMethod: h.method,
         pageSize: blockSize,
       },
-      sets: {
-        bloated: picked('bloated'),
-        indexedWithDeadTuples: picked('indexed'),
-        hotUnfriendly: picked('hot'),
-      },
+      sets: Object.fromEntries(
+        (Object.keys(SETS) as (keyof typeof SETS)[])
+          .filter((set) => wanted[set])
+          .map((set) => [set, picked(SETS[set].label)]),
+      ),
     };
   } catch (e) {
     if (e instanceof AdviseError) throw e;
