@@ -7,7 +7,8 @@
  * in its own process with those hooks; nothing else is edited: scenario loading (a scenario that
  * lists pgcompat), advise's interpreter and its printed command (runCommandLine), and a run that
  * measures, records the engine and cleans up — and @tunelab/answers, loaded with the same hooks,
- * groups that run under the new engine and its major.
+ * groups that run under the new engine and its major, and the site (apps/site/src/lib/views.ts) prints
+ * reproduce and first-run commands that name it and that the runner parses back.
  */
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -146,15 +147,54 @@ describe('a third engine added in the places "Adding an engine" names', () => {
     const engines = JSON.parse(grouped.stdout) as { engine: string; major: string }[];
     expect(engines.length).toBeGreaterThan(0);
     for (const g of engines) expect(g).toEqual({ engine: 'pgcompat', major: String(submission.database.major) });
+
+    // The site, with the engine added the same way, prints commands that name it and that the
+    // runner parses back: the run's reproduce command and a first run of the scenario.
+    const site = await siteCommandsOf(out);
+    expect(site.code, site.stderr).toBe(0);
+    const { reproduce, note, first } = JSON.parse(site.stdout) as Record<string, string>;
+    const example = 'pgcompat://USER@HOST:5432/DBNAME';
+    expect(reproduce).toBe(`tunelab run ${KEY} --param rows=2000 --target ${example} --repetitions 1`);
+    expect(note).toBe(
+      `Replace ${example} with a PG-compatible server you can spare; the runner builds its own databases on it and drops them at the end.`,
+    );
+    expect(first).toBe(`tunelab run ${KEY} --target ${example}`);
+    for (const line of [reproduce, first]) {
+      const request = parseRunArgs(line!.replace(example, pgcompat(DB)).split(' ').slice(1));
+      expect(request.target).toBe(pgcompat(DB));
+      expect(request.scenario).toBe(KEY);
+    }
   });
 });
 
+/** The site's reproduceCommand, reproduceNote and firstRunCommand for the run, in a process with the engine added. */
+function siteCommandsOf(runFile: string) {
+  return hooked(
+    `
+    const { readFile } = await import('node:fs/promises');
+    const views = await import(${JSON.stringify(path.join(ROOT, 'apps/site/src/lib/views.ts'))});
+    const { submission } = JSON.parse(await readFile(process.argv[1], 'utf8'));
+    const run = {
+      scenario: { key: ${JSON.stringify(KEY)} },
+      params: submission.params,
+      samples: submission.samples,
+      databaseEnvironment: { engine: submission.database.engine },
+      source: 'measured',
+    };
+    const reproduce = views.reproduceCommand(run, { engines: ['pgcompat'] });
+    const note = views.reproduceNote(run, reproduce);
+    const first = views.firstRunCommand(${JSON.stringify(KEY)}, { engines: ['pgcompat', 'postgresql'] });
+    process.stdout.write(JSON.stringify({ reproduce, note, first }));
+  `,
+    [runFile],
+  );
+}
+
 /** answerRun of @tunelab/answers on a run file, in a process with the engine added: each group's engine and major. */
-function answersOf(runFile: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const script = `
-    import { register } from 'tsx/esm/api';
-    import { readFile } from 'node:fs/promises';
-    register();
+function answersOf(runFile: string) {
+  return hooked(
+    `
+    const { readFile } = await import('node:fs/promises');
     const { answerRun } = await import('@tunelab/answers');
     const { loadScenario } = await import('@tunelab/scenarios');
     const scenario = await loadScenario(process.argv[1]);
@@ -162,13 +202,19 @@ function answersOf(runFile: string): Promise<{ code: number | null; stdout: stri
     const metric = submission.samples[0].metric;
     const answer = answerRun({ doc: scenario.doc, published: scenario.published, run: submission, metric });
     process.stdout.write(JSON.stringify(answer.groups.map(({ group }) => ({ engine: group.engine.engine, major: String(group.engine.major) }))));
-  `;
+  `,
+    [path.join(dir, 'scenarios', KEY), runFile],
+  );
+}
+
+/** A module script run by Node with TypeScript loading and the engine's hooks, with `args` after it. */
+function hooked(script: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const source = `import { register } from 'tsx/esm/api';\nregister();\n${script}`;
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', HOOKS, '--input-type=module', '-e', script, path.join(dir, 'scenarios', KEY), runFile],
-      { cwd: ROOT, env: childEnv({}) },
-    );
+    const child = spawn(process.execPath, ['--import', HOOKS, '--input-type=module', '-e', source, ...args], {
+      cwd: ROOT,
+      env: childEnv({}),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
