@@ -22,7 +22,8 @@ type RunnerGroup = { group: { key: string; runners: number }; pairs: PairAnswerR
 const WORDS: Record<VerdictKind, string> = {
   faster: 'better',
   slower: 'worse',
-  'no-significant-difference': 'no significant difference',
+  // Undecided or within the margin: either way, no difference shown (the verdicts' own words say which).
+  'no-significant-difference': 'no difference shown',
   'insufficient-data': 'too few runs for a verdict',
   descriptive: 'descriptive',
 };
