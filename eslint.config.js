@@ -69,6 +69,8 @@ export default defineConfig(
       'apps/site/src/**/*.ts',
       'scripts/**/*.ts',
       'tooling/*/src/**/*.ts',
+      'apps/*/bench/**/*.ts',
+      'tests/**/*.ts',
     ],
     ignores: ['**/*.test.ts', 'apps/runner/src/test-support/**'],
     rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }] },

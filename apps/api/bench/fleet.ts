@@ -117,7 +117,18 @@ async function main() {
   api = server.child;
   const url = server.url;
 
-  // ── queue the jobs ──
+  const enqueueSeconds = await queueJobs(url, operator);
+  await claimAll(url, tokens, enqueueSeconds);
+  await idleBeforeAndAfterHistory(url, operator, tokens);
+  const completedHistory = await claimsAfterHistory(
+    { url, dbUrl, operator, tokens, hardware: HARDWARE },
+    { jobs: ROUND_JOBS, agents: ROUND_AGENTS, completed: COMPLETED },
+  );
+  console.log(completedHistory.lines.join('\n'));
+}
+
+/** JOBS jobs requested by 16 clients; the seconds it took. */
+async function queueJobs(url: string, operator: string): Promise<number> {
   const enqueueStarted = performance.now();
   let next = 0;
   const queuing = progressLines('queue', () => ({ done: next, total: JOBS, unit: 'jobs' }));
@@ -137,7 +148,11 @@ async function main() {
   queuing.stop();
   const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
 
-  // ── A agents claim until every job is taken ──
+  return enqueueSeconds;
+}
+
+/** AGENTS agents claim (each claim followed by one heartbeat) until every job is taken; prints the figures. */
+async function claimAll(url: string, tokens: string[], enqueueSeconds: number): Promise<void> {
   const latency = hdr.build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: 120_000_000,
@@ -224,8 +239,10 @@ async function main() {
   ];
   console.log(lines.join('\n'));
   if (duplicates > 0 || jobsSeen.size !== JOBS) process.exitCode = 1;
+}
 
-  // ── an idle fleet before and after a history of requested and cancelled jobs ──
+/** An idle fleet before and after a history of requested and cancelled jobs; prints the figures. */
+async function idleBeforeAndAfterHistory(url: string, operator: string, tokens: string[]): Promise<void> {
   const before = await idlePhase(url, tokens);
   const historyStarted = performance.now();
   let requested = 0;
@@ -260,12 +277,6 @@ async function main() {
       `  after/before: transactions ${ratio(after.xactPerSecond, before.xactPerSecond)}, API CPU ${ratio(after.apiCpu, before.apiCpu)}, empty claim ${ratio(after.emptyClaimMs, before.emptyClaimMs)}`,
     ].join('\n'),
   );
-
-  const completedHistory = await claimsAfterHistory(
-    { url, dbUrl, operator, tokens, hardware: HARDWARE },
-    { jobs: ROUND_JOBS, agents: ROUND_AGENTS, completed: COMPLETED },
-  );
-  console.log(completedHistory.lines.join('\n'));
 }
 
 /** The idle agents' labels; history job i asks for a non-empty subset of them (255 distinct queues, all fitting). */

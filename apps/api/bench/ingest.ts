@@ -34,7 +34,6 @@ import { buildApp, type App } from '../src/index.ts';
 import { makeSubmission, POINTS_PER_SUBMISSION, SAMPLES_PER_SUBMISSION, type Workload } from './workload.ts';
 import { PLAIN_SCHEMA, plainInsert, plainStatements } from './plain-insert.ts';
 import { COPY_SCHEMA, rawCopy } from './raw-copy.ts';
-import { prismaOf } from '@tunelab/results-db/testing';
 import { childEnv } from './env.ts';
 import {
   databaseUrl,
@@ -283,7 +282,6 @@ const fmt = (n: number, digits = 0) =>
 
 async function main(): Promise<number> {
   const loadBefore = os.loadavg();
-  const rowsPer = SAMPLES_PER_SUBMISSION + POINTS_PER_SUBMISSION;
   console.log(
     `ingest bench: ${CLIENTS} clients, ${SUBMISSIONS} submissions (+${WARMUP} warm-up), ` +
       `${SAMPLES_PER_SUBMISSION} samples + ${POINTS_PER_SUBMISSION} time-series points each, ` +
@@ -297,24 +295,7 @@ async function main(): Promise<number> {
     `database: ${dbName} on PostgreSQL ${server?.server_version} at ${new URL(adminUrl).host} (dropped at the end)`,
   );
 
-  const baseUrls: string[] = [];
-  if (args['in-process']) {
-    app = await buildApp({ databaseUrl: benchUrl, logger: false, rateLimitPerMinute: 1e9 });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const addr = app.server.address();
-    if (!addr || typeof addr === 'string') throw new Error('the API did not listen on a TCP port');
-    baseUrls.push(`http://127.0.0.1:${addr.port}`);
-  } else {
-    // One after the other: the first applies the migrations.
-    for (let i = 0; i < API_PROCESSES; i++) {
-      const started = await startBenchApi();
-      apiProcesses.push(started.child);
-      baseUrls.push(started.url);
-    }
-  }
-  console.log(
-    `API: ${args['in-process'] ? 'in this process (clients share its event loop)' : `${API_PROCESSES === 1 ? 'its own process' : `${API_PROCESSES} processes`} (pid ${apiProcesses.map((c) => c.pid).join(', ')})`} at ${baseUrls.join(', ')}`,
-  );
+  const baseUrls = await startApis();
   benchDb = await openResultsDb(benchUrl, { poolSize: 2 });
   const { token } = await benchDb.createRunner(`bench-${randomBytes(3).toString('hex')}`);
 
@@ -341,8 +322,61 @@ async function main(): Promise<number> {
     await runPool(warm, CLIENTS, async (w) => void (await rawCopy(pool, w)));
   }
 
-  // --- measured: API and plain INSERT alternate in rounds (A B B A …), so that load from other
-  // processes on the machine drifting during the run hits both sides alike ---------------------
+  const m = await measureRounds({ baseUrls, token, pool, plainStmt, measured });
+  clearInterval(progressTimer);
+  await checkStored(baseUrls, m.runIds, measured, pool);
+  report(m, loadBefore);
+  return 0;
+}
+
+/** Starts the API (in this process, or its own processes) and returns the address of each. */
+async function startApis(): Promise<string[]> {
+  const baseUrls: string[] = [];
+  if (args['in-process']) {
+    app = await buildApp({ databaseUrl: benchUrl, logger: false, rateLimitPerMinute: 1e9 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const addr = app.server.address();
+    if (!addr || typeof addr === 'string') throw new Error('the API did not listen on a TCP port');
+    baseUrls.push(`http://127.0.0.1:${addr.port}`);
+  } else {
+    // One after the other: the first applies the migrations.
+    for (let i = 0; i < API_PROCESSES; i++) {
+      const started = await startBenchApi();
+      apiProcesses.push(started.child);
+      baseUrls.push(started.url);
+    }
+  }
+  console.log(
+    `API: ${args['in-process'] ? 'in this process (clients share its event loop)' : `${API_PROCESSES === 1 ? 'its own process' : `${API_PROCESSES} processes`} (pid ${apiProcesses.map((c) => c.pid).join(', ')})`} at ${baseUrls.join(', ')}`,
+  );
+  return baseUrls;
+}
+
+type Cpu = { node: number; api: number; pg: number };
+type Measured = {
+  rounds: { submissions: number; apiMs: number; plainMs: number; copyMs: number }[];
+  apiLatency: Histogram;
+  plainLatency: Histogram;
+  copyLatency: Histogram;
+  apiIngest: Histogram;
+  runIds: Map<string, string>;
+  apiCpu: Cpu;
+  plainCpu: Cpu;
+  copyCpu: Cpu;
+};
+
+/**
+ * The measured rounds: API, plain INSERT and raw COPY alternate (A B C, C B A, …), so that load
+ * from other processes on the machine drifting during the run hits every path alike.
+ */
+async function measureRounds(ctx: {
+  baseUrls: string[];
+  token: string;
+  pool: pg.Pool;
+  plainStmt: ReturnType<typeof plainStatements>;
+  measured: (from: number, to: number) => Workload[];
+}): Promise<Measured> {
+  const { baseUrls, token, pool, plainStmt, measured } = ctx;
   const apiLatency = newHistogram();
   const plainLatency = newHistogram();
   const copyLatency = newHistogram();
@@ -401,15 +435,22 @@ async function main(): Promise<number> {
         `ratios ÷ INSERT ${(round.plainMs / round.apiMs).toFixed(2)}, ÷ COPY ${(round.copyMs / round.apiMs).toFixed(2)}`,
     );
   }
-  clearInterval(progressTimer);
-  const apiMs = rounds.reduce((sum, r) => sum + r.apiMs, 0);
-  const plainMs = rounds.reduce((sum, r) => sum + r.plainMs, 0);
-  const copyMs = rounds.reduce((sum, r) => sum + r.copyMs, 0);
+  return { rounds, apiLatency, plainLatency, copyLatency, apiIngest, runIds, apiCpu, plainCpu, copyCpu };
+}
 
-  // --- checks: everything stored, and stored as sent ------------------------------------------
-  const counts = await prismaOf(benchDb).$queryRaw<{ runs: bigint; samples: bigint; points: bigint }[]>`
-    SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM samples) AS samples, (SELECT count(*) FROM time_series_points) AS points`;
-  const c = counts[0]!;
+/** Everything stored, and stored as sent: counts on every path, and three runs read back through the API. */
+async function checkStored(
+  baseUrls: string[],
+  runIds: Map<string, string>,
+  measured: (from: number, to: number) => Workload[],
+  pool: pg.Pool,
+): Promise<void> {
+  const [c] = (
+    await pool.query<{ runs: string; samples: string; points: string }>(
+      'SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM samples) AS samples, (SELECT count(*) FROM time_series_points) AS points',
+    )
+  ).rows;
+  if (!c) throw new Error('no counts');
   const expectedRuns = WARMUP + SUBMISSIONS;
   if (
     Number(c.runs) !== expectedRuns ||
@@ -451,8 +492,27 @@ async function main(): Promise<number> {
     Number(copyCount?.p) !== expectedRuns * POINTS_PER_SUBMISSION
   )
     throw new Error(`raw COPY stored ${copyCount?.s} samples and ${copyCount?.p} points`);
+}
 
-  // --- report ----------------------------------------------------------------------------------
+/** A table with its first column left-aligned and the others right-aligned, a blank line either side. */
+function printTable(table: string[][]): void {
+  const widths = table[0]!.map((_, col) => Math.max(...table.map((row) => row[col]!.length)));
+  const line = (row: string[]) =>
+    row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
+  console.log('');
+  console.log(line(table[0]!));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of table.slice(1)) console.log(line(row));
+  console.log('');
+}
+
+/** The table of the three paths, CPU per submission and the two ratios with their aims. */
+function report(m: Measured, loadBefore: number[]): void {
+  const { rounds, apiLatency, plainLatency, copyLatency, apiIngest, apiCpu, plainCpu, copyCpu } = m;
+  const rowsPer = SAMPLES_PER_SUBMISSION + POINTS_PER_SUBMISSION;
+  const apiMs = rounds.reduce((sum, r) => sum + r.apiMs, 0);
+  const plainMs = rounds.reduce((sum, r) => sum + r.plainMs, 0);
+  const copyMs = rounds.reduce((sum, r) => sum + r.copyMs, 0);
   const apiSubs = SUBMISSIONS / (apiMs / 1000);
   const plainSubs = SUBMISSIONS / (plainMs / 1000);
   const apiRows = apiSubs * rowsPer;
@@ -508,14 +568,7 @@ async function main(): Promise<number> {
       ms(copyLatency.maxValue),
     ],
   ];
-  const widths = table[0]!.map((_, col) => Math.max(...table.map((row) => row[col]!.length)));
-  const line = (row: string[]) =>
-    row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  ');
-  console.log('');
-  console.log(line(table[0]!));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of table.slice(1)) console.log(line(row));
-  console.log('');
+  printTable(table);
   const meanHttp = apiLatency.mean - apiIngest.mean;
   console.log(
     `mean latency ${ms(apiLatency.mean)} ms = ingestRun ${ms(apiIngest.mean)} ms (${((apiIngest.mean / apiLatency.mean) * 100).toFixed(0)}%)` +
@@ -551,7 +604,6 @@ async function main(): Promise<number> {
       .map((l) => l.toFixed(2))
       .join(' ')} at the end`,
   );
-  return 0;
 }
 
 let code: number;

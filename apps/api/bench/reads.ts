@@ -93,6 +93,24 @@ async function readers(url: string, n: number): Promise<void> {
   );
 }
 
+/** The command line's sizes, each a whole number ≥ 0 (else a sentence and exit 2). */
+function options() {
+  const o = {
+    readerCount: Number(args.readers),
+    submissions: Number(args.submissions),
+    intervalMs: Number(args['interval-ms']),
+    rounds: Number(args.rounds),
+    seedRuns: Number(args.seed),
+  };
+  for (const [name, v] of Object.entries(o)) {
+    if (!Number.isInteger(v) || v < 0) {
+      console.error(`bench:reads: ${name} must be a whole number ≥ 0`);
+      process.exit(2);
+    }
+  }
+  return o;
+}
+
 async function main(): Promise<void> {
   if (args.help) {
     console.log(
@@ -100,17 +118,7 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const readerCount = Number(args.readers);
-  const submissions = Number(args.submissions);
-  const intervalMs = Number(args['interval-ms']);
-  const rounds = Number(args.rounds);
-  const seedRuns = Number(args.seed);
-  for (const [name, v] of Object.entries({ readerCount, submissions, intervalMs, rounds, seedRuns })) {
-    if (!Number.isInteger(v) || v < 0) {
-      console.error(`bench:reads: ${name} must be a whole number ≥ 0`);
-      process.exit(2);
-    }
-  }
+  const { readerCount, submissions, intervalMs, rounds, seedRuns } = options();
   let step = 'importing the published figures';
   let done = 0;
   const lines = progressLines('reads', () => (step.includes('submissions') ? `${step}: ${done} done` : step));
@@ -134,21 +142,7 @@ async function main(): Promise<void> {
       spawn(process.execPath, ['--import', 'tsx', importer], { env, stdio: 'ignore' }).once('exit', resolve),
     );
     step = 'starting the API';
-    const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-    const started = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-      api = spawn(process.execPath, ['--import', 'tsx', server, '--quickstart'], {
-        env: { ...env, PORT: '0', HOST: '127.0.0.1', TUNELAB_READ_RATE_LIMIT: '1000000000' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let out = '';
-      api.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
-        const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
-        if (url && token) resolve({ url, token });
-      });
-      api.once('exit', (code) => reject(new Error(`the API exited ${code}: ${out}`)));
-    });
+    const started = await startQuickstartApi(env, (child) => (api = child));
     let next = 0;
     const submit = async (): Promise<number> => {
       const w = makeSubmission(next++, 'bench-reads');
@@ -189,7 +183,7 @@ async function main(): Promise<void> {
     };
     const idle: number[] = [];
     const flooded: number[] = [];
-    const readerStats: { reads: number; perSecond: number; p50: number; p99: number; statuses: object }[] = [];
+    const readerStats: ReaderStats[] = [];
     for (let round = 0; round < rounds; round++) {
       [step, done] = [`round ${round + 1} of ${rounds}, idle: ${submissions} submissions`, 0];
       idle.push(...(await phase()));
@@ -205,36 +199,74 @@ async function main(): Promise<void> {
       flooded.push(...(await phase()));
       child.stdin.end();
       await new Promise((r) => child.once('exit', r));
-      readerStats.push(JSON.parse(out) as (typeof readerStats)[number]);
+      readerStats.push(JSON.parse(out) as ReaderStats);
     }
-    const fmt = (x: number) => x.toFixed(1).padStart(8);
-    const row = (name: string, xs: number[]) =>
-      console.log(
-        `${name.padEnd(30)} n=${String(xs.length).padStart(4)}  p50 ${fmt(percentile(xs, 50))} ms  p99 ${fmt(percentile(xs, 99))} ms  max ${fmt(Math.max(...xs))} ms`,
-      );
-    console.log(
-      `\nbench:reads — ${new Date().toISOString()}, load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
-    );
-    console.log(
-      `${resultsDatabase()}, ${seedRuns} seeded runs + published; ${readerCount} readers; ${rounds} rounds\n`,
-    );
-    console.log(`one uncached computation of each query: ${cold.join(', ')}`);
-    row('submission, idle', idle);
-    row(`submission, ${readerCount} readers`, flooded);
-    const ratio = percentile(flooded, 99) / percentile(idle, 99);
-    console.log(
-      `\nmeasured: the latency of one runner's POST /v1/runs alone and while ${readerCount} readers GET /v1/comparisons, ${submissions} submissions per phase × ${rounds} rounds`,
-    );
-    console.log(`submission p99 flooded ÷ idle: ${ratio.toFixed(2)}× (aim ≤ 3)`);
-    for (const [i, r] of readerStats.entries())
-      console.log(
-        `readers round ${i + 1}: ${r.reads} reads, ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (aim ≤ 1000 ms), statuses ${JSON.stringify(r.statuses)}`,
-      );
+    report({ readerCount, submissions, rounds, seedRuns, cold, idle, flooded, readerStats });
   } finally {
     await cleanup();
   }
+}
+
+/** The API over the embedded results database, started with --quickstart: its address and the token it printed. */
+function startQuickstartApi(
+  env: NodeJS.ProcessEnv,
+  onChild: (child: ChildProcess) => void,
+): Promise<{ url: string; token: string }> {
+  const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const api = spawn(process.execPath, ['--import', 'tsx', server, '--quickstart'], {
+      env: { ...env, PORT: '0', HOST: '127.0.0.1', TUNELAB_READ_RATE_LIMIT: '1000000000' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    onChild(api);
+    let out = '';
+    api.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const url = /TuneLab API listening on (http:\/\/\S+)/.exec(out)?.[1];
+      const token = /TUNELAB_TOKEN=(tlr_\S+)/.exec(out)?.[1];
+      if (url && token) resolve({ url, token });
+    });
+    api.once('exit', (code) => reject(new Error(`the API exited ${code}: ${out}`)));
+  });
+}
+
+type ReaderStats = { reads: number; perSecond: number; p50: number; p99: number; statuses: object };
+
+/** The submissions' latency alone and under readers, their ratio against its aim, and the readers' own figures. */
+function report(r: {
+  readerCount: number;
+  submissions: number;
+  rounds: number;
+  seedRuns: number;
+  cold: string[];
+  idle: number[];
+  flooded: number[];
+  readerStats: ReaderStats[];
+}): void {
+  const { readerCount, submissions, rounds, seedRuns, cold, idle, flooded, readerStats } = r;
+  const fmt = (x: number) => x.toFixed(1).padStart(8);
+  const row = (name: string, xs: number[]) =>
+    console.log(
+      `${name.padEnd(30)} n=${String(xs.length).padStart(4)}  p50 ${fmt(percentile(xs, 50))} ms  p99 ${fmt(percentile(xs, 99))} ms  max ${fmt(Math.max(...xs))} ms`,
+    );
+  console.log(
+    `\nbench:reads — ${new Date().toISOString()}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(`${resultsDatabase()}, ${seedRuns} seeded runs + published; ${readerCount} readers; ${rounds} rounds\n`);
+  console.log(`one uncached computation of each query: ${cold.join(', ')}`);
+  row('submission, idle', idle);
+  row(`submission, ${readerCount} readers`, flooded);
+  const ratio = percentile(flooded, 99) / percentile(idle, 99);
+  console.log(
+    `\nmeasured: the latency of one runner's POST /v1/runs alone and while ${readerCount} readers GET /v1/comparisons, ${submissions} submissions per phase × ${rounds} rounds`,
+  );
+  console.log(`submission p99 flooded ÷ idle: ${ratio.toFixed(2)}× (aim ≤ 3)`);
+  for (const [i, stats] of readerStats.entries())
+    console.log(
+      `readers round ${i + 1}: ${stats.reads} reads, ${stats.perSecond.toFixed(0)}/s, p50 ${stats.p50.toFixed(1)} ms, p99 ${stats.p99.toFixed(1)} ms (aim ≤ 1000 ms), statuses ${JSON.stringify(stats.statuses)}`,
+    );
 }
 
 /** Which results database the API under test used: its own embedded one, or the DATABASE_URL it inherited (no password shown). */
