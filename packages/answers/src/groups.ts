@@ -117,8 +117,9 @@ type Acc = {
   profiles: Set<string>;
   /** The runners that sent the group's runs. */
   runners: Set<string>;
-  /** Runs flagged noisy, and runs without noise figures. */
+  /** Runs flagged noisy (and of those, the ones measured in paired blocks), and runs without noise figures. */
   noisy: Set<string>;
+  pairedNoisy: Set<string>;
   unmeasured: Set<string>;
 };
 
@@ -332,6 +333,7 @@ function buildGroup(
       noisy: acc.noisy.size,
       unmeasured: acc.unmeasured.size,
       excluded,
+      paired: acc.pairedNoisy.size,
     },
   };
 }
@@ -359,6 +361,7 @@ function newAcc(r: SampleRow, family: string): Acc {
     settings: new Map(),
     warnings: new Map(),
     noisy: new Set(),
+    pairedNoisy: new Set(),
     unmeasured: new Set(),
   };
 }
@@ -378,8 +381,10 @@ function addRun(acc: Acc, r: SampleRow, docs: ScenarioDocs): void {
     set.add(value);
   }
   acc.runs.set(r.run_id, r.received_at);
-  if (r.noisy === true) acc.noisy.add(r.run_id);
-  else if (r.noisy === null || r.noisy === undefined) acc.unmeasured.add(r.run_id);
+  if (r.noisy === true) {
+    acc.noisy.add(r.run_id);
+    if (r.position !== null && r.position !== undefined) acc.pairedNoisy.add(r.run_id);
+  } else if (r.noisy === null || r.noisy === undefined) acc.unmeasured.add(r.run_id);
   acc.profiles.add(r.fingerprint);
   if (r.runner) acc.runners.add(r.runner);
   const dbKey = `${r.engine}\u0000${r.db_version}`;
@@ -476,7 +481,11 @@ export function groupSamples(
 /** Distinct runs over every group: drawn on, flagged noisy, without noise figures, and left out as noisy. */
 function countNoise(policy: NoisyPolicy, kept: readonly SampleRow[], excluded: readonly Set<string>[]): NoiseCounts {
   const runs = new Map<string, boolean | null>();
-  for (const r of kept) runs.set(r.run_id, r.noisy ?? null);
+  const paired = new Set<string>();
+  for (const r of kept) {
+    runs.set(r.run_id, r.noisy ?? null);
+    if (r.noisy === true && r.position !== null && r.position !== undefined) paired.add(r.run_id);
+  }
   const flags = [...runs.values()];
   return {
     policy,
@@ -484,6 +493,7 @@ function countNoise(policy: NoisyPolicy, kept: readonly SampleRow[], excluded: r
     noisy: flags.filter((x) => x === true).length,
     unmeasured: flags.filter((x) => x === null).length,
     excluded: new Set(excluded.flatMap((set) => [...set])).size,
+    paired: paired.size,
   };
 }
 

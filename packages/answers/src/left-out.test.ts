@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { judgeNoise, RunSubmission, type RunNoise } from '@tunelab/contracts';
+import { describeNoiseCounts, judgeNoise, RunSubmission, type RunNoise } from '@tunelab/contracts';
 import { DEFAULT_SCENARIOS_DIR, loadScenario } from '@tunelab/scenarios';
 import { answerRun } from './run.ts';
 import { articleFindings } from './article-findings.ts';
@@ -75,6 +75,33 @@ describe('runs left out of the verdict', () => {
     expect(quiet.leftOut).toEqual([]);
     expect(quiet.groups.map((a) => a.pairs)).toEqual(answer(NOISY, 'include').groups.map((a) => a.pairs));
     expect(answer(NOISY, 'include').leftOut).toEqual([]);
+  });
+
+  it('a noisy run measured in paired blocks counts under exclude: its interval carries the noise', () => {
+    const run = realRun();
+    const order = [...new Set(run.samples.map((s) => s.variant))];
+    // The same values, each repetition a block running the variants in one order.
+    const paired = {
+      ...run,
+      noise: NOISY,
+      samples: run.samples.map((s) => ({ ...s, position: order.indexOf(s.variant) + 1 })),
+    };
+    const a = answerRun({
+      doc: scenario.doc,
+      published: scenario.published,
+      run: paired,
+      metric: 'duration',
+      noisy: 'exclude',
+    });
+    expect(a.leftOut).toEqual([]);
+    expect(a.groups.length).toBeGreaterThan(0);
+    expect(a.noise).toMatchObject({ runs: 1, noisy: 1, paired: 1, excluded: 0 });
+    for (const g of a.groups) expect(g.pairs.every((p) => p.measured?.paired)).toBe(true);
+    expect(describeNoiseCounts(a.groups[0]!.group.noise)).toBe(
+      '1 run, 1 flagged noisy (in paired blocks: counted, their intervals carry the noise)',
+    );
+    // The same run without blocks is left out, as before.
+    expect(answer(NOISY, 'exclude').groups).toEqual([]);
   });
 
   it('the findings of a group of only noisy runs carry the same label under exclude, none under include', () => {

@@ -56,11 +56,14 @@ describe('judgeNoise', () => {
 
 describe('describeNoiseCounts', () => {
   it('says the runs, the flagged, the left out and the unmeasured', () => {
-    expect(describeNoiseCounts({ policy: 'include', runs: 3, noisy: 1, unmeasured: 0, excluded: 0 })).toBe(
+    expect(describeNoiseCounts({ policy: 'include', runs: 3, noisy: 1, unmeasured: 0, excluded: 0, paired: 0 })).toBe(
       '3 runs, 1 flagged noisy (pooled)',
     );
-    expect(describeNoiseCounts({ policy: 'exclude', runs: 1, noisy: 0, unmeasured: 1, excluded: 2 })).toBe(
+    expect(describeNoiseCounts({ policy: 'exclude', runs: 1, noisy: 0, unmeasured: 1, excluded: 2, paired: 0 })).toBe(
       '1 run, 0 flagged noisy; 2 noisy runs left out; 1 without noise figures',
+    );
+    expect(describeNoiseCounts({ policy: 'exclude', runs: 2, noisy: 1, unmeasured: 0, excluded: 1, paired: 1 })).toBe(
+      '2 runs, 1 flagged noisy (in paired blocks: counted, their intervals carry the noise); 1 noisy run left out',
     );
   });
 });

@@ -114,7 +114,7 @@ export function noiseDetailOf(raw: unknown): RunNoiseDetail | null {
   return n ? { ...n, ...judgeNoise(n) } : null;
 }
 
-/** `noisy` on answers and comparisons: `include` (the API's default) pools flagged runs and counts them; `exclude` leaves them out. */
+/** `noisy` on answers and comparisons: `include` (the API's default) pools flagged runs and counts them; `exclude` leaves out those measured without paired blocks. */
 export const NoisyPolicy = z.enum(['include', 'exclude']);
 export type NoisyPolicy = z.infer<typeof NoisyPolicy>;
 
@@ -129,6 +129,12 @@ export const NoiseCounts = z.object({
   unmeasured: z.number().int(),
   /** Runs left out because they were flagged noisy (`noisy=exclude`). */
   excluded: z.number().int(),
+  /**
+   * Of the `noisy` runs, those measured in paired blocks: each block runs every variant back to back,
+   * so a noisy moment slows both sides of its ratios and the verdict's interval carries the noise.
+   * They count under either policy; `exclude` leaves out only noisy runs without blocks.
+   */
+  paired: z.number().int(),
 });
 export type NoiseCounts = z.infer<typeof NoiseCounts>;
 
@@ -136,7 +142,7 @@ export type NoiseCounts = z.infer<typeof NoiseCounts>;
 export function describeNoiseCounts(c: NoiseCounts): string {
   const runs = (n: number) => `${n} ${n === 1 ? 'run' : 'runs'}`;
   const parts = [
-    `${runs(c.runs)}, ${c.noisy} flagged noisy${c.noisy > 0 ? ' (pooled)' : ''}`,
+    `${runs(c.runs)}, ${c.noisy} flagged noisy${c.noisy === 0 ? '' : c.paired === c.noisy ? ' (in paired blocks: counted, their intervals carry the noise)' : ' (pooled)'}`,
     c.excluded > 0 ? `${c.excluded} noisy ${c.excluded === 1 ? 'run' : 'runs'} left out` : null,
     c.unmeasured > 0 ? `${c.unmeasured} without noise figures` : null,
   ];
