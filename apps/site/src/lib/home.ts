@@ -205,11 +205,15 @@ export type MatrixRow = {
 export type MatrixScenario = { scenario: ScenarioView; rows: MatrixRow[] };
 
 /** The cell's word for one group's pair. */
-function cellWord(p: PairView): { word: string; kind: string } {
+export function cellWord(p: PairView): { word: string; kind: string } {
   const k = p.measured?.verdict.kind ?? 'insufficient-data';
   if (k === 'faster') return { word: 'better', kind: 'better' };
   if (k === 'slower') return { word: 'worse', kind: 'worse' };
-  if (k === 'no-significant-difference') return { word: 'no sure difference', kind: 'none' };
+  // Neither way: within the margin (decided), too noisy to decide (unstable), or not yet decided.
+  if (k === 'no-significant-difference') {
+    if (p.measured?.paired?.decision === 'unstable') return { word: 'unstable', kind: 'none' };
+    return p.measured?.verdict.conclusive ? { word: 'equivalent', kind: 'none' } : { word: 'undecided', kind: 'none' };
+  }
   if (k === 'descriptive') return { word: 'no verdict', kind: 'none' };
   return { word: 'too few runs', kind: 'insufficient' };
 }
