@@ -18,7 +18,9 @@ describe('formatDuration', () => {
     expect(formatDuration(14.5, 'hms')).toBe('0:00:14.50');
   });
   it('writes milliseconds for articles that reported them', () => {
-    expect(formatDuration(48.011511, 'ms')).toBe('48011.511');
+    expect(formatDuration(48.011511, 'ms')).toBe('48,011.511');
+    expect(formatDuration(2.004654, 'ms')).toBe('2,004.654');
+    expect(formatDuration(73.471, 'ms')).toBe('73,471');
   });
 });
 

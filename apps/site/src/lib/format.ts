@@ -28,7 +28,8 @@ const pad = (n: number) => String(n).padStart(2, '0');
  */
 export function formatDuration(seconds: number, format: DurationFormat): string {
   if (!Number.isFinite(seconds)) return '—';
-  if (format === 'ms') return `${(seconds * 1000).toFixed(3)}`;
+  // Milliseconds as the articles wrote them (to the microsecond), grouped, without trailing zeros.
+  if (format === 'ms') return Number((seconds * 1000).toFixed(3)).toLocaleString('en-US', { maximumFractionDigits: 3 });
   if (format === 's') return seconds >= 100 ? seconds.toFixed(1) : seconds.toPrecision(4);
   const sign = seconds < 0 ? '-' : '';
   const abs = Math.abs(seconds);
