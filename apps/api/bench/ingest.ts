@@ -525,48 +525,20 @@ function report(m: Measured, loadBefore: number[]): void {
   const copyRatios = rounds.map((r) => r.copyMs / r.apiMs).sort((a, b) => a - b);
   const copyRatio = median(copyRatios);
 
+  /** A path's row: its wall time, rates and latency percentiles (a blank rate for a part of a path). */
+  const row = (label: string, h: Histogram, wallMs: number | null, subs = 0, rows = 0) => [
+    label,
+    ...(wallMs === null ? ['', '', '', ''] : [fmt(SUBMISSIONS), (wallMs / 1000).toFixed(2), fmt(subs, 1), fmt(rows)]),
+    ms(h.getValueAtPercentile(50)),
+    ms(h.getValueAtPercentile(99)),
+    ms(h.maxValue),
+  ];
   const table = [
     ['', 'submissions', 'wall s', 'submissions/s', 'rows/s', 'p50 ms', 'p99 ms', 'max ms'],
-    [
-      'API (HTTP POST /v1/runs)',
-      fmt(SUBMISSIONS),
-      (apiMs / 1000).toFixed(2),
-      fmt(apiSubs, 1),
-      fmt(apiRows),
-      ms(apiLatency.getValueAtPercentile(50)),
-      ms(apiLatency.getValueAtPercentile(99)),
-      ms(apiLatency.maxValue),
-    ],
-    [
-      '  of which ingestRun (server)',
-      '',
-      '',
-      '',
-      '',
-      ms(apiIngest.getValueAtPercentile(50)),
-      ms(apiIngest.getValueAtPercentile(99)),
-      ms(apiIngest.maxValue),
-    ],
-    [
-      'plain multi-row INSERT (pg)',
-      fmt(SUBMISSIONS),
-      (plainMs / 1000).toFixed(2),
-      fmt(plainSubs, 1),
-      fmt(plainRows),
-      ms(plainLatency.getValueAtPercentile(50)),
-      ms(plainLatency.getValueAtPercentile(99)),
-      ms(plainLatency.maxValue),
-    ],
-    [
-      'raw binary COPY (pg-copy-streams)',
-      fmt(SUBMISSIONS),
-      (copyMs / 1000).toFixed(2),
-      fmt(copySubs, 1),
-      fmt(copyRows),
-      ms(copyLatency.getValueAtPercentile(50)),
-      ms(copyLatency.getValueAtPercentile(99)),
-      ms(copyLatency.maxValue),
-    ],
+    row('API (HTTP POST /v1/runs)', apiLatency, apiMs, apiSubs, apiRows),
+    row('  of which ingestRun (server)', apiIngest, null),
+    row('plain multi-row INSERT (pg)', plainLatency, plainMs, plainSubs, plainRows),
+    row('raw binary COPY (pg-copy-streams)', copyLatency, copyMs, copySubs, copyRows),
   ];
   printTable(table);
   const meanHttp = apiLatency.mean - apiIngest.mean;
