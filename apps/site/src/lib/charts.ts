@@ -287,7 +287,7 @@ export function distributionChartAt(input: DistributionInput, width: 'wide' | 'n
   return one(distributionBuild(input), width === 'wide' ? WIDE : NARROW, input.title, distributionDesc(input));
 }
 
-type DifferenceRow = {
+export type DifferenceRow = {
   /** What this row is: the hardware class and whatever else differs between the rows (server, scale, sweep point). */
   label: string;
   /** Improvement of candidate over baseline in the metric's direction, as a fraction (0.375 = 37.5% faster), with its CI. */

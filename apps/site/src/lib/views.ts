@@ -25,6 +25,7 @@ import {
   normalizeSetting,
 } from '@tunelab/answers';
 import { groupServer, serverKey, serverLabel } from './servers.ts';
+import type { DifferenceRow } from './charts.ts';
 import {
   formatDuration,
   formatInterval,
@@ -303,15 +304,7 @@ export function differenceRows(sc: ScenarioView) {
     {
       baseline: string;
       candidate: string;
-      rows: {
-        label: string;
-        estimate: number;
-        low: number | null;
-        high: number | null;
-        significant: boolean;
-        published: boolean;
-        level: string;
-      }[];
+      rows: (DifferenceRow & { level: string })[];
     }
   >();
   const groups = [...sc.publishedGroups, ...sc.classGroups];
