@@ -403,20 +403,24 @@ export type Finding = z.infer<typeof Finding>;
 export const FindingList = z.object({ items: z.array(Finding) });
 export type FindingList = z.infer<typeof FindingList>;
 
-export const SimilarHardwareGroup = z.object({
+/** What ranks a machine or a class for "hardware like mine": its class, storage, size and probe figures. */
+const SimilarSubject = z.object({
   class: z.string(),
-  source: z.enum(['measured', 'published']),
   storageKind: StorageKind,
-  /** The tier the class's machines' first probe measured; null when none was probed. */
+  /** The tier the first probe measured; null when none was probed. */
   storageTier: StorageTier.nullable(),
-  /** The storage the class was ranked as: its kind when the kernel (or --storage) knew it, else its tier's. */
+  /** The storage it was ranked as: its kind when the kernel (or --storage) knew it, else its tier's. */
   storage: SimilarStorage,
   physicalCores: z.number().int(),
   memoryGb: z.number().int(),
-  /** The median of the probes of the class's runs counted here; null when none was probed. */
+  /** The median of its probes (a class's: of its runs counted here); null when none was probed. */
   figures: SimilarFigures.nullable(),
   /** How many probes `figures` is the median of. */
   probes: z.number().int(),
+});
+
+export const SimilarHardwareGroup = SimilarSubject.extend({
+  source: z.enum(['measured', 'published']),
   sameStorage: z.boolean(),
   /**
    * Mean |log2 ratio| over `basis` (the figures both the machine and the class have): 0 = the same,
@@ -431,18 +435,7 @@ export const SimilarHardwareGroup = z.object({
   links: z.object({ comparisons: z.string() }),
 });
 export const SimilarHardware = z.object({
-  machine: z.object({
-    fingerprint: sha256Hex,
-    class: z.string(),
-    storageKind: StorageKind,
-    storageTier: StorageTier.nullable(),
-    storage: SimilarStorage,
-    physicalCores: z.number().int(),
-    memoryGb: z.number().int(),
-    /** The median of every probe of this machine; null when it was never probed. */
-    figures: SimilarFigures.nullable(),
-    probes: z.number().int(),
-  }),
+  machine: SimilarSubject.extend({ fingerprint: sha256Hex }),
   items: z.array(SimilarHardwareGroup),
 });
 export type SimilarHardware = z.infer<typeof SimilarHardware>;
