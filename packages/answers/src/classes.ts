@@ -23,6 +23,7 @@ import {
 } from '@tunelab/contracts';
 import { groupMajor, serverName } from './answer.ts';
 import {
+  conditionsKey,
   adjustInteractions,
   directionOf,
   interactionsOf,
@@ -87,15 +88,7 @@ function indexByConditions(groups: readonly Answered[]) {
     };
     if (!seen.classes.some((x) => x.group.hardware.class === g.hardware.class)) seen.classes.push(a);
     measuredOf.set(serverKey, seen);
-    const key = JSON.stringify([
-      g.scenario.version,
-      g.source,
-      g.engine.engine,
-      release,
-      g.unit,
-      Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
-      g.point ?? null,
-    ]);
+    const key = conditionsKey(g, release, true);
     byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
   return { byConditions, measuredOf };
@@ -142,14 +135,7 @@ export function answerClasses(groups: readonly Answered[]): ClassAnswers {
         unit: g.unit,
         rows,
         // One family of interaction tests: every pair and sweep point of one major and conditions.
-        family: JSON.stringify([
-          g.scenario.version,
-          g.source,
-          g.engine.engine,
-          groupMajor(g),
-          g.unit,
-          Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
-        ]),
+        family: conditionsKey(g, groupMajor(g), false),
         raw:
           direction === 'descriptive'
             ? []

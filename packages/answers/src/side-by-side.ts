@@ -17,6 +17,28 @@ type PairOf = Answered['pairs'][number];
 export const list = (xs: readonly string[]) =>
   xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 
+/**
+ * The key of a group's conditions besides the axis: `held` (the value the other axis is held at:
+ * the class on the versions axis, the major or release on the classes axis), then the scenario
+ * version, source, engine, unit and parameter values, and with `point` the sweep point. Groups with
+ * one key differ only in the axis; a family of interaction tests is one key without the point.
+ */
+export function conditionsKey(
+  g: Pick<AnswerGroup, 'scenario' | 'source' | 'engine' | 'unit' | 'params' | 'point'>,
+  held: string | number,
+  point: boolean,
+): string {
+  return JSON.stringify([
+    held,
+    g.scenario.version,
+    g.source,
+    g.engine.engine,
+    g.unit,
+    Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
+    ...(point ? [g.point ?? null] : []),
+  ]);
+}
+
 /** A row's figures, whatever the axis: the group's own n, means, improvement, interval, verdict and agreement. */
 export type PairFigures = Omit<VersionRow, 'engine' | 'major' | 'serverVersions'>;
 

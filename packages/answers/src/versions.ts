@@ -19,6 +19,7 @@ import {
 import { CLASSES_NAMED_UP_TO, classLabel } from './classes.ts';
 import { groupMajor, serverName } from './answer.ts';
 import {
+  conditionsKey,
   adjustInteractions,
   directionOf,
   interactionsOf,
@@ -69,15 +70,7 @@ function indexByConditions(groups: readonly Answered[]) {
     const first = `${g.engine.engine}\u0000${g.engine.major}`;
     releases.set(first, (releases.get(first) ?? new Set()).add(groupMajor(g)));
     majors.set(classKey, seen);
-    const key = JSON.stringify([
-      g.hardware.class,
-      g.scenario.version,
-      g.source,
-      g.engine.engine,
-      g.unit,
-      Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
-      g.point ?? null,
-    ]);
+    const key = conditionsKey(g, g.hardware.class, true);
     byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
   return { byConditions, majors, releases };
@@ -122,14 +115,7 @@ export function answerVersions(groups: readonly Answered[]): VersionAnswers {
         unit: g.unit,
         rows,
         // One family of interaction tests: every pair and sweep point of one class and conditions.
-        family: JSON.stringify([
-          g.hardware.class,
-          g.scenario.version,
-          g.source,
-          g.engine.engine,
-          g.unit,
-          Object.entries(g.params).sort(([x], [y]) => x.localeCompare(y)),
-        ]),
+        family: conditionsKey(g, g.hardware.class, false),
         raw:
           direction === 'descriptive'
             ? []
