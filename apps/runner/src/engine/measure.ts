@@ -21,6 +21,7 @@ import {
 } from './stopping.ts';
 import type { Snapshot, Unit } from './types.ts';
 import { decideSequential } from './sequential.ts';
+import { quietGate } from '../probe/quiet.ts';
 import { formatPercent } from '@tunelab/stats';
 
 /** A uniformly random order of the variants (Fisher–Yates on the OS's random numbers). */
@@ -52,18 +53,7 @@ export async function measureAll(
   const { rule, points, sequential } = plan;
   const { variants } = probed;
   const perRound = variants.length * points.length;
-  const sweepText = points[0]
-    ? ` × ${points.length} ${points[0].param} values (${points.map((p) => p!.value).join(', ')})`
-    : '';
-  log.emit({
-    type: 'phase',
-    phase: 'measure',
-    message: sequential
-      ? `${variants.length} variants${sweepText} in blocks of every variant in a random order, ${plan.startRepetitions}–${sequential.maxBlocks} blocks, until every declared pair's ${sequential.metric} is decided (differs, or equivalent within ±${formatPercent(sequential.margin)}) or ${sequential.budgetSeconds} s of measuring${sequential.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N, --budget sets the time)" : ''}`
-      : rule
-        ? `${variants.length} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}${rule.budgetSeconds !== undefined ? ` or ${rule.budgetSeconds} s of measuring` : ''}${rule.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N)" : ''}`
-        : `${variants.length} variants${sweepText} × ${plan.startRepetitions} blocks (every variant once per block, in a random order)`,
-  });
+  log.emit({ type: 'phase', phase: 'measure', message: designText(plan, variants.length) });
   const m: Measured = { samples: [], snapshots: [], order: [], restoreSeconds: [], repetitions: 0 };
   const most = sequential ? sequential.maxBlocks : rule?.maxRepetitions;
   const maxTotal = most !== undefined ? { maxTotal: perRound * most } : {};
@@ -73,10 +63,13 @@ export async function measureAll(
   const stops: StopDecision[] = [];
   const kept = new Set<string>();
   const measureStart = performance.now();
+  const quiet = quietGate(signal, (message) => log.emit({ type: 'phase', phase: 'measure', message }));
   for (const group of groups) {
     const groupStart = performance.now();
+    const waitedBefore = quiet.waitedMs;
     let planned = plan.startRepetitions;
     for (let repetition = 1; repetition <= planned; repetition++) {
+      await quiet.beforeBlock(repetition);
       const roundStart = performance.now();
       const total = perRound * planned;
       for (const point of group) {
@@ -102,13 +95,17 @@ export async function measureAll(
           });
         }
       }
+      quiet.afterBlock();
       m.repetitions = Math.max(m.repetitions, repetition);
       // One full block at a time, so every variant always has the same number of repetitions.
       if (repetition === planned && (sequential || rule)) {
         const now = performance.now();
         const judged = judgeBlocks(plan, probed, m.samples, group, repetition, {
-          // The sequential budget is shared out evenly between groups of points run one after another.
-          seconds: (now - (sequential ? groupStart : measureStart)) / 1000,
+          // The sequential budget is shared out evenly between groups of points run one after another;
+          // waiting for a quiet machine is not measuring and does not count.
+          seconds:
+            (now - (sequential ? groupStart : measureStart) - (quiet.waitedMs - (sequential ? waitedBefore : 0))) /
+            1000,
           roundSeconds: (now - roundStart) / 1000,
           groups: groups.length,
         });
@@ -137,7 +134,22 @@ export async function measureAll(
         : { ...stop, reason: stops.map((d) => d.reason).join('; '), cvs: stops.flatMap((d) => d.cvs) };
   }
   if (m.stopping) log.notes.push({ kind: 'stopping-rule', text: m.stopping.reason });
+  const waited = quiet.note();
+  if (waited) log.notes.push({ kind: 'quiet-wait', text: waited });
   return m;
+}
+
+/** What the measuring will do, in words: the design, its blocks or repetitions and when it stops. */
+function designText(plan: RunPlan, count: number): string {
+  const { rule, points, sequential } = plan;
+  const sweepText = points[0]
+    ? ` × ${points.length} ${points[0].param} values (${points.map((p) => p!.value).join(', ')})`
+    : '';
+  return sequential
+    ? `${count} variants${sweepText} in blocks of every variant in a random order, ${plan.startRepetitions}–${sequential.maxBlocks} blocks, until every declared pair's ${sequential.metric} is decided (differs, or equivalent within ±${formatPercent(sequential.margin)}) or ${sequential.budgetSeconds} s of measuring${sequential.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N, --budget sets the time)" : ''}`
+    : rule
+      ? `${count} variants${sweepText} × ${plan.startRepetitions}–${rule.maxRepetitions} repetitions, until every compared variant's CV ≤ ${formatCvPercent(rule.cvThreshold)}${rule.budgetSeconds !== undefined ? ` or ${rule.budgetSeconds} s of measuring` : ''}${rule.source === 'scenario' ? " (the scenario's default; --repetitions N runs exactly N)" : ''}`
+      : `${count} variants${sweepText} × ${plan.startRepetitions} blocks (every variant once per block, in a random order)`;
 }
 
 /** After a full block: the sequential design's decision, or the CV rule's; stop, or what is still open. */
