@@ -74,6 +74,7 @@ export async function waitForQuiet(
   read: BusyReader = busyShare,
 ): Promise<QuietWait> {
   let busy = await read(QUIET.windowMs);
+  if (busy === null || busy <= QUIET.busyShare) return { waitedMs: 0, busy, quiet: true };
   const start = performance.now();
   while (busy !== null && busy > QUIET.busyShare) {
     const waitedMs = performance.now() - start;
