@@ -75,6 +75,7 @@ describe("the scenario page says how a class's runners answer", () => {
     const advice = await pair('1-1', '1-2').locator('p.advice').first().innerText();
     expect(advice).toContain(`no advice from this class: ${contested}`);
     expect(await pair('1-1', '1-2').locator('p.runners').count()).toBe(0);
+    expect((await pair('1-1', '1-2').innerText()).split(contested).length - 1).toBe(1);
     // The other pair: both runners' own runs give the class's verdict, and the card says so.
     const runners = pair('2-1', '2-2').locator('p.runners');
     expect(await runners.getAttribute('data-standing')).toBe('agreed');
