@@ -60,6 +60,7 @@ describe('waiting for a quiet machine before a block', () => {
     );
   });
 
+  // Runs on Linux only: the CPUs are read from /proc/stat, which other systems do not have (CI is Linux, so it runs there).
   it.runIf(process.platform === 'linux')('reads two busy processes as a busy machine, and waits for them', async () => {
     busy(2);
     await new Promise((r) => setTimeout(r, 300));

@@ -4,17 +4,14 @@
  * word ("no sure difference") for an equivalence and an undecided pair alike.
  */
 import { describe, expect, it } from 'vitest';
-import type { PairView } from './answer.ts';
-import { cellWord } from './home.ts';
+import { cellWord, type CellPair } from './home.ts';
 
 type Kind = 'faster' | 'slower' | 'no-significant-difference' | 'insufficient-data' | 'descriptive';
-const pair = (kind: Kind, conclusive: boolean, decision?: 'differs' | 'equivalent' | 'undecided' | 'unstable') =>
-  ({
-    measured: {
-      verdict: { kind, sentence: '', significant: kind === 'faster' || kind === 'slower', conclusive },
-      ...(decision ? { paired: { decision } } : {}),
-    },
-  }) as unknown as PairView;
+const pair = (
+  kind: Kind,
+  conclusive: boolean,
+  decision?: 'differs' | 'equivalent' | 'undecided' | 'unstable',
+): CellPair => ({ measured: { verdict: { kind, conclusive }, ...(decision ? { paired: { decision } } : {}) } });
 
 describe('the matrix word of a pair', () => {
   it('names each decision', () => {
@@ -33,6 +30,6 @@ describe('the matrix word of a pair', () => {
     expect(cellWord(pair('no-significant-difference', true)).word).toBe('equivalent');
     expect(cellWord(pair('no-significant-difference', false)).word).toBe('undecided');
     expect(cellWord(pair('insufficient-data', false)).word).toBe('too few runs');
-    expect(cellWord({ measured: null } as unknown as PairView).word).toBe('too few runs');
+    expect(cellWord({ measured: null }).word).toBe('too few runs');
   });
 });

@@ -205,7 +205,15 @@ export type MatrixRow = {
 export type MatrixScenario = { scenario: ScenarioView; rows: MatrixRow[] };
 
 /** The cell's word for one group's pair. */
-export function cellWord(p: PairView): { word: string; kind: string } {
+/** What the cell word reads of a pair: its verdict's kind and whether it decided, and the paired decision. */
+export type CellPair = {
+  measured: {
+    verdict: Pick<NonNullable<PairView['measured']>['verdict'], 'kind' | 'conclusive'>;
+    paired?: Pick<NonNullable<NonNullable<PairView['measured']>['paired']>, 'decision'> | null;
+  } | null;
+};
+
+export function cellWord(p: CellPair): { word: string; kind: string } {
   const k = p.measured?.verdict.kind ?? 'insufficient-data';
   if (k === 'faster') return { word: 'better', kind: 'better' };
   if (k === 'slower') return { word: 'worse', kind: 'worse' };
