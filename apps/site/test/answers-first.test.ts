@@ -12,21 +12,19 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '@tunelab/browser';
+import type { Page } from 'playwright-core';
 import type { PairComparison, ScenarioAnswers, SimilarBySpec } from '@tunelab/contracts';
 import { formatP } from '@tunelab/answers';
 import { buildApp } from '@tunelab/api';
 import { openTestResultsDb } from './fresh-db.ts';
 import { seedAnswersFixture } from './answers-fixture.ts';
-import { buildSite } from './build.ts';
-import { serveStatic } from './static-server.ts';
+import { openBuiltSite } from './open-site.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'tl-answers-first-'));
 const dataDir = join(work, 'db');
 let out: string;
-let server: Awaited<ReturnType<typeof serveStatic>>;
-let browser: Browser;
+let site: Awaited<ReturnType<typeof openBuiltSite>> | undefined;
+let server: { url: string };
 // One page throughout: Chromium here runs as a single process, and closing a page can end it.
 let page: Page;
 
@@ -38,16 +36,12 @@ beforeAll(async () => {
     await db.close();
   }
   out = join(work, 'dist');
-  const built = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
-  expect(built.code, built.output).toBe(0);
-  server = await serveStatic(out);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  page.setDefaultTimeout(20_000);
+  site = await openBuiltSite(out, dataDir);
+  server = { url: site.url };
+  page = site.page;
 });
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await site?.close();
   await rm(work, { recursive: true, force: true });
 });
 

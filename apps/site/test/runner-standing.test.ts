@@ -10,20 +10,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '@tunelab/browser';
+import type { Page } from 'playwright-core';
 import { AnswersQuery } from '@tunelab/contracts';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { openTestResultsDb } from './fresh-db.ts';
 import { sampleRun, type MachineSpec } from './seed.ts';
-import { buildSite } from './build.ts';
-import { serveStatic } from './static-server.ts';
+import { openBuiltSite } from './open-site.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'tl-runner-standing-'));
 const dataDir = join(work, 'db');
-let server: Awaited<ReturnType<typeof serveStatic>>;
-let browser: Browser;
+let site: Awaited<ReturnType<typeof openBuiltSite>> | undefined;
 let page: Page;
+let url = '';
 let contested = '';
 let agreed = '';
 
@@ -52,23 +50,18 @@ beforeAll(async () => {
   } finally {
     await db.close();
   }
-  const out = join(work, 'dist');
-  const built = await buildSite(out, { TUNELAB_DATA_DIR: dataDir });
-  expect(built.code, built.output).toBe(0);
-  server = await serveStatic(out);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  page.setDefaultTimeout(20_000);
+  site = await openBuiltSite(join(work, 'dist'), dataDir);
+  page = site.page;
+  url = site.url;
 });
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await site?.close();
   await rm(work, { recursive: true, force: true });
 });
 
 describe("the scenario page says how a class's runners answer", () => {
   it('a contested pair gives no advice and says why; an agreed pair says which runners give its verdict', async () => {
-    await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
+    await page.goto(`${url}/scenarios/vacuum-index-cleanup/`);
     const card = page.locator('article.answer-card[data-cores="4"]').first();
     const pair = (b: string, c: string) => card.locator(`li.answer-pair[data-baseline="${b}"][data-candidate="${c}"]`);
     // The contested pair: its advice names no way, in the runners' own words (once, not again below it).
@@ -84,7 +77,7 @@ describe("the scenario page says how a class's runners answer", () => {
   });
 
   it('a class of one runner says nothing about runners', async () => {
-    await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
+    await page.goto(`${url}/scenarios/vacuum-index-cleanup/`);
     const card = page.locator('article.answer-card[data-cores="8"]').first();
     expect(await card.locator('p.runners').count()).toBe(0);
     expect(await card.locator('p.measured-on').innerText()).toMatch(/^4 runs on 1 machine · newest /);
