@@ -126,6 +126,9 @@ describe('a hostile runner with a copied spec', () => {
     expect(pooled.advice).toMatch(
       /^no advice from this class: 2 runners answer 1-2 vs 1-1 on their own runs: .* contested/,
     );
+    // The advice carries the runners' sentence; the reasons name the rule once, not the sentence again.
+    expect(pooled.reasons.filter((r) => r.includes(pooled.runners!.sentence))).toEqual([]);
+    expect(pooled.reasons.filter((r) => r.startsWith('runners: contested'))).toHaveLength(1);
   });
 
   it('two honest runners of one class that agree keep the pooled verdict, labelled agreed', async () => {

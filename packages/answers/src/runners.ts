@@ -28,6 +28,9 @@ const WORDS: Record<VerdictKind, string> = {
   descriptive: 'descriptive',
 };
 
+/** Why a contested pair's agreement is inconclusive (its advice carries the runners' sentence). */
+const CONTESTED_REASON = 'runners: contested (the advice says how), so the agreement with the article is not decided';
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The runners' verdicts on one pair, from each runner's own answers; null when the rule does not apply. */
@@ -87,7 +90,8 @@ export function weighRunners<G extends RunnerGroup>(
           runners,
           agreement: decided ? 'inconclusive' : p.agreement,
           sentence: decided ? 'inconclusive' : p.sentence,
-          reasons: [...p.reasons, `runners: ${runners.sentence}`],
+          // The advice says why in the runners' words; the reason names the rule, not the sentence again.
+          reasons: [...p.reasons, CONTESTED_REASON],
           advice: `no advice from this class: ${runners.sentence}; measure on your own machine`,
         };
       }),
