@@ -92,6 +92,36 @@ describe('the home page answers on its first screen', () => {
   });
 });
 
+describe('the scenario page answers first', () => {
+  // A card's best verdict: a difference, then an equivalence, then undecided or unstable, then none.
+  const RANK: Record<string, number> = { better: 0, worse: 0, equivalent: 1, unstable: 2, undecided: 2 };
+  it('opens with its strongest answer, and each class with its own strongest', async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    for (const key of ['vacuum-index-cleanup', 'vacuum-full-rewrite', 'recovery-init-sync']) {
+      await page.goto(`${server.url}/scenarios/${key}/`);
+      const cards = await page.locator('.answer-cards > article.answer-card').evaluateAll(
+        (els, rank) =>
+          els.map((e) => ({
+            cls: e.getAttribute('data-class')!,
+            rank: Math.min(
+              3,
+              ...Array.from(e.querySelectorAll('[data-verdict]')).map(
+                (x) => rank[x.getAttribute('data-verdict')!] ?? 3,
+              ),
+            ),
+          })),
+        RANK,
+      );
+      expect(cards.length, key).toBeGreaterThan(0);
+      expect(cards[0]!.rank, `${key}: the first card`).toBe(Math.min(...cards.map((c) => c.rank)));
+      for (const cls of new Set(cards.map((c) => c.cls))) {
+        const mine = cards.filter((c) => c.cls === cls);
+        expect(mine[0]!.rank, `${key}, ${cls}: its first card`).toBe(Math.min(...mine.map((c) => c.rank)));
+      }
+    }
+  });
+});
+
 describe('server majors', () => {
   it('names MariaDB 10.11 by its release line on every page that names a server', async () => {
     for (const path of ['/', '/scenarios/innodb-compression-insert/', '/coverage/']) {

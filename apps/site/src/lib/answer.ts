@@ -8,7 +8,7 @@ import type { ScenarioView } from './load.ts';
 import { compareMajors, groupServer } from './servers.ts';
 import { groupAnchor } from './views.ts';
 
-import { pairClaims, verdictMagnitude, type PairClaim } from '@tunelab/answers';
+import { decidingP, pairClaims, verdictMagnitude, type PairClaim } from '@tunelab/answers';
 
 export { AGREEMENT_TEXT } from '@tunelab/answers';
 export type { PairClaim } from '@tunelab/answers';
@@ -16,22 +16,51 @@ export type { PairClaim } from '@tunelab/answers';
 export type ClassAnswer = ScenarioAnswers['groups'][number];
 export type PairView = ClassAnswer['pairs'][number];
 
+/** How strong a pair's evidence is, as a sort key (smaller first). */
+export type Strength = [number, number, number];
+
 /**
- * One answer per group (class × conditions × point), the groups with the most runs first (the
- * package's order), except that the server versions of one class under the same conditions sit
- * together, oldest major first.
+ * A pair's strength: a difference first, then a decided equivalence, then undecided or unstable
+ * pairs, then too few runs; within each, the smallest deciding p, then the most repetitions.
+ */
+export function strength(p: PairView, g: ClassAnswer['group']): Strength {
+  const m = p.measured;
+  const n = g.variants
+    .filter((v) => v.variant === p.baseline || v.variant === p.candidate)
+    .reduce((s, v) => s + v.n, 0);
+  if (!m || m.verdict.kind === 'insufficient-data' || m.verdict.kind === 'descriptive') return [3, 1, -n];
+  return [m.verdict.significant ? 0 : m.verdict.conclusive ? 1 : 2, decidingP(m)?.p ?? 1, -n];
+}
+export const byStrength = (a: Strength, b: Strength) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+/** A group's strength: its strongest pair's. */
+const groupStrength = (a: ClassAnswer): Strength =>
+  a.pairs.map((p) => strength(p, a.group)).sort(byStrength)[0] ?? [4, 1, 0];
+
+/**
+ * One answer per group (class × conditions × point), the answer first: the groups of one class
+ * under the same conditions (its server versions) sit together, the strongest of them first, and
+ * those clusters come in the order of their strongest group (a decided pair before an undecided
+ * one), then the package's order (the most runs first). So a decided answer is never below an
+ * unstable one of the same class.
  */
 export function scenarioAnswers(sc: ScenarioView): ClassAnswer[] {
   const groups = sc.answers?.groups ?? [];
   const keyOf = (a: ClassAnswer) =>
     `${a.group.hardware.class}|${JSON.stringify(a.group.params)}|${a.group.scenario.version}|${a.group.point?.value ?? ''}|${a.group.engine.engine}`;
   const firstAt = new Map<string, number>();
+  const best = new Map<string, Strength>();
   groups.forEach((a, i) => {
-    if (!firstAt.has(keyOf(a))) firstAt.set(keyOf(a), i);
+    const k = keyOf(a);
+    if (!firstAt.has(k)) firstAt.set(k, i);
+    const s = groupStrength(a);
+    if (!best.has(k) || byStrength(s, best.get(k)!) < 0) best.set(k, s);
   });
   return [...groups].sort(
     (x, y) =>
+      byStrength(best.get(keyOf(x))!, best.get(keyOf(y))!) ||
       firstAt.get(keyOf(x))! - firstAt.get(keyOf(y))! ||
+      byStrength(groupStrength(x), groupStrength(y)) ||
       compareMajors(groupServer(x.group).major, groupServer(y.group).major),
   );
 }

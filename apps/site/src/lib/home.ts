@@ -7,7 +7,7 @@
  */
 import type { Agreement, ArticleFinding, LeftOut } from '@tunelab/contracts';
 import { classLabel, decidingP, pairClaims } from '@tunelab/answers';
-import { answerAnchor, type ClassAnswer, type PairView } from './answer.ts';
+import { answerAnchor, byStrength, strength, type ClassAnswer, type PairView, type Strength } from './answer.ts';
 import { formatWithUnit, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { compareServers, groupServer, rowServer, serverKey, serversText, type Server } from './servers.ts';
@@ -89,18 +89,6 @@ export function meansText(
   return `${withUnit(b)} for ${p.baseline} vs ${withUnit(c)} for ${p.candidate}`;
 }
 
-/** How strong a pair's evidence is: significant first, then the smallest deciding p, then the most repetitions. */
-function strength(p: PairView, g: ComparisonGroup): [number, number, number] {
-  const m = p.measured;
-  const n = g.variants
-    .filter((v) => v.variant === p.baseline || v.variant === p.candidate)
-    .reduce((s, v) => s + v.n, 0);
-  if (!m || m.verdict.kind === 'insufficient-data' || m.verdict.kind === 'descriptive') return [3, 1, -n];
-  return [m.verdict.significant ? 0 : 1, decidingP(m)?.p ?? 1, -n];
-}
-const byStrength = (a: [number, number, number], b: [number, number, number]) =>
-  a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-
 function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const g = a.group;
   const format = measuredFormat(sc, g);
@@ -153,15 +141,15 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
  * its strongest left-out answer, labelled, after every counted one: the page never goes blank.
  */
 export function answerLines(data: SiteData): AnswerLine[] {
-  const best: { line: AnswerLine; key: [number, number, number] }[] = [];
+  const best: { line: AnswerLine; key: Strength }[] = [];
   for (const sc of data.scenarios) {
     const counted = sc.answers?.groups ?? [];
     const shown = counted.length > 0 ? counted : (sc.answers?.leftOut ?? []);
-    let top: { a: ClassAnswer; p: PairView; key: [number, number, number] } | null = null;
+    let top: { a: ClassAnswer; p: PairView; key: Strength } | null = null;
     for (const a of shown)
       for (const p of a.pairs) {
         const [k, ...rest] = strength(p, a.group);
-        const key: [number, number, number] = [a.leftOut ? k + 4 : k, ...rest];
+        const key: Strength = [a.leftOut ? k + 4 : k, ...rest];
         if (!top || byStrength(key, top.key) < 0) top = { a, p, key };
       }
     if (top) best.push({ line: lineOf(sc, top.a, top.p), key: top.key });
