@@ -31,6 +31,44 @@ export const TWENTY_RELEASES = [
   ...Array.from({ length: 10 }, (_, i) => `17.${i}`),
 ];
 
+/**
+ * One run's submission on `release`: blocks of the pair, `[1-1, 1-2]` values measured in one block
+ * each; `asked: false` leaves out `options.serverRelease` (a run of `--server MAJOR`).
+ */
+export function releaseSubmission(
+  release: string,
+  blocks: readonly (readonly [number, number])[],
+  asked = true,
+): Record<string, unknown> {
+  const [major, minor] = release.split('.').map(Number) as [number, number];
+  const doc = structuredClone(fixture);
+  doc.scenario = {
+    key: RELEASE_RUNS_SCENARIO,
+    version: 'e'.repeat(64),
+    comparisons: [{ baseline: '1-1', candidate: '1-2' }],
+  };
+  doc.options = {
+    repetitions: blocks.length,
+    scale: 'default',
+    server: major,
+    ...(asked ? { serverRelease: release } : {}),
+  };
+  doc.database = { ...(doc.database as object), version: `PostgreSQL ${release} on x86_64-pc-linux-gnu`, major, minor };
+  doc.samples = blocks.flatMap((values, b) =>
+    (['1-1', '1-2'] as const).map((variant, place) => ({
+      variant,
+      repetition: b + 1,
+      position: ((b + place) % 2) + 1,
+      metric: 'duration',
+      unit: 's',
+      value: values[place],
+    })),
+  );
+  delete doc.timeSeries;
+  delete doc.order;
+  return doc;
+}
+
 /** The submissions, one per run, in release order. */
 export function releaseRuns(o: ReleaseRunsOptions): Record<string, unknown>[] {
   const random = seededRandom(o.seed ?? 45);
@@ -39,44 +77,13 @@ export function releaseRuns(o: ReleaseRunsOptions): Record<string, unknown>[] {
   let stepped = false;
   for (const release of o.releases) {
     if (release === o.stepAt) stepped = true;
-    const [major, minor] = release.split('.').map(Number) as [number, number];
     const ratio = RATIO * (stepped ? 1 + (o.step ?? 0) : 1);
     for (let run = 0; run < (o.runsPerRelease ?? 3); run += 1) {
-      const doc = structuredClone(fixture);
-      doc.scenario = {
-        key: RELEASE_RUNS_SCENARIO,
-        version: 'e'.repeat(64),
-        comparisons: [{ baseline: '1-1', candidate: '1-2' }],
-      };
-      doc.options = {
-        repetitions: o.blocksPerRun ?? 6,
-        scale: 'default',
-        server: major,
-        ...(run % 3 === 2 ? {} : { serverRelease: release }),
-      };
-      doc.database = {
-        ...(doc.database as object),
-        version: `PostgreSQL ${release} on x86_64-pc-linux-gnu`,
-        major,
-        minor,
-      };
-      doc.samples = Array.from({ length: o.blocksPerRun ?? 6 }, (_, b) => {
+      const blocks = Array.from({ length: o.blocksPerRun ?? 6 }, () => {
         const load = 1 + random() * 1.5;
-        return [
-          ['1-1', 10],
-          ['1-2', 10 * ratio],
-        ].map(([variant, base], place) => ({
-          variant,
-          repetition: b + 1,
-          position: ((b + place) % 2) + 1,
-          metric: 'duration',
-          unit: 's',
-          value: (base as number) * load * noise(),
-        }));
-      }).flat();
-      delete doc.timeSeries;
-      delete doc.order;
-      runs.push(doc);
+        return [10 * load * noise(), 10 * ratio * load * noise()] as const;
+      });
+      runs.push(releaseSubmission(release, blocks, run % 3 !== 2));
     }
   }
   return runs;

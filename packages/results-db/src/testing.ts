@@ -37,4 +37,11 @@ export const probeFigures = (over: Partial<MeasuredHardware> = {}): MeasuredHard
   notes: [],
   ...over,
 });
-export { releaseRuns, RATIO, RELEASE_RUNS_SCENARIO, TWENTY_RELEASES, type ReleaseRunsOptions } from './release-runs.ts';
+export {
+  releaseRuns,
+  releaseSubmission,
+  RATIO,
+  RELEASE_RUNS_SCENARIO,
+  TWENTY_RELEASES,
+  type ReleaseRunsOptions,
+} from './release-runs.ts';
