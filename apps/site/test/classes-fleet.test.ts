@@ -76,6 +76,10 @@ const between = (html: string, from: string, to: string) => html.slice(html.inde
 describe(`the scenario page over ${CLASSES} hardware classes`, () => {
   it('says the answer grouped by the verdict the classes give, and where the hardware changes it', async () => {
     const html = await readFile(join(out, PAGE, 'index.html'), 'utf8');
+    // Where the cards fold, the answer grouped by verdict is said in the answer section itself.
+    expect(text(between(html, '<ul class="answer-tally">', '</ul>'))).toContain(
+      `1-2 vs 1-1: better on ${CLASSES - HDD_CLASSES}, worse on ${HDD_CLASSES}`,
+    );
     const section = between(html, '<section class="classes"', '<details class="rule"');
     const pairs = section.match(/<section class="class-pair class-groups"[\s\S]*?<\/section>/g) ?? [];
     expect(pairs).toHaveLength(2);

@@ -4,7 +4,7 @@
  * word ("no sure difference") for an equivalence and an undecided pair alike.
  */
 import { describe, expect, it } from 'vitest';
-import { cellWord, type CellPair } from './home.ts';
+import { cellWord, type CellPair } from './answer.ts';
 
 type Kind = 'faster' | 'slower' | 'no-significant-difference' | 'insufficient-data' | 'descriptive';
 const pair = (

@@ -65,6 +65,46 @@ export function scenarioAnswers(sc: ScenarioView): ClassAnswer[] {
   );
 }
 
+/** What the cell word reads of a pair: its verdict's kind and whether it decided, and the paired decision. */
+export type CellPair = {
+  measured: {
+    verdict: Pick<NonNullable<PairView['measured']>['verdict'], 'kind' | 'conclusive'>;
+    paired?: Pick<NonNullable<NonNullable<PairView['measured']>['paired']>, 'decision'> | null;
+  } | null;
+};
+
+/** A pair's verdict word (the matrix cells, the cards' data-verdict, the grouped answer). */
+export function cellWord(p: CellPair): { word: string; kind: string } {
+  const k = p.measured?.verdict.kind ?? 'insufficient-data';
+  if (k === 'faster') return { word: 'better', kind: 'better' };
+  if (k === 'slower') return { word: 'worse', kind: 'worse' };
+  // Neither way: within the margin (decided), too noisy to decide (unstable), or not yet decided.
+  if (k === 'no-significant-difference') {
+    if (p.measured?.paired?.decision === 'unstable') return { word: 'unstable', kind: 'none' };
+    return p.measured?.verdict.conclusive ? { word: 'equivalent', kind: 'none' } : { word: 'undecided', kind: 'none' };
+  }
+  if (k === 'descriptive') return { word: 'no verdict', kind: 'none' };
+  return { word: 'too few runs', kind: 'insufficient' };
+}
+
+/**
+ * "1-2 vs 1-1: better on 60, equivalent on 10, undecided on 5": per declared pair, how many groups
+ * give each verdict (the matrix's words), the most first — the grouped answer in one line when a
+ * page folds its cards.
+ */
+export function verdictTally(answers: readonly ClassAnswer[]): { pair: string; counts: [string, number][] }[] {
+  const tally = new Map<string, Map<string, number>>();
+  for (const a of answers)
+    for (const p of a.pairs) {
+      const pair = `${p.candidate} vs ${p.baseline}`;
+      const counts = tally.get(pair) ?? new Map<string, number>();
+      const word = cellWord(p).word;
+      counts.set(word, (counts.get(word) ?? 0) + 1);
+      tally.set(pair, counts);
+    }
+  return [...tally].map(([pair, counts]) => ({ pair, counts: [...counts].sort(([, a], [, b]) => b - a) }));
+}
+
 /** "37.5% better (95% CI 23.4%–51.6%), p = 0.002": the magnitude and confidence of a significant verdict (@tunelab/answers). */
 export const magnitude = (p: PairView): string | null => verdictMagnitude(p.candidate, p.measured);
 

@@ -7,7 +7,15 @@
  */
 import type { Agreement, ArticleFinding, LeftOut } from '@tunelab/contracts';
 import { classLabel, decidingP, pairClaims } from '@tunelab/answers';
-import { answerAnchor, byStrength, strength, type ClassAnswer, type PairView, type Strength } from './answer.ts';
+import {
+  answerAnchor,
+  byStrength,
+  cellWord,
+  strength,
+  type ClassAnswer,
+  type PairView,
+  type Strength,
+} from './answer.ts';
 import { formatWithUnit, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { compareServers, groupServer, rowServer, serverKey, serversText, type Server } from './servers.ts';
@@ -191,28 +199,6 @@ export type MatrixRow = {
   cells: Map<string, MatrixCell>;
 };
 export type MatrixScenario = { scenario: ScenarioView; rows: MatrixRow[] };
-
-/** The cell's word for one group's pair. */
-/** What the cell word reads of a pair: its verdict's kind and whether it decided, and the paired decision. */
-export type CellPair = {
-  measured: {
-    verdict: Pick<NonNullable<PairView['measured']>['verdict'], 'kind' | 'conclusive'>;
-    paired?: Pick<NonNullable<NonNullable<PairView['measured']>['paired']>, 'decision'> | null;
-  } | null;
-};
-
-export function cellWord(p: CellPair): { word: string; kind: string } {
-  const k = p.measured?.verdict.kind ?? 'insufficient-data';
-  if (k === 'faster') return { word: 'better', kind: 'better' };
-  if (k === 'slower') return { word: 'worse', kind: 'worse' };
-  // Neither way: within the margin (decided), too noisy to decide (unstable), or not yet decided.
-  if (k === 'no-significant-difference') {
-    if (p.measured?.paired?.decision === 'unstable') return { word: 'unstable', kind: 'none' };
-    return p.measured?.verdict.conclusive ? { word: 'equivalent', kind: 'none' } : { word: 'undecided', kind: 'none' };
-  }
-  if (k === 'descriptive') return { word: 'no verdict', kind: 'none' };
-  return { word: 'too few runs', kind: 'insufficient' };
-}
 
 /**
  * Every measured group of every scenario in a matrix: one row per scenario × class × conditions
