@@ -12,25 +12,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
-import { judgeNoise, RunSubmission, type RunNoise, type ScenarioAnswers } from '@tunelab/contracts';
+import { judgeNoise, RunSubmission, type ScenarioAnswers } from '@tunelab/contracts';
 import { buildApp } from '@tunelab/api';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import { openTestResultsDb } from './fresh-db.ts';
 import { buildSite } from './build.ts';
+import { NOISY } from './noisy-run.ts';
 import { SAMPLE, SCENARIOS_DIR, sampleRun } from './seed.ts';
 import { serveStatic } from './static-server.ts';
 
-/** A CPU probe spread of 10 % (a 2-core VM beside a CI run): above its threshold, so flagged noisy. */
-const NOISY: RunNoise = {
-  windowSeconds: 8,
-  logicalCpus: 2,
-  cpuStealPct: 1.9,
-  loadAverage: { mean: 1.6, max: 1.6 },
-  timerLatenessMs: { p50: 0.4, p99: 5, max: 6, ticks: 80 },
-  cpuProbe: { runsMs: [26, 29, 28, 32, 25, 24, 24, 26], cvPct: 10.2, cpuSharePct: 89 },
-  ioProbe: null,
-  overheadSeconds: 0.25,
-};
 const LABEL = 'measured on a noisy machine: does not count towards the verdict';
 const SCENARIO = SAMPLE.scenario.key;
 

@@ -15,6 +15,7 @@ import { openTestResultsDb } from './fresh-db.ts';
 import { buildSite, SITE_DIR } from './build.ts';
 import { SAMPLE, sampleRun, seedDemo } from './seed.ts';
 import { serveStatic } from './static-server.ts';
+import { NOISY } from './noisy-run.ts';
 import { ingestDocument, prismaOf } from '@tunelab/results-db/testing';
 
 const SCREENSHOTS = join(SITE_DIR, 'test-output/screenshots');
@@ -702,19 +703,8 @@ describe('site build edge cases', () => {
     const db = await openTestResultsDb(dataDir);
     try {
       const run = sampleRun({ cores: 2, memoryGb: 8, disk: 'ssd' }, 1);
-      // A CPU probe spread of 10 % (the 2-core VM beside a CI run): above its threshold, so flagged noisy.
-      const noise = {
-        windowSeconds: 8,
-        logicalCpus: 2,
-        cpuStealPct: 1.9,
-        loadAverage: { mean: 1.6, max: 1.6 },
-        timerLatenessMs: { p50: 0.4, p99: 5, max: 6, ticks: 80 },
-        cpuProbe: { runsMs: [26, 29, 28, 32, 25, 24, 24, 26], cvPct: 10.2, cpuSharePct: 89 },
-        ioProbe: null,
-        overheadSeconds: 0.25,
-      };
-      run.noise = noise;
-      expect(judgeNoise(noise).noisy).toBe(true);
+      run.noise = NOISY;
+      expect(judgeNoise(NOISY).noisy).toBe(true);
       expect((await ingestDocument(db, run, 'site-noisy-only')).run.id).toBeTruthy();
     } finally {
       await db.close();

@@ -19,7 +19,7 @@ import {
 import { formatWithUnit, type DurationFormat } from './format.ts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { compareServers, groupServer, rowServer, serverKey, serversText, type Server } from './servers.ts';
-import { groupAnchor, measuredFormat, versionLabel } from './views.ts';
+import { groupAnchor, versionLabel } from './views.ts';
 
 type ComparisonGroup = ClassAnswer['group'];
 
@@ -99,11 +99,11 @@ export function meansText(
 
 function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
   const g = a.group;
-  const format = measuredFormat(sc, g);
   const mean = (v: string) => g.variants.find((x) => x.variant === v)?.mean;
   const b = mean(p.baseline);
   const c = mean(p.candidate);
-  const figures = meansText(g, p, format);
+  // In the metric's unit, as the answer card, the hardware pages and the feed print them (and the API gives them).
+  const figures = meansText(g, p, 's');
   const m = p.measured;
   const nOf = (v: string) => g.variants.find((x) => x.variant === v)?.n ?? 0;
   // The p the verdict was decided by (Bonferroni-adjusted when the scenario makes several decisions), never the raw one beside it.

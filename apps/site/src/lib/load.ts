@@ -403,7 +403,8 @@ function scenarioViews(
       versions: db?.versions ?? [],
       measuredRuns: mine.length,
       machines: new Set(mine.map((r) => r.hardware.fingerprint)).size,
-      newestAt: mine.reduce<string | null>((a, r) => (a === null || r.receivedAt > a ? r.receivedAt : a), null),
+      // When the newest run was measured (its finish), not when it was received or imported.
+      newestAt: mine.reduce<string | null>((a, r) => (a === null || r.finishedAt > a ? r.finishedAt : a), null),
       classGroups: classGroups.filter((g) => g.scenario.key === key),
       publishedGroups: publishedGroups.filter((g) => g.scenario.key === key),
       answers: answersOf.get(key)?.answers ?? null,

@@ -1,35 +1,50 @@
-/** Atom feed (RFC 4287) of measured findings, newest first. */
-import { classLabel, groupName } from '@tunelab/answers';
+/**
+ * Atom feed (RFC 4287) of the measured answers, newest data first: one entry per group and pair of
+ * every scenario's answers (@tunelab/answers, as GET /v1/answers and the scenario page give them),
+ * with the card's advice, means and verdict sentence; a group left out of the verdict says so.
+ */
 import type { APIRoute } from 'astro';
+import { AGREEMENT_TEXT, answerAnchor } from '../lib/answer.ts';
+import { pairLines } from '../lib/answer-lines.ts';
 import { escapeXml as esc } from '../lib/format.ts';
 import { siteData } from '../lib/load.ts';
-import { groupAnchor } from '../lib/views.ts';
 
 const upper = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+/** The feed's length: the newest entries, as the API's findings are limited. */
+const ENTRIES = 200;
 
 export const GET: APIRoute = async () => {
   const data = await siteData();
   const site = data.config.siteUrl.replace(/\/+$/, '');
-  const groups = new Map(data.scenarios.flatMap((s) => s.classGroups).map((g) => [g.key, g]));
-  const docs = new Map(data.scenarios.map((s) => [s.key, s.folder?.doc]));
-  // The group as the answers name it (class, server, sweep point, scale): the same pair on two
-  // servers or sizes is two entries that say which, never two verdicts under one class.
-  const nameOf = (f: (typeof data.findings)[number]) => {
-    const g = groups.get(f.group);
-    const doc = docs.get(f.scenario.key);
-    return g && doc ? groupName({ doc, published: null }, g) : classLabel(f.hardwareClass);
-  };
-  const updated = data.findings[0]?.newestRunAt ?? data.generatedAt;
-  const entries = data.findings.map((f) => {
-    const g = groups.get(f.group);
-    const link = `${site}/scenarios/${f.scenario.key}/${g ? `#${groupAnchor(g)}` : ''}`;
-    const id = `tag:tunelab,2026:finding/${encodeURIComponent(f.group)}/${encodeURIComponent(f.baseline)}/${encodeURIComponent(f.candidate)}/${f.newestRunAt}`;
+  const lines = data.scenarios
+    .flatMap((sc) => pairLines(sc))
+    .sort(
+      (x, y) =>
+        y.answer.group.newestRunAt.localeCompare(x.answer.group.newestRunAt) ||
+        x.answer.group.key.localeCompare(y.answer.group.key) ||
+        x.pair.candidate.localeCompare(y.pair.candidate),
+    )
+    .slice(0, ENTRIES);
+  const updated = lines[0]?.answer.group.newestRunAt ?? data.generatedAt;
+  const entries = lines.map((l) => {
+    const g = l.answer.group;
+    const link = `${site}/scenarios/${l.scenario.key}/#answer-${answerAnchor(l.answer)}`;
+    const id = `tag:tunelab,2026:finding/${encodeURIComponent(g.key)}/${encodeURIComponent(l.pair.baseline)}/${encodeURIComponent(l.pair.candidate)}/${g.newestRunAt}`;
+    const summary = [
+      `${upper(l.verdict.text)}${l.figures ? ` — ${l.figures}` : ''}.`,
+      `${l.sentence}.`,
+      `Against the article: ${AGREEMENT_TEXT[l.verdict.agreement]}.`,
+      l.leftOut ? `${upper(l.leftOut.label)}: ${l.leftOut.why}.` : '',
+      `${g.runCount} ${g.runCount === 1 ? 'run' : 'runs'} on ${g.hardware.profiles} ${g.hardware.profiles === 1 ? 'machine' : 'machines'}; metric ${g.metric}.`,
+    ]
+      .filter(Boolean)
+      .join(' ');
     return `  <entry>
     <id>${esc(id)}</id>
-    <title>${esc(`${f.scenario.key} on ${nameOf(f)}: ${f.sentence}${f.leftOut ? ` (${f.leftOut.label})` : ''}`)}</title>
-    <updated>${f.newestRunAt}</updated>
+    <title>${esc(`${l.scenario.key} on ${l.name}: ${l.sentence}${l.leftOut ? ` (${l.leftOut.label})` : ''}`)}</title>
+    <updated>${g.newestRunAt}</updated>
     <link rel="alternate" type="text/html" href="${esc(link)}"/>
-    <summary>${esc(`${f.sentence}. ${f.leftOut ? `${upper(f.leftOut.label)}: ${f.leftOut.why}. ` : ''}Hardware: ${nameOf(f)}${f.fingerprint ? ` (${f.fingerprint.slice(0, 12)})` : ''}; ${f.runs.length} runs; metric ${f.metric}.`)}</summary>
+    <summary>${esc(summary)}</summary>
   </entry>`;
   });
   const body = `<?xml version="1.0" encoding="utf-8"?>
