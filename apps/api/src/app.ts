@@ -19,6 +19,7 @@ import fleetPlugin from './plugins/app/fleet.ts';
 import jobRoutes from './routes/jobs.ts';
 import coverageRoutes from './routes/coverage.ts';
 import runnerRoutes from './routes/runners.ts';
+import releaseEventRoutes from './routes/release-events.ts';
 import { answerClientError, ApiError, sendProblem } from './problem.ts';
 
 export type BuildAppOptions = {
@@ -161,6 +162,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(comparisonRoutes, { prefix: '/v1' });
   await app.register(answerRoutes, { prefix: '/v1' });
   await app.register(runnerRoutes, { prefix: '/v1' });
+  await app.register(releaseEventRoutes, { prefix: '/v1' });
   if (opts.fleet !== false) {
     await app.register(fleetPlugin, opts.fleet ?? {});
     await app.register(jobRoutes, { prefix: '/v1' });

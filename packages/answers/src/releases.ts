@@ -14,6 +14,7 @@ import {
   releaseOfParts,
   type ComparisonGroupRecord,
   type PairComparison,
+  type ReleaseLine,
   type ReleasePoint,
   type ReleaseSeries,
   type ReleaseStep,
@@ -247,6 +248,14 @@ export function answerReleaseSeries(input: {
     return answered;
   });
   return { series: out, releases, points };
+}
+
+/** The release line of a scenario's answers: its series measured on two releases or more; undefined when none is. */
+export function answerReleaseLine(input: Parameters<typeof answerReleaseSeries>[0]): ReleaseLine | undefined {
+  const series = answerReleaseSeries(input).series.filter((s) => s.releases.length >= 2);
+  if (series.length === 0) return undefined;
+  const releases = [...new Set(series.flatMap((s) => s.releases.map((r) => r.release)))].sort(compareReleases);
+  return { releases, series };
 }
 
 function upgradeSentence(p: Omit<UpgradePair, 'sentence'>, from: string, to: string): string {

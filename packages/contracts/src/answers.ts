@@ -22,6 +22,7 @@ import { identifier } from './primitives.ts';
 import { Engine } from './database.ts';
 import { ScaleAnswers, ScaleAt, ScaleCurves } from './scale.ts';
 import { checkReleaseRange, releaseRangeParams, UpgradeAnswer } from './releases.ts';
+import { ReleaseLine } from './release-events.ts';
 import { StorageTier } from './measured-hardware.ts';
 import { checkLikeMine, likeMineParams, SimilarBasis, SimilarFigures, SimilarStorage } from './similar-hardware.ts';
 
@@ -490,6 +491,8 @@ export const ScenarioAnswers = z.object({
   likeMine: LikeMine.optional(),
   /** With `from` and `to`: what upgrading between those releases changes, and the changes between adjacent releases. */
   upgrade: UpgradeAnswer.optional(),
+  /** The pair's ratio on every measured PostgreSQL release and the changes between them, where two or more are measured. */
+  releaseLine: ReleaseLine.optional(),
   /** The runs every group drew on together, how many were flagged noisy, and how many were left out as noisy (`noisy=exclude`). */
   noise: NoiseCounts,
 });

@@ -16,6 +16,7 @@ export * from './article-conditions.ts';
 export * from './comparisons.ts';
 export * from './answers.ts';
 export * from './releases.ts';
+export * from './release-events.ts';
 export * from './scenario-names.ts';
 export * from './steps/index.ts';
 export * from './metrics/index.ts';

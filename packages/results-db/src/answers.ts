@@ -21,6 +21,7 @@ import {
   answerLikeMine,
   answerVersions,
   answerClasses,
+  answerReleaseLine,
   answerUpgrade,
   fitScaleCurves,
   groupByPolicy,
@@ -195,7 +196,10 @@ export async function answerFromReads(
           margin: doc.decision?.margin,
         })
       : undefined;
-  const extra = { versions, classes, ...(upgrade ? { upgrade } : {}) };
+  // The pair's ratio on every measured release, drawn where two or more are (the site's release line).
+  const releaseLine =
+    source === 'measured' ? answerReleaseLine({ rows, filters: base, docs, margin: doc.decision?.margin }) : undefined;
+  const extra = { versions, classes, ...(upgrade ? { upgrade } : {}), ...(releaseLine ? { releaseLine } : {}) };
   if (!doc.scale) return { ...answered, ...extra };
   // Each variant fitted across the measured scales: `scaleCurves` (measured answers), and at `at`
   // the pairs answered from those very curves.

@@ -11,6 +11,7 @@ import { similarHardwareQueries } from './similar-hardware.ts';
 import { publishedQueries } from './published.ts';
 import { registerInternals } from './internals.ts';
 import { answerQueries } from './answers.ts';
+import { releaseEventQueries } from './releases-events.ts';
 import { comparisonInputQueries } from './comparison-inputs.ts';
 import { scenarioCatalog } from './scenario-catalog.ts';
 import { schemaQueries, type MigrationResult } from './migrate.ts';
@@ -68,6 +69,7 @@ const QUERIES = {
   ...similarHardwareQueries,
   ...publishedQueries,
   ...answerQueries,
+  ...releaseEventQueries,
   ...comparisonInputQueries,
 };
 

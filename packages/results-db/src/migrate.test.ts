@@ -14,6 +14,7 @@ const TABLES = [
   'fleet_jobs',
   'hardware_measurements',
   'hardware_profiles',
+  'release_events',
   'runners',
   'runs',
   'samples',
