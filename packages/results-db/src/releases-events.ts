@@ -151,6 +151,11 @@ async function recordScenario(db: DbContext, scenario: string): Promise<void> {
 
 /** The events of one scenario or of every scenario in the catalog, recorded first; newest first. */
 export async function listReleaseEvents(db: DbContext, q: ReleaseEventsQuery = {}): Promise<ReleaseEventList> {
+  // A database migrated before release events existed (a site build reads it without migrating) has none yet.
+  const [table] = await db.prisma.$queryRaw<
+    { t: string | null }[]
+  >`SELECT to_regclass('public.release_events')::text AS t`;
+  if (table?.t == null) return { items: [] };
   const scenarios = q.scenario ? [q.scenario] : [...(await db.catalog.docs()).keys()];
   for (const scenario of scenarios) await recordScenario(db, scenario);
   const rows = await db.prisma.releaseEvent.findMany({

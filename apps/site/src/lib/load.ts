@@ -11,6 +11,7 @@ import {
   type ComparisonGroup,
   type Coverage,
   type Finding,
+  type ReleaseEvent,
   type HardwareDetail,
   type HardwareSummary,
   type MetricDirection,
@@ -77,6 +78,8 @@ export type SiteData = {
   findings: Finding[];
   /** Runs and open fleet jobs per scenario × hardware class × server major (the coverage page). */
   coverage: Coverage;
+  /** Changes between PostgreSQL releases, each an event with its state (the findings feed carries them). */
+  releaseEvents: ReleaseEvent[];
   /** How long each phase of the load took (wall time), e.g. `lists 812 ms, run details 4 s, …`. */
   loadPhases: string;
 };
@@ -167,6 +170,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   phases.mark('similar hardware');
   // Read with the rest (an embedded database is opened once per build).
   const coverage = await source.coverage();
+  const releaseEvents = (await source.releaseEvents()).items;
   phases.mark('coverage');
   // Findings as the API's listFindings shapes them, from the groups above (which carry the
   // scenario's declared pairs), newest data first.
@@ -196,6 +200,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     hardwareByClass,
     findings,
     coverage,
+    releaseEvents,
     loadPhases: phases.toString(),
   };
 }

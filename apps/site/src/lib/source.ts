@@ -14,6 +14,7 @@ import {
   type ComparisonQuery,
   ComparisonResult,
   Coverage,
+  ReleaseEventList,
   FindingList,
   type FindingsQuery,
   HardwareDetail,
@@ -55,6 +56,8 @@ export type SiteSource = {
   answers(q: AnswersQuery): Promise<ScenarioAnswers | null>;
   /** Runs and open fleet jobs per scenario × hardware class × server major. */
   coverage(): Promise<Coverage>;
+  /** Changes between PostgreSQL releases as events, each recorded once with its state (GET /v1/release-events). */
+  releaseEvents(): Promise<ReleaseEventList>;
   /**
    * A database's comparisons and answers computed from inputs read once (results-db's
    * comparison-inputs.ts), so that a build can keep the inputs of the runs it built and read only
@@ -228,6 +231,10 @@ function dbSource(db: ResultsDb, where: string): SiteSource {
         return a ? validate(ScenarioAnswers, linkAnswers(a), `answers for ${q.scenario}`, where) : null;
       }),
     coverage: () => read('coverage', where, async () => validate(Coverage, await db.coverage(), 'coverage', where)),
+    releaseEvents: () =>
+      read('release events', where, async () =>
+        validate(ReleaseEventList, await db.releaseEvents(), 'release events', where),
+      ),
     inputs: {
       load: (metrics, runIds) =>
         read(`the samples of ${runIds ? `${runIds.length} runs` : 'every run'}`, where, () =>
@@ -348,6 +355,7 @@ function openApiSource(config: Extract<SiteConfig, { kind: 'api' }>): SiteSource
         return validate(ScenarioAnswers, await res.json(), `answers for ${q.scenario}`, `${where} (GET ${path})`);
       }),
     coverage: () => get('/v1/coverage', Coverage, 'coverage'),
+    releaseEvents: () => get('/v1/release-events', ReleaseEventList, 'release events'),
     close: async () => {},
   };
 }

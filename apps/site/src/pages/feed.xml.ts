@@ -4,6 +4,7 @@
  * with the card's advice, means and verdict sentence; a group left out of the verdict says so.
  */
 import type { APIRoute } from 'astro';
+import { releaseEventEntries } from '../lib/release-feed.ts';
 import { AGREEMENT_TEXT, answerAnchor } from '../lib/answer.ts';
 import { pairLines } from '../lib/answer-lines.ts';
 import { escapeXml as esc } from '../lib/format.ts';
@@ -56,7 +57,7 @@ export const GET: APIRoute = async () => {
   <link rel="alternate" type="text/html" href="${esc(`${site}/`)}"/>
   <updated>${updated}</updated>
   <author><name>TuneLab</name></author>
-${entries.join('\n')}
+${[...entries, ...releaseEventEntries(data.releaseEvents, site)].join('\n')}
 </feed>
 `;
   return new Response(body, { headers: { 'content-type': 'application/atom+xml; charset=utf-8' } });

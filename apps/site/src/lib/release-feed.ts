@@ -1,0 +1,44 @@
+/**
+ * The findings feed's entries for changes between PostgreSQL releases (GET /v1/release-events):
+ * one entry per event, its id fixed for the event (reported once), updated when an operator
+ * acknowledged it, and its state — new, expected (a new major) or acknowledged — in the title.
+ */
+import { classLabel } from '@tunelab/answers';
+import type { ReleaseEvent } from '@tunelab/contracts';
+import { formatP, formatPercent } from '@tunelab/stats';
+import { escapeXml as esc } from './format.ts';
+
+/** The scenario page's anchor of its release line (ReleaseLine.astro). */
+export const RELEASE_LINE_ANCHOR = 'release-line';
+
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Math.abs(x))}`;
+const bound = (x: number | null) => (x === null ? 'unbounded' : signed(x));
+
+/** The event in one line: the release that introduced the change, its size, interval and adjusted p. */
+export function releaseEventTitle(e: ReleaseEvent): string {
+  return `${e.scenario} on ${classLabel(e.hardwareClass)}: PostgreSQL ${e.to} changed ${e.candidate} vs ${e.baseline} by ${signed(e.change)} from ${e.from} (${e.state})`;
+}
+
+/** Atom `<entry>` elements for the events, newest sighting first, linking to each scenario's release line. */
+export function releaseEventEntries(events: readonly ReleaseEvent[], site: string): string[] {
+  return events
+    .filter((e) => e.current)
+    .map((e) => {
+      const updated = e.acknowledgedAt ?? e.firstSeenAt;
+      const link = `${site}/scenarios/${e.scenario}/#${RELEASE_LINE_ANCHOR}`;
+      const state =
+        e.state === 'expected'
+          ? `Expected: ${e.reason ?? 'a new major'}.`
+          : e.state === 'acknowledged'
+            ? `Acknowledged${e.reason ? `: ${e.reason}` : ''}.`
+            : 'New.';
+      const summary = `${e.sentence}: 95% CI ${bound(e.ci95.low)} to ${bound(e.ci95.high)}, adjusted ${formatP(e.adjustedP)} (Benjamini–Hochberg). ${state} Metric ${e.metric}; first seen ${e.firstSeenAt}.`;
+      return `  <entry>
+    <id>${esc(`tag:tunelab,2026:release-event/${e.id}`)}</id>
+    <title>${esc(releaseEventTitle(e))}</title>
+    <updated>${updated}</updated>
+    <link rel="alternate" type="text/html" href="${esc(link)}"/>
+    <summary>${esc(summary)}</summary>
+  </entry>`;
+    });
+}
