@@ -25,6 +25,7 @@ import { openTestResultsDb } from './fresh-db.ts';
 import { seedAnswersFixture } from './answers-fixture.ts';
 import { sampleRun, seedDemo } from './seed.ts';
 import { buildSite } from './build.ts';
+import { parseCsv } from './csv.ts';
 import { serveStatic } from './static-server.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'tl-one-story-'));
@@ -349,40 +350,6 @@ describe('pages that agree', () => {
     expect(rows.some((r) => col(r, 'reasons').startsWith('scale:'))).toBe(true);
   });
 });
-
-/** RFC 4180 rows: quoted fields may hold commas, quotes ("") and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const endField = () => {
-    row.push(field);
-    field = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') endField();
-    else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      endField();
-      rows.push(row);
-      row = [];
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) {
-    endField();
-    rows.push(row);
-  }
-  return rows;
-}
 
 /** "−52.3" → −52.3 */
 const num = (s: string) => Number(s.replace('−', '-').replace(/,/g, ''));

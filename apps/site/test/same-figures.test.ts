@@ -23,12 +23,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@tunelab/browser';
 import { pairClaims } from '@tunelab/answers';
-import { RunSubmission, type RunSummary, type ScenarioAnswers } from '@tunelab/contracts';
+import { csvCell, RunSubmission, type RunSummary, type ScenarioAnswers } from '@tunelab/contracts';
 import { startApi } from '@tunelab/api/testing';
 import { ingestDocument } from '@tunelab/results-db/testing';
 import type { ResultsDb } from '@tunelab/results-db';
 import { FIXTURE_MACHINE, seedAnswersFixture } from './answers-fixture.ts';
 import { buildSite } from './build.ts';
+import { parseCsv } from './csv.ts';
 import { NOISY } from './noisy-run.ts';
 import { REPO_ROOT, SCENARIOS_DIR, sampleRun } from './seed.ts';
 import { serveStatic } from './static-server.ts';
@@ -392,6 +393,45 @@ describe('one pair, one story on every page', () => {
         if (p.measured && !shown.has(pairKey(key, p.baseline, p.candidate)))
           wrong.push(`${pairKey(key, p.baseline, p.candidate)}: not in the feed`);
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('downloads', () => {
+  it('verdicts.csv gives every measured pair as the API answers it: figures, verdict, agreement, reasons, left out', async () => {
+    const [head, ...rows] = parseCsv(await readFile(join(out, 'downloads/verdicts.csv'), 'utf8'));
+    const col = (row: string[], name: string) => row[head!.indexOf(name)] ?? '';
+    const measured = rows.filter((r) => col(r, 'source') === 'measured');
+    const byPair = new Map(measured.map((r) => [pairKey(col(r, 'group'), col(r, 'baseline'), col(r, 'candidate')), r]));
+    const wrong: string[] = [];
+    let pairs = 0;
+    for (const [key, { group: g }] of apiGroups())
+      for (const p of g.pairs) {
+        const m = p.measured;
+        if (!m) continue;
+        pairs++;
+        const row = byPair.get(pairKey(key, p.baseline, p.candidate));
+        if (!row) {
+          wrong.push(`${pairKey(key, p.baseline, p.candidate)}: no row`);
+          continue;
+        }
+        const want: Record<string, string> = {
+          // Numbers as the contracts' CSV writes them (12 significant digits).
+          improvement: csvCell(m.improvement),
+          ci95_low: csvCell(m.ci95?.low),
+          ci95_high: csvCell(m.ci95?.high),
+          verdict: m.verdict.kind,
+          sentence: m.verdict.sentence,
+          agreement: p.agreement,
+          reasons: p.reasons.join('; '),
+          advice: p.advice,
+          left_out: g.leftOut ? `${g.leftOut.label}: ${g.leftOut.why}` : '',
+        };
+        for (const [c, v] of Object.entries(want))
+          if (col(row, c) !== v)
+            wrong.push(`${pairKey(key, p.baseline, p.candidate)} ${c}: "${col(row, c)}", the API "${v}"`);
+      }
+    expect(wrong).toEqual([]);
+    expect(measured.length).toBe(pairs);
   });
 });
 

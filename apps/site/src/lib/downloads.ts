@@ -1,5 +1,5 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
-import type { ComparisonGroup, PairAnswer } from '@tunelab/contracts';
+import type { ComparisonGroup, CsvCell, LeftOut, PairAnswer, PairComparison } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
 import { samplesCsv } from './run-files.ts';
 import {
@@ -21,7 +21,9 @@ const CSV_TYPE = 'text/csv; charset=utf-8';
 
 /** The columns that name a comparison group in the site-wide CSVs, and its cells. */
 const GROUP_COLUMNS = ['group', 'scenario', 'scenario_version', 'source', 'hardware_class'];
-const groupCells = (g: ComparisonGroup) => [g.key, g.scenario.key, g.scenario.version, g.source, g.hardware.class];
+/** What names a group: a comparison group's, or an answer's group's (the same fields). */
+type NamedGroup = Pick<ComparisonGroup, 'key' | 'scenario' | 'source' | 'hardware'>;
+const groupCells = (g: NamedGroup) => [g.key, g.scenario.key, g.scenario.version, g.source, g.hardware.class];
 
 /** Adds one file to the list. */
 type Add = (path: string, title: string, body: string, type: string) => void;
@@ -35,6 +37,12 @@ function build(data: SiteData): DownloadFile[] {
     addScenarioTables(sc, data, add);
     addScenarioDerived(sc, data, add);
   }
+  addHardwareFiles(data, add);
+  return files;
+}
+
+/** Per machine: its profile, its similar hardware and its runs. */
+function addHardwareFiles(data: SiteData, add: Add): void {
   for (const h of data.hardware) {
     add(
       `hardware/${h.fingerprint}.json`,
@@ -47,7 +55,6 @@ function build(data: SiteData): DownloadFile[] {
       JSON_TYPE,
     );
   }
-  return files;
 }
 
 /** Site-wide: the scenarios, every comparison group, its variants' summaries and its verdicts. */
@@ -116,21 +123,55 @@ function addGroupFiles(data: SiteData, add: Add): void {
     ),
     CSV_TYPE,
   );
-  addVerdicts(groups, data.scenarios, add);
+  addVerdicts(data.scenarios, add);
 }
 
-/** Per group and declared pair: the improvement, its interval, the p-values, the verdict and the answer's agreement. */
-function addVerdicts(groups: readonly ComparisonGroup[], scenarios: SiteData['scenarios'], add: Add): void {
-  // The answers engine's word on each pair (the same objects GET /v1/answers serves): its agreement
-  // with the article, why, and whether the group was left out of the verdict.
-  const answerOf = new Map<string, { pair: PairAnswer; leftOut: string }>();
-  for (const s of scenarios)
-    for (const a of [...(s.answers?.groups ?? []), ...(s.answers?.leftOut ?? [])])
-      for (const pair of a.pairs)
-        answerOf.set(`${a.group.key}\u0000${pair.baseline}\u0000${pair.candidate}`, {
-          pair,
-          leftOut: a.leftOut ? `${a.leftOut.label}: ${a.leftOut.why}` : '',
-        });
+/** The verdicts.csv cells of one pair: its comparison's figures, then the answer's word on it (none for the article's groups). */
+function verdictRow(
+  g: NamedGroup,
+  c: PairComparison,
+  a: { pair: PairAnswer; leftOut: LeftOut | undefined } | null,
+): CsvCell[] {
+  return [
+    ...groupCells(g),
+    c.baseline,
+    c.candidate,
+    c.difference,
+    c.improvement,
+    c.ci95?.low,
+    c.ci95?.high,
+    c.welch?.p,
+    c.adjusted?.p,
+    c.adjusted?.family,
+    c.mannWhitney?.p,
+    c.verdict.kind,
+    c.verdict.sentence,
+    a?.pair.agreement,
+    a?.pair.sentence,
+    a?.pair.reasons.join('; '),
+    a?.pair.notes.join('; '),
+    a?.pair.advice,
+    a?.leftOut ? `${a.leftOut.label}: ${a.leftOut.why}` : '',
+  ];
+}
+
+/**
+ * Per group and declared pair: the improvement, its interval, the p-values, the verdict and the
+ * answer's agreement. The measured rows are the answers' (@tunelab/answers, as GET /v1/answers and
+ * the answer cards give them: noisy runs left out of a group are a left-out group of their own);
+ * the article's rows are its imported figures' comparisons, which the answers hold against.
+ */
+function addVerdicts(scenarios: SiteData['scenarios'], add: Add): void {
+  const published = scenarios.flatMap((s) =>
+    s.publishedGroups.flatMap((g) => g.comparisons.map((c) => verdictRow(g, c, null))),
+  );
+  const measured = scenarios.flatMap((s) =>
+    [...(s.answers?.groups ?? []), ...(s.answers?.leftOut ?? [])].flatMap((a) =>
+      a.pairs.flatMap((pair) =>
+        pair.measured ? [verdictRow(a.group, pair.measured, { pair, leftOut: a.leftOut })] : [],
+      ),
+    ),
+  );
   add(
     'verdicts.csv',
     'Per group and comparison pair: improvement, 95% CI, p-values, verdict, agreement with the article and its reasons',
@@ -159,32 +200,7 @@ function addVerdicts(groups: readonly ComparisonGroup[], scenarios: SiteData['sc
         'advice',
         'left_out',
       ],
-      groups.flatMap((g) =>
-        g.comparisons.map((c) => {
-          const a = answerOf.get(`${g.key}\u0000${c.baseline}\u0000${c.candidate}`);
-          return [
-            ...groupCells(g),
-            c.baseline,
-            c.candidate,
-            c.difference,
-            c.improvement,
-            c.ci95?.low,
-            c.ci95?.high,
-            c.welch?.p,
-            c.adjusted?.p,
-            c.adjusted?.family,
-            c.mannWhitney?.p,
-            c.verdict.kind,
-            c.verdict.sentence,
-            a?.pair.agreement,
-            a?.pair.sentence,
-            a?.pair.reasons.join('; '),
-            a?.pair.notes.join('; '),
-            a?.pair.advice,
-            a?.leftOut,
-          ];
-        }),
-      ),
+      [...published, ...measured],
     ),
     CSV_TYPE,
   );
