@@ -1,0 +1,132 @@
+/**
+ * The drawing of a release line (ReleaseLine.astro): one series of a scenario's answers'
+ * `releaseLine` (@tunelab/answers' releases.ts computes the ratios, steps and which are reported),
+ * laid out as an SVG — the pair's ratio candidate ÷ baseline on every measured release, oldest on
+ * the left, its interval as a whisker, each major a band, and each reported change marked at the
+ * release that introduced it. Only positions and words are made here.
+ */
+import { classLabel } from '@tunelab/answers';
+import { majorOfRelease, type ReleaseSeries, type ReleaseStep } from '@tunelab/contracts';
+import { formatP, formatPercent } from '@tunelab/stats';
+
+/** Drawn at two widths: the page's, and a phone's (where the wide one would shrink its text by half). */
+export const WIDTHS = { wide: 720, narrow: 360 } as const;
+export const HEIGHT = 260;
+const PAD = { left: 46, right: 8, top: 16, bottom: 58 };
+
+export type LinePoint = {
+  release: string;
+  x: number;
+  y: number;
+  low: number | null;
+  high: number | null;
+  title: string;
+};
+export type LineBand = { major: number; x: number; width: number; shaded: boolean };
+export type LineMark = { x: number; label: string; up: boolean; title: string };
+export type ReleaseLineDrawing = {
+  points: LinePoint[];
+  path: string;
+  bands: LineBand[];
+  marks: LineMark[];
+  ticks: { y: number; label: string }[];
+  /** y of ratio 1 (no difference) when inside the drawn range. */
+  one: number | null;
+  width: number;
+  plot: { top: number; bottom: number; left: number; right: number };
+};
+
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Math.abs(x))}`;
+
+/** "+15.2 % (95% CI +9.8 % to +20.9 %), adjusted p = 0.001": a step's size, interval and adjusted p. */
+export function stepText(s: ReleaseStep): string {
+  const b = (x: number | null) => (x === null ? 'unbounded' : signed(x));
+  return `${signed(s.change)} (95% CI ${b(s.ci95.low)} to ${b(s.ci95.high)}), adjusted ${formatP(s.adjusted.p)}`;
+}
+
+/** The series' heading: class, pair and the conditions that tell it from the scenario's other series. */
+export function seriesTitle(s: ReleaseSeries): string {
+  const params = Object.entries(s.params)
+    .map(([k, v]) => `${k} = ${/^\d{4,}$/.test(String(v)) ? Number(v).toLocaleString('en-US') : String(v)}`)
+    .join(', ');
+  const point = s.point ? `${s.point.param} = ${s.point.value}` : '';
+  const conditions = [params, point].filter(Boolean).join('; ');
+  return `${s.candidate} ÷ ${s.baseline} on ${classLabel(s.hardwareClass)}${conditions ? ` (${conditions})` : ''}`;
+}
+
+/** Round ticks on the log-ratio axis between lo and hi (ratios). */
+function ticksOf(lo: number, hi: number): number[] {
+  const span = hi - lo;
+  const raw = span / 4;
+  const exp10 = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / exp10;
+  const step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * exp10;
+  const out: number[] = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-12; t += step) out.push(Number(t.toPrecision(10)));
+  return out;
+}
+
+/** The drawing of one series; its y axis is the ratio on a log scale (equal changes, equal heights). */
+export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): ReleaseLineDrawing {
+  const pts = s.releases;
+  const values = pts
+    .flatMap((p) => [p.ratio, p.ratioCi.low, p.ratioCi.high])
+    .filter((x): x is number => x !== null && x > 0);
+  // The whiskers may be unbounded or very wide on one release: the range holds every ratio, and
+  // the intervals only up to twice the ratios' own spread around them.
+  const ratios = pts.map((p) => p.ratio).filter((x) => x > 0);
+  const rLo = Math.min(...ratios);
+  const rHi = Math.max(...ratios);
+  const lo = Math.max(Math.min(...values), rLo / 1.5) * 0.98;
+  const hi = Math.min(Math.max(...values), rHi * 1.5) * 1.02;
+  const plotW = width - PAD.left - PAD.right;
+  const plotH = HEIGHT - PAD.top - PAD.bottom;
+  const step = plotW / pts.length;
+  const xOf = (i: number) => PAD.left + step * (i + 0.5);
+  const yOf = (r: number) => {
+    const clamped = Math.min(Math.max(r, lo), hi);
+    return PAD.top + plotH * (1 - (Math.log(clamped) - Math.log(lo)) / (Math.log(hi) - Math.log(lo) || 1));
+  };
+  const points = pts.map((p, i) => ({
+    release: p.release,
+    x: xOf(i),
+    y: yOf(p.ratio),
+    low: p.ratioCi.low === null ? null : yOf(p.ratioCi.low),
+    high: p.ratioCi.high === null ? null : yOf(p.ratioCi.high),
+    title: `PostgreSQL ${p.release}: ${s.candidate} ÷ ${s.baseline} = ${p.ratio.toFixed(3)}× (95% CI ${p.ratioCi.low?.toFixed(3) ?? 'unbounded'}–${p.ratioCi.high?.toFixed(3) ?? 'unbounded'}), ${p.blocks === null ? `${p.runs} runs` : `${p.blocks} blocks of ${p.runs} runs`}`,
+  }));
+  const bands: LineBand[] = [];
+  pts.forEach((p, i) => {
+    const major = majorOfRelease(p.release);
+    const last = bands.at(-1);
+    if (last && last.major === major) last.width += step;
+    else bands.push({ major, x: PAD.left + step * i, width: step, shaded: bands.length % 2 === 1 });
+  });
+  const index = new Map(pts.map((p, i) => [p.release, i]));
+  const marks = s.steps
+    .filter((x) => x.reported)
+    .map((x) => ({
+      x: xOf(index.get(x.to) ?? 0) - step / 2,
+      label: width < WIDTHS.wide ? signed(x.change) : `${x.to} ${signed(x.change)}`,
+      up: x.change >= 0,
+      title: `${x.from} → ${x.to}: ${stepText(x)}`,
+    }));
+  return {
+    points,
+    path: points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' '),
+    bands,
+    marks,
+    ticks: ticksOf(lo, hi).map((t) => ({ y: yOf(t), label: `${t}×` })),
+    one: lo <= 1 && hi >= 1 ? yOf(1) : null,
+    width,
+    plot: { top: PAD.top, bottom: HEIGHT - PAD.bottom, left: PAD.left, right: width - PAD.right },
+  };
+}
+
+/** The class's noise threshold as the note under a line: a sentence, capitalised. */
+export function thresholdNote(s: ReleaseSeries, reported: number): string {
+  const t = s.threshold.sentence;
+  return reported === 0
+    ? `No change between adjacent releases is reported: ${t}.`
+    : `${t.charAt(0).toUpperCase()}${t.slice(1)}.`;
+}
