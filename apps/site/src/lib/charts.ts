@@ -29,8 +29,6 @@ export const NARROW = 360;
 
 /** The width a chart on a page is drawn at (then scaled by CSS, up to 480 px: site.css). */
 const SCALABLE = NARROW;
-/** The width a box/strip chart on a page is drawn at: its axis at 360 px hides ticks its note relies on. */
-const BOX_PLOT_WIDTH = 480;
 
 /**
  * The chart's colours on a dark page, by the light colour ECharts wrote as a presentation
@@ -97,8 +95,8 @@ function one(build: Build, width: number, title: string, desc: string): string {
   return render(option, width, height, title, desc);
 }
 
-function both(build: Build, title: string, desc: string, width = SCALABLE): ChartSvg {
-  const svg = one(build, width, title, desc);
+function both(build: Build, title: string, desc: string): ChartSvg {
+  const svg = one(build, SCALABLE, title, desc);
   return { wide: svg, narrow: svg };
 }
 
@@ -134,7 +132,8 @@ function quartiles(sorted: number[]): [number, number, number, number, number] {
 function wrap(text: string, chars: number): string[] {
   const lines: string[] = [];
   let line = '';
-  for (const word of text.split(/\s+/)) {
+  // Ordinary spaces only: a no-break space holds "tables = 3,000" on one line.
+  for (const word of text.split(/[ \t\n]+/)) {
     if (line && line.length + 1 + word.length > chars) {
       lines.push(line);
       line = word;
@@ -145,8 +144,10 @@ function wrap(text: string, chars: number): string[] {
 }
 /** About 8.4 px per character of 14 px bold text in a system sans-serif. */
 const titleChars = (width: number) => Math.floor((width - 8) / 8.4);
+/** A title's "param = value" kept on one line: a value alone on the last line reads as an axis tick. */
+const keepSettingsWhole = (text: string) => text.replace(/(\S+) = (\S+)/g, '$1\u00a0=\u00a0$2');
 const chartTitle = (text: string, width: number) => ({
-  text: wrap(text, titleChars(width)).join('\n'),
+  text: wrap(keepSettingsWhole(text), titleChars(width)).join('\n'),
   left: 0,
   top: 0,
   textStyle: { fontSize: 14, fontWeight: 600, fontFamily: FONT, color: INK, lineHeight: 18 },
@@ -163,7 +164,7 @@ const legend = (names: string[], width: number) => ({
   width: width - 8,
 });
 /** Lines the title takes at this width (approximate: 7.5 px per character at 14 px). */
-const titleLines = (text: string, width: number) => wrap(text, titleChars(width)).length;
+const titleLines = (text: string, width: number) => wrap(keepSettingsWhole(text), titleChars(width)).length;
 const valueAxis = (name: string, formatter: (v: number) => string, range: object = { scale: true }) => ({
   type: 'value' as const,
   name,
@@ -205,24 +206,45 @@ export const MANY_DOTS = 200;
 export const drawsDotsAsOneShape = (variants: readonly { values: readonly number[] }[]) =>
   variants.reduce((n, v) => n + v.values.length, 0) > MANY_DOTS;
 
+/** Splits of a box plot's value axis: few enough that its labels fit a phone-wide drawing at 12 px. */
+const BOX_SPLITS = 4;
+
 /**
- * Where a distribution chart's value axis starts, in words. An axis that need not hold zero
- * (`scale: true`) is still rounded out to ECharts' tick interval (the span over its 5 splits,
- * rounded to 1, 2, 3, 5 or 10 × a power of ten), so data whose smallest value is under one
- * interval starts at 0 all the same: the note says what the axis does, not what it was asked.
+ * The value axis of a distribution chart, as drawn at every width: a round tick interval (the span
+ * over BOX_SPLITS, rounded to 1, 2, 3, 5 or 10 × a power of ten, as ECharts rounds), the ends on
+ * whole intervals around the data. An axis that starts at zero (`fromZero`, or data reaching 0 or
+ * below, or a smallest value under one interval) starts there. Null: one value, or none (ECharts'
+ * own extent). Given to ECharts explicitly, so the drawing and its note never disagree.
  */
+export function distributionAxis(
+  input: Pick<DistributionInput, 'variants' | 'fromZero'>,
+): { min: number; max: number; interval: number } | null {
+  const values = input.variants.flatMap((v) => v.values).filter(Number.isFinite);
+  if (values.length === 0) return null;
+  const k = axisUnit(values);
+  const lo = Math.min(...values) / k;
+  const hi = Math.max(...values) / k;
+  const fromZero = input.fromZero === true || lo <= 0;
+  const span = hi - (fromZero ? Math.min(0, lo) : lo);
+  if (!(span > 0)) return null;
+  const raw = span / BOX_SPLITS;
+  const exp10 = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / exp10;
+  const interval = (f < 1.5 ? 1 : f < 2.5 ? 2 : f < 4 ? 3 : f < 7 ? 5 : 10) * exp10;
+  const below = Math.floor(lo / interval) * interval;
+  const min = fromZero ? Math.min(0, below) : below;
+  const max = Math.ceil(hi / interval) * interval;
+  // Tidy the float steps (0.30000000000000004) so tick labels read as round numbers.
+  const tidy = (x: number) => Number(x.toPrecision(12));
+  return { min: tidy(min), max: tidy(max === min ? min + interval : max), interval: tidy(interval) };
+}
+
+/** Where a distribution chart's value axis starts, in words: as distributionAxis draws it. */
 export function distributionAxisNote(input: Pick<DistributionInput, 'variants' | 'fromZero'>): string {
   const values = input.variants.flatMap((v) => v.values).filter(Number.isFinite);
-  const min = Math.min(...values);
-  const span = Math.max(...values) - min;
-  let atZero = input.fromZero === true || values.length === 0 || min <= 0;
-  if (!atZero && span > 0) {
-    const raw = span / 5;
-    const exp10 = 10 ** Math.floor(Math.log10(raw));
-    const f = raw / exp10;
-    const interval = (f < 1.5 ? 1 : f < 2.5 ? 2 : f < 4 ? 3 : f < 7 ? 5 : 10) * exp10;
-    atZero = min < interval;
-  }
+  const axis = distributionAxis(input);
+  const atZero =
+    axis === null ? input.fromZero === true || values.length === 0 || Math.min(...values) <= 0 : axis.min <= 0;
   return atZero ? 'The axis starts at zero.' : 'The axis starts near the smallest value, not at zero.';
 }
 
@@ -241,6 +263,7 @@ function distributionBuild(input: DistributionInput): Build {
   const labels = input.variants.map((v) => v.label);
   const k = axisUnit(input.variants.flatMap((v) => v.values));
   const format = input.formatAxis ?? input.formatValue;
+  const axis = distributionAxis(input);
   return (w) => {
     const top = 14 + 18 * titleLines(input.title, w);
     return {
@@ -249,8 +272,12 @@ function distributionBuild(input: DistributionInput): Build {
         title: chartTitle(input.title, w),
         legend: legend(['repetitions', 'spread (quartiles, range)'], w),
         grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
-        xAxis: valueAxis(input.axisName, (v) => format(v * k), { scale: !input.fromZero }),
-        yAxis: categoryAxis(labels, w < 500 ? 70 : 140),
+        xAxis: valueAxis(input.axisName, (v) => format(v * k), axis ?? { scale: !input.fromZero }),
+        // Room for the longest label (about 7 px a character at 12 px), at most a third of the drawing.
+        yAxis: categoryAxis(
+          labels,
+          Math.min(Math.ceil(w / 3), Math.max(60, 7 * Math.max(...labels.map((l) => l.length)))),
+        ),
         series: [
           {
             type: 'boxplot',
@@ -277,9 +304,7 @@ function distributionBuild(input: DistributionInput): Build {
 
 /** Per-variant box plot with every repetition as a point on top (a strip chart). */
 export function distributionChart(input: DistributionInput): ChartSvg {
-  // Still drawn at 480 px: at 360 its value axis hides the tick at 0 that its note promises
-  // (review-slips.test.ts), so on a phone its text is 9 px, not 12.
-  return both(distributionBuild(input), input.title, distributionDesc(input), BOX_PLOT_WIDTH);
+  return both(distributionBuild(input), input.title, distributionDesc(input));
 }
 
 /** One width of `distributionChart` (a chart served as its own file, chart-files.ts). */
