@@ -5,14 +5,12 @@
  */
 import { classLabel } from '@tunelab/answers';
 import type { ReleaseEvent } from '@tunelab/contracts';
-import { formatP, formatPercent } from '@tunelab/stats';
+import { formatP } from '@tunelab/stats';
 import { escapeXml as esc } from './format.ts';
+import { signed, signedBound as bound } from './release-line.ts';
 
 /** The scenario page's anchor of its release line (ReleaseLine.astro). */
 export const RELEASE_LINE_ANCHOR = 'release-line';
-
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Math.abs(x))}`;
-const bound = (x: number | null) => (x === null ? 'unbounded' : signed(x));
 
 /** The event in one line: the release that introduced the change, its size, interval and adjusted p. */
 export function releaseEventTitle(e: ReleaseEvent): string {

@@ -36,12 +36,15 @@ export type ReleaseLineDrawing = {
   plot: { top: number; bottom: number; left: number; right: number };
 };
 
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Math.abs(x))}`;
+/** A relative change with its sign: +14.2%, −3.1%. */
+export const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Math.abs(x))}`;
+
+/** An interval's end: signed, or unbounded. */
+export const signedBound = (x: number | null) => (x === null ? 'unbounded' : signed(x));
 
 /** "+15.2 % (95% CI +9.8 % to +20.9 %), adjusted p = 0.001": a step's size, interval and adjusted p. */
 export function stepText(s: ReleaseStep): string {
-  const b = (x: number | null) => (x === null ? 'unbounded' : signed(x));
-  return `${signed(s.change)} (95% CI ${b(s.ci95.low)} to ${b(s.ci95.high)}), adjusted ${formatP(s.adjusted.p)}`;
+  return `${signed(s.change)} (95% CI ${signedBound(s.ci95.low)} to ${signedBound(s.ci95.high)}), adjusted ${formatP(s.adjusted.p)}`;
 }
 
 /** The series' heading: class, pair and the conditions that tell it from the scenario's other series. */
