@@ -9,7 +9,7 @@
  * read from two verdicts that differ but tested: per two classes, the interaction
  * (`interactionTest` of @tunelab/stats: is the pair's ratio on one class different from that on
  * the other?), Holm-adjusted over every class interaction of the same major and conditions. The
- * rows, tests, families and words are the versions view's (side-by-side.ts). What a fleet of
+ * rows, tests, families and words are side-by-side.ts's, as the versions axis's are. What a fleet of
  * classes reads first is summarised: the classes grouped by the verdict they give, and the
  * interaction tests only where one differs after adjustment, per two of those groups.
  */
@@ -22,20 +22,7 @@ import {
   type Engine,
 } from '@tunelab/contracts';
 import { groupMajor, serverName } from './answer.ts';
-import {
-  conditionsKey,
-  adjustInteractions,
-  directionOf,
-  interactionsOf,
-  list,
-  pairFigures,
-  pairsOf,
-  oneRunnerNote,
-  summaryOf,
-  verdictWords,
-  type Answered,
-  type RawInteraction,
-} from './side-by-side.ts';
+import { list, pairFigures, sideBySide, verdictWords, type Answered, type Axis } from './side-by-side.ts';
 
 /**
  * Up to this many classes a sentence names them; past it, it counts them and groups them by the
@@ -68,9 +55,33 @@ const classOrder = (x: Answered, y: Answered) =>
   x.group.hardware.memoryGb - y.group.hardware.memoryGb ||
   x.group.hardware.class.localeCompare(y.group.hardware.class);
 
-/** The groups by conditions (all but the class), and per engine release line the classes measured. */
-function indexByConditions(groups: readonly Answered[]) {
-  const byConditions = new Map<string, Answered[]>();
+/** The hardware class as an axis: rows per class, the release line held, measured classes first. */
+const CLASS_AXIS: Axis<string, ClassRow, Pick<ClassComparison, 'engine' | 'major' | 'server'>> = {
+  label: (a) => a.group.hardware.class,
+  held: groupMajor,
+  order: classOrder,
+  laterFirst: false,
+  head: ({ group: g }) => ({ engine: g.engine.engine, major: g.engine.major, server: serverName(g) }),
+  conditions: conditionsOf,
+  row: rowOf,
+  rowWords: (answered) => answered.map((a) => classLabel(a.group.hardware.class)),
+  labelWords: classLabel,
+  words: (c) => {
+    const op = c.interactions.every((t) => t.method === 'log-ratio') ? '÷' : '−';
+    return {
+      subject: 'hardware',
+      one: 'class',
+      many: 'hardware classes',
+      tested: (labels) =>
+        `interaction tests of ${c.candidate} ${op} ${c.baseline} on ${c.server} between ${labels.length > CLASSES_NAMED_UP_TO ? `${labels.length} hardware classes` : list(labels)}`,
+      namesUpTo: CLASSES_NAMED_UP_TO,
+    };
+  },
+  runnerWords: { one: 'class', many: 'classes' },
+};
+
+/** Per engine release line, the classes measured. */
+function measuredClasses(groups: readonly Answered[]) {
   const measuredOf = new Map<
     string,
     { engine: Engine; major: number; release: string; server: string; classes: Answered[] }
@@ -88,10 +99,8 @@ function indexByConditions(groups: readonly Answered[]) {
     };
     if (!seen.classes.some((x) => x.group.hardware.class === g.hardware.class)) seen.classes.push(a);
     measuredOf.set(serverKey, seen);
-    const key = conditionsKey(g, release, true);
-    byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
-  return { byConditions, measuredOf };
+  return measuredOf;
 }
 
 /**
@@ -100,86 +109,20 @@ function indexByConditions(groups: readonly Answered[]) {
  * unit and sweep point) are put side by side.
  */
 export function answerClasses(groups: readonly Answered[]): ClassAnswers {
-  const { byConditions, measuredOf } = indexByConditions(groups);
-  const pending: (Omit<
-    ClassComparison,
-    'interactions' | 'summary' | 'sameVerdict' | 'hardwareChangesAnswer' | 'verdictGroups' | 'changes'
-  > & {
-    family: string;
-    raw: RawInteraction<string>[];
-  })[] = [];
-  for (const same of byConditions.values()) {
-    const sorted = [...same].sort(classOrder);
-    if (new Set(sorted.map((a) => a.group.hardware.class)).size < 2) continue;
-    const first = sorted[0]!;
-    for (const { baseline, candidate } of pairsOf(sorted)) {
-      const rows = sorted.flatMap((a) => {
-        const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
-        return pair ? [rowOf(a, pair)] : [];
-      });
-      if (rows.length < 2) continue;
-      const direction = directionOf(sorted, baseline, candidate);
-      const g = first.group;
-      pending.push({
-        engine: g.engine.engine,
-        major: g.engine.major,
-        server: serverName(g),
-        scenarioVersion: g.scenario.version,
-        source: g.source,
-        params: g.params,
-        point: g.point ?? null,
-        conditions: conditionsOf(first),
-        baseline,
-        candidate,
-        direction,
-        unit: g.unit,
-        rows,
-        // One family of interaction tests: every pair and sweep point of one major and conditions.
-        family: conditionsKey(g, groupMajor(g), false),
-        raw:
-          direction === 'descriptive'
-            ? []
-            : interactionsOf(
-                sorted.map((a) => ({ label: a.group.hardware.class, answer: a })),
-                baseline,
-                candidate,
-                false,
-              ),
-      });
-    }
-  }
-  const adjusted = adjustInteractions(pending);
-  const comparisons: ClassComparison[] = pending.map(({ family: _family, raw: _raw, ...base }, i) => {
-    const interactions = adjusted[i] ?? [];
-    const op = interactions.every((t) => t.method === 'log-ratio') ? '÷' : '−';
-    const { same, changes, text } = summaryOf(
-      { ...base, interactions },
-      base.rows.map((r) => classLabel(r.hardwareClass)),
-      classLabel,
-      {
-        subject: 'hardware',
-        one: 'class',
-        many: 'hardware classes',
-        tested: (labels) =>
-          `interaction tests of ${base.candidate} ${op} ${base.baseline} on ${base.server} between ${labels.length > CLASSES_NAMED_UP_TO ? `${labels.length} hardware classes` : list(labels)}`,
-        namesUpTo: CLASSES_NAMED_UP_TO,
-      },
-    );
-    const verdictGroups = verdictGroupsOf(base);
-    return {
-      ...base,
-      interactions,
-      sameVerdict: same,
-      hardwareChangesAnswer: changes,
-      summary: `${text}${oneRunnerNote(
-        base.rows,
-        base.rows.map((r) => classLabel(r.hardwareClass)),
-        { one: 'class', many: 'classes' },
-      )}`,
-      verdictGroups,
-      changes: changesOf(verdictGroups, interactions),
-    };
-  });
+  const measuredOf = measuredClasses(groups);
+  const comparisons: ClassComparison[] = sideBySide(groups, CLASS_AXIS).map(
+    ({ answered: _answered, same, changes, summary, ...c }) => {
+      const verdictGroups = verdictGroupsOf(c);
+      return {
+        ...c,
+        sameVerdict: same,
+        hardwareChangesAnswer: changes,
+        summary,
+        verdictGroups,
+        changes: changesOf(verdictGroups, c.interactions),
+      };
+    },
+  );
 
   const measured = [...measuredOf.values()]
     .sort((x, y) => x.engine.localeCompare(y.engine) || x.major - y.major || x.release.localeCompare(y.release))

@@ -1,9 +1,10 @@
 /**
- * What the answer axes (the server version, versions.ts; the hardware class, classes.ts) share:
- * the same declared pair side by side over groups that differ in one thing only, each row read
- * from its group's answer; per two rows the interaction test (`interactionTest` of @tunelab/stats:
- * is the pair's ratio on one different from that on the other?), Holm-adjusted within a family;
- * and the summary, in which only an adjusted interaction says that the axis changes the answer.
+ * One declared pair side by side along an answer axis — the server version (versions.ts) or the
+ * hardware class (classes.ts), each an `Axis` — over groups that differ in their place on that
+ * axis only, each row read from its group's answer; per two rows the interaction test
+ * (`interactionTest` of @tunelab/stats: is the pair's ratio on one different from that on the
+ * other?), Holm-adjusted within a family; and the summary, in which only an adjusted interaction
+ * says that the axis changes the answer. `sideBySide(groups, axis)` is the whole walk.
  */
 import type { PairComparison, VersionComparison, VersionRow } from '@tunelab/contracts';
 import { adjustPValues, formatP, interactionTest, type Moments } from '@tunelab/stats';
@@ -23,7 +24,7 @@ export const list = (xs: readonly string[]) =>
  * version, source, engine, unit and parameter values, and with `point` the sweep point. Groups with
  * one key differ only in the axis; a family of interaction tests is one key without the point.
  */
-export function conditionsKey(
+function conditionsKey(
   g: Pick<AnswerGroup, 'scenario' | 'source' | 'engine' | 'unit' | 'params' | 'point'>,
   held: string | number,
   point: boolean,
@@ -40,7 +41,7 @@ export function conditionsKey(
 }
 
 /** A row's figures, whatever the axis: the group's own n, means, improvement, interval, verdict and agreement. */
-export type PairFigures = Omit<VersionRow, 'engine' | 'major' | 'serverVersions'>;
+type PairFigures = Omit<VersionRow, 'engine' | 'major' | 'serverVersions'>;
 
 export function pairFigures(a: Answered, pair: PairOf): PairFigures {
   const side = (variant: string) => {
@@ -78,14 +79,14 @@ function momentsOf(a: Answered, variant: string): Moments | null {
 
 type VersionInteraction = VersionComparison['interactions'][number];
 /** One interaction test between rows labelled `a` and `b`, unadjusted. */
-export type RawInteraction<L> = Omit<VersionInteraction, 'a' | 'b' | 'adjusted' | 'differs'> & { a: L; b: L };
-export type Interaction<L> = RawInteraction<L> & Pick<VersionInteraction, 'adjusted' | 'differs'>;
+type RawInteraction<L> = Omit<VersionInteraction, 'a' | 'b' | 'adjusted' | 'differs'> & { a: L; b: L };
+type Interaction<L> = RawInteraction<L> & Pick<VersionInteraction, 'adjusted' | 'differs'>;
 
 /**
  * Per two rows whose pair was tested on both, the interaction test, unadjusted. `laterFirst`: `a`
  * is the later of the two rows (versions: the newer major ÷ the older), else the earlier.
  */
-export function interactionsOf<L>(
+function interactionsOf<L>(
   rows: readonly { label: L; answer: Answered }[],
   baseline: string,
   candidate: string,
@@ -121,9 +122,7 @@ export function interactionsOf<L>(
 const ALPHA = 0.05;
 
 /** Holm's adjustment over every interaction test of one family (`family` of each item), per item its tests adjusted. */
-export function adjustInteractions<L>(
-  pending: readonly { family: string; raw: RawInteraction<L>[] }[],
-): Interaction<L>[][] {
+function adjustInteractions<L>(pending: readonly { family: string; raw: RawInteraction<L>[] }[]): Interaction<L>[][] {
   const families = new Map<string, RawInteraction<L>[]>();
   for (const c of pending) families.set(c.family, [...(families.get(c.family) ?? []), ...c.raw]);
   const adjustedOf = new Map(
@@ -145,7 +144,7 @@ export function adjustInteractions<L>(
 }
 
 /** The pairs of groups under equal conditions, in their first group's order. */
-export function pairsOf(sorted: readonly Answered[]): { baseline: string; candidate: string }[] {
+function pairsOf(sorted: readonly Answered[]): { baseline: string; candidate: string }[] {
   const pairs = new Map<string, { baseline: string; candidate: string }>();
   for (const a of sorted)
     for (const p of a.pairs)
@@ -154,7 +153,7 @@ export function pairsOf(sorted: readonly Answered[]): { baseline: string; candid
 }
 
 /** The pair's direction, as the first group that measured it compared it. */
-export const directionOf = (sorted: readonly Answered[], baseline: string, candidate: string) =>
+const directionOf = (sorted: readonly Answered[], baseline: string, candidate: string) =>
   sorted.flatMap((a) => a.pairs).find((p) => p.baseline === baseline && p.candidate === candidate && p.measured)
     ?.measured?.direction ?? 'lower-is-better';
 
@@ -169,7 +168,7 @@ const VERDICT_WORDS: Record<PairComparison['verdict']['kind'], string> = {
 };
 
 /** What an axis is called in its summary: "the version changes the answer", "verdicts per class". */
-export type AxisWords = {
+type AxisWords = {
   /** "version", "hardware": the subject of "… changes the answer". */
   subject: string;
   /** "version", "class": one row. */
@@ -200,7 +199,7 @@ export const verdictWords = (c: { baseline: string; candidate: string }, v: Pair
  * The summary of one pair side by side: the axis changes the answer only when an adjusted
  * interaction test says so; `labels`: each row's label in words, in the rows' order.
  */
-export function summaryOf<L>(
+function summaryOf<L>(
   c: {
     baseline: string;
     candidate: string;
@@ -255,7 +254,7 @@ export function summaryOf<L>(
  * with one runner's runs is one machine owner's measurement, so a difference it makes rests on
  * that runner alone. `labels`: each row's label, in the rows' order; empty when no row is so.
  */
-export function oneRunnerNote(
+function oneRunnerNote(
   rows: readonly { runners: number }[],
   labels: readonly string[],
   words: { one: string; many: string },
@@ -269,4 +268,125 @@ export function oneRunnerNote(
         ? `${single.length.toLocaleString('en-US')} of these ${words.many}`
         : single.join(', ');
   return ` One runner stands behind ${which}: ${single.length === 1 && single.length !== rows.length ? 'its' : 'their'} runs are one machine owner's, so what differs there rests on that runner alone.`;
+}
+
+/** The figures of a comparison every axis has: its conditions, its pair and its metric. */
+type Shared = Pick<
+  VersionComparison,
+  'scenarioVersion' | 'source' | 'params' | 'point' | 'conditions' | 'baseline' | 'candidate' | 'direction' | 'unit'
+>;
+
+/**
+ * One answer axis: what differs between a comparison's rows (the engine major, the hardware
+ * class), what is held (the class, the release line) and how a row and the summary say it. `H`
+ * is what a comparison says of its axis (its class and engine; its engine, major and server),
+ * `R` a row, `L` a row's label in the interaction tests.
+ */
+export type Axis<L, R extends Row, H> = {
+  /** A group's place on the axis: two groups with one place are never side by side. */
+  label: (a: Answered) => L;
+  /** The value the other axis is held at: one family of interaction tests is one such value and conditions. */
+  held: (g: Answered['group']) => string | number;
+  /** The rows' order. */
+  order: (x: Answered, y: Answered) => number;
+  /** Whether an interaction's `a` is the later of its two rows (the newer major ÷ the older). */
+  laterFirst: boolean;
+  /** What the comparison says of its axis, from its first group. */
+  head: (first: Answered) => H;
+  /** The group's name without its place on the axis: the conditions the rows share. */
+  conditions: (a: Answered) => string;
+  row: (a: Answered, pair: PairOf) => R;
+  /** Each row's label in words, from the rows' groups. */
+  rowWords: (answered: readonly Answered[]) => string[];
+  /** A label in words, where the summary names an interaction's two rows. */
+  labelWords: (l: L) => string;
+  /** The summary's words for one comparison. */
+  words: (c: H & Pick<Shared, 'baseline' | 'candidate'> & { interactions: readonly Interaction<L>[] }) => AxisWords;
+  /** What the one-runner note calls a row and rows. */
+  runnerWords: { one: string; many: string };
+};
+
+/** One pair side by side along an axis: its rows, interaction tests and summary. */
+type Body<L, R> = Shared & {
+  rows: R[];
+  /** Each row's group answer, in the rows' order. */
+  answered: Answered[];
+  interactions: Interaction<L>[];
+  same: boolean;
+  changes: boolean;
+  summary: string;
+};
+type SideBySide<L, R, H> = H & Body<L, R>;
+
+type Row = { verdict: PairComparison['verdict']; runners: number };
+
+/** The groups by their conditions besides the axis, sweep point included, in the groups' order. */
+function byConditions<L, R extends Row, H>(groups: readonly Answered[], axis: Axis<L, R, H>): Answered[][] {
+  const out = new Map<string, Answered[]>();
+  for (const a of groups) {
+    const key = conditionsKey(a.group, axis.held(a.group), true);
+    out.set(key, [...(out.get(key) ?? []), a]);
+  }
+  return [...out.values()];
+}
+
+/** Each pair two groups or more of one set of conditions measured, with its rows and raw interaction tests. */
+function comparisonsOf<L, R extends Row, H>(same: readonly Answered[], axis: Axis<L, R, H>) {
+  const sorted = [...same].sort(axis.order);
+  if (new Set(sorted.map(axis.label)).size < 2) return [];
+  const first = sorted[0]!;
+  const g = first.group;
+  return pairsOf(sorted).flatMap(({ baseline, candidate }) => {
+    const found = sorted.flatMap((a) => {
+      const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
+      return pair ? [{ a, pair }] : [];
+    });
+    if (found.length < 2) return [];
+    const direction = directionOf(sorted, baseline, candidate);
+    const body: Omit<Body<L, R>, 'interactions' | 'same' | 'changes' | 'summary'> = {
+      scenarioVersion: g.scenario.version,
+      source: g.source,
+      params: g.params,
+      point: g.point ?? null,
+      conditions: axis.conditions(first),
+      baseline,
+      candidate,
+      direction,
+      unit: g.unit,
+      rows: found.map(({ a, pair }) => axis.row(a, pair)),
+      answered: found.map(({ a }) => a),
+    };
+    const raw =
+      direction === 'descriptive'
+        ? []
+        : interactionsOf(
+            sorted.map((a) => ({ label: axis.label(a), answer: a })),
+            baseline,
+            candidate,
+            axis.laterFirst,
+          );
+    // One family of interaction tests: every pair and sweep point of one held value and conditions.
+    return [{ head: axis.head(first), body, family: conditionsKey(g, axis.held(g), false), raw }];
+  });
+}
+
+/**
+ * The scenario's pairs along one axis, from its per-group answers: groups that differ only in
+ * their place on the axis are put side by side, each pair that two of them or more measured one
+ * comparison; the interaction tests Holm-adjusted per family, and each comparison summarised.
+ */
+export function sideBySide<L, R extends Row, H>(
+  groups: readonly Answered[],
+  axis: Axis<L, R, H>,
+): SideBySide<L, R, H>[] {
+  const pending = byConditions(groups, axis).flatMap((same) => comparisonsOf(same, axis));
+  const adjusted = adjustInteractions(pending);
+  return pending.map(({ head, body }, i) => {
+    const interactions = adjusted[i] ?? [];
+    const labels = axis.rowWords(body.answered);
+    const words = axis.words({ ...head, baseline: body.baseline, candidate: body.candidate, interactions });
+    const { same, changes, text } = summaryOf({ ...body, interactions }, labels, axis.labelWords, words);
+    const note = oneRunnerNote(body.rows, labels, axis.runnerWords);
+    return { ...head, ...body, interactions, same, changes, summary: `${text}${note}` };
+  });
 }

@@ -18,19 +18,7 @@ import {
 } from '@tunelab/contracts';
 import { CLASSES_NAMED_UP_TO, classLabel } from './classes.ts';
 import { groupMajor, serverName } from './answer.ts';
-import {
-  conditionsKey,
-  adjustInteractions,
-  directionOf,
-  interactionsOf,
-  list,
-  pairFigures,
-  pairsOf,
-  oneRunnerNote,
-  summaryOf,
-  type Answered,
-  type RawInteraction,
-} from './side-by-side.ts';
+import { list, pairFigures, sideBySide, type Answered, type Axis } from './side-by-side.ts';
 
 /** The group's name without its engine-and-major part: the conditions two majors share. */
 function conditionsOf(a: Answered): string {
@@ -50,16 +38,34 @@ function rowOf(a: Answered, pair: Answered['pairs'][number]): VersionRow {
   };
 }
 
+/** The server version as an axis: rows per engine major, the hardware class held, the older major first. */
+const VERSION_AXIS: Axis<number, VersionRow, Pick<VersionComparison, 'hardwareClass' | 'engine'>> = {
+  label: (a) => a.group.engine.major,
+  held: (g) => g.hardware.class,
+  order: (x, y) => x.group.engine.major - y.group.engine.major,
+  laterFirst: true,
+  head: ({ group: g }) => ({ hardwareClass: g.hardware.class, engine: g.engine.engine }),
+  conditions: conditionsOf,
+  row: rowOf,
+  rowWords: (answered) => answered.map((a) => groupMajor(a.group)),
+  labelWords: String,
+  words: (c) => ({
+    subject: 'version',
+    one: 'version',
+    many: 'versions',
+    tested: (labels) => `interaction tests between ${ENGINE_FACTS[c.engine].name} ${list(labels)}`,
+  }),
+  runnerWords: { one: 'server version', many: 'server versions' },
+};
+
 /**
- * The groups by conditions (all but the major), the majors measured per class × engine, and the
- * release lines ("10.11") behind each engine's first numbers (what the majors hold), for the words.
+ * The majors measured per class × engine, and the release lines ("10.11") behind each engine's
+ * first numbers (what the majors hold), for the words.
  */
-function indexByConditions(groups: readonly Answered[]) {
-  const byConditions = new Map<string, Answered[]>();
+function measuredMajors(groups: readonly Answered[]) {
   const majors = new Map<string, { hardwareClass: string; engine: Engine; majors: Set<number> }>();
   const releases = new Map<string, Set<string>>();
-  for (const a of groups) {
-    const g = a.group;
+  for (const { group: g } of groups) {
     const classKey = `${g.hardware.class}\u0000${g.engine.engine}`;
     const seen = majors.get(classKey) ?? {
       hardwareClass: g.hardware.class,
@@ -70,10 +76,8 @@ function indexByConditions(groups: readonly Answered[]) {
     const first = `${g.engine.engine}\u0000${g.engine.major}`;
     releases.set(first, (releases.get(first) ?? new Set()).add(groupMajor(g)));
     majors.set(classKey, seen);
-    const key = conditionsKey(g, g.hardware.class, true);
-    byConditions.set(key, [...(byConditions.get(key) ?? []), a]);
   }
-  return { byConditions, majors, releases };
+  return { majors, releases };
 }
 
 /**
@@ -82,65 +86,15 @@ function indexByConditions(groups: readonly Answered[]) {
  * sweep point) are put side by side, oldest major first.
  */
 export function answerVersions(groups: readonly Answered[]): VersionAnswers {
-  const { byConditions, majors, releases } = indexByConditions(groups);
-  const pending: (Omit<VersionComparison, 'interactions' | 'summary' | 'sameVerdict' | 'versionChangesAnswer'> & {
-    family: string;
-    raw: RawInteraction<number>[];
-    releases: string[];
-  })[] = [];
-  for (const same of byConditions.values()) {
-    const sorted = [...same].sort((x, y) => x.group.engine.major - y.group.engine.major);
-    if (new Set(sorted.map((a) => a.group.engine.major)).size < 2) continue;
-    const first = sorted[0]!;
-    for (const { baseline, candidate } of pairsOf(sorted)) {
-      const answered = sorted.flatMap((a) => {
-        const pair = a.pairs.find((p) => p.baseline === baseline && p.candidate === candidate);
-        return pair ? [{ row: rowOf(a, pair), release: groupMajor(a.group) }] : [];
-      });
-      const rows = answered.map((r) => r.row);
-      if (rows.length < 2) continue;
-      const direction = directionOf(sorted, baseline, candidate);
-      const g = first.group;
-      pending.push({
-        hardwareClass: g.hardware.class,
-        engine: g.engine.engine,
-        scenarioVersion: g.scenario.version,
-        source: g.source,
-        params: g.params,
-        point: g.point ?? null,
-        conditions: conditionsOf(first),
-        baseline,
-        candidate,
-        direction,
-        unit: g.unit,
-        rows,
-        // One family of interaction tests: every pair and sweep point of one class and conditions.
-        family: conditionsKey(g, g.hardware.class, false),
-        raw:
-          direction === 'descriptive'
-            ? []
-            : interactionsOf(
-                sorted.map((a) => ({ label: a.group.engine.major, answer: a })),
-                baseline,
-                candidate,
-                true,
-              ),
-        releases: answered.map((r) => r.release),
-      });
-    }
-  }
-  const adjusted = adjustInteractions(pending);
-  const comparisons: VersionComparison[] = pending.map(({ family: _family, raw: _raw, releases, ...base }, i) => {
-    const interactions = adjusted[i] ?? [];
-    const { same, changes, text } = summaryOf({ ...base, interactions }, releases, String, {
-      subject: 'version',
-      one: 'version',
-      many: 'versions',
-      tested: (labels) => `interaction tests between ${ENGINE_FACTS[base.engine].name} ${list(labels)}`,
-    });
-    const note = oneRunnerNote(base.rows, releases, { one: 'server version', many: 'server versions' });
-    return { ...base, interactions, sameVerdict: same, versionChangesAnswer: changes, summary: `${text}${note}` };
-  });
+  const { majors, releases } = measuredMajors(groups);
+  const comparisons: VersionComparison[] = sideBySide(groups, VERSION_AXIS).map(
+    ({ answered: _answered, same, changes, summary, ...c }) => ({
+      ...c,
+      sameVerdict: same,
+      versionChangesAnswer: changes,
+      summary,
+    }),
+  );
 
   const measured = [...majors.values()]
     .map((m) => ({ hardwareClass: m.hardwareClass, engine: m.engine, majors: [...m.majors].sort((a, b) => a - b) }))
