@@ -8,9 +8,8 @@
 import { pairClaims, type PairClaim } from '@tunelab/answers';
 import type { ComparisonGroup, LeftOut } from '@tunelab/contracts';
 import type { ClassAnswer, PairView } from './answer.ts';
-import { meansText } from './home.ts';
+import { meansText, sharedNameVersion } from './home.ts';
 import type { ScenarioView, SiteData } from './load.ts';
-import { versionLabel } from './views.ts';
 
 type PairLine = {
   scenario: ScenarioView;
@@ -43,14 +42,10 @@ const answeredGroups = (sc: ScenarioView): ClassAnswer[] => [
  */
 export function pairLines(sc: ScenarioView): PairLine[] {
   const groups = answeredGroups(sc);
-  const baseName = (a: ClassAnswer) => `${a.name}${a.leftOut ? ' (left out)' : ''}`;
-  const versionsOf = new Map<string, Set<string>>();
-  for (const a of groups)
-    versionsOf.set(baseName(a), (versionsOf.get(baseName(a)) ?? new Set()).add(a.group.scenario.version));
   const metric = sc.answers?.metric.label ?? 'the metric';
   return groups.flatMap((a) => {
-    const shared = (versionsOf.get(baseName(a))?.size ?? 0) > 1;
-    const name = shared ? `${a.name} · ${versionLabel(sc, a.group.scenario.version)}` : a.name;
+    const version = sharedNameVersion(sc, a);
+    const name = version ? `${a.name} · ${version}` : a.name;
     return a.pairs.flatMap((p) => {
       if (!p.measured) return [];
       const verdict = pairClaims(p, metric, a.ratios).find((c) => c.about === 'verdict')!;

@@ -66,6 +66,8 @@ export type AnswerLine = {
   /** Whether other majors of the class disagree with this one. */
   versionsDiffer: boolean;
   scale: string;
+  /** The scenario version, where another group of the class and conditions is of another version (else null). */
+  version: string | null;
   /** "5.0 s for 1-1 vs 2.2 s for 1-2", from the group's means. */
   figures: string | null;
   /** "×0.44" the candidate's mean over the baseline's. */
@@ -95,6 +97,22 @@ export function meansText(
   if (b === undefined || c === undefined) return null;
   const withUnit = (v: number) => formatWithUnit(v, g.unit, format);
   return `${withUnit(b)} for ${p.baseline} vs ${withUnit(c)} for ${p.candidate}`;
+}
+
+/**
+ * A group's scenario version for people ("scenario version 2 of 3 (…)") where another group of the
+ * scenario goes by the same name (class, server, scale; left out or not) but is of another version:
+ * there the name alone would give two answers one name. Null where the name is the group's alone.
+ */
+export function sharedNameVersion(sc: ScenarioView, a: ClassAnswer): string | null {
+  const groups = [...(sc.answers?.groups ?? []), ...(sc.answers?.leftOut ?? [])];
+  const shared = groups.some(
+    (b) =>
+      b.name === a.name &&
+      Boolean(b.leftOut) === Boolean(a.leftOut) &&
+      b.group.scenario.version !== a.group.scenario.version,
+  );
+  return shared ? versionLabel(sc, a.group.scenario.version) : null;
 }
 
 function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
@@ -132,6 +150,7 @@ function lineOf(sc: ScenarioView, a: ClassAnswer, p: PairView): AnswerLine {
     ),
     versionsDiffer: same !== undefined && !same.sameVerdict,
     scale: paramsText(shownParams(sc), g, true),
+    version: sharedNameVersion(sc, a),
     figures,
     ratio: b !== undefined && c !== undefined && b !== 0 ? `×${(c / b).toPrecision(2)}` : null,
     evidence,
