@@ -555,5 +555,22 @@ describe('newest data', () => {
       const text = (await page.locator('main').textContent()) ?? '';
       expect(text, key).toContain(`newest data ${newest(mine, (r) => r.finishedAt)}`);
     }
+    // A machine's page lists its runs by when they were measured.
+    const byId = new Map(runs.map((r) => [r.id, r]));
+    let links = 0;
+    for (const path of await htmlPages('hardware')) {
+      await page.goto(`${site.url}${path}`);
+      const listed = await page
+        .locator('table.machine-scenarios a[href^="/runs/"]')
+        .evaluateAll((els) =>
+          els.map((a) => ({ id: a.getAttribute('href')!.split('/')[2]!, text: a.textContent ?? '' })),
+        );
+      for (const l of listed) {
+        links++;
+        const started = byId.get(l.id)!.startedAt;
+        expect(l.text, `${path} ${l.id}`).toBe(`${started.slice(0, 10)} ${started.slice(11, 16)} UTC`);
+      }
+    }
+    expect(links).toBeGreaterThan(10);
   });
 });
