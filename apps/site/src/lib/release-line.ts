@@ -14,12 +14,14 @@ export const WIDTHS = { wide: 720, narrow: 360 } as const;
 export const HEIGHT = 260;
 const PAD = { left: 46, right: 8, top: 16, bottom: 58 };
 
+/** `cut`: the interval reaches beyond the drawing at that end (or is unbounded there): drawn with an arrow. */
 export type LinePoint = {
   release: string;
   x: number;
   y: number;
-  low: number | null;
-  high: number | null;
+  low: number;
+  high: number;
+  cut: { low: boolean; high: boolean };
   title: string;
 };
 export type LineBand = { major: number; x: number; width: number; shaded: boolean };
@@ -94,8 +96,9 @@ export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): 
     release: p.release,
     x: xOf(i),
     y: yOf(p.ratio),
-    low: p.ratioCi.low === null ? null : yOf(p.ratioCi.low),
-    high: p.ratioCi.high === null ? null : yOf(p.ratioCi.high),
+    low: yOf(p.ratioCi.low ?? lo),
+    high: yOf(p.ratioCi.high ?? hi),
+    cut: { low: p.ratioCi.low === null || p.ratioCi.low < lo, high: p.ratioCi.high === null || p.ratioCi.high > hi },
     title: `PostgreSQL ${p.release}: ${s.candidate} ÷ ${s.baseline} = ${p.ratio.toFixed(3)}× (95% CI ${p.ratioCi.low?.toFixed(3) ?? 'unbounded'}–${p.ratioCi.high?.toFixed(3) ?? 'unbounded'}), ${p.blocks === null ? `${p.runs} runs` : `${p.blocks} blocks of ${p.runs} runs`}`,
   }));
   const bands: LineBand[] = [];
