@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import sjson from 'secure-json-parse';
-import { visit } from 'jsonc-parser';
 import { ApiError } from '../../problem.ts';
+import { repeatedKey } from './repeated-keys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,34 +13,6 @@ declare module 'fastify' {
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/** JSON Pointer (RFC 6901) of a key inside the object at `path`. */
-const pointer = (path: readonly (string | number)[]) =>
-  path.map((k) => `/${String(k).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
-
-/**
- * The pointer of the first key that an object of `text` (valid JSON) repeats, compared decoded
- * (`"a"` and `"\u0061"` are one key), or undefined. JSON.parse keeps a repeated key's last copy, so
- * the text and the value checked would otherwise be two documents.
- */
-function repeatedKey(text: string): string | undefined {
-  const open: Set<string>[] = [];
-  let found: string | undefined;
-  visit(text, {
-    onObjectBegin: () => {
-      open.push(new Set());
-      return found === undefined;
-    },
-    onObjectEnd: () => void open.pop(),
-    onObjectProperty: (key, _offset, _length, _line, _char, path) => {
-      const keys = open.at(-1);
-      if (found !== undefined || !keys) return;
-      if (keys.has(key)) found = pointer([...path(), key]);
-      keys.add(key);
-    },
-  });
-  return found;
-}
 
 /**
  * JSON bodies are decoded strictly: invalid UTF-8 is refused instead of silently turned into
@@ -99,16 +71,7 @@ export default fp(
         }
         try {
           const value: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-          let repeated: string | undefined;
-          let checkedText: string | undefined = text;
-          try {
-            repeated = repeatedKey(text);
-          } catch (e) {
-            if (!(e instanceof RangeError)) throw e;
-            // Too deep for the check (and for the contract, which allows no such depth): were it
-            // stored, the ingest would write the parsed value again, never this unchecked text.
-            checkedText = undefined;
-          }
+          const repeated = repeatedKey(text, value);
           if (repeated !== undefined) {
             done(
               new ApiError('bad-request', `the body repeats the key ${repeated.slice(0, 200)}; send each key once`, [
@@ -119,7 +82,7 @@ export default fp(
             return;
           }
           request.document = value;
-          if (checkedText !== undefined) request.documentText = checkedText;
+          request.documentText = text;
           done(null, value);
         } catch (e) {
           const why = e instanceof RangeError ? 'nested too deeply' : e instanceof Error ? e.message : 'invalid JSON';
