@@ -42,6 +42,20 @@ describe('RunSubmission', () => {
       RunSubmission.safeParse({ ...fixture, samples: [{ ...s, point: { param: 'v us', value: 1 } }] }).success,
     ).toBe(false);
   });
+
+  it('refuses a repeated sample with or without a sweep point, and nothing else', () => {
+    const s = { variant: 'a', repetition: 1, metric: 'tpm', unit: 'tx/min', value: 5 };
+    const paths = (samples: object[]) =>
+      (RunSubmission.safeParse({ ...fixture, samples }).error?.issues ?? []).map((i) => i.path.join('.'));
+    expect(paths([s, { ...s, repetition: 2 }, { ...s, variant: 'b' }, { ...s, metric: 'tps' }])).toEqual([]);
+    expect(paths([s, { ...s, repetition: 2 }, { ...s, value: 6 }])).toEqual(['samples.2']);
+    // A point is part of the key; 0 and -0 are the same point.
+    const at = (value: number) => ({ ...s, point: { param: 'vus', value } });
+    expect(paths([s, at(1), { ...at(1), repetition: 2 }, { ...at(1), point: { param: 'rows', value: 1 } }])).toEqual(
+      [],
+    );
+    expect(paths([at(0), s, at(-0)])).toEqual(['samples.2']);
+  });
 });
 
 describe('RunSubmission options: a release of a managed server', () => {
