@@ -630,6 +630,11 @@ async function requestReleases(
   return jobs;
 }
 
+async function getJob(sql: SqlRunner, id: string, viewer: JobViewer): Promise<Job | null> {
+  const row = await rowById(sql, id);
+  return row ? toJob(row, viewer) : null;
+}
+
 async function listJobs(
   sql: SqlRunner,
   q: { state?: JobState | undefined; scenario?: string | undefined; limit: number },
@@ -749,6 +754,13 @@ async function reserveRunSlot(
   return { status: 'taken', runId: now?.run_id ?? null };
 }
 
+async function freeRunSlot(sql: SqlRunner, jobId: string, runKey: string): Promise<void> {
+  await sql.query('UPDATE fleet_jobs SET run_key = NULL WHERE id = $1 AND run_key = $2 AND run_id IS NULL', [
+    jobId,
+    runKey,
+  ]);
+}
+
 async function completeWithRun(ctx: FleetContext, jobId: string, runKey: string, runId: string): Promise<void> {
   const [row] = await ctx.sql.query<{ queue: string }>(
     'UPDATE fleet_jobs SET run_id = $3 WHERE id = $1 AND run_key = $2 RETURNING queue',
@@ -785,8 +797,7 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
     },
 
     async getJob(id: string, viewer: JobViewer = 'operator'): Promise<Job | null> {
-      const row = await rowById(sql, id);
-      return row ? toJob(row, viewer) : null;
+      return getJob(sql, id, viewer);
     },
 
     async listJobs(
@@ -838,10 +849,7 @@ export function createFleet(conn: Pick<Connection, 'sql' | 'queueTarget'>, optio
 
     /** The ingest failed: the slot is free again. */
     async freeRunSlot(jobId: string, runKey: string): Promise<void> {
-      await sql.query('UPDATE fleet_jobs SET run_key = NULL WHERE id = $1 AND run_key = $2 AND run_id IS NULL', [
-        jobId,
-        runKey,
-      ]);
+      await freeRunSlot(sql, jobId, runKey);
     },
 
     /** The run answering the job is stored: the job completes (or, not active, is withdrawn from the queue). */
