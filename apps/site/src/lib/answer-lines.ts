@@ -41,6 +41,15 @@ const answeredGroups = (sc: ScenarioView): ClassAnswer[] => [
  * answers name it, plus the scenario version where another group of that name is of another version.
  */
 export function pairLines(sc: ScenarioView): PairLine[] {
+  let lines = made.get(sc);
+  if (!lines) made.set(sc, (lines = makePairLines(sc)));
+  return lines;
+}
+
+/** A scenario's lines, made once per build: every machine's page and the feed read them. */
+const made = new WeakMap<ScenarioView, PairLine[]>();
+
+function makePairLines(sc: ScenarioView): PairLine[] {
   const groups = answeredGroups(sc);
   const metric = sc.answers?.metric.label ?? 'the metric';
   return groups.flatMap((a) => {
