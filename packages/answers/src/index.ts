@@ -56,6 +56,7 @@ export { answerRun } from './run.ts';
 export { conditionMetrics, evaluateConditions, type ConditionCheck } from './conditions.ts';
 export { answerVersions } from './versions.ts';
 export { answerClasses, classLabel, CLASSES_NAMED_UP_TO } from './classes.ts';
+export { interactionWords } from './side-by-side.ts';
 export {
   decidingP,
   intervalLevelText,

@@ -196,6 +196,19 @@ export const verdictWords = (c: { baseline: string; candidate: string }, v: Pair
       : VERDICT_WORDS[v.kind];
 
 /**
+ * One interaction test in words, as a summary and the site's fleet view say it: "1-2 ÷ 1-1 on A is
+ * 0.667× what it is on B (95% CI 0.648–0.686)", or for values ≤ 0 the difference of differences.
+ */
+export const interactionWords = <L>(
+  c: { baseline: string; candidate: string; unit: string },
+  t: Pick<Interaction<L>, 'method' | 'a' | 'b' | 'estimate' | 'ci95'>,
+  label: (l: L) => string,
+): string =>
+  t.method === 'log-ratio'
+    ? `${c.candidate} ÷ ${c.baseline} on ${label(t.a)} is ${two(t.estimate)}× what it is on ${label(t.b)} (95% CI ${two(t.ci95.low)}–${two(t.ci95.high)})`
+    : `${c.candidate} − ${c.baseline} on ${label(t.a)} differs from that on ${label(t.b)} by ${two(t.estimate)} ${c.unit} (95% CI ${two(t.ci95.low)} to ${two(t.ci95.high)})`;
+
+/**
  * The summary of one pair side by side: the axis changes the answer only when an adjusted
  * interaction test says so; `labels`: each row's label in words, in the rows' order.
  */
@@ -224,10 +237,7 @@ function summaryOf<L>(
   const differing = c.interactions.filter((i) => i.differs);
   if (differing.length > 0) {
     const best = [...differing].sort((x, y) => x.adjusted.p - y.adjusted.p)[0]!;
-    const what =
-      best.method === 'log-ratio'
-        ? `${c.candidate} ÷ ${c.baseline} on ${label(best.a)} is ${two(best.estimate)}× what it is on ${label(best.b)} (95% CI ${two(best.ci95.low)}–${two(best.ci95.high)})`
-        : `${c.candidate} − ${c.baseline} on ${label(best.a)} differs from that on ${label(best.b)} by ${two(best.estimate)} ${c.unit} (95% CI ${two(best.ci95.low)} to ${two(best.ci95.high)})`;
+    const what = interactionWords(c, best, label);
     return {
       same,
       changes: true,

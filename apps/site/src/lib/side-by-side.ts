@@ -1,11 +1,12 @@
 /**
  * What the scenario page's side-by-side sections (per server version: VersionAnswer.astro; per
- * hardware class: ClassesAnswer.astro) print the same way: a row's verdict in a few words with
- * the p that decided it, and a mean with its unit.
+ * hardware class: ClassDetail.astro, both drawn by SideBySidePair.astro) print the same way: a
+ * row's verdict in a few words with the p that decided it, a mean with its unit, a row as the
+ * table and forest plot take it, when the rows were measured, and a pair's id.
  */
-import type { VersionRow } from '@tunelab/contracts';
+import type { ClassRow, VersionRow } from '@tunelab/contracts';
 import { decidingP, notDifferentWords } from '@tunelab/answers';
-import type { ClassAnswer } from './answer.ts';
+import { AGREEMENT_TEXT, type ClassAnswer } from './answer.ts';
 import { formatWithUnit } from './format.ts';
 
 export const sideValue = (v: number | null | undefined, unit: string) =>
@@ -31,8 +32,63 @@ export function rowVerdictWord(
   return r.verdict.kind === 'descriptive' ? 'descriptive: no verdict' : 'not enough data';
 }
 
+/** A row of either axis: a group's figures for the pair. */
+type AxisRowOf = VersionRow | ClassRow;
+
+/**
+ * A comparison's row as PairAlongAxis.astro draws it; the axis names the row (`label`, its data-*
+ * attributes `attrs`), the rest is the row's figures.
+ */
+export function axisRow(
+  groups: readonly ClassAnswer[],
+  c: { baseline: string; candidate: string; unit: string },
+  r: AxisRowOf,
+  place: { label: string; attrs: Record<string, string> },
+) {
+  return {
+    ...place,
+    title: r.serverVersions.join(', '),
+    runCount: r.runCount,
+    n: { baseline: r.baseline?.n ?? 0, candidate: r.candidate?.n ?? 0 },
+    means: `${sideValue(r.baseline?.mean, c.unit)} → ${sideValue(r.candidate?.mean, c.unit)}`,
+    improvement: r.improvement,
+    ci95: r.ci95,
+    significant: r.verdict.significant,
+    verdict: rowVerdictWord(groups, c, r),
+    verdictSentence: r.verdict.sentence,
+    agreement: AGREEMENT_TEXT[r.agreement],
+  };
+}
+
+/** The days a group's runs were received, in order. */
+export const runDates = (groups: readonly ClassAnswer[], key: string) =>
+  [
+    ...new Set((groups.find((a) => a.group.key === key)?.group.runs ?? []).map((r) => r.receivedAt.slice(0, 10))),
+  ].sort();
+
+/** "PostgreSQL 17 2026-11-20 (3 runs); …": when each row, named by `label`, was measured. */
+export const measuredWhen = <R extends AxisRowOf>(
+  groups: readonly ClassAnswer[],
+  rows: readonly R[],
+  label: (r: R) => string,
+) =>
+  rows
+    .map(
+      (r) =>
+        `${label(r)} ${runDates(groups, r.group).join(', ') || 'undated'} (${r.runCount} ${r.runCount === 1 ? 'run' : 'runs'})`,
+    )
+    .join('; ');
+
+const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
+
+/** The id of one pair along an axis ("versions", "classes") where `held` is held, on the scenario page or its classes page. */
+export const pairId = (
+  axis: 'versions' | 'classes',
+  held: string,
+  c: { baseline: string; candidate: string },
+  index: number,
+) => `${axis}-${slug(held)}-${slug(`${c.candidate}-vs-${c.baseline}`)}-${index}`;
+
 /** The id of one pair across hardware classes (ClassDetail.astro), on the scenario page or its classes page. */
-export const classPairId = (c: { server: string; baseline: string; candidate: string }, index: number) => {
-  const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
-  return `classes-${slug(c.server)}-${slug(`${c.candidate}-vs-${c.baseline}`)}-${index}`;
-};
+export const classPairId = (c: { server: string; baseline: string; candidate: string }, index: number) =>
+  pairId('classes', c.server, c, index);
