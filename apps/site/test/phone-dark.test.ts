@@ -1,7 +1,7 @@
 /**
  * The site on a phone (390 × 844) and a desktop (1366 × 900), light and dark, in Chromium over
- * the answers-first fixture (every scenario's real run, tests/fixtures/real-runs; the real
- * `astro build`):
+ * the answers-first fixture (every scenario's real run, tests/fixtures/real-runs) and 16 more
+ * hardware classes (the real `astro build`):
  * - every chart's text is at least 11 px on the phone, the box/strip charts and chart files included;
  * - in the dark scheme a chart's text, lines and panels take dark-page colours (not the light ones)
  *   with the contrast text needs;
@@ -19,8 +19,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { ingestDocument } from '@tunelab/results-db/testing';
 import { openTestResultsDb } from './fresh-db.ts';
 import { seedAnswersFixture } from './answers-fixture.ts';
+import { sampleRun } from './seed.ts';
 import { openBuiltSite } from './open-site.ts';
 
 const work = await mkdtemp(join(tmpdir(), 'tl-phone-dark-'));
@@ -38,6 +40,14 @@ beforeAll(async () => {
   const db = await openTestResultsDb(dataDir);
   try {
     await seedAnswersFixture(db);
+    // 16 more hardware classes (1 to 16 cores), one run each, as a small fleet adds them: the
+    // coverage page and the classes views grow with them.
+    for (let cores = 1; cores <= 16; cores++)
+      await ingestDocument(
+        db,
+        sampleRun({ cores, memoryGb: 64, disk: 'hdd', id: `fleet-${cores}` }, 0),
+        `fleet-${cores}`,
+      );
   } finally {
     await db.close();
   }
@@ -188,7 +198,7 @@ describe('charts in the dark', () => {
 });
 
 describe('widths', () => {
-  it('no page is wider than 1366 px: home, scenarios, coverage, hardware, a run page', async () => {
+  it('no page or table is wider than 1366 px: home, scenarios, coverage, hardware, a run page', async () => {
     const run = (await runPaths())[0]!;
     const hardware = (await dirs('hardware'))[0]!;
     const paths = ['/', ...(await scenarioPaths()), '/coverage/', '/hardware/', `/hardware/${hardware}/`, run];
@@ -196,8 +206,19 @@ describe('widths', () => {
     for (const scheme of ['light', 'dark'] as const)
       for (const path of paths) {
         await open(path, DESKTOP, scheme);
-        const w = await page.evaluate(() => document.documentElement.scrollWidth);
-        if (w > DESKTOP.width) wide.push(`${path} (${scheme}): ${w} px`);
+        const m = await page.evaluate(() => ({
+          page: document.documentElement.scrollWidth,
+          // A table that scrolls sideways inside its wrapper is as wide as a page that does.
+          tables: Array.from(document.querySelectorAll('table'))
+            .filter((t) => t.getClientRects().length > 0)
+            .map((t) => ({
+              over: t.scrollWidth - (t.closest('.table-scroll') ?? t.parentElement!).clientWidth,
+              name: t.querySelector('caption')?.textContent?.slice(0, 60) ?? t.className,
+            }))
+            .filter((t) => t.over > 1),
+        }));
+        if (m.page > DESKTOP.width) wide.push(`${path} (${scheme}): ${m.page} px`);
+        wide.push(...m.tables.map((t) => `${path} (${scheme}): ${t.name}, ${t.over} px wider than its box`));
       }
     expect(wide).toEqual([]);
   });

@@ -216,7 +216,7 @@ const BOX_SPLITS = 4;
  * below, or a smallest value under one interval) starts there. Null: one value, or none (ECharts'
  * own extent). Given to ECharts explicitly, so the drawing and its note never disagree.
  */
-export function distributionAxis(
+function distributionAxis(
   input: Pick<DistributionInput, 'variants' | 'fromZero'>,
 ): { min: number; max: number; interval: number } | null {
   const values = input.variants.flatMap((v) => v.values).filter(Number.isFinite);
@@ -321,6 +321,8 @@ export type DifferenceRow = {
   low: number | null;
   high: number | null;
   significant: boolean;
+  /** Decided equivalent: the interval lies within the scenario's margin (drawn grey, said so), even where it excludes ×1. */
+  equivalent?: boolean;
   published: boolean;
   /** The interval's level as printed ("95%", or "98.3%" when the scenario's decisions share 5%); default 95%. */
   level?: string;
@@ -432,7 +434,8 @@ export const DIFFERENCE_CAP_WIDTH = 2.25;
  * neighbour's at phone width) naming what differs, the estimate on its own row with its 95% CI.
  * An unbounded side (no Fieller bound, or a bound at or below 0 that a log axis cannot show) runs
  * to the edge as an arrow with no end cap, and the row's text says so. Measured groups are
- * circles, the article's diamonds; a filled marker is a significant difference; dashed: ×1.
+ * circles, the article's diamonds; a filled marker is a significant difference, a grey one a decided
+ * equivalence (within the margin); dashed: ×1.
  */
 export function differenceChart(input: DifferenceInput): ChartSvg {
   const { rows, direction } = input;
@@ -444,7 +447,9 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
   const min = Math.log(lo) - span * 0.08;
   const max = Math.log(hi) + span * 0.08;
   const texts = rows.map((r) => differenceRowText(r, direction));
-  const desc = rows.map((r, i) => `${texts[i]}${r.significant ? ', significant' : ', not significant'}`).join('; ');
+  const mark = (r: DifferenceRow) =>
+    r.significant ? ', significant' : r.equivalent ? ', equivalent within the margin' : ', not significant';
+  const desc = rows.map((r, i) => `${texts[i]}${mark(r)}`).join('; ');
   const better = direction === 'lower-is-better' ? 'below ×1: less' : 'above ×1: more';
   const axisName = `${input.candidate} / ${input.baseline} (log scale; ${better} is better)`;
   return both(
@@ -465,7 +470,7 @@ export function differenceChart(input: DifferenceInput): ChartSvg {
             ? {
                 value: [Math.log(q.estimate), i + at],
                 itemStyle: {
-                  color: r.significant ? PALETTE[published ? 1 : 0] : '#ffffff',
+                  color: r.significant ? PALETTE[published ? 1 : 0] : r.equivalent ? '#9e9e9e' : '#ffffff',
                   borderColor: PALETTE[published ? 1 : 0],
                   borderWidth: 2,
                   opacity: 1,

@@ -6,7 +6,7 @@
 import type { RunDetail, ScenarioAnswers } from '@tunelab/contracts';
 import { unitFor } from './units.ts';
 
-export type RunMetricRow = { variant: string; point: number | null; n: number; mean: string; range: string };
+type RunMetricRow = { variant: string; point: number | null; n: number; mean: string; range: string };
 
 /** The run's values of `metric`, per variant and sweep point in the order measured: n, mean and range, in one display unit. */
 export function runMetricRows(run: Pick<RunDetail, 'samples'>, metric: string): { unit: string; rows: RunMetricRow[] } {
