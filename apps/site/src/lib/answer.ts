@@ -39,15 +39,16 @@ const groupStrength = (a: ClassAnswer): Strength =>
 
 /**
  * One answer per group (class × conditions × point), the answer first: the groups of one class
- * under the same conditions (its server versions) sit together, the strongest of them first, and
- * those clusters come in the order of their strongest group (a decided pair before an undecided
- * one), then the package's order (the most runs first). So a decided answer is never below an
- * unstable one of the same class.
+ * under the same conditions (its sweep points and server versions) sit together — points in
+ * their order, and at each point the strongest server version first — and those clusters come in
+ * the order of their strongest group (a decided pair before an undecided one), then the package's
+ * order (the most runs first). So a decided answer is never below an unstable one of the same
+ * class at the same point.
  */
 export function scenarioAnswers(sc: ScenarioView): ClassAnswer[] {
   const groups = sc.answers?.groups ?? [];
   const keyOf = (a: ClassAnswer) =>
-    `${a.group.hardware.class}|${JSON.stringify(a.group.params)}|${a.group.scenario.version}|${a.group.point?.value ?? ''}|${a.group.engine.engine}`;
+    `${a.group.hardware.class}|${JSON.stringify(a.group.params)}|${a.group.scenario.version}|${a.group.engine.engine}`;
   const firstAt = new Map<string, number>();
   const best = new Map<string, Strength>();
   groups.forEach((a, i) => {
@@ -60,6 +61,7 @@ export function scenarioAnswers(sc: ScenarioView): ClassAnswer[] {
     (x, y) =>
       byStrength(best.get(keyOf(x))!, best.get(keyOf(y))!) ||
       firstAt.get(keyOf(x))! - firstAt.get(keyOf(y))! ||
+      (x.group.point?.value ?? 0) - (y.group.point?.value ?? 0) ||
       byStrength(groupStrength(x), groupStrength(y)) ||
       compareMajors(groupServer(x.group).major, groupServer(y.group).major),
   );
