@@ -389,11 +389,21 @@ describe('words, markers and intervals tell one story (the answers’ one decisi
       for (const p of (await htmlPages(site.out)).filter((x) => x.startsWith('scenarios/'))) {
         const html = await readFile(join(site.out, p), 'utf8');
         for (const d of html.matchAll(/<desc>([^<]*)<\/desc>/g))
-          for (const r of d[1]!.matchAll(/×([\d.,]+) \([\d.]+% CI ×([\d.,]+) to ×([\d.,]+)\), (not )?significant/g)) {
+          for (const r of d[1]!.matchAll(
+            /×([\d.,]+) \([\d.]+% CI ×([\d.,]+) to ×([\d.,]+)\), (significant|not significant|equivalent within the margin)/g,
+          )) {
             rows++;
             const [lo, hi] = [num(r[2]!), num(r[3]!)];
             const excludesOne = lo > 1 || hi < 1;
-            if (excludesOne === (r[4] === 'not ')) contradictions.push(`${p}: ${r[0]}`);
+            // Significant: excludes ×1; not significant: holds it; equivalent: within the margin
+            // (±10 % here, every scenario's default), whether or not it holds ×1.
+            const ok =
+              r[4] === 'significant'
+                ? excludesOne
+                : r[4] === 'not significant'
+                  ? !excludesOne
+                  : lo >= 1 / 1.1 - 0.005 && hi <= 1.1 + 0.005;
+            if (!ok) contradictions.push(`${p}: ${r[0]}`);
           }
       }
     expect(rows).toBeGreaterThan(20);

@@ -124,10 +124,11 @@ function checkedOptions(input: VerdictInput) {
  * "1-2 is 37.5% faster than 1-1 (95% CI 21.8%–50.1%, Welch p = 0.002, n = 5 + 5)".
  *
  * - One model decides and prints: the interval of the change at level 1 − alpha/family
- *   (Bonferroni over the family the caller declares, as the paired verdict's) — `faster` /
- *   `slower` (better / worse in `direction`) exactly when it excludes no change, "no measurable
- *   difference" exactly when it lies within ±margin — and the p-value printed is the test that
- *   interval inverts (relativeDifference's `p`), adjusted as min(1, p × family).
+ *   (Bonferroni over the family the caller declares, as the paired verdict's) — "no measurable
+ *   difference" exactly when it lies within ±margin (even where it excludes no change, as a
+ *   paired run's "equivalent"), else `faster` / `slower` (better / worse in `direction`) exactly
+ *   when it excludes no change — and the p-value printed is the test that interval inverts
+ *   (relativeDifference's `p`), adjusted as min(1, p × family).
  * - Words follow the quantity and the change of the value, not the direction: a duration that
  *   shrinks is "x% faster", a rate that grows "x% faster", an amount "x's <label> is y% lower than
  *   z's". The percentage is relative to the baseline mean, so for durations "37.5% faster" means
@@ -231,8 +232,11 @@ export function verdict(input: VerdictInput): Verdict {
   const relative = sign * difference.relative;
   const ci = sign === 1 ? difference.ci : { low: -difference.ci.high, high: -difference.ci.low };
   const better = relative >= 0;
-  // The interval decides: a change is called only where it excludes no change.
-  const significant = (difference.ci.low > 0 || difference.ci.high < 0) && relative !== 0;
+  // The interval decides, as a paired run's does (sequential.ts decideInterval): within ±margin it
+  // is an equivalence, even where it excludes no change (a 3 % change known to ±2 % is no
+  // difference worth a verdict); otherwise a change is called only where it excludes no change.
+  const within = difference.ci.low >= -margin && difference.ci.high <= margin;
+  const significant = !within && (difference.ci.low > 0 || difference.ci.high < 0) && relative !== 0;
   const kind: VerdictKind = significant ? (better ? 'faster' : 'slower') : 'no-significant-difference';
   // Printed on the scale of the words used: the change of the value, down or up.
   const down = difference.relative < 0;
@@ -240,7 +244,6 @@ export function verdict(input: VerdictInput): Verdict {
   const shownCi = down ? { low: -difference.ci.high, high: -difference.ci.low } : difference.ci;
   const change = phrase(quantity, down, c, b, formatPercent(shown), input.label);
   const details = `${formatLevel(level)}% CI ${formatInterval(shownCi)}, ${pText}, ${n}`;
-  const within = difference.ci.low >= -margin && difference.ci.high <= margin;
   let sentence: string;
   if (significant) sentence = `${change.full} (${details})`;
   else if (within)

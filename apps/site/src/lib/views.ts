@@ -37,6 +37,13 @@ import {
   type DurationFormat,
 } from './format.ts';
 
+/** A verdict decided equivalent: no difference beyond the scenario's margin (its interval lies within it). */
+export const isEquivalent = (v: { significant: boolean; conclusive: boolean }) => !v.significant && v.conclusive;
+
+/** What a pair's interval decided, beside it: nothing for a difference, else equivalent or not significant. */
+const decisionNote = (v: { significant: boolean; conclusive: boolean }) =>
+  v.significant ? '' : isEquivalent(v) ? ', equivalent within the margin' : ', not significant';
+
 export const MAX_LISTED_VALUES = 10;
 
 export type TableRow = {
@@ -150,7 +157,7 @@ function tableRows(
       ciText: formatInterval(v.ci95, g.unit, fmt),
       pctText: pair && pair.improvement !== null ? formatPct(pair.improvement) : '',
       pctNote: pair
-        ? `vs ${pair.baseline}, ${intervalLevelText(pair)} CI ${formatPctInterval(pair.ci95)}${pair.verdict.significant ? '' : ', not significant'}`
+        ? `vs ${pair.baseline}, ${intervalLevelText(pair)} CI ${formatPctInterval(pair.ci95)}${decisionNote(pair.verdict)}`
         : null,
       significant: pair?.verdict.significant ?? false,
     };
@@ -320,6 +327,7 @@ export function differenceRows(sc: ScenarioView) {
         low: c.ci95?.low ?? null,
         high: c.ci95?.high ?? null,
         significant: c.verdict.significant,
+        equivalent: isEquivalent(c.verdict),
         published: g.source === 'published',
         level: intervalLevelText(c),
       });
