@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import si from 'systeminformation';
+import { readCpuJiffies } from './proc-stat.ts';
 
 /**
  * CPU time split and the disk I/O of one block device, as deltas between two readings.
@@ -30,20 +31,13 @@ export type OsSampler = {
 };
 
 async function readProcStat(): Promise<OsReading['cpu']> {
-  const text = await readFile('/proc/stat', 'utf8');
-  const line = text.split('\n').find((l) => l.startsWith('cpu '));
-  if (!line) return null;
-  // user nice system idle iowait irq softirq steal (guest is included in user)
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
+  const j = await readCpuJiffies();
+  if (!j) return null;
   return {
-    user: user + nice,
-    system: system + irq + softirq,
-    iowait,
-    total: user + nice + system + idle + iowait + irq + softirq + steal,
+    user: j.user + j.nice,
+    system: j.system + j.irq + j.softirq,
+    iowait: j.iowait,
+    total: j.user + j.nice + j.system + j.idle + j.iowait + j.irq + j.softirq + j.steal,
   };
 }
 

@@ -12,7 +12,7 @@
  * not a run that never ends. Whether to wait is read from the machine before the block, never from
  * a measured value, so waiting cannot bias a verdict; and every block measured is kept.
  */
-import { readFile } from 'node:fs/promises';
+import { readCpuJiffies } from './proc-stat.ts';
 
 export const QUIET = {
   /** How long one look at the CPUs lasts. */
@@ -35,15 +35,10 @@ export type BusyReader = (windowMs: number) => Promise<number | null>;
 /** busy and total jiffies of all CPUs from /proc/stat (user, nice, system, irq, softirq, steal busy; idle and iowait not). */
 async function cpuTimes(): Promise<{ busy: number; total: number } | null> {
   try {
-    const line = (await readFile('/proc/stat', 'utf8')).split('\n').find((l) => l.startsWith('cpu '));
-    if (!line) return null;
-    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    const busy = user + nice + system + irq + softirq + steal;
-    return { busy, total: busy + idle + iowait };
+    const j = await readCpuJiffies();
+    if (!j) return null;
+    const busy = j.user + j.nice + j.system + j.irq + j.softirq + j.steal;
+    return { busy, total: busy + j.idle + j.iowait };
   } catch {
     return null;
   }
