@@ -18,10 +18,11 @@
  * never a silent unconstrained run.
  */
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readdir, readFile, realpath, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import bytes from 'bytes';
 import { EnvelopeUnavailable } from '../errors.ts';
+import { blockDeviceNumbers, exists } from './sysfs.ts';
 
 export { EnvelopeUnavailable };
 
@@ -102,25 +103,12 @@ export function describeEnvelope(e: Envelope): string {
   return parts.join(', ');
 }
 
-async function exists(p: string): Promise<boolean> {
-  return access(p).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** `major:minor` of the whole disk behind a block device or partition (/dev/vda1 → vda's). */
 export async function diskNumbers(device: string): Promise<string> {
-  let name = path.basename(device);
-  // A partition's sysfs directory sits inside its disk's (/sys/devices/…/vda/vda1); throttles
-  // apply to the disk's request queue.
-  if (await exists(`/sys/class/block/${name}/partition`))
-    name = path.basename(path.dirname(await realpath(`/sys/class/block/${name}`)));
-  try {
-    return (await readFile(`/sys/class/block/${name}/dev`, 'utf8')).trim();
-  } catch {
+  const numbers = await blockDeviceNumbers(device, true);
+  if (numbers === null)
     throw new EnvelopeUnavailable(`cannot find the device numbers of ${device} in /sys/class/block`);
-  }
+  return numbers;
 }
 
 export type AppliedEnvelope = {

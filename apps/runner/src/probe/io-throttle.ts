@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { blockDeviceNumbers, exists } from './sysfs.ts';
 
 /**
  * Throttles the disk writes of a local process (the database server) with cgroups, to make a
@@ -21,21 +22,12 @@ export class ThrottleUnavailable extends Error {}
 
 const V1_ROOT = '/sys/fs/cgroup/blkio';
 
-async function exists(p: string): Promise<boolean> {
-  return access(p).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** `major:minor` of a block device such as `/dev/vda` (from sysfs). */
 export async function deviceNumbers(device: string): Promise<string> {
-  const name = path.basename(device);
-  try {
-    return (await readFile(`/sys/class/block/${name}/dev`, 'utf8')).trim();
-  } catch {
+  const numbers = await blockDeviceNumbers(device, false);
+  if (numbers === null)
     throw new ThrottleUnavailable(`cannot find the device numbers of ${device} in /sys/class/block`);
-  }
+  return numbers;
 }
 
 async function cgroupLines(pid: number): Promise<{ hierarchy: string; controllers: string[]; path: string }[]> {
