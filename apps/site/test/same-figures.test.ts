@@ -243,10 +243,12 @@ describe('one pair, one story on every page', () => {
     const seen = await cards();
     const wrong: string[] = [];
     let pairs = 0;
+    const scenarios = new Set<string>();
     for (const [key, { group: g }] of byKey)
       for (const p of g.pairs) {
         if (!p.measured) continue;
         pairs++;
+        scenarios.add(g.group.scenario.key);
         const c = seen.get(pairKey(key, p.baseline, p.candidate));
         if (!c) {
           wrong.push(`${pairKey(key, p.baseline, p.candidate)}: no card`);
@@ -260,6 +262,14 @@ describe('one pair, one story on every page', () => {
       }
     expect(wrong).toEqual([]);
     expect(pairs).toBeGreaterThan(30);
+    // Every scenario the fixture measured: durations in s and ms, rows/s and NOPM.
+    expect([...scenarios].sort()).toEqual([
+      'fillfactor-hot-updates',
+      'innodb-compression-insert',
+      'recovery-init-sync',
+      'vacuum-full-rewrite',
+      'vacuum-index-cleanup',
+    ]);
   });
 
   it('the home page’s lines give their pair’s advice, means (the card’s text) and ratio as the API does', async () => {
