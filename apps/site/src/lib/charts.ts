@@ -267,11 +267,12 @@ function distributionBuild(input: DistributionInput): Build {
   return (w) => {
     const top = 14 + 18 * titleLines(input.title, w);
     return {
-      height: top + 70 + 40 * Math.max(2, labels.length),
+      height: top + 40 + 40 * Math.max(2, labels.length),
       option: {
         title: chartTitle(input.title, w),
         legend: legend(['repetitions', 'spread (quartiles, range)'], w),
-        grid: { left: 18, right: 20, top: top + 6, bottom: 62, outerBoundsMode: 'same', outerBoundsContain: 'all' },
+        // The axis' labels and name sit inside the grid's bounds (outerBounds): below it only the legend.
+        grid: { left: 18, right: 20, top: top + 6, bottom: 30, outerBoundsMode: 'same', outerBoundsContain: 'all' },
         xAxis: valueAxis(input.axisName, (v) => format(v * k), axis ?? { scale: !input.fromZero }),
         // Room for the longest label (about 7 px a character at 12 px), at most a third of the drawing.
         yAxis: categoryAxis(
