@@ -8,6 +8,7 @@ import sjson from 'secure-json-parse';
 import { RunSubmission } from '@tunelab/contracts';
 import { hardwareFingerprint, requestHash, settingsHash } from '@tunelab/results-db';
 import { RunSubmissionBody } from '../src/routes/runs.ts';
+import { repeatedKey } from '../src/plugins/app/repeated-keys.ts';
 import { makeSubmission } from './workload.ts';
 
 const w = makeSubmission(1, 'steps');
@@ -29,6 +30,7 @@ time('JSON.parse plain', () => JSON.parse(w.body));
 time('secure-json-parse (protoAction/constructorAction error)', () =>
   sjson.parse(w.body, undefined, { protoAction: 'error', constructorAction: 'error' }),
 );
+time('repeatedKey (members in the text vs keys parsed)', () => repeatedKey(w.body, doc));
 time('RunSubmission.parse (zod)', () => RunSubmission.parse(doc));
 time('RunSubmissionBody.parse (z.compile, what the API uses)', () => RunSubmissionBody.parse(doc));
 time('requestHash(document) (canonical JSON + sha256)', () => requestHash(doc));
