@@ -100,6 +100,11 @@ function primaryMetric(folder: ScenarioFolder | null): Metric {
   };
 }
 
+/**
+ * The site's data, in steps: the lists, the runs' references checked, every run's detail (its
+ * samples.csv written meanwhile), the hardware, the comparisons, the answers, the scenario views,
+ * the machines' groups, similar hardware, coverage and release events, and the findings.
+ */
 async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteData> {
   const phases = new Phases();
   const [folders, scenarioList, hardware, runs] = await Promise.all([
@@ -111,23 +116,10 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   phases.mark('lists');
   const folderByKey = new Map(folders.map((f) => [f.key, f]));
   const keys = [...new Set([...folders.map((f) => f.key), ...scenarioList.items.map((s) => s.key)])].sort();
-
-  // Referential checks: a page must never link to a record that is not there.
-  const hardwareByFp = new Map(hardware.map((h) => [h.fingerprint, h]));
-  for (const r of runs) {
-    if (!hardwareByFp.has(r.hardware.fingerprint))
-      throw new SiteDataError(
-        `run ${r.id} refers to hardware profile ${r.hardware.fingerprint}, which ${source.description} does not list`,
-      );
-  }
+  checkRunsHaveHardware(source, hardware, runs);
 
   const { builtRuns, runDetail, runFilesWritten } = await readRunDetails(source, config, runs, phases);
-  // Every sample of every run, streamed to its file (the earlier build's rows copied after the new runs').
-  const samplesCsvWritten = config.buildOut
-    ? writeSamplesCsv(config.buildOut, { runs, runDetail, builtRuns, config })
-    : Promise.resolve(null);
-  // Awaited below; a failure must not go unhandled in between.
-  samplesCsvWritten.catch(() => undefined);
+  const samplesCsvWritten = startSamplesCsv(config, { runs, runDetail, builtRuns });
 
   const { runsByHardware, detailList } = await hardwareDetails(source, hardware, runs, runDetail);
   phases.mark('hardware');
@@ -142,16 +134,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     phases,
   });
   phases.mark('comparisons');
-  const answersOf = new Map<string, { answers: ScenarioAnswers | null; articleAnswers: ScenarioAnswers | null }>();
-  for (const key of keys) {
-    if (!folderByKey.has(key)) continue;
-    const [measured, article] = await Promise.all([
-      answers({ scenario: key, source: 'measured', noisy: config.noisy ?? 'exclude' }),
-      answers({ scenario: key, source: 'published' }),
-    ]);
-    answersOf.set(key, { answers: measured, articleAnswers: article });
-  }
-
+  const answersOf = await scenarioAnswers(keys, folderByKey, answers, config);
   phases.mark('answers');
   const scenarios = scenarioViews(keys, folderByKey, scenarioList.items, runs, {
     classGroups,
@@ -159,24 +142,14 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     answersOf,
   });
 
-  const machineGroups = new Map<string, ComparisonGroup[]>();
-  for (const g of machineGroupList) {
-    if (!g.hardware.fingerprint) continue;
-    const list = machineGroups.get(g.hardware.fingerprint) ?? [];
-    list.push(g);
-    machineGroups.set(g.hardware.fingerprint, list);
-  }
+  const machineGroups = groupsByMachine(machineGroupList);
   const { hardwareByClass, similar } = await similarByClass(source, hardware);
   phases.mark('similar hardware');
   // Read with the rest (an embedded database is opened once per build).
   const coverage = await source.coverage();
   const releaseEvents = (await source.releaseEvents()).items;
   phases.mark('coverage');
-  // Findings as the API's listFindings shapes them, from the groups above (which carry the
-  // scenario's declared pairs), newest data first.
-  const findings: Finding[] = findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`, config.noisy ?? 'exclude')
-    .slice(0, 200)
-    .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
+  const findings = siteFindings(classGroups, config);
 
   // Written while the rest loads (disk time, mostly); no page reads it.
   const samplesCsvBytes = await samplesCsvWritten;
@@ -203,6 +176,76 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     releaseEvents,
     loadPhases: phases.toString(),
   };
+}
+
+/** Referential checks: a page must never link to a record that is not there. */
+function checkRunsHaveHardware(
+  source: SiteSource,
+  hardware: readonly HardwareSummary[],
+  runs: readonly RunSummary[],
+): void {
+  const hardwareByFp = new Map(hardware.map((h) => [h.fingerprint, h]));
+  for (const r of runs) {
+    if (!hardwareByFp.has(r.hardware.fingerprint))
+      throw new SiteDataError(
+        `run ${r.id} refers to hardware profile ${r.hardware.fingerprint}, which ${source.description} does not list`,
+      );
+  }
+}
+
+/**
+ * Every sample of every run, streamed to its file (the earlier build's rows copied after the new
+ * runs'), while the rest loads; its bytes, or null without a build output. Awaited by the caller.
+ */
+function startSamplesCsv(
+  config: SiteConfig,
+  o: { runs: RunSummary[]; runDetail: Map<string, RunDetail>; builtRuns: ReadonlySet<string> },
+) {
+  const written = config.buildOut ? writeSamplesCsv(config.buildOut, { ...o, config }) : Promise.resolve(null);
+  // Awaited later; a failure must not go unhandled in between.
+  written.catch(() => undefined);
+  return written;
+}
+
+/** Per scenario with a folder, its measured answers (noisy runs as the config says) and the article's. */
+async function scenarioAnswers(
+  keys: readonly string[],
+  folderByKey: ReadonlyMap<string, ScenarioFolder>,
+  answers: (q: AnswersQuery) => Promise<ScenarioAnswers | null>,
+  config: SiteConfig,
+) {
+  const answersOf = new Map<string, { answers: ScenarioAnswers | null; articleAnswers: ScenarioAnswers | null }>();
+  for (const key of keys) {
+    if (!folderByKey.has(key)) continue;
+    const [measured, article] = await Promise.all([
+      answers({ scenario: key, source: 'measured', noisy: config.noisy ?? 'exclude' }),
+      answers({ scenario: key, source: 'published' }),
+    ]);
+    answersOf.set(key, { answers: measured, articleAnswers: article });
+  }
+  return answersOf;
+}
+
+/** The per-machine groups by the machine's fingerprint. */
+function groupsByMachine(machineGroupList: readonly ComparisonGroup[]): Map<string, ComparisonGroup[]> {
+  const machineGroups = new Map<string, ComparisonGroup[]>();
+  for (const g of machineGroupList) {
+    if (!g.hardware.fingerprint) continue;
+    const list = machineGroups.get(g.hardware.fingerprint) ?? [];
+    list.push(g);
+    machineGroups.set(g.hardware.fingerprint, list);
+  }
+  return machineGroups;
+}
+
+/**
+ * Findings as the API's listFindings shapes them, from the class groups (which carry the
+ * scenario's declared pairs), newest data first.
+ */
+function siteFindings(classGroups: readonly ComparisonGroup[], config: SiteConfig): Finding[] {
+  return findingsOf(classGroups, (g) => `/scenarios/${g.scenario.key}/`, config.noisy ?? 'exclude')
+    .slice(0, 200)
+    .map(({ runIds, comparison, ...f }) => ({ ...f, runs: runIds.map(runPath), links: { comparison } }));
 }
 
 /**
