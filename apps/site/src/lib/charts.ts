@@ -132,8 +132,7 @@ function quartiles(sorted: number[]): [number, number, number, number, number] {
 function wrap(text: string, chars: number): string[] {
   const lines: string[] = [];
   let line = '';
-  // Ordinary spaces only: a no-break space holds "tables = 3,000" on one line.
-  for (const word of text.split(/[ \t\n]+/)) {
+  for (const word of text.split(/\s+/)) {
     if (line && line.length + 1 + word.length > chars) {
       lines.push(line);
       line = word;
@@ -145,9 +144,10 @@ function wrap(text: string, chars: number): string[] {
 /** About 8.4 px per character of 14 px bold text in a system sans-serif. */
 const titleChars = (width: number) => Math.floor((width - 8) / 8.4);
 /** A title's "param = value" kept on one line: a value alone on the last line reads as an axis tick. */
-const keepSettingsWhole = (text: string) => text.replace(/(\S+) = (\S+)/g, '$1\u00a0=\u00a0$2');
+const titleWrap = (text: string, width: number) =>
+  wrap(text.replace(/(\S+) = (\S+)/g, '$1\uE000=\uE000$2'), titleChars(width)).map((l) => l.replace(/\uE000/g, ' '));
 const chartTitle = (text: string, width: number) => ({
-  text: wrap(keepSettingsWhole(text), titleChars(width)).join('\n'),
+  text: titleWrap(text, width).join('\n'),
   left: 0,
   top: 0,
   textStyle: { fontSize: 14, fontWeight: 600, fontFamily: FONT, color: INK, lineHeight: 18 },
@@ -164,7 +164,7 @@ const legend = (names: string[], width: number) => ({
   width: width - 8,
 });
 /** Lines the title takes at this width (approximate: 7.5 px per character at 14 px). */
-const titleLines = (text: string, width: number) => wrap(keepSettingsWhole(text), titleChars(width)).length;
+const titleLines = (text: string, width: number) => titleWrap(text, width).length;
 const valueAxis = (name: string, formatter: (v: number) => string, range: object = { scale: true }) => ({
   type: 'value' as const,
   name,

@@ -4,17 +4,19 @@
  * it, counted or left out). The environment, raw samples and server logs follow, folded.
  */
 import type { RunDetail, ScenarioAnswers } from '@tunelab/contracts';
-import { unitFor } from './units.ts';
+import { durationUnitLabel, formatValue } from './format.ts';
 
 type RunMetricRow = { variant: string; point: number | null; n: number; mean: string; range: string };
 
-/** The run's values of `metric`, per variant and sweep point in the order measured: n, mean and range, in one display unit. */
+/** The run's values of `metric`, per variant and sweep point in the order measured: n, mean and range, formatted as the answer cards format them. */
 export function runMetricRows(run: Pick<RunDetail, 'samples'>, metric: string): { unit: string; rows: RunMetricRow[] } {
   const samples = run.samples.filter((s) => s.metric === metric);
-  const display = unitFor(
-    samples[0]?.unit ?? '',
-    samples.map((s) => s.value),
-  );
+  // The answer cards' formatter (durations in s), so a mean here reads as the card beside it does.
+  const unit = samples[0]?.unit ?? '';
+  const display = {
+    label: unit === 's' ? durationUnitLabel('s') : unit,
+    format: (v: number) => formatValue(v, unit, 's'),
+  };
   const cells = new Map<string, { variant: string; point: number | null; values: number[] }>();
   for (const s of samples) {
     const point = s.point?.value ?? null;
