@@ -104,12 +104,17 @@ export async function listRuns(
     take: q.limit + 1,
     select: runSummarySelect,
   });
-  const page = rows.slice(0, q.limit);
+  return pageOf(rows, q.limit, toSummary, (last) => encodeCursor(last.receivedAt, last.id));
+}
+
+/**
+ * One page of a list read with one row more than `limit` (`take: limit + 1`): its items, and the
+ * cursor after its last row when that extra row says there are more.
+ */
+function pageOf<T, U>(rows: readonly T[], limit: number, item: (r: T) => U, cursorOf: (last: T) => string) {
+  const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return {
-    items: page.map(toSummary),
-    nextCursor: rows.length > q.limit && last ? encodeCursor(last.receivedAt, last.id) : null,
-  };
+  return { items: page.map((r) => item(r)), nextCursor: rows.length > limit && last ? cursorOf(last) : null };
 }
 
 export const storedSubmission = z.object({
@@ -246,12 +251,7 @@ export async function listHardware(prisma: PrismaClient, q: HardwareListQuery) {
     take: q.limit + 1,
     select: hardwareSelect,
   });
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return {
-    items: page.map(toHardwareSummary),
-    nextCursor: rows.length > q.limit && last ? Buffer.from(last.fingerprint).toString('base64url') : null,
-  };
+  return pageOf(rows, q.limit, toHardwareSummary, (last) => Buffer.from(last.fingerprint).toString('base64url'));
 }
 
 export async function getHardware(prisma: PrismaClient, fingerprint: string): Promise<HardwareDetailRecord | null> {
