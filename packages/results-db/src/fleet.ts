@@ -865,6 +865,14 @@ async function queueInstalled(sql: SqlRunner): Promise<boolean> {
   return Boolean(queue?.job);
 }
 
+/**
+ * The rows of a query over the fleet's jobs (`JOB_FROM`) with `$1` the scenario asked for (or
+ * null); none before the queue was ever started.
+ */
+async function jobRowsOf<T>(sql: SqlRunner, text: string, scenario: string | undefined): Promise<T[]> {
+  return (await queueInstalled(sql)) ? sql.query<T>(text, [scenario ?? null]) : [];
+}
+
 /** Measured runs with their scenario (`s`, `$1` the one asked for, or null), hardware (`h`) and server (`d`): what coverage counts. */
 const MEASURED_RUNS = `runs r
   JOIN scenario_versions v ON v.id = r.scenario_version_id
@@ -895,23 +903,22 @@ export async function fleetCoverage(
         GROUP BY 1, 2, 3, 4`,
     [scenario ?? null],
   );
-  const open = !(await queueInstalled(sql))
-    ? []
-    : await sql.query<{
-        scenario: string;
-        for_kind: string;
-        for_value: string | null;
-        engine: string;
-        server_major: number | null;
-        open: string | number;
-      }>(
-        `SELECT f.scenario_key AS scenario, f.for_kind, f.for_value, f.engine, f.server_major, count(*) AS open
+  const open = await jobRowsOf<{
+    scenario: string;
+    for_kind: string;
+    for_value: string | null;
+    engine: string;
+    server_major: number | null;
+    open: string | number;
+  }>(
+    sql,
+    `SELECT f.scenario_key AS scenario, f.for_kind, f.for_value, f.engine, f.server_major, count(*) AS open
          FROM ${JOB_FROM}
         WHERE f.run_id IS NULL AND (j.state IS NULL OR j.state::text IN ('created', 'retry', 'active'))
           AND ($1::text IS NULL OR f.scenario_key = $1)
         GROUP BY 1, 2, 3, 4, 5`,
-        [scenario ?? null],
-      );
+    scenario,
+  );
   const cells = new Map<string, Coverage['cells'][number]>();
   const cell = (s: string, hc: string | null, engine: string, major: number | null) => {
     const key = JSON.stringify([s, hc, engine, major]);
@@ -1021,25 +1028,24 @@ async function releaseMatrixOf(sql: SqlRunner, scenario?: string): Promise<Relea
       GROUP BY 1, 2, 3, 4`,
     [scenario ?? null],
   );
-  const jobs = !(await queueInstalled(sql))
-    ? []
-    : await sql.query<{
-        scenario: string;
-        engine: string;
-        release: string;
-        pending: string | number;
-        failed: string | number;
-        last_output: unknown;
-      }>(
-        `SELECT f.scenario_key AS scenario, split_part(f.engine, ',', 1) AS engine, f.server_release AS release,
+  const jobs = await jobRowsOf<{
+    scenario: string;
+    engine: string;
+    release: string;
+    pending: string | number;
+    failed: string | number;
+    last_output: unknown;
+  }>(
+    sql,
+    `SELECT f.scenario_key AS scenario, split_part(f.engine, ',', 1) AS engine, f.server_release AS release,
                 count(*) FILTER (WHERE f.run_id IS NULL AND (j.state IS NULL OR j.state::text IN ('created', 'retry', 'active'))) AS pending,
                 count(*) FILTER (WHERE f.run_id IS NULL AND j.state::text = 'failed') AS failed,
                 (array_agg(j.output ORDER BY f.created_at DESC) FILTER (WHERE f.run_id IS NULL AND j.output IS NOT NULL))[1] AS last_output
            FROM ${JOB_FROM}
           WHERE f.server_release IS NOT NULL AND ($1::text IS NULL OR f.scenario_key = $1)
           GROUP BY 1, 2, 3`,
-        [scenario ?? null],
-      );
+    scenario,
+  );
   const runRows: ReleaseRunRow[] = runs
     .map((r) => ({
       scenario: r.scenario,
