@@ -175,9 +175,9 @@ export const RunSubmission = z
     const seen = new Map<string, Map<string, Set<number | string>>>();
     run.samples.forEach((s, i) => {
       let byMetric = seen.get(s.variant);
-      if (!byMetric) seen.set(s.variant, (byMetric = new Map()));
+      if (!byMetric) seen.set(s.variant, (byMetric = new Map<string, Set<number | string>>()));
       let taken = byMetric.get(s.metric);
-      if (!taken) byMetric.set(s.metric, (taken = new Set()));
+      if (!taken) byMetric.set(s.metric, (taken = new Set<number | string>()));
       // The repetition, with its sweep point as text when it has one (0 and -0 print alike: one point).
       const key = s.point ? `${s.repetition}\u0000${s.point.param}=${s.point.value}` : s.repetition;
       if (taken.has(key)) {
