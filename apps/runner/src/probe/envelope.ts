@@ -22,7 +22,7 @@ import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import bytes from 'bytes';
 import { EnvelopeUnavailable } from '../errors.ts';
-import { blockDeviceNumbers, exists } from './sysfs.ts';
+import { blockDeviceNumbers, exists, processCgroups, type CgroupMembership } from './sysfs.ts';
 
 export { EnvelopeUnavailable };
 
@@ -101,14 +101,6 @@ export function describeEnvelope(e: Envelope): string {
   io('reads', e.readIops, e.readBps);
   io('writes', e.writeIops, e.writeBps);
   return parts.join(', ');
-}
-
-/** `major:minor` of the whole disk behind a block device or partition (/dev/vda1 → vda's). */
-export async function diskNumbers(device: string): Promise<string> {
-  const numbers = await blockDeviceNumbers(device, true);
-  if (numbers === null)
-    throw new EnvelopeUnavailable(`cannot find the device numbers of ${device} in /sys/class/block`);
-  return numbers;
 }
 
 export type AppliedEnvelope = {
@@ -328,7 +320,7 @@ export async function createEnvelope(envelope: Envelope, opts: { device: string 
   );
   if (needsIo && !opts.device)
     throw new EnvelopeUnavailable('I/O limits need the data directory’s block device, and none was found');
-  const devnum = needsIo && opts.device ? await diskNumbers(opts.device) : null;
+  const devnum = needsIo && opts.device ? await blockDeviceNumbers(opts.device, true, EnvelopeUnavailable) : null;
   await sweepOrphanEnvelopes();
   // The creator's pid in the name: a runner killed outright (SIGKILL) leaves its cgroup, and the
   // next envelope on this machine moves what is in it back to the root and removes it.
@@ -338,26 +330,11 @@ export async function createEnvelope(envelope: Envelope, opts: { device: string 
   throw new EnvelopeUnavailable('no cgroup v1 memory/blkio or cgroup v2 hierarchy is mounted under /sys/fs/cgroup');
 }
 
-/** A process's cgroups (/proc/PID/cgroup): v1 lines name their controllers, v2's is hierarchy 0. */
-export type CgroupMembership = { hierarchy: string; controllers: string[]; path: string }[];
+export type { CgroupMembership };
 
-export async function cgroupsOf(pid: number): Promise<CgroupMembership> {
-  const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => {
-    throw new EnvelopeUnavailable(`process ${pid} is not visible in /proc (not on this machine, or gone)`);
-  });
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [hierarchy = '', controllers = '', p = '/'] = line.split(':');
-      return { hierarchy, controllers: controllers.split(',').filter(Boolean), path: p };
-    });
-}
+/** A process's cgroups, as an envelope moves it back into them. */
+export const cgroupsOf = (pid: number): Promise<CgroupMembership> => processCgroups(pid, EnvelopeUnavailable);
 
-/**
- * Moves a process that was moved into `applied` back into the cgroups it was in before
- * (`membership`, read before `enter`), so a server of the user's leaves the run as it came.
- */
 export async function moveBack(pid: number, membership: CgroupMembership, applied: AppliedEnvelope): Promise<void> {
   for (const dir of applied.dirs) {
     let procs: string | null = null;

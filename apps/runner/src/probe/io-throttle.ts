@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { blockDeviceNumbers, exists } from './sysfs.ts';
+import { blockDeviceNumbers, exists, processCgroups } from './sysfs.ts';
 
 /**
  * Throttles the disk writes of a local process (the database server) with cgroups, to make a
@@ -22,27 +22,6 @@ export class ThrottleUnavailable extends Error {}
 
 const V1_ROOT = '/sys/fs/cgroup/blkio';
 
-/** `major:minor` of a block device such as `/dev/vda` (from sysfs). */
-export async function deviceNumbers(device: string): Promise<string> {
-  const numbers = await blockDeviceNumbers(device, false);
-  if (numbers === null)
-    throw new ThrottleUnavailable(`cannot find the device numbers of ${device} in /sys/class/block`);
-  return numbers;
-}
-
-async function cgroupLines(pid: number): Promise<{ hierarchy: string; controllers: string[]; path: string }[]> {
-  const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => {
-    throw new ThrottleUnavailable(`process ${pid} is not visible in /proc (not local, or gone)`);
-  });
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      const [hierarchy = '', controllers = '', p = '/'] = l.split(':');
-      return { hierarchy, controllers: controllers.split(',').filter(Boolean), path: p };
-    });
-}
-
 export async function throttleWrites(opts: {
   pid: number;
   device: string;
@@ -53,8 +32,8 @@ export async function throttleWrites(opts: {
   if (!(bps > 0)) throw new ThrottleUnavailable('the write limit must be a positive number of bytes per second');
   if (process.getuid?.() !== 0)
     throw new ThrottleUnavailable('throttling writes with cgroups needs root; the runner is not root');
-  const devnum = await deviceNumbers(device);
-  const lines = await cgroupLines(pid);
+  const devnum = await blockDeviceNumbers(device, false, ThrottleUnavailable);
+  const lines = await processCgroups(pid, ThrottleUnavailable);
 
   const v1 = lines.find((l) => l.controllers.includes('blkio'));
   if (v1 && (await exists(path.join(V1_ROOT, 'cgroup.procs')))) {
