@@ -23,8 +23,7 @@ import { Engine } from './database.ts';
 import { ScaleAnswers, ScaleAt, ScaleCurves } from './scale.ts';
 import { checkReleaseRange, releaseRangeParams, UpgradeAnswer } from './releases.ts';
 import { ReleaseLine } from './release-events.ts';
-import { StorageTier } from './measured-hardware.ts';
-import { checkLikeMine, likeMineParams, SimilarBasis, SimilarFigures, SimilarStorage } from './similar-hardware.ts';
+import { checkLikeMine, likeMineParams, RankedMachine, SimilarBasis, SimilarStorage } from './similar-hardware.ts';
 
 export const AnswersQuery = z
   .strictObject({
@@ -250,14 +249,7 @@ export const LikeMineAnswer = z.object({
 /** "Hardware like mine" on GET /v1/answers: the machine ranked against, which classes are like it, and their answer. */
 export const LikeMine = z.object({
   /** The machine as ranked: a stored one's fingerprint (`like`) or null, its cores, memory, storage, tier and figures. */
-  machine: z.object({
-    fingerprint: z.string().nullable(),
-    cores: z.number().int(),
-    memoryGb: z.number().int(),
-    storage: SimilarStorage,
-    storageTier: StorageTier.nullable(),
-    figures: SimilarFigures.nullable(),
-  }),
+  machine: z.object({ fingerprint: z.string().nullable(), ...RankedMachine.shape }),
   /** Whether any class of the groups is like the machine. */
   like: z.boolean(),
   /** Every class of the groups, nearest first (the order of `groups`), with its similarity and number of groups. */

@@ -10,6 +10,7 @@ import {
   checkSimilarSpec,
   machineCores,
   machineMemoryGb,
+  RankedMachine,
   SimilarBasis,
   SimilarFigures,
   similarFigureParams,
@@ -441,16 +442,7 @@ export const SimilarHardware = z.object({
 export type SimilarHardware = z.infer<typeof SimilarHardware>;
 
 export const SimilarBySpec = z.object({
-  spec: z.object({
-    cores: z.number().int(),
-    memoryGb: z.number().int(),
-    /** The storage ranked against: the one given (or the probe machine's kernel kind), else the tier of the figures', else unknown. */
-    storage: SimilarStorage,
-    /** The tier the given random reads show; null without them. */
-    storageTier: StorageTier.nullable(),
-    /** The figures given; null when none. */
-    figures: SimilarFigures.nullable(),
-  }),
+  spec: RankedMachine,
   /** False when no class has the same known storage within a mean of one doubling per figure: the items are then the nearest, not alike. */
   like: z.boolean(),
   items: z.array(SimilarHardwareGroup),

@@ -105,6 +105,21 @@ export const SimilarFigures = z.object({
 });
 export type SimilarFigures = z.infer<typeof SimilarFigures>;
 
+/**
+ * A machine as similar hardware ranks it, given or probed: GET /v1/similar's `spec` and the
+ * answers' like-mine `machine` both say it so.
+ */
+export const RankedMachine = z.object({
+  cores: z.number().int(),
+  memoryGb: z.number().int(),
+  /** The storage ranked against: the one given (or the probe machine's kernel kind), else the tier of the figures', else unknown. */
+  storage: SimilarStorage,
+  /** The tier the given random reads show; null without them. */
+  storageTier: StorageTier.nullable(),
+  /** The figures given; null when none. */
+  figures: SimilarFigures.nullable(),
+});
+
 /** What a distance can rest on (see `@tunelab/answers/similar`). */
 export const SimilarBasis = z.enum(['cores', 'memory', 'fsync', 'iops', 'mbps', 'cpu']);
 export type SimilarBasis = z.infer<typeof SimilarBasis>;
