@@ -47,18 +47,23 @@ const HeldOut = z.object({
   errorPct: z.number(),
 });
 
-export const ScaleFit = z.object({
-  variant: z.string(),
-  label: z.string(),
-  /** ln value = intercept + slope · ln scale; the slope is the growth exponent (1 = linear). */
-  slope: z.number(),
-  intercept: z.number(),
+/** What a fit across scale was fitted to, on a variant's fit and on its curve alike. */
+const FITTED = {
   /** Runs × repetitions fitted. */
   n: z.number().int(),
   /** The measured scales, ascending. */
   scales: z.array(z.number()),
   /** Leave-one-scale-out: the fit without a scale, predicting it. */
   heldOut: z.array(HeldOut),
+};
+
+export const ScaleFit = z.object({
+  variant: z.string(),
+  label: z.string(),
+  /** ln value = intercept + slope · ln scale; the slope is the growth exponent (1 = linear). */
+  slope: z.number(),
+  intercept: z.number(),
+  ...FITTED,
   prediction: ScalePrediction.nullable(),
 });
 export type ScaleFit = z.infer<typeof ScaleFit>;
@@ -160,11 +165,7 @@ export const ScaleCurve = z.object({
   label: z.string(),
   /** Null with fewer than three points or two distinct scales. */
   line: ScaleLine.nullable(),
-  /** Runs × repetitions fitted. */
-  n: z.number().int(),
-  /** The measured scales, ascending. */
-  scales: z.array(z.number()),
-  heldOut: z.array(HeldOut),
+  ...FITTED,
 });
 export type ScaleCurve = z.infer<typeof ScaleCurve>;
 
