@@ -881,6 +881,11 @@ const MEASURED_RUNS = `runs r
   JOIN database_environments d ON d.id = r.database_environment_id
   WHERE r.source = 'measured' AND ($1::text IS NULL OR s.key = $1)`;
 
+/** `select` over the measured runs (`$1` the scenario asked for, or null), grouped by its first four columns. */
+async function measuredRowsOf<T>(sql: SqlRunner, select: string, scenario: string | undefined): Promise<T[]> {
+  return sql.query<T>(`SELECT ${select} FROM ${MEASURED_RUNS} GROUP BY 1, 2, 3, 4`, [scenario ?? null]);
+}
+
 /**
  * Per scenario × hardware class × engine and server major: stored runs, the newest, open jobs.
  * Needs no running queue: before pg-boss was ever started here there are no jobs to count.
@@ -890,7 +895,7 @@ export async function fleetCoverage(
   scenario?: string,
   docs: ReadonlyMap<string, ScenarioDocument> = new Map(),
 ): Promise<Coverage> {
-  const runs = await sql.query<{
+  const runs = await measuredRowsOf<{
     scenario: string;
     hardware_class: string;
     engine: string;
@@ -898,10 +903,9 @@ export async function fleetCoverage(
     runs: string | number;
     newest: Date;
   }>(
-    `SELECT s.key AS scenario, h.hardware_class, d.engine, d.major, count(*) AS runs, max(r.finished_at) AS newest
-         FROM ${MEASURED_RUNS}
-        GROUP BY 1, 2, 3, 4`,
-    [scenario ?? null],
+    sql,
+    's.key AS scenario, h.hardware_class, d.engine, d.major, count(*) AS runs, max(r.finished_at) AS newest',
+    scenario,
   );
   const open = await jobRowsOf<{
     scenario: string;
@@ -1015,7 +1019,7 @@ function scenarioGaps(
  * a release (open, failed for good, the newest failure sentence, masked as for the public).
  */
 async function releaseMatrixOf(sql: SqlRunner, scenario?: string): Promise<ReleaseMatrix> {
-  const runs = await sql.query<{
+  const runs = await measuredRowsOf<{
     scenario: string;
     engine: string;
     major: number;
@@ -1023,10 +1027,9 @@ async function releaseMatrixOf(sql: SqlRunner, scenario?: string): Promise<Relea
     runs: string | number;
     classes: string[];
   }>(
-    `SELECT s.key AS scenario, d.engine, d.major, d.minor, count(*) AS runs, array_agg(DISTINCT h.hardware_class) AS classes
-       FROM ${MEASURED_RUNS}
-      GROUP BY 1, 2, 3, 4`,
-    [scenario ?? null],
+    sql,
+    's.key AS scenario, d.engine, d.major, d.minor, count(*) AS runs, array_agg(DISTINCT h.hardware_class) AS classes',
+    scenario,
   );
   const jobs = await jobRowsOf<{
     scenario: string;
