@@ -18,31 +18,23 @@ const hasHardwareFilter = (q: Filters) =>
   q.maxMemoryGb !== undefined ||
   q.hardware !== undefined;
 
-type VersionRow = { id: string; scenario_key: string; version_hash: string; comparisons: unknown };
-type ProfileRow = {
-  id: string;
-  fingerprint: string;
-  hardware_class: string;
-  cpu_model: string;
-  storage_kind: string;
-  physical_cores: number;
-  memory_bytes: number;
-};
-type RunRow = {
-  id: string;
-  source: string;
-  received_at: Date;
-  engine: string;
-  db_version: string;
-  major: number;
-  minor: number;
-  params: Record<string, unknown> | null;
-  warnings: unknown;
-  settings: Record<string, string> | null;
-  noise: unknown;
-  runner_id: string | null;
-  server_release: string | null;
-};
+// The version, profile and run columns a sample row carries, read once per version, profile and run.
+type VersionRow = { id: string } & Pick<SampleRow, 'scenario_key' | 'version_hash' | 'comparisons'>;
+type ProfileRow = { id: string } & Pick<
+  SampleRow,
+  'fingerprint' | 'hardware_class' | 'cpu_model' | 'storage_kind' | 'physical_cores' | 'memory_bytes'
+>;
+type RunRow = { id: string } & Pick<
+  SampleRow,
+  'source' | 'received_at' | 'engine' | 'db_version' | 'major' | 'minor'
+> & {
+    params: Record<string, unknown> | null;
+    warnings: unknown;
+    settings: Record<string, string> | null;
+    noise: unknown;
+    runner_id: string | null;
+    server_release: string | null;
+  };
 
 type SampleValueRow = {
   variant: string;
