@@ -18,7 +18,13 @@ import { randomBytes } from 'node:crypto';
 import { access, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ownerAlive, pidAlive, processStart } from '../engines/managed-postgresql/cluster/orphans.ts';
+import {
+  ownerAlive,
+  pidAlive,
+  processStart,
+  thisProcess,
+  type ProcessOwner,
+} from '../engines/managed-postgresql/cluster/orphans.ts';
 import { readJsonRecord, writeJsonAtomic } from '../json-file.ts';
 import type { CgroupMembership } from '../probe/envelope.ts';
 
@@ -30,14 +36,10 @@ const CLAIM = '.sweep-';
 export const DEFAULT_HOST_LEASE_MS = 180_000;
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
-export type HostChangeRecord = {
+/** A change to this host (the runner process that made it: `ProcessOwner`). */
+export type HostChangeRecord = ProcessOwner & {
   format: typeof HOST_CHANGE_FORMAT;
   runId: string | null;
-  /** The runner process that made the change. */
-  pid: number;
-  pidStart: string | null;
-  hostname: string;
-  startedAt: string;
   /** After this the change is undone by any `tunelab` command, even while the runner lives. */
   expiresAt: string;
   /** In words: "the MySQL/MariaDB server's process (mysql://127.0.0.1:3306)". */
@@ -73,10 +75,7 @@ export async function recordHostChange(
   let record: HostChangeRecord = {
     format: HOST_CHANGE_FORMAT,
     runId: change.runId,
-    pid: process.pid,
-    pidStart: processStart(process.pid),
-    hostname: os.hostname(),
-    startedAt: new Date().toISOString(),
+    ...thisProcess(),
     expiresAt: new Date(Date.now() + leaseMs).toISOString(),
     what: change.what,
     process: { pid: change.pid, start: processStart(change.pid), cgroups: change.cgroups },

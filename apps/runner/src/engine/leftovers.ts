@@ -15,11 +15,10 @@
  * its directory removed by the next managed run, the next `--target` run or `tunelab cleanup`.
  */
 import { readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { ENGINE_FACTS, engineOfScheme } from '@tunelab/contracts';
 import type { Driver } from '../engines/driver.ts';
-import { ownerAlive, processStart } from '../engines/managed-postgresql/cluster/orphans.ts';
+import { ownerAlive, thisProcess } from '../engines/managed-postgresql/cluster/orphans.ts';
 import { readJsonRecord, writeJsonAtomic } from '../json-file.ts';
 import { cleanUpRun } from './cleanup.ts';
 import { redactTarget } from './connect.ts';
@@ -64,10 +63,7 @@ export function createLedger(dir: string): Ledger {
           runId,
           server: serverKey(target),
           target: withoutPassword(target),
-          pid: process.pid,
-          pidStart: processStart(process.pid),
-          hostname: os.hostname(),
-          startedAt: new Date().toISOString(),
+          ...thisProcess(),
         });
       } catch (e) {
         warn(

@@ -1,4 +1,5 @@
 import type { ManagedTargetOptions } from '../engines/managed-postgresql/provider.ts';
+import type { ProcessOwner } from '../engines/managed-postgresql/cluster/orphans.ts';
 import type { RunNote, RunSubmission, StorageKind, SweepPoint } from '@tunelab/contracts';
 import type { RelationSizes, TupleStats } from '../engines/driver.ts';
 import type { LoadedScenario } from '@tunelab/scenarios';
@@ -116,18 +117,13 @@ export type CleanupReport = {
 };
 
 /** The record of one run on this machine, kept while it runs and when its clean-up gave up (leftovers.ts). */
-export type RunRecord = {
+export type RunRecord = ProcessOwner & {
   format: 'tunelab-inflight/1';
   runId: string;
   /** `postgres://host:port` / `mysql://host:port`: which server (serverKey). */
   server: string;
   /** The target without its password. */
   target: string;
-  pid: number;
-  /** The process's start time (/proc), so a reused pid is not taken for the run. */
-  pidStart: string | null;
-  hostname: string;
-  startedAt: string;
   /** Saved values of global settings the run changed (restored by the clean-up). */
   globals?: Record<string, string>;
   /** What its clean-up could not remove, when it gave up. */

@@ -24,15 +24,25 @@ const PREFIX = 'managed-';
 /** A record being swept: `<record>.sweep-<pid of the sweeper>`. */
 const CLAIM = '.sweep-';
 
-export type ClusterRecord = {
+/**
+ * The runner process that wrote a record on this host, so that a later command can tell a live
+ * owner from a dead one (`ownerAlive`): its pid, the pid's start time (/proc; a reused pid is not
+ * taken for it), the host and when it began.
+ */
+export type ProcessOwner = { pid: number; pidStart: string | null; hostname: string; startedAt: string };
+
+/** This process as the owner of a record it writes now. */
+export const thisProcess = (): ProcessOwner => ({
+  pid: process.pid,
+  pidStart: processStart(process.pid),
+  hostname: os.hostname(),
+  startedAt: new Date().toISOString(),
+});
+
+export type ClusterRecord = ProcessOwner & {
   format: typeof CLUSTER_RECORD_FORMAT;
   /** The run that owns the cluster, when known. */
   runId: string | null;
-  /** The runner process. */
-  pid: number;
-  pidStart: string | null;
-  hostname: string;
-  startedAt: string;
   /** `tunelab-cluster-XXXXXX/`, removed whole. */
   root: string;
   dataDirectory: string;
@@ -73,7 +83,7 @@ export function pidAlive(pid: number): boolean {
 }
 
 /** Whether the process a record names still runs (another host's records count as alive). */
-export function ownerAlive(r: { pid: number; pidStart: string | null; hostname: string }): boolean {
+export function ownerAlive(r: Omit<ProcessOwner, 'startedAt'>): boolean {
   if (r.hostname !== os.hostname()) return true;
   if (!pidAlive(r.pid)) return false;
   return r.pidStart === null || processStart(r.pid) === r.pidStart;
@@ -84,16 +94,9 @@ const recordFile = (ledgerDir: string, root: string) => path.join(ledgerDir, `${
 /** Writes the record of a cluster this process is about to initdb and start; throws when it cannot. */
 export async function recordCluster(
   ledgerDir: string,
-  c: Omit<ClusterRecord, 'format' | 'pid' | 'pidStart' | 'hostname' | 'startedAt'>,
+  c: Omit<ClusterRecord, 'format' | keyof ProcessOwner>,
 ): Promise<string> {
-  const record: ClusterRecord = {
-    format: CLUSTER_RECORD_FORMAT,
-    ...c,
-    pid: process.pid,
-    pidStart: processStart(process.pid),
-    hostname: os.hostname(),
-    startedAt: new Date().toISOString(),
-  };
+  const record: ClusterRecord = { format: CLUSTER_RECORD_FORMAT, ...c, ...thisProcess() };
   const file = recordFile(ledgerDir, c.root);
   await writeJsonAtomic(file, record);
   return file;
