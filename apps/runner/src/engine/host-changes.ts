@@ -15,10 +15,13 @@
  * cannot undo stays recorded and is said with the commands that undo it by hand.
  */
 import { randomBytes } from 'node:crypto';
-import { access, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { access, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  claim,
+  CLAIM,
+  ledgerRecords,
   ownerAlive,
   pidAlive,
   processStart,
@@ -30,8 +33,6 @@ import type { CgroupMembership } from '../probe/envelope.ts';
 
 export const HOST_CHANGE_FORMAT = 'tunelab-host-change/1';
 const PREFIX = 'host-';
-/** A record being restored: `<record>.sweep-<pid of the restorer>`. */
-const CLAIM = '.sweep-';
 /** How long a throttle outlives its runner's last sign of life, unless TUNELAB_HOST_LEASE_S says otherwise. */
 export const DEFAULT_HOST_LEASE_MS = 180_000;
 const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -179,14 +180,6 @@ async function undo(record: HostChangeRecord): Promise<string[]> {
   return left;
 }
 
-const claim = async (dir: string, name: string): Promise<string | null> => {
-  const claimed = path.join(dir, `${name.split(CLAIM)[0]}${CLAIM}${process.pid}`);
-  return rename(path.join(dir, name), claimed).then(
-    () => claimed,
-    () => null, // someone else took it
-  );
-};
-
 export type RestoredHostChange = { record: HostChangeRecord; left: string[]; why: 'gone' | 'expired' };
 
 /**
@@ -199,14 +192,9 @@ export async function restoreHostChanges(
   say: (line: string) => void = () => {},
   now: number = Date.now(),
 ): Promise<RestoredHostChange[]> {
-  const names = await readdir(ledgerDir).catch(() => [] as string[]);
   const out: RestoredHostChange[] = [];
-  for (const name of names.filter((n) => n.startsWith(PREFIX)).sort()) {
-    const isClaim = name.includes(CLAIM);
-    if (!isClaim && !name.endsWith('.json')) continue;
-    if (isClaim && pidAlive(Number(name.split(CLAIM)[1]))) continue; // being restored right now
-    const record = await readRecord(path.join(ledgerDir, name));
-    if (!record || record.hostname !== os.hostname()) continue;
+  for await (const { name, record } of ledgerRecords(ledgerDir, PREFIX, readRecord)) {
+    if (record.hostname !== os.hostname()) continue;
     const alive = ownerAlive(record);
     const expired = Date.parse(record.expiresAt) <= now;
     if (alive && !expired) continue;

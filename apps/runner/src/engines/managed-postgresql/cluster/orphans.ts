@@ -22,7 +22,7 @@ import { runServerBinary } from './process.ts';
 export const CLUSTER_RECORD_FORMAT = 'tunelab-managed-cluster/1';
 const PREFIX = 'managed-';
 /** A record being swept: `<record>.sweep-<pid of the sweeper>`. */
-const CLAIM = '.sweep-';
+export const CLAIM = '.sweep-';
 
 /**
  * The runner process that wrote a record on this host, so that a later command can tell a live
@@ -144,13 +144,33 @@ async function stopServer(record: ClusterRecord, problems: string[]): Promise<nu
  * Claims a record (renames it to `…sweep-<our pid>`), so two sweeps at once never both stop the
  * same server; a claim whose sweeper died is taken over.
  */
-async function claim(dir: string, name: string): Promise<string | null> {
+export async function claim(dir: string, name: string): Promise<string | null> {
   const claimed = path.join(dir, `${name.split(CLAIM)[0]}${CLAIM}${process.pid}`);
   try {
     await rename(path.join(dir, name), claimed);
     return claimed;
   } catch {
     return null; // someone else took it
+  }
+}
+
+/**
+ * The records in `ledgerDir` whose names start with `prefix`, in name order: each `.json` one, and
+ * each claimed one (`<record>.sweep-<pid>`) whose claimer is gone (a live claim is being handled
+ * right now); unreadable records are passed over.
+ */
+export async function* ledgerRecords<R>(
+  ledgerDir: string,
+  prefix: string,
+  read: (file: string) => Promise<R | null>,
+): AsyncGenerator<{ name: string; record: R }> {
+  const names = await readdir(ledgerDir).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(prefix)).sort()) {
+    const isClaim = name.includes(CLAIM);
+    if (!isClaim && !name.endsWith('.json')) continue;
+    if (isClaim && pidAlive(Number(name.split(CLAIM)[1]))) continue;
+    const record = await read(path.join(ledgerDir, name));
+    if (record) yield { name, record };
   }
 }
 
@@ -163,14 +183,9 @@ export async function sweepOrphanedClusters(
   ledgerDir: string,
   say: (line: string) => void = () => {},
 ): Promise<SweptCluster[]> {
-  const names = await readdir(ledgerDir).catch(() => [] as string[]);
   const out: SweptCluster[] = [];
-  for (const name of names.filter((n) => n.startsWith(PREFIX)).sort()) {
-    const isClaim = name.includes(CLAIM);
-    if (!isClaim && !name.endsWith('.json')) continue;
-    if (isClaim && pidAlive(Number(name.split(CLAIM)[1]))) continue; // being swept right now
-    const record = await readRecord(path.join(ledgerDir, name));
-    if (!record || ownerAlive(record)) continue;
+  for await (const { name, record } of ledgerRecords(ledgerDir, PREFIX, readRecord)) {
+    if (ownerAlive(record)) continue;
     const file = await claim(ledgerDir, name);
     if (!file) continue;
     const problems: string[] = [];
