@@ -34,6 +34,7 @@ import {
 import { groupSamples, type Filters, type SampleRow, type ScenarioDocs } from './groups.ts';
 import { groupSpread } from './spread.ts';
 import { classLabel } from './classes.ts';
+import { releaseDrift } from './drift.ts';
 
 /** A `from` or `to` of the upgrade that names no measured release. */
 export class ReleaseQueryError extends Error {
@@ -66,7 +67,9 @@ function pointOf(release: string, rows: readonly SampleRow[], group: ComparisonG
   const runIds = new Set(group.runs.map((r) => r.id));
   const own = rows.filter((r) => runIds.has(r.run_id));
   const fallbackRuns = new Set(own.filter((r) => r.server_release !== release).map((r) => r.run_id)).size;
-  const base = { release, runs: runIds.size, fallbackRuns };
+  const atPoint = own.filter((r) => (r.point_value ?? null) === (group.point?.value ?? null));
+  const drift = releaseDrift(atPoint, c.baseline, c.candidate);
+  const base = { release, runs: runIds.size, fallbackRuns, drift };
   if (c.paired) {
     const p = c.paired;
     const evidence = { kind: 'blocks' as const, n: p.blocks, mean: Math.log(p.ratio), sd: p.sdLogRatio };

@@ -9,6 +9,32 @@ import { Bounds } from './comparisons.ts';
 import { SweepPoint } from './run.ts';
 import { Engine, ServerRelease } from './database.ts';
 
+/**
+ * Changes over time within one release (the machine or its kernel drifting): the pair's per-run
+ * ratio in the order the runs were received, with the change points Apache Otava's method finds.
+ */
+export const ReleaseDrift = z.object({
+  /** Runs in the dated series. */
+  runs: z.number().int(),
+  changes: z.array(
+    z.object({
+      /** When the first run of the new segment was received. */
+      at: z.string(),
+      /** Runs before the change. */
+      runsBefore: z.number().int(),
+      /** Mean per-run ratio before and after. */
+      before: z.number(),
+      after: z.number(),
+      /** after ÷ before − 1. */
+      change: z.number(),
+      /** The t-test between the two segments (Otava's). */
+      p: z.number(),
+    }),
+  ),
+  sentence: z.string(),
+});
+export type ReleaseDrift = z.infer<typeof ReleaseDrift>;
+
 /** The pair on one release: its runs, blocks (or samples) and the ratio candidate / baseline. */
 export const ReleasePoint = z.object({
   release: z.string(),
@@ -19,6 +45,8 @@ export const ReleasePoint = z.object({
   blocks: z.number().int().nullable(),
   ratio: z.number(),
   ratioCi: Bounds,
+  /** Changes over time on this release; null with fewer than 6 runs (3 on each side of a change at least). */
+  drift: ReleaseDrift.nullable(),
 });
 export type ReleasePoint = z.infer<typeof ReleasePoint>;
 

@@ -102,3 +102,32 @@ describe('a flat series of twenty releases', () => {
     expect(u.pairs[0]!.sentence).toMatch(/no change between adjacent releases on the way is above the noise/);
   });
 });
+
+describe('a 15 % change over time on one release (the machine, not the release)', () => {
+  let db: ResultsDb;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    // Twelve runs on 17.2, received in this order: six at the pair's ratio, six 15 % above it; and
+    // three on 17.3, so the answer has a release line.
+    const before = releaseRuns({ releases: ['17.2'], runsPerRelease: 6, seed: 11 });
+    const after = releaseRuns({ releases: ['17.2'], runsPerRelease: 6, step: 0.15, stepAt: '17.2', seed: 12 });
+    const next = releaseRuns({ releases: ['17.3'], seed: 13 });
+    ({ db, close } = await databaseWith('tl_otava_drift', [...before, ...after, ...next]));
+  }, 300_000);
+  afterAll(async () => close?.());
+
+  it('is found on that release at the first run after it, and not on a release of three runs', async () => {
+    const line = (await db.answers(AnswersQuery.parse({ scenario: RELEASE_RUNS_SCENARIO })))!.releaseLine!;
+    const points = line.series[0]!.releases;
+    const on172 = points.find((p) => p.release === '17.2')!;
+    expect(on172.drift!.runs).toBe(12);
+    expect(on172.drift!.changes).toHaveLength(1);
+    expect(on172.drift!.changes[0]!.runsBefore).toBe(6);
+    expect(on172.drift!.changes[0]!.change).toBeGreaterThan(0.1);
+    expect(on172.drift!.changes[0]!.change).toBeLessThan(0.2);
+    expect(on172.drift!.sentence).toMatch(
+      /changed over time on this release: .* — the machine or its kernel, not the release$/,
+    );
+    expect(points.find((p) => p.release === '17.3')!.drift).toBeNull();
+  });
+});
