@@ -283,7 +283,7 @@ describe('first screens', () => {
           return {
             height: document.documentElement.scrollHeight,
             summary: top('#summary'),
-            answers: document.querySelectorAll('.run-summary .answer-card').length,
+            answers: document.querySelectorAll('.run-summary .held-answers a[href*="#answer-"]').length,
             firstDetail: Math.min(
               ...['#reproduce', '#environment', '#samples', '#notes'].map((s) => top(s) ?? Infinity),
             ),
