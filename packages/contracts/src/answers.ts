@@ -6,19 +6,21 @@
 import { z } from 'zod';
 import {
   Bounds,
+  checkRanges,
   ComparisonGroup,
   ComparisonSource,
   DirectionSource,
   PairComparison,
-  UsedDirection,
-  VerdictKind,
-  checkRanges,
+  Range,
   serverAndHardwareFilters,
+  UsedDirection,
+  variantPair,
+  VerdictKind,
 } from './comparisons.ts';
 import { SweepPoint } from './run.ts';
 import { NoiseCounts } from './noise.ts';
 import { LeftOut } from './left-out.ts';
-import { identifier } from './primitives.ts';
+import { identifier, ParamValues } from './primitives.ts';
 import { Engine } from './database.ts';
 import { ScaleAnswers, ScaleAt, ScaleCurves } from './scale.ts';
 import { checkReleaseRange, releaseRangeParams, UpgradeAnswer } from './releases.ts';
@@ -102,8 +104,7 @@ export const PairRunners = z.object({
 export type PairRunners = z.infer<typeof PairRunners>;
 
 export const PairAnswer = z.object({
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   /** The measured verdict (kind, sentence, numbers); null when the group has no runs of the pair. */
   measured: PairComparison.nullable(),
   agreement: Agreement,
@@ -156,7 +157,7 @@ export const FitAnswer = z.object({
       variant: z.string(),
       /** Slope × factor, with its 95% interval (null with fewer than three units). */
       slope: z.number(),
-      interval: z.object({ low: z.number(), high: z.number() }).nullable(),
+      interval: Range.nullable(),
       r2: z.number(),
       units: z.number().int(),
     }),
@@ -166,8 +167,7 @@ export type FitAnswer = z.infer<typeof FitAnswer>;
 
 export const CrossingAnswer = z.object({
   metric: z.string(),
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   /** Where the mean curves cross: x, y and which is above after. */
   crossings: z.array(z.object({ x: z.number(), y: z.number(), above: z.enum(['baseline', 'candidate']) })),
 });
@@ -194,8 +194,8 @@ export type GroupSimilarity = z.infer<typeof GroupSimilarity>;
  * bounded yet), their blocks, how many are unstable (spread beyond the margin), in one sentence.
  */
 export const GroupSpread = z.object({
-  sdLogRatio: z.object({ low: z.number(), high: z.number() }),
-  detectable: z.object({ low: z.number(), high: z.number() }).nullable(),
+  sdLogRatio: Range,
+  detectable: Range.nullable(),
   blocks: z.object({ low: z.number().int(), high: z.number().int() }),
   unstable: z.number().int(),
   sentence: z.string(),
@@ -225,8 +225,7 @@ export type GroupAnswer = z.infer<typeof GroupAnswer>;
  * direction it stated without figures. `sentence` says it as the article's, not measured here.
  */
 export const ArticleFinding = z.object({
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   /** The unit of `figure.values` (the metric's for a comparison; none for a ratio or a claim). */
   unit: z.string(),
   figure: ArticleFigure,
@@ -239,8 +238,7 @@ export type ArticleFinding = z.infer<typeof ArticleFinding>;
 export const LikeMineAnswer = z.object({
   group: z.string(),
   name: z.string(),
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   verdict: z.string().nullable(),
   agreement: Agreement,
   advice: z.string(),
@@ -312,12 +310,11 @@ export const VersionComparison = z.object({
   engine: Engine,
   scenarioVersion: z.string(),
   source: z.enum(['measured', 'published']),
-  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  params: ParamValues,
   point: SweepPoint.nullable(),
   /** The shared conditions in words ("2 cores / 8 GB / SSD · rows = 2,000"), without the server version. */
   conditions: z.string(),
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   direction: UsedDirection,
   unit: z.string(),
   /** Oldest major first. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { StorageKind } from './hardware.ts';
 import { Engine } from './database.ts';
-import { identifier, isoDateTime, sha256Hex } from './primitives.ts';
+import { identifier, isoDateTime, pageLimit, ParamValues, sha256Hex } from './primitives.ts';
 import { SweepPoint } from './run.ts';
 import { NoiseCounts, NoisyPolicy } from './noise.ts';
 import { LeftOut } from './left-out.ts';
@@ -133,16 +133,17 @@ export type ComparisonQuery = z.infer<typeof ComparisonQuery>;
 export const FindingsQuery = z
   .strictObject({
     ...filterShape,
-    limit: z.coerce.number().int().min(1).max(500).default(50),
+    limit: pageLimit(500, 50),
   })
   .superRefine(checkRanges);
 export type FindingsQuery = z.infer<typeof FindingsQuery>;
 
+/** The filter and page every "hardware like …" query takes. */
 export const SimilarHardwareQuery = z.strictObject({
   scenario: identifier.optional(),
   /** Default all: every item is one source, so nothing is pooled. */
   source: ComparisonSource.default('all'),
-  limit: z.coerce.number().int().min(1).max(200).default(20),
+  limit: pageLimit(200, 20),
 });
 export type SimilarHardwareQuery = z.infer<typeof SimilarHardwareQuery>;
 
@@ -157,9 +158,7 @@ export const SimilarBySpecQuery = z
     memoryGb: machineMemoryGb,
     storage: SimilarStorage.optional(),
     ...similarFigureParams,
-    scenario: identifier.optional(),
-    source: ComparisonSource.default('all'),
-    limit: z.coerce.number().int().min(1).max(200).default(20),
+    ...SimilarHardwareQuery.shape,
   })
   .superRefine(checkSimilarSpec);
 export type SimilarBySpecQuery = z.infer<typeof SimilarBySpecQuery>;
@@ -169,9 +168,7 @@ export const SimilarByProbeQuery = z.strictObject({
   cores: machineCores.optional(),
   memoryGb: machineMemoryGb.optional(),
   storage: SimilarStorage.optional(),
-  scenario: identifier.optional(),
-  source: ComparisonSource.default('all'),
-  limit: z.coerce.number().int().min(1).max(200).default(20),
+  ...SimilarHardwareQuery.shape,
 });
 export type SimilarByProbeQuery = z.infer<typeof SimilarByProbeQuery>;
 
@@ -213,6 +210,12 @@ export function similarQueryOfProbe(
 export const Bounds = z.object({ low: z.number().nullable(), high: z.number().nullable() });
 export type Bounds = z.infer<typeof Bounds>;
 
+/** A range with both ends known: a spread over pairs, or a slope's interval. */
+export const Range = z.object({ low: z.number(), high: z.number() });
+
+/** The declared pair a record is about: `candidate` held against `baseline` (variant keys). */
+export const variantPair = { baseline: z.string(), candidate: z.string() };
+
 export const VariantSummary = z.object({
   variant: z.string(),
   n: z.number().int(),
@@ -239,8 +242,7 @@ export const VerdictKind = z.enum([
 ]);
 
 export const PairComparison = z.object({
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   direction: UsedDirection,
   /** mean(candidate) − mean(baseline), in the metric's unit; null with insufficient data. */
   difference: z.number().nullable(),
@@ -335,7 +337,7 @@ export const ComparisonGroup = z.object({
   /** The sweep point of the group's samples (a swept scenario gets one group per point). */
   point: SweepPoint.optional(),
   /** The parameter values every run of the group shares (the swept one is `point`): runs at other values are other groups. */
-  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  params: ParamValues,
   /** Engine and major version every run of the group shares. */
   engine: z.object({ engine: Engine, major: z.number().int() }),
   /** Per setting the scenario calls relevant (report.relevant_settings), the values its runs had (absent = server default). */
@@ -390,8 +392,7 @@ export const Finding = z.object({
   fingerprint: sha256Hex.nullable(),
   metric: z.string(),
   point: SweepPoint.optional(),
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   kind: VerdictKind,
   sentence: z.string(),
   newestRunAt: isoDateTime,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Engine, ServerRelease } from './database.ts';
 import { HardwareSpec } from './hardware.ts';
-import { identifier, isoDateTime } from './primitives.ts';
+import { identifier, isoDateTime, pageLimit, ParamValues } from './primitives.ts';
 
 /**
  * The fleet: operators request runs (jobs), agents claim and run them. Jobs live in pg-boss in the
@@ -80,7 +80,7 @@ export const Job = z.object({
   id: z.uuid(),
   state: JobState,
   scenario: z.string(),
-  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  params: ParamValues,
   repetitions: z.number().int().nullable(),
   engine: Engine,
   server: z.number().int().nullable(),
@@ -113,7 +113,7 @@ export type JobList = z.infer<typeof JobList>;
 export const JobListQuery = z.object({
   state: JobState.optional(),
   scenario: identifier.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: pageLimit(1000, 100),
 });
 
 /** What an agent announces when it asks for work. */
@@ -140,7 +140,7 @@ export const ClaimedJob = z.object({
   id: z.uuid(),
   attempt: z.number().int(),
   scenario: z.string(),
-  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  params: ParamValues,
   repetitions: z.number().int().nullable(),
   /** The release to run on (`--server <release>`), or null for any release of the agent's server. */
   release: z.string().nullable().default(null),

@@ -56,6 +56,14 @@ export const identifier = z
     'must start with a letter or digit and contain only letters, digits, . _ : -',
   );
 
+/** One value of a scenario parameter, as runs, jobs and groups carry it. */
+const ParamValue = z.union([z.string(), z.number(), z.boolean()]);
+/** A run's (or job's, or group's) scenario parameter values by name. */
+export const ParamValues = z.record(z.string(), ParamValue);
+
+/** `?limit=` of a list: a whole number from 1 to `max`, `fallback` when absent. */
+export const pageLimit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+
 export const scalar = z.union([text(LIMITS.note), finiteNumber, z.boolean(), z.null()]);
 export type Scalar = z.infer<typeof scalar>;
 

@@ -5,7 +5,7 @@
  * release to another changes. Computed by @tunelab/answers (releases.ts).
  */
 import { z } from 'zod';
-import { Bounds } from './comparisons.ts';
+import { Bounds, variantPair } from './comparisons.ts';
 import { SweepPoint } from './run.ts';
 import { Engine, ServerRelease } from './database.ts';
 
@@ -74,8 +74,7 @@ export const ReleaseSeries = z.object({
   scenarioVersion: z.string(),
   params: z.record(z.string(), z.unknown()),
   point: SweepPoint.nullable(),
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   /** The change a step must exceed to be reported, relative, and where it comes from. */
   threshold: z.object({ value: z.number(), basis: z.enum(['class-noise', 'margin']), sentence: z.string() }),
   releases: z.array(ReleasePoint),
@@ -88,8 +87,7 @@ export const UpgradePair = z.object({
   hardwareClass: z.string(),
   params: z.record(z.string(), z.unknown()),
   point: SweepPoint.nullable(),
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   before: ReleasePoint,
   after: ReleasePoint,
   /** The pair's ratio on `to` against that on `from`, tested directly (adjusted over the upgrade's pairs). */

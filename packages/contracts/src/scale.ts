@@ -6,7 +6,8 @@
  * each measured scale it was not given. Computed by `@tunelab/answers` (the site draws the same).
  */
 import { z } from 'zod';
-import { Bounds, UsedDirection } from './comparisons.ts';
+import { ParamValues } from './primitives.ts';
+import { Bounds, UsedDirection, variantPair } from './comparisons.ts';
 import { Engine } from './database.ts';
 
 const AT_PATTERN = /^([a-z][a-z0-9_]{0,62}):([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)$/i;
@@ -69,8 +70,7 @@ export const ScaleFit = z.object({
 export type ScaleFit = z.infer<typeof ScaleFit>;
 
 export const ScalePairAnswer = z.object({
-  baseline: z.string(),
-  candidate: z.string(),
+  ...variantPair,
   /**
    * answered: inside the measured range (or within the documented factor of it); refused: too far
    * outside it; insufficient-data: fewer measured scales than a fit needs.
@@ -121,7 +121,7 @@ export const ScaleGroupAnswer = z.object({
   engine: Engine,
   major: z.number().int(),
   /** The parameter values other than the scale. */
-  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  params: ParamValues,
   runs: z.number().int(),
   pairs: z.array(ScalePairAnswer),
 });
@@ -195,7 +195,7 @@ export const ScaleCurves = z.object({
   limit: z.number(),
   minScales: z.number().int(),
   /** The declared pairs, answered in this order; their count is the family the intervals share. */
-  pairs: z.array(z.object({ baseline: z.string(), candidate: z.string() })),
+  pairs: z.array(z.object(variantPair)),
   /** The relative change that counts as none (scenario.yaml `decision.margin`, else ±10 %). */
   margin: z.number().gt(0).lt(1),
   groups: z.array(ScaleCurveGroup),

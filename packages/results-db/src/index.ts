@@ -11,6 +11,7 @@ import { similarHardwareQueries } from './similar-hardware.ts';
 import { publishedQueries } from './published.ts';
 import { registerInternals } from './internals.ts';
 import { answerQueries } from './answers.ts';
+import { keptAnswerQueries } from './kept-answers.ts';
 import { releaseEventQueries } from './releases-events.ts';
 import { comparisonInputQueries } from './comparison-inputs.ts';
 import { scenarioCatalog } from './scenario-catalog.ts';
@@ -23,6 +24,12 @@ export { applyMigrations, readMigrations, type MigrationResult } from './migrate
 export { IdempotencyConflictError, isDatabaseUnavailable, RunnerRevokedError } from './errors.ts';
 export { ScaleQueryError } from '@tunelab/answers';
 export { LikeMineQueryError } from './answers.ts';
+export {
+  KEPT_ANSWERS_QUEUE,
+  type KeptAnswer,
+  type KeptAnswersOptions,
+  type KeptAnswersWorker,
+} from './kept-answers.ts';
 export { ReleaseQueryError } from '@tunelab/answers';
 export { DatabaseOwnedError, readOwner, type OwnerRecord } from './owner.ts';
 export { RunnerNameError, type RunnerIdentity, type TokenKind } from './runners.ts';
@@ -69,6 +76,7 @@ const QUERIES = {
   ...similarHardwareQueries,
   ...publishedQueries,
   ...answerQueries,
+  ...keptAnswerQueries,
   ...releaseEventQueries,
   ...comparisonInputQueries,
 };

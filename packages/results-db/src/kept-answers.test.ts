@@ -1,0 +1,116 @@
+/**
+ * Kept answers over the real runs and the published figures, on PostgreSQL and on the embedded
+ * PGlite: a kept answer is byte for byte the fresh computation, an ingest makes it stale, the
+ * queued recomputation (pg-boss) makes it current again, a failed one keeps the last body.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswersQuery } from '@tunelab/contracts';
+import { listScenarioDirs } from '@tunelab/scenarios';
+import { openResultsDb, type ResultsDb } from './index.ts';
+import { renderAnswers } from './kept-answers.ts';
+import { createTestDatabase } from './test-database.ts';
+import { ingestDocument } from './testing.ts';
+import { realRun, REAL_RUN_KEYS, SCENARIOS } from './real-runs.ts';
+import { BACKENDS } from './test-backends.ts';
+
+const query = (q: Record<string, string>) => AnswersQuery.parse(q);
+
+async function until(check: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe.each(BACKENDS)('kept answers (%s)', (backend) => {
+  let db: ResultsDb;
+  let drop: (() => Promise<void>) | undefined;
+  let keys: string[];
+
+  beforeAll(async () => {
+    const pg = backend === 'postgresql' ? await createTestDatabase('tl_h2_kept') : undefined;
+    drop = pg?.drop;
+    db = await openResultsDb(pg?.url, { dataDir: 'memory://', scenariosDir: SCENARIOS });
+    await db.migrate();
+    await db.importPublished(SCENARIOS);
+    for (const [i, key] of REAL_RUN_KEYS.entries()) await ingestDocument(db, realRun(key), `kept-${i}`);
+    keys = (await listScenarioDirs(SCENARIOS)).map((d) => d.replace(/\/+$/, '').split('/').pop()!).sort();
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('keeps, for every scenario and source, exactly the body a fresh computation renders', async () => {
+    expect(keys.length).toBeGreaterThanOrEqual(5);
+    for (const scenario of keys)
+      for (const source of ['measured', 'published']) {
+        const q = query({ scenario, source });
+        expect(await db.keptAnswer(q)).toEqual({ state: 'missing' });
+        const computed = await db.computeKeptAnswer(q);
+        const fresh = renderAnswers((await db.answers(q))!);
+        expect(computed, `${scenario} ${source}`).toBe(fresh);
+        const kept = await db.keptAnswer(q);
+        expect(kept).toMatchObject({ state: 'current', body: fresh, failedAt: null });
+      }
+  }, 120_000);
+
+  it('keeps only plain queries: a filter, a machine or a scale computes per request', async () => {
+    expect(await db.keptAnswer(query({ scenario: 'vacuum-index-cleanup', engine: 'postgresql' }))).toBeNull();
+    expect(await db.keptAnswer(query({ scenario: 'vacuum-index-cleanup', noisy: 'exclude' }))).toBeNull();
+    expect(await db.keptAnswer(query({ scenario: 'no-such-scenario' }))).toBeNull();
+    // The primary metric named or not is the same kept answer.
+    const plain = await db.keptAnswer(query({ scenario: 'vacuum-index-cleanup' }));
+    const named = await db.keptAnswer(
+      query({ scenario: 'vacuum-index-cleanup', metric: JSON.parse((plain as { body: string }).body).metric.key }),
+    );
+    expect(named).toEqual(plain);
+  });
+
+  it('an ingest makes the scenario’s kept answers stale (others stay current); the queued job makes them current', async () => {
+    const scenario = 'vacuum-index-cleanup';
+    const q = query({ scenario });
+    const before = await db.keptAnswer(q);
+    expect(before?.state).toBe('current');
+    await ingestDocument(db, realRun(scenario), 'kept-again');
+    const stale = await db.keptAnswer(q);
+    expect(stale).toMatchObject({ state: 'stale', body: (before as { body: string }).body });
+    expect((await db.keptAnswer(query({ scenario: 'vacuum-full-rewrite' })))?.state).toBe('current');
+
+    const refreshed: string[] = [];
+    const worker = db.openKeptAnswers({ debounceSeconds: 0, pollSeconds: 0.5, onRefreshed: (s) => refreshed.push(s) });
+    await worker.start();
+    try {
+      // A burst of requests queues one recomputation.
+      await Promise.all([1, 2, 3].map(() => worker.refreshSoon(scenario)));
+      await until(async () => (await db.keptAnswer(q))?.state === 'current');
+    } finally {
+      await worker.stop();
+    }
+    const fresh = renderAnswers((await db.answers(q))!);
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body: fresh });
+    expect(fresh).not.toBe((before as { body: string }).body);
+    // Every kept query of the scenario was recomputed, the published one too.
+    expect((await db.keptAnswer(query({ scenario, source: 'published' })))?.state).toBe('current');
+    expect(refreshed).toContain(scenario);
+  }, 120_000);
+
+  it.runIf(backend === 'postgresql')(
+    'a recomputation that fails (past its deadline) keeps the last answer, marked stale and failed',
+    async () => {
+      const scenario = 'fillfactor-hot-updates';
+      const q = query({ scenario });
+      const before = await db.keptAnswer(q);
+      expect(before?.state).toBe('current');
+      await ingestDocument(db, realRun(scenario), 'kept-fail');
+      const worker = db.openKeptAnswers({ deadlineMs: 1 });
+      await expect(worker.refresh(scenario)).rejects.toThrow(/statement timeout/);
+      await worker.stop();
+      const after = await db.keptAnswer(q);
+      expect(after).toMatchObject({ state: 'stale', body: (before as { body: string }).body });
+      expect((after as { failedAt: Date | null }).failedAt).toBeInstanceOf(Date);
+    },
+    60_000,
+  );
+});
