@@ -166,23 +166,40 @@ export const ReportSpec = z.strictObject({
 export type ReportSpec = z.infer<typeof ReportSpec>;
 
 // ─── The scenario document ───────────────────────────────────────────────────────────────────
+/** The message for a name that is not one of the scenario's parameters. */
+function unknownParam(name: string, params: Record<string, ParamDef>): string {
+  return `unknown parameter "${name}"; expected one of: ${Object.keys(params).join(', ') || '(none declared)'}`;
+}
+
+/**
+ * The definition of the parameter a field names, when it is an integer parameter; else an issue on
+ * the field (`role` says what the field's parameter is for) and undefined.
+ */
+function integerParam(
+  params: Record<string, ParamDef>,
+  name: string,
+  role: string,
+  path: (string | number)[],
+  ctx: z.RefinementCtx,
+): ParamDef | undefined {
+  const def = ownValue(params, name);
+  if (def?.type === 'integer') return def;
+  ctx.addIssue({
+    code: 'custom',
+    path,
+    message: def ? `${role} must be an integer parameter; ${name} is ${def.type}` : unknownParam(name, params),
+  });
+  return undefined;
+}
+
 /** The scale parameter is an integer parameter; its points lie in its bounds, or come from the sweep. */
 function checkScale(
   scale: { param: string; points?: number[] | undefined },
   doc: { params: Record<string, ParamDef>; sweep?: { param: string } | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  const def = ownValue(doc.params, scale.param);
-  if (def?.type !== 'integer') {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['scale', 'param'],
-      message: def
-        ? `the scale parameter must be an integer parameter; ${scale.param} is ${def.type}`
-        : `unknown parameter "${scale.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
-    });
-    return;
-  }
+  const def = integerParam(doc.params, scale.param, 'the scale parameter', ['scale', 'param'], ctx);
+  if (!def) return;
   const swept = doc.sweep?.param === scale.param;
   if (!scale.points && !swept)
     ctx.addIssue({
@@ -209,16 +226,14 @@ function checkArticleConditions(
   doc: { params: Record<string, ParamDef> },
   ctx: z.RefinementCtx,
 ): void {
-  const def = ownValue(doc.params, c.param);
-  if (def?.type !== 'integer') {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['article_conditions', 'param'],
-      message: def
-        ? `the parameter a data size maps to must be an integer parameter; ${c.param} is ${def.type}`
-        : `unknown parameter "${c.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
-    });
-  } else {
+  const def = integerParam(
+    doc.params,
+    c.param,
+    'the parameter a data size maps to',
+    ['article_conditions', 'param'],
+    ctx,
+  );
+  if (def) {
     const value = Math.round((parseSizeText(c.default_size) ?? 0) / c.bytes_per_unit);
     const problem = checkParamValue(def, value);
     if (problem)
@@ -231,7 +246,7 @@ function checkArticleConditions(
   for (const [name, value] of Object.entries(c.params)) {
     const d = ownValue(doc.params, name);
     const problem = !d
-      ? `unknown parameter "${name}"; expected one of: ${Object.keys(doc.params).join(', ')}`
+      ? unknownParam(name, doc.params)
       : name === c.param
         ? `${name} is the parameter the data size sets`
         : checkParamValue(d, value);
@@ -254,7 +269,7 @@ function checkArticleConditions(
         d?.type !== 'integer'
           ? d
             ? `a parameter scaled with the data must be an integer parameter; ${name} is ${d.type}`
-            : `unknown parameter "${name}"; expected one of: ${Object.keys(doc.params).join(', ')}`
+            : unknownParam(name, doc.params)
           : name === c.param || Object.hasOwn(c.params, name)
             ? `${name} is set otherwise (${name === c.param ? 'the data size sets it' : 'article_conditions.params'})`
             : null;
@@ -403,16 +418,8 @@ function checkTarget(doc: ScenarioFields, ctx: z.RefinementCtx): void {
 
 /** The swept parameter is an integer parameter and its points are its values, each once; the fixture and the variants' setups do not use it. */
 function checkSweep(sweep: NonNullable<ScenarioFields['sweep']>, doc: ScenarioFields, ctx: z.RefinementCtx): void {
-  const def = ownValue(doc.params, sweep.param);
-  if (def?.type !== 'integer') {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['sweep', 'param'],
-      message: def
-        ? `the swept parameter must be an integer parameter; ${sweep.param} is ${def.type}`
-        : `unknown parameter "${sweep.param}"; expected one of: ${Object.keys(doc.params).join(', ') || '(none declared)'}`,
-    });
-  } else {
+  const def = integerParam(doc.params, sweep.param, 'the swept parameter', ['sweep', 'param'], ctx);
+  if (def) {
     for (const field of ['default', 'published'] as const) {
       const list = sweep[field] ?? [];
       list.forEach((value, i) => {
@@ -757,7 +764,7 @@ export function resolveParams(
   for (const [name, raw] of Object.entries(overrides)) {
     const def = ownValue(defs, name);
     if (!def) {
-      errors.push(`unknown parameter "${name}"; expected one of: ${Object.keys(defs).join(', ') || '(none declared)'}`);
+      errors.push(unknownParam(name, defs));
       continue;
     }
     let value: ParamValue;
