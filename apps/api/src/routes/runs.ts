@@ -27,6 +27,24 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
  */
 export const RunSubmissionBody = z.compile(RunSubmission);
 
+/**
+ * A stored run's answer as JSON, the contract's keys in its order: the same text the zod
+ * serializer writes (run-accepted.test.ts compares them) without validating a record that
+ * `ingestRun` built from the stored row, typed `RunAccepted`.
+ */
+const runAcceptedJson = (run: RunAccepted): string =>
+  JSON.stringify({
+    id: run.id,
+    status: run.status,
+    idempotencyKey: run.idempotencyKey,
+    scenario: { key: run.scenario.key, version: run.scenario.version },
+    hardware: { fingerprint: run.hardware.fingerprint, class: run.hardware.class },
+    samples: run.samples,
+    timeSeriesPoints: run.timeSeriesPoints,
+    receivedAt: run.receivedAt,
+    links: { self: run.links.self },
+  });
+
 const problems = {
   400: Problem,
   401: Problem,
@@ -97,7 +115,7 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
       // database work from transport.
       reply.header('server-timing', `ingest;dur=${(performance.now() - started).toFixed(1)}`);
       const run = linkRun(result.run);
-      reply.header('location', run.links.self);
+      reply.header('location', run.links.self).type('application/json; charset=utf-8').serializer(runAcceptedJson);
       // Cached comparisons, findings and answers include this run from now on.
       if (result.outcome === 'created') app.markDataChanged();
       if (result.outcome === 'replayed') {
