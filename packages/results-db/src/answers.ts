@@ -32,7 +32,7 @@ import {
   type UnitSample,
 } from '@tunelab/answers';
 import { publishedFigures, type LoadedScenario } from '@tunelab/scenarios';
-import type { PrismaClient } from './generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from './generated/prisma/client.ts';
 import { loadSamples } from './comparison-samples.ts';
 import { groupSamples, type Filters, type SampleRow } from '@tunelab/answers';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
@@ -40,29 +40,37 @@ import type { DbContext, Queries } from './context.ts';
 import { similarClasses, similarMachines } from './similar-hardware.ts';
 import { similarStorageOf } from '@tunelab/answers/similar';
 
+/** A child row's run and unit of a run: what every sample and time-series point carries. */
+type ChildRow = { run_id: string; variant: string; repetition: number; metric: string };
+const unitOf = (r: ChildRow) => ({ run: r.run_id, variant: r.variant, repetition: r.repetition, metric: r.metric });
+
+/** The rows of `table` (samples or time_series_points) that belong to these runs and metrics, with `columns`. */
+async function childRows<R extends ChildRow>(
+  prisma: PrismaClient,
+  table: 'samples' | 'time_series_points',
+  columns: Prisma.Sql,
+  runIds: readonly string[],
+  metrics: readonly string[],
+): Promise<R[]> {
+  if (runIds.length === 0 || metrics.length === 0) return [];
+  return prisma.$queryRaw<R[]>`SELECT run_id::text, variant, repetition, metric, ${columns} FROM ${Prisma.raw(table)}
+    WHERE run_id = ANY(${[...runIds]}::uuid[]) AND metric = ANY(${[...metrics]}::text[])`;
+}
+
 export async function unitSamples(
   prisma: PrismaClient,
   runIds: readonly string[],
   metrics: readonly string[],
 ): Promise<UnitSample[]> {
-  if (runIds.length === 0 || metrics.length === 0) return [];
-  const rows = await prisma.$queryRaw<
-    {
-      run_id: string;
-      variant: string;
-      repetition: number;
-      metric: string;
-      value: number;
-      point_param: string | null;
-      point_value: number | null;
-    }[]
-  >`SELECT run_id::text, variant, repetition, metric, value, point_param, point_value FROM samples
-    WHERE run_id = ANY(${[...runIds]}::uuid[]) AND metric = ANY(${[...metrics]}::text[])`;
+  const rows = await childRows<ChildRow & { value: number; point_param: string | null; point_value: number | null }>(
+    prisma,
+    'samples',
+    Prisma.sql`value, point_param, point_value`,
+    runIds,
+    metrics,
+  );
   return rows.map((r) => ({
-    run: r.run_id,
-    variant: r.variant,
-    repetition: r.repetition,
-    metric: r.metric,
+    ...unitOf(r),
     value: r.value,
     point: r.point_param !== null && r.point_value !== null ? { param: r.point_param, value: r.point_value } : null,
   }));
@@ -73,19 +81,14 @@ export async function seriesPoints(
   runIds: readonly string[],
   metrics: readonly string[],
 ): Promise<SeriesPoint[]> {
-  if (runIds.length === 0 || metrics.length === 0) return [];
-  const rows = await prisma.$queryRaw<
-    { run_id: string; variant: string; repetition: number; metric: string; x: number; value: number }[]
-  >`SELECT run_id::text, variant, repetition, metric, x, value FROM time_series_points
-    WHERE run_id = ANY(${[...runIds]}::uuid[]) AND metric = ANY(${[...metrics]}::text[])`;
-  return rows.map((r) => ({
-    run: r.run_id,
-    variant: r.variant,
-    repetition: r.repetition,
-    metric: r.metric,
-    x: r.x,
-    value: r.value,
-  }));
+  const rows = await childRows<ChildRow & { x: number; value: number }>(
+    prisma,
+    'time_series_points',
+    Prisma.sql`x, value`,
+    runIds,
+    metrics,
+  );
+  return rows.map((r) => ({ ...unitOf(r), x: r.x, value: r.value }));
 }
 
 /** The metrics a scenario's answers read besides its primary one: ratios, fits and conditions (samples), series charts. */

@@ -22,56 +22,55 @@ const TEXT = 25;
 const INT4 = 23;
 const FLOAT8 = 701;
 
-/**
- * Samples (variant, repetition, metric, unit, value, point_param, point_value), then points
- * (variant, repetition, metric, x, value, point_param, point_value), then the samples' positions in
- * their blocks (null for a run from before blocks).
- */
+type SampleRow = RunSubmission['samples'][number];
+type PointRow = RunSubmission['timeSeries'][number];
+/** One column: its element type and how a row gives its value. */
+type Field<T> = readonly [oid: number, value: (row: T) => string | number | null];
+
+/** The columns every sample and time-series point starts with. */
+const UNIT_FIELDS: readonly Field<SampleRow | PointRow>[] = [
+  [TEXT, (x) => x.variant],
+  [INT4, (x) => x.repetition],
+  [TEXT, (x) => x.metric],
+];
+/** … and ends with: its sweep point. */
+const POINT_FIELDS: readonly Field<SampleRow | PointRow>[] = [
+  [TEXT, (x) => (x.point ? x.point.param : null)],
+  [FLOAT8, (x) => (x.point ? x.point.value : null)],
+];
+
+/** The samples' columns: variant, repetition, metric, unit, value, point_param, point_value. */
+const SAMPLE_FIELDS: readonly Field<SampleRow>[] = [
+  ...UNIT_FIELDS,
+  [TEXT, (x) => x.unit],
+  [FLOAT8, (x) => x.value],
+  ...POINT_FIELDS,
+];
+/** The time-series points' columns: variant, repetition, metric, x, value, point_param, point_value. */
+const SERIES_FIELDS: readonly Field<PointRow>[] = [
+  ...UNIT_FIELDS,
+  [FLOAT8, (x) => x.x],
+  [FLOAT8, (x) => x.value],
+  ...POINT_FIELDS,
+];
+/** The samples' positions in their blocks (null for a run from before blocks). */
+const POSITION_FIELDS: readonly Field<SampleRow>[] = [[INT4, (x) => x.position ?? null]];
+
+function columnsFrom<T>(rows: readonly T[], fields: readonly Field<T>[]): Column[] {
+  return fields.map(([oid, value]) => {
+    const values = new Array<string | number | null>(rows.length);
+    for (let i = 0; i < rows.length; i++) values[i] = value(rows[i]!);
+    return { oid, values };
+  });
+}
+
+/** Samples, then points, then the samples' positions: the order of the statement's parameters. */
 function columnsOf(s: RunSubmission): Column[] {
-  const n = s.samples.length;
-  const m = s.timeSeries.length;
-  const col = (oid: number, length: number): Column => ({ oid, values: new Array<string | number | null>(length) });
-  const samples = [
-    col(TEXT, n),
-    col(INT4, n),
-    col(TEXT, n),
-    col(TEXT, n),
-    col(FLOAT8, n),
-    col(TEXT, n),
-    col(FLOAT8, n),
+  return [
+    ...columnsFrom(s.samples, SAMPLE_FIELDS),
+    ...columnsFrom(s.timeSeries, SERIES_FIELDS),
+    ...columnsFrom(s.samples, POSITION_FIELDS),
   ];
-  for (let i = 0; i < n; i++) {
-    const x = s.samples[i]!;
-    samples[0]!.values[i] = x.variant;
-    samples[1]!.values[i] = x.repetition;
-    samples[2]!.values[i] = x.metric;
-    samples[3]!.values[i] = x.unit;
-    samples[4]!.values[i] = x.value;
-    samples[5]!.values[i] = x.point ? x.point.param : null;
-    samples[6]!.values[i] = x.point ? x.point.value : null;
-  }
-  const points = [
-    col(TEXT, m),
-    col(INT4, m),
-    col(TEXT, m),
-    col(FLOAT8, m),
-    col(FLOAT8, m),
-    col(TEXT, m),
-    col(FLOAT8, m),
-  ];
-  for (let i = 0; i < m; i++) {
-    const x = s.timeSeries[i]!;
-    points[0]!.values[i] = x.variant;
-    points[1]!.values[i] = x.repetition;
-    points[2]!.values[i] = x.metric;
-    points[3]!.values[i] = x.x;
-    points[4]!.values[i] = x.value;
-    points[5]!.values[i] = x.point ? x.point.param : null;
-    points[6]!.values[i] = x.point ? x.point.value : null;
-  }
-  const positions = col(INT4, n);
-  for (let i = 0; i < n; i++) positions.values[i] = s.samples[i]!.position ?? null;
-  return [...samples, ...points, positions];
 }
 
 /** The 15 array parameters of the ingest statement, binary (Buffers, for pg) or as text literals. */
