@@ -46,7 +46,6 @@ export {
   extrapolationFactor,
   type ScalePoint,
   type LogLogFit,
-  type ScaleInterval,
   type ScalePrediction,
   type PairAtScale,
   type ScaleCrossing,

@@ -15,6 +15,7 @@
  */
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import type { Interval } from './descriptive.ts';
 
 export type ScalePoint = { x: number; y: number };
 
@@ -34,16 +35,14 @@ export type LogLogFit = {
   range: { min: number; max: number };
 };
 
-export type ScaleInterval = { low: number; high: number };
-
 export type ScalePrediction = {
   x: number;
   /** exp of the fitted ln y: the fitted median of the metric at x. */
   estimate: number;
   /** Confidence interval of the fitted value. */
-  ci: ScaleInterval;
+  ci: Interval;
   /** Prediction interval of one new measurement at x. */
-  pi: ScaleInterval;
+  pi: Interval;
   /** How far x lies outside the measured range, as a factor ≥ 1 (1 inside it). */
   extrapolation: number;
 };
@@ -115,7 +114,7 @@ export function predictAt(fit: LogLogFit, x: number, level = 0.95): ScalePredict
   const center = fit.intercept + fit.slope * lx;
   const v = variances(fit, lx);
   const t = tQuantile(1 - (1 - level) / 2, fit.df);
-  const band = (variance: number): ScaleInterval => ({
+  const band = (variance: number): Interval => ({
     low: Math.exp(center - t * Math.sqrt(variance)),
     high: Math.exp(center + t * Math.sqrt(variance)),
   });
@@ -133,9 +132,9 @@ export type PairAtScale = {
   /** candidate ÷ baseline of the fitted values at x. */
   ratio: number;
   /** Confidence interval of that ratio. */
-  ci: ScaleInterval;
+  ci: Interval;
   /** Prediction interval of the ratio of one new run of each at x. */
-  pi: ScaleInterval;
+  pi: Interval;
   /** Two-sided p of "the fitted values are equal at x". */
   p: number;
   /** Welch–Satterthwaite degrees of freedom of the confidence interval and p. */
@@ -158,7 +157,7 @@ export function pairAtScale(baseline: LogLogFit, candidate: LogLogFit, x: number
   const vb = variances(baseline, lx);
   const vc = variances(candidate, lx);
   const q = 1 - (1 - level) / 2;
-  const interval = (a: number, b: number): { interval: ScaleInterval; df: number } => {
+  const interval = (a: number, b: number): { interval: Interval; df: number } => {
     if (a + b === 0) return { interval: { low: Math.exp(d), high: Math.exp(d) }, df: baseline.df + candidate.df };
     const df = satterthwaite(a, candidate.df, b, baseline.df);
     const half = tQuantile(q, df) * Math.sqrt(a + b);
@@ -186,7 +185,7 @@ export type ScaleCrossing = {
    * Every scale where the ratio's confidence interval holds 1 (Fieller): bounded, or null where the
    * data cannot bound it (the set is then a half-line, two half-lines or every scale).
    */
-  interval: ScaleInterval | null;
+  interval: Interval | null;
   /** Which variant is lower (faster, for a duration) above the crossing. */
   lowerAbove: 'baseline' | 'candidate';
   /** Whether the crossing lies inside the range both fits measured. */
@@ -221,7 +220,7 @@ export function crossingScale(baseline: LogLogFit, candidate: LogLogFit, level =
         sb / baseline.n +
         (sb * baseline.meanLogX ** 2) / baseline.sxx);
   const disc = B ** 2 - 4 * A * C;
-  let interval: ScaleInterval | null = null;
+  let interval: Interval | null = null;
   if (A > 0 && disc >= 0) {
     const r = Math.sqrt(disc);
     const [l1, l2] = [(-B - r) / (2 * A), (-B + r) / (2 * A)];
