@@ -546,22 +546,14 @@ export type PairAnswerRecord = {
 };
 
 /** One declared pair of one measured group, against the nearest article machine with figures for it. */
-export function answerPair(
-  scenario: ScenarioInput,
-  g: AnswerGroup,
-  machines: readonly ArticleMachine[],
-  baseline: string,
-  candidate: string,
-  ratios: readonly RatioAnswer[],
-  /** Every sample of the group's runs, for the declared conditions. */
-  samples: readonly UnitSample[] = [],
-): PairAnswerRecord {
+export function answerPair(...question: Parameters<typeof pairAnswer>): PairAnswerRecord {
+  const [, g] = question;
   const plain: Comparability = {
     reasons: [],
     notes: [],
     emulated: isEmulatedClass(g.hardware.class) ? { reproduced: [], notReproduced: [] } : null,
   };
-  const r = pairAnswer(scenario, g, machines, baseline, candidate, ratios, samples);
+  const r = pairAnswer(...question);
   return { ...r.record, sentence: agreementSentence(r.record.agreement, r.comparability ?? plain) };
 }
 
@@ -607,7 +599,8 @@ function pairAnswer(
   baseline: string,
   candidate: string,
   ratios: readonly RatioAnswer[],
-  samples: readonly UnitSample[],
+  /** Every sample of the group's runs, for the declared conditions. */
+  samples: readonly UnitSample[] = [],
 ): { record: Omit<PairAnswerRecord, 'sentence'>; comparability?: Comparability } {
   const labels = Object.fromEntries(scenario.doc.variants.map((v) => [v.key, v.label]));
   const measured = g.comparisons.find((c) => c.baseline === baseline && c.candidate === candidate) ?? null;
