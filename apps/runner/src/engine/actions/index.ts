@@ -11,6 +11,7 @@ import { sqlAction } from './sql.ts';
 import { timedAction } from './timed.ts';
 import { workloadAction } from './workload.ts';
 import type { ActionContext, StepAction } from './types.ts';
+import { completeRegistry } from '../registry.ts';
 
 export type { ActionContext, StepAction } from './types.ts';
 
@@ -35,16 +36,8 @@ const ACTIONS = [
   register(dataDirCensusAction),
 ] as const;
 
-type Missing<L extends readonly { action: string }[]> = Exclude<StepActionName, L[number]['action']>;
-/** Builds the registry; does not compile while an action of contracts has no executor here. */
-function registryOf<const L extends readonly Registered<StepActionName>[]>(
-  list: L,
-  ..._complete: [Missing<L>] extends [never] ? [] : [`no executor for step action "${Missing<L>}"`]
-): ReadonlyMap<string, Registered<StepActionName>> {
-  return new Map(list.map((a) => [a.action, a]));
-}
-
-const STEP_ACTIONS = registryOf(ACTIONS);
+/** Does not compile while an action of contracts has no executor here. */
+const STEP_ACTIONS = completeRegistry<StepActionName>()('action', ACTIONS);
 
 /** Runs one step through the registry. */
 export async function runStep(step: Step, ctx: ActionContext): Promise<void> {

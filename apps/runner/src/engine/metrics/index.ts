@@ -6,6 +6,7 @@ import { timedSource } from './timed.ts';
 import { tupleStatSource } from './tuple-stat.ts';
 import type { MetricSource, UnitData } from './types.ts';
 import { walSource } from './wal.ts';
+import { completeRegistry } from '../registry.ts';
 
 export type { Observed, UnitData } from './types.ts';
 
@@ -37,15 +38,8 @@ const SOURCES = [
   register(recordedSource),
 ] as const;
 
-type Missing<L extends readonly { source: string }[]> = Exclude<MetricSourceName, L[number]['source']>;
-function registryOf<const L extends readonly Registered<MetricSourceName>[]>(
-  list: L,
-  ..._complete: [Missing<L>] extends [never] ? [] : [`no reader for metric source "${Missing<L>}"`]
-): ReadonlyMap<string, Registered<MetricSourceName>> {
-  return new Map(list.map((s) => [s.source, s]));
-}
-
-const METRIC_SOURCES = registryOf(SOURCES);
+/** Does not compile while a source of contracts has no reader here. */
+const METRIC_SOURCES = completeRegistry<MetricSourceName>()('source', SOURCES);
 
 function sourceOf(m: MetricDef): Registered<MetricSourceName> {
   const source = METRIC_SOURCES.get(m.source);
