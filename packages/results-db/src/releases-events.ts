@@ -5,6 +5,11 @@
  * events are read (the API's list, a site build), so an event is there as soon as anyone could see
  * the change; later computations refresh its figures and `current`, never its state or first sighting.
  * A step to a new major is `expected`; every other change is `new` until an operator acknowledges it.
+ *
+ * A change over time within one release (a release point's `drift`, @tunelab/answers' drift.ts) is an
+ * event of kind `over-time`, keyed by its release, series and direction and its ordinal among the
+ * release's changes in that direction — not by the run where it was found, which more runs can move
+ * by one or two: the same drift stays one event, its start run, date and figures updated in place.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -13,16 +18,21 @@ import {
   type ReleaseEvent,
   type ReleaseEventList,
   type ReleaseEventsQuery,
+  type ReleasePoint,
   type ReleaseSeries,
   type ReleaseStep,
   SweepPoint,
 } from '@tunelab/contracts';
 import { sha256Hex } from '@tunelab/scenarios';
+import { formatP, formatPercent } from '@tunelab/stats';
 import type { Prisma, ReleaseEvent as ReleaseEventRow } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import type { DbContext, Queries } from './context.ts';
 
 type Change = { scenario: string; metric: string; series: ReleaseSeries; step: ReleaseStep };
+type DriftChange = NonNullable<ReleasePoint['drift']>['changes'][number];
+/** A change over time on `release`, the `nth` of the release's changes in its direction. */
+type Drift = { scenario: string; metric: string; series: ReleaseSeries; release: string; nth: number; c: DriftChange };
 
 const sortedParams = (params: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(params).sort(([a], [b]) => a.localeCompare(b)));
@@ -40,31 +50,48 @@ function storedParams(params: Record<string, unknown>): Prisma.InputJsonObject {
   return stored;
 }
 
+/** The series a change is of: scenario, its version, class, engine, parameters, sweep point, metric and pair. */
+const seriesIdentity = (scenario: string, metric: string, s: ReleaseSeries) => [
+  scenario,
+  s.scenarioVersion,
+  s.hardwareClass,
+  s.engine,
+  sortedParams(s.params),
+  s.point,
+  metric,
+  s.baseline,
+  s.candidate,
+];
+
 /** What a change is of: the same pair of the same series between the same two releases is one event. */
-function eventKey(c: Change): string {
-  const s = c.series;
-  return sha256Hex(
+const eventKey = (c: Change) =>
+  sha256Hex(JSON.stringify([...seriesIdentity(c.scenario, c.metric, c.series), c.step.from, c.step.to]));
+
+/**
+ * What a drift is of: its series, release, direction and ordinal — the start run left out, so a
+ * computation over more runs that finds the same change a run earlier or later is the same event.
+ */
+const driftKey = (d: Drift) =>
+  sha256Hex(
     JSON.stringify([
-      c.scenario,
-      s.scenarioVersion,
-      s.hardwareClass,
-      s.engine,
-      sortedParams(s.params),
-      s.point,
-      c.metric,
-      s.baseline,
-      s.candidate,
-      c.step.from,
-      c.step.to,
+      'over-time',
+      ...seriesIdentity(d.scenario, d.metric, d.series),
+      d.release,
+      d.c.change >= 0 ? 'up' : 'down',
+      d.nth,
     ]),
   );
-}
 
 const newMajor = (from: string, to: string) => majorOfRelease(from) !== majorOfRelease(to);
 
 function toEvent(r: ReleaseEventRow): ReleaseEvent {
+  // The migration's check holds each kind's columns non-null; a row without them is a broken table.
+  const need = <T>(v: T | null, column: string): T => {
+    if (v === null) throw new Error(`release event ${r.id} (${r.kind}) has no ${column}`);
+    return v;
+  };
   const point = SweepPoint.nullable().safeParse(r.point);
-  return {
+  const common = {
     id: r.id,
     scenario: r.scenarioKey,
     scenarioVersion: r.scenarioVersion,
@@ -75,73 +102,168 @@ function toEvent(r: ReleaseEventRow): ReleaseEvent {
     metric: r.metric,
     baseline: r.baseline,
     candidate: r.candidate,
-    from: r.fromRelease,
-    to: r.toRelease,
     change: r.change,
-    ci95: { low: r.ciLow, high: r.ciHigh },
-    adjustedP: r.pAdjusted,
     sentence: r.sentence,
     state: r.state === 'acknowledged' || r.state === 'expected' ? r.state : 'new',
-    reason:
-      r.state === 'expected'
-        ? `a new major: PostgreSQL ${majorOfRelease(r.fromRelease)} → ${majorOfRelease(r.toRelease)}`
-        : r.note,
     current: r.current,
     firstSeenAt: r.firstSeenAt.toISOString(),
     lastSeenAt: r.lastSeenAt.toISOString(),
     acknowledgedAt: r.acknowledgedAt?.toISOString() ?? null,
+  } as const;
+  if (r.kind === 'over-time')
+    return {
+      ...common,
+      kind: 'over-time',
+      reason: r.note,
+      release: need(r.release, 'release'),
+      run: need(r.runId, 'run_id'),
+      receivedAt: need(r.receivedAt, 'received_at').toISOString(),
+      runsBefore: need(r.runsBefore, 'runs_before'),
+      before: need(r.ratioBefore, 'ratio_before'),
+      after: need(r.ratioAfter, 'ratio_after'),
+      p: need(r.p, 'p'),
+      nth: need(r.nth, 'nth'),
+    };
+  const from = need(r.fromRelease, 'from_release');
+  const to = need(r.toRelease, 'to_release');
+  return {
+    ...common,
+    kind: 'between-releases',
+    from,
+    to,
+    ci95: { low: r.ciLow, high: r.ciHigh },
+    adjustedP: need(r.pAdjusted, 'p_adjusted'),
+    reason: r.state === 'expected' ? `a new major: PostgreSQL ${majorOfRelease(from)} → ${majorOfRelease(to)}` : r.note,
   };
 }
 
-/** The changes a scenario's release line reports now (none without a folder or two measured releases). */
-async function reportedChanges(db: DbContext, scenario: string): Promise<Change[]> {
+/** The changes a scenario's release line reports now, between releases and over time (none without a folder or two measured releases). */
+async function reportedChanges(db: DbContext, scenario: string): Promise<{ steps: Change[]; drifts: Drift[] }> {
   const answers = await answerScenarioQuery(db.prisma, db.catalog, AnswersQuery.parse({ scenario }));
   const line = answers?.releaseLine;
-  if (!answers || !line) return [];
-  return line.series.flatMap((series) =>
-    series.steps.filter((s) => s.reported).map((step) => ({ scenario, metric: answers.metric.key, series, step })),
+  if (!answers || !line) return { steps: [], drifts: [] };
+  const metric = answers.metric.key;
+  const steps = line.series.flatMap((series) =>
+    series.steps.filter((s) => s.reported).map((step) => ({ scenario, metric, series, step })),
   );
+  const drifts = line.series.flatMap((series) =>
+    series.releases.flatMap(({ release, drift }) => {
+      const seen = { up: 0, down: 0 };
+      return (drift?.changes ?? []).map((c) => {
+        const nth = (seen[c.change >= 0 ? 'up' : 'down'] += 1);
+        return { scenario, metric, series, release, nth, c };
+      });
+    }),
+  );
+  return { steps, drifts };
 }
 
-/** Records the scenario's reported changes: new ones once, known ones refreshed; the rest no longer current. */
-async function recordScenario(db: DbContext, scenario: string): Promise<void> {
-  const changes = await reportedChanges(db, scenario);
-  const now = new Date();
-  const keys: string[] = [];
-  for (const c of changes) {
-    const key = eventKey(c);
-    keys.push(key);
-    const figures = {
+/** The run of the scenario's version received at `at` (ISO, ms): where a drift starts. */
+async function runReceivedAt(db: DbContext, d: Drift): Promise<string | null> {
+  const [row] = await db.prisma.$queryRaw<{ id: string }[]>`
+    SELECT r.id::text AS id FROM runs r
+      JOIN scenario_versions v ON v.id = r.scenario_version_id JOIN scenarios s ON s.id = v.scenario_id
+    WHERE s.key = ${d.scenario} AND v.version_hash = ${d.series.scenarioVersion}
+      AND r.received_at = ${new Date(d.c.at)} ORDER BY r.id LIMIT 1`;
+  return row?.id ?? null;
+}
+
+type EventColumns = Partial<Prisma.ReleaseEventCreateInput>;
+
+/** What a change of either kind is recorded under: the series, as the first sighting stores it. */
+const seriesColumns = (scenario: string, metric: string, s: ReleaseSeries) => ({
+  scenarioKey: scenario,
+  scenarioVersion: s.scenarioVersion,
+  hardwareClass: s.hardwareClass,
+  engine: s.engine,
+  params: storedParams(s.params),
+  point: s.point ?? undefined,
+  metric,
+  baseline: s.baseline,
+  candidate: s.candidate,
+});
+
+/**
+ * Records an event once under `key`: created with what it is of (`first`: series, kind, state and
+ * the releases) and its figures; a later sighting refreshes only the figures. Returns the key.
+ */
+async function recordEvent(
+  db: DbContext,
+  key: string,
+  now: Date,
+  first: ReturnType<typeof seriesColumns> & Pick<Prisma.ReleaseEventCreateInput, 'kind' | 'state'> & EventColumns,
+  figures: Pick<Prisma.ReleaseEventCreateInput, 'change' | 'sentence'> & EventColumns,
+): Promise<string> {
+  const refreshed = { ...figures, current: true, lastSeenAt: now };
+  await db.prisma.releaseEvent.upsert({
+    where: { key },
+    update: refreshed,
+    create: { id: randomUUID(), key, firstSeenAt: now, ...first, ...refreshed },
+  });
+  return key;
+}
+
+/** Records a change between releases: once, later sightings refreshing its figures; returns its key. */
+const recordStep = (db: DbContext, c: Change, now: Date) =>
+  recordEvent(
+    db,
+    eventKey(c),
+    now,
+    {
+      kind: 'between-releases',
+      ...seriesColumns(c.scenario, c.metric, c.series),
+      fromRelease: c.step.from,
+      toRelease: c.step.to,
+      state: newMajor(c.step.from, c.step.to) ? 'expected' : 'new',
+    },
+    {
       change: c.step.change,
       ciLow: c.step.ci95.low,
       ciHigh: c.step.ci95.high,
       pAdjusted: c.step.adjusted.p,
       sentence: c.step.sentence,
-      current: true,
-      lastSeenAt: now,
-    };
-    await db.prisma.releaseEvent.upsert({
-      where: { key },
-      update: figures,
-      create: {
-        id: randomUUID(),
-        key,
-        scenarioKey: scenario,
-        scenarioVersion: c.series.scenarioVersion,
-        hardwareClass: c.series.hardwareClass,
-        engine: c.series.engine,
-        params: storedParams(c.series.params),
-        point: c.series.point ?? undefined,
-        metric: c.metric,
-        baseline: c.series.baseline,
-        candidate: c.series.candidate,
-        fromRelease: c.step.from,
-        toRelease: c.step.to,
-        state: newMajor(c.step.from, c.step.to) ? 'expected' : 'new',
-        firstSeenAt: now,
-        ...figures,
-      },
-    });
+    },
+  );
+
+/** Records a change over time: once, later sightings moving its start run and refreshing its figures; its key, or null when its run is gone. */
+async function recordDrift(db: DbContext, d: Drift, now: Date): Promise<string | null> {
+  const runId = await runReceivedAt(db, d);
+  if (runId === null) return null;
+  const { c } = d;
+  const pair = `${d.series.candidate} / ${d.series.baseline}`;
+  return recordEvent(
+    db,
+    driftKey(d),
+    now,
+    {
+      kind: 'over-time',
+      ...seriesColumns(d.scenario, d.metric, d.series),
+      release: d.release,
+      nth: d.nth,
+      state: 'new',
+    },
+    {
+      runId,
+      receivedAt: new Date(c.at),
+      runsBefore: c.runsBefore,
+      ratioBefore: c.before,
+      ratioAfter: c.after,
+      change: c.change,
+      p: c.p,
+      sentence: `On ${d.release}, ${pair} changed over time by ${c.change >= 0 ? '+' : '−'}${formatPercent(Math.abs(c.change))} (×${c.before.toPrecision(3)} to ×${c.after.toPrecision(3)}, ${formatP(c.p)}) from the run received ${c.at.slice(0, 10)}, after ${c.runsBefore} runs — the machine or its kernel, not the release`,
+    },
+  );
+}
+
+/** Records the scenario's reported changes: new ones once, known ones refreshed; the rest no longer current. */
+async function recordScenario(db: DbContext, scenario: string): Promise<void> {
+  const { steps, drifts } = await reportedChanges(db, scenario);
+  const now = new Date();
+  const keys: string[] = [];
+  for (const c of steps) keys.push(await recordStep(db, c, now));
+  for (const d of drifts) {
+    const key = await recordDrift(db, d, now);
+    if (key !== null) keys.push(key);
   }
   await db.prisma.releaseEvent.updateMany({
     where: { scenarioKey: scenario, current: true, key: { notIn: keys } },
@@ -159,8 +281,18 @@ export async function listReleaseEvents(db: DbContext, q: ReleaseEventsQuery = {
   const scenarios = q.scenario ? [q.scenario] : [...(await db.catalog.docs()).keys()];
   for (const scenario of scenarios) await recordScenario(db, scenario);
   const rows = await db.prisma.releaseEvent.findMany({
-    where: { ...(q.scenario ? { scenarioKey: q.scenario } : {}), ...(q.state ? { state: q.state } : {}) },
-    orderBy: [{ firstSeenAt: 'desc' }, { scenarioKey: 'asc' }, { toRelease: 'asc' }, { id: 'asc' }],
+    where: {
+      ...(q.scenario ? { scenarioKey: q.scenario } : {}),
+      ...(q.state ? { state: q.state } : {}),
+      ...(q.kind ? { kind: q.kind } : {}),
+    },
+    orderBy: [
+      { firstSeenAt: 'desc' },
+      { scenarioKey: 'asc' },
+      { toRelease: { sort: 'asc', nulls: 'last' } },
+      { release: { sort: 'asc', nulls: 'last' } },
+      { id: 'asc' },
+    ],
   });
   return { items: rows.map(toEvent) };
 }
@@ -189,7 +321,7 @@ export async function acknowledgeReleaseEvent(
 }
 
 export const releaseEventQueries = {
-  /** Changes between releases as events (recorded once), of one scenario or all; newest first. */
+  /** Changes between releases and over time within one as events (recorded once), of one scenario or all; newest first. */
   releaseEvents: (db: DbContext, q?: ReleaseEventsQuery) => listReleaseEvents(db, q),
   /** Marks an event acknowledged by an operator, with an optional note; null for an unknown id. */
   acknowledgeReleaseEvent: (db: DbContext, id: string, by: { operatorId: string; note?: string }) =>

@@ -11,15 +11,16 @@ import { ApiError } from '../problem.ts';
 
 const EventId = z.strictObject({ id: z.uuid() });
 
-/** Changes between PostgreSQL releases as events: anyone reads them, an operator acknowledges one. */
+/** Changes between PostgreSQL releases and over time within one as events: anyone reads them, an operator acknowledges one. */
 const releaseEvents: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/release-events',
     {
       schema: {
-        summary: 'Changes between adjacent PostgreSQL releases, each recorded once with its state',
+        summary:
+          'Changes between adjacent PostgreSQL releases and over time within one, each recorded once with its state',
         description:
-          'Every change a scenario’s release line reports (the `releaseLine` of GET /v1/answers: Welch on the adjacent releases’ block log ratios, Benjamini–Hochberg-adjusted, above the class’s noise) is an event, recorded the first time it is read and kept: `state` is `new`, `expected` (the step to a new major) or `acknowledged` (an operator’s, with the note as `reason`); `current` turns false when more runs no longer report it. Newest first; `scenario` and `state` filter.',
+          'Every change a scenario’s release line reports is an event, recorded the first time it is read and kept. `kind` `between-releases`: a step of the `releaseLine` of GET /v1/answers (Welch on the adjacent releases’ block log ratios, Benjamini–Hochberg-adjusted, above the class’s noise), with `from`, `to`, `ci95` and `adjustedP`. `kind` `over-time`: a change within one release (a release point’s `drift`: the per-run ratio in received order, Otava’s E-divisive, p < 0.001), with `release`, the `run` where it starts and its `receivedAt`, `runsBefore`, the ratio `before` and `after` and `p`; it is one event per release, series, direction and `nth` such change, so more runs that move its start by a run update `run`, `receivedAt` and `runsBefore` in place. `state` is `new`, `expected` (the step to a new major) or `acknowledged` (an operator’s, with the note as `reason`); `current` turns false when more runs no longer report it. Newest first; `scenario`, `state` and `kind` filter.',
         tags: ['answers'],
         querystring: ReleaseEventsQuery,
         response: { 200: ReleaseEventList, 400: Problem, 503: Problem },
@@ -33,7 +34,7 @@ const releaseEvents: FastifyPluginAsyncZod = async (app) => {
     {
       onRequest: [app.requireOperator],
       schema: {
-        summary: 'Acknowledge a change between releases',
+        summary: 'Acknowledge a change between releases or over time within one',
         description:
           'Marks the event `acknowledged` (whatever its state), with an optional `note` (1–500 characters) shown as its reason; acknowledging again keeps the first time and replaces the note. 404 for an unknown id.',
         tags: ['answers'],

@@ -1,7 +1,8 @@
 /**
- * The findings feed's entries for changes between PostgreSQL releases (GET /v1/release-events):
- * one entry per event, its id fixed for the event (reported once), updated when an operator
- * acknowledged it, and its state — new, expected (a new major) or acknowledged — in the title.
+ * The findings feed's entries for changes between PostgreSQL releases and over time within one
+ * (GET /v1/release-events, both kinds): one entry per event, its id fixed for the event (reported
+ * once), updated when an operator acknowledged it, and its state — new, expected (a new major) or
+ * acknowledged — in the title.
  */
 import { classLabel } from '@tunelab/answers';
 import type { ReleaseEvent } from '@tunelab/contracts';
@@ -12,9 +13,19 @@ import { signed, signedBound as bound } from './release-line.ts';
 /** The scenario page's anchor of its release line (ReleaseLine.astro). */
 export const RELEASE_LINE_ANCHOR = 'release-line';
 
-/** The event in one line: the release that introduced the change, its size, interval and adjusted p. */
+/** The event in one line: the release that introduced the change (or the release it happened on), its size and state. */
 export function releaseEventTitle(e: ReleaseEvent): string {
-  return `${e.scenario} on ${classLabel(e.hardwareClass)}: PostgreSQL ${e.to} changed ${e.candidate} vs ${e.baseline} by ${signed(e.change)} from ${e.from} (${e.state})`;
+  const on = `${e.scenario} on ${classLabel(e.hardwareClass)}`;
+  return e.kind === 'over-time'
+    ? `${on}: ${e.candidate} vs ${e.baseline} changed over time on PostgreSQL ${e.release} by ${signed(e.change)} from the run received ${e.receivedAt.slice(0, 10)} (${e.state})`
+    : `${on}: PostgreSQL ${e.to} changed ${e.candidate} vs ${e.baseline} by ${signed(e.change)} from ${e.from} (${e.state})`;
+}
+
+/** What follows the event's sentence: a step's interval and adjusted p; the run a drift starts at (its sentence has its figures). */
+function figuresOf(e: ReleaseEvent): string {
+  return e.kind === 'over-time'
+    ? `first run of the change ${e.run} (change points as Apache Otava finds them)`
+    : `95% CI ${bound(e.ci95.low)} to ${bound(e.ci95.high)}, adjusted ${formatP(e.adjustedP)} (Benjamini–Hochberg)`;
 }
 
 /** Atom `<entry>` elements for the events, newest sighting first, linking to each scenario's release line. */
@@ -30,7 +41,7 @@ export function releaseEventEntries(events: readonly ReleaseEvent[], site: strin
           : e.state === 'acknowledged'
             ? `Acknowledged${e.reason ? `: ${e.reason}` : ''}.`
             : 'New.';
-      const summary = `${e.sentence}: 95% CI ${bound(e.ci95.low)} to ${bound(e.ci95.high)}, adjusted ${formatP(e.adjustedP)} (Benjamini–Hochberg). ${state} Metric ${e.metric}; first seen ${e.firstSeenAt}.`;
+      const summary = `${e.sentence}: ${figuresOf(e)}. ${state} Metric ${e.metric}; first seen ${e.firstSeenAt}.`;
       return `  <entry>
     <id>${esc(`tag:tunelab,2026:release-event/${e.id}`)}</id>
     <title>${esc(releaseEventTitle(e))}</title>

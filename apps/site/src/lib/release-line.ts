@@ -2,11 +2,12 @@
  * The drawing of a release line (ReleaseLine.astro): one series of a scenario's answers'
  * `releaseLine` (@tunelab/answers' releases.ts computes the ratios, steps and which are reported),
  * laid out as an SVG — the pair's ratio candidate ÷ baseline on every measured release, oldest on
- * the left, its interval as a whisker, each major a band, and each reported change marked at the
- * release that introduced it. Only positions and words are made here.
+ * the left, its interval as a whisker, each major a band, each reported change marked at the
+ * release that introduced it, and each release whose runs changed over time (its `drift`: the
+ * machine or its kernel, not the release) ringed. Only positions and words are made here.
  */
 import { classLabel } from '@tunelab/answers';
-import { majorOfRelease, type ReleaseSeries, type ReleaseStep } from '@tunelab/contracts';
+import { majorOfRelease, type ReleasePoint, type ReleaseSeries, type ReleaseStep } from '@tunelab/contracts';
 import { formatP, formatPercent } from '@tunelab/stats';
 
 /** Drawn at two widths: the page's, and a phone's (where the wide one would shrink its text by half). */
@@ -26,11 +27,14 @@ export type LinePoint = {
 };
 export type LineBand = { major: number; x: number; width: number; shaded: boolean };
 export type LineMark = { x: number; label: string; up: boolean; title: string };
+/** A release whose runs changed over time: a ring round its dot. */
+export type LineDrift = { x: number; y: number; title: string };
 export type ReleaseLineDrawing = {
   points: LinePoint[];
   path: string;
   bands: LineBand[];
   marks: LineMark[];
+  drifts: LineDrift[];
   ticks: { y: number; label: string }[];
   /** y of ratio 1 (no difference) when inside the drawn range. */
   one: number | null;
@@ -47,6 +51,26 @@ export const signedBound = (x: number | null) => (x === null ? 'unbounded' : sig
 /** "+15.2 % (95% CI +9.8 % to +20.9 %), adjusted p = 0.001": a step's size, interval and adjusted p. */
 export function stepText(s: ReleaseStep): string {
   return `${signed(s.change)} (95% CI ${signedBound(s.ci95.low)} to ${signedBound(s.ci95.high)}), adjusted ${formatP(s.adjusted.p)}`;
+}
+
+type DriftChange = NonNullable<ReleasePoint['drift']>['changes'][number];
+
+/** "+15.0% (×0.800 to ×0.920), p < 0.001": a change over time's size, the ratios either side and Otava's p. */
+export function driftText(c: DriftChange): string {
+  return `${signed(c.change)} (×${c.before.toPrecision(3)} to ×${c.after.toPrecision(3)}), ${formatP(c.p)}`;
+}
+
+/** The series' changes over time, one row per change: the release, the run it starts at, its size. */
+export function driftRows(s: ReleaseSeries) {
+  return s.releases.flatMap(({ release, drift }) =>
+    drift
+      ? drift.changes.map((c) => ({
+          release,
+          from: `run ${c.runsBefore + 1} of ${drift.runs}, received ${c.at.slice(0, 10)}`,
+          text: driftText(c),
+        }))
+      : [],
+  );
 }
 
 /** The series' heading: class, pair and the conditions that tell it from the scenario's other series. */
@@ -117,11 +141,23 @@ export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): 
       up: x.change >= 0,
       title: `${x.from} → ${x.to}: ${stepText(x)}`,
     }));
+  const drifts = pts.flatMap((p, i) =>
+    p.drift && p.drift.changes.length > 0
+      ? [
+          {
+            x: points[i]!.x,
+            y: points[i]!.y,
+            title: `PostgreSQL ${p.release}: changed over time — ${p.drift.changes.map((c) => `${driftText(c)} from the run received ${c.at.slice(0, 10)}`).join('; ')}`,
+          },
+        ]
+      : [],
+  );
   return {
     points,
     path: points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' '),
     bands,
     marks,
+    drifts,
     ticks: ticksOf(lo, hi).map((t) => ({ y: yOf(t), label: `${t}×` })),
     one: lo <= 1 && hi >= 1 ? yOf(1) : null,
     width,
