@@ -1,10 +1,12 @@
 /**
- * A class group of more than 200 repetitions (a fleet's) has its distribution chart as two files
- * beside the scenario page, one per width, shown by a <picture> in its fold and fetched only when
- * the fold opens; a smaller group's chart stays inline while its page has at most four measured
- * groups, and is a file too beyond. Built with `astro build` over 20 runs on one machine (240 repetitions)
- * and one run on another; then with four more classes.
+ * Each measured group's detail is a page of its own (`/scenarios/<key>/groups/<group>/`), linked
+ * from the scenario page's entry for the group. A group of more than 200 repetitions (a fleet's)
+ * has its distribution chart there as two files beside the scenario page, one per width, shown by
+ * a lazy <picture> fetched at the width of the screen; a smaller group's chart is drawn inline on
+ * its page, however many groups the scenario has. Built with `astro build` over 20 runs on one
+ * machine (240 repetitions) and one run on another; then with four more classes.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +21,7 @@ import { serveStatic } from './static-server.ts';
 const FLEET: MachineSpec = { id: 'fleet', cores: 8, memoryGb: 32, disk: 'nvme' };
 const SINGLE: MachineSpec = { id: 'single', cores: 2, memoryGb: 8, disk: 'hdd' };
 const PAGE = 'scenarios/vacuum-index-cleanup/index.html';
-/** Four more classes, each with one run: six on the page, more than INLINE_CHART_GROUPS. */
+/** Four more classes, each with one run: six groups. */
 const MORE: MachineSpec[] = [4, 16, 32, 64].map((cores) => ({ id: `more-${cores}`, cores, memoryGb: 64, disk: 'ssd' }));
 
 let work: string;
@@ -52,19 +54,32 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-/** The measured group's section of the scenario page whose heading names `cores`. */
-const section = (html: string, cores: number) =>
-  [...html.matchAll(/<section id="(g-[^"]+)" class="measured-group"[^>]*>([\s\S]*?)<\/section>/g)].find((m) =>
-    new RegExp(`<h3[^>]*>${cores} cores`).test(m[2] ?? ''),
+/** The scenario page's entries of its measured groups: [group id, link, heading]. */
+const entries = (html: string) =>
+  [...html.matchAll(/<li id="(g-[^"]+)" class="measured-entry"[^>]*>\s*<a href="([^"]+)"[^>]*>([^<]*)<\/a>/g)].map(
+    (m) => ({ id: m[1]!, href: m[2]!, heading: m[3]! }),
   );
 
-it('the large group’s chart is two SVG files in a <picture>; the small group’s is inline', async () => {
+/** The measured group (its id and its page's section) whose heading names `cores`, read through the scenario page's link. */
+async function section(site: string, cores: number) {
+  const entry = entries(await readFile(join(site, PAGE), 'utf8')).find((e) => e.heading.startsWith(`${cores} cores`));
+  if (!entry) return undefined;
+  expect(entry.href).toBe(`/scenarios/vacuum-index-cleanup/groups/${entry.id}/`);
+  const html = await readFile(join(site, entry.href, 'index.html'), 'utf8');
+  const body = /<section id="(g-[^"]+)" class="measured-group"[^>]*>([\s\S]*?)<\/section>/.exec(html);
+  expect(body?.[1]).toBe(entry.id);
+  return { id: entry.id, body: body?.[2] ?? '', href: entry.href };
+}
+
+it('the large group’s chart is two SVG files in a <picture> on its page; the small group’s is inline; the scenario page draws neither', async () => {
   const html = await readFile(join(out, PAGE), 'utf8');
-  const large = section(html, FLEET.cores);
-  const small = section(html, SINGLE.cores);
+  expect(html).not.toContain('class="measured-group"');
+  expect(html).not.toContain('/charts/');
+  const large = await section(out, FLEET.cores);
+  const small = await section(out, SINGLE.cores);
   expect(large, 'the fleet machine’s group').toBeDefined();
   expect(small, 'the single run’s group').toBeDefined();
-  const [, id, body] = large as RegExpMatchArray;
+  const { id, body } = large!;
   expect(body).not.toContain('<svg');
   expect(body).toContain(
     `<source media="(max-width: 600px)" srcset="/scenarios/vacuum-index-cleanup/charts/${id}-narrow.svg">`,
@@ -80,10 +95,10 @@ it('the large group’s chart is two SVG files in a <picture>; the small group�
     expect(svg).toMatch(/<title>[^<]*8 cores[^<]*<\/title><desc>1-1: 60 values/);
     expect(svg).toContain(`viewBox="0 0 ${width === 'wide' ? 640 : 360} `);
   }
-  expect(small?.[2]).toMatch(/<div role="img" aria-label="Box and strip plot[^"]*" class="chart-one"><svg/);
+  expect(small?.body).toMatch(/<div role="img" aria-label="Box and strip plot[^"]*" class="chart-one"><svg/);
 });
 
-it('in a browser the chart file is fetched when its fold opens, at the width of the screen', async () => {
+it('in a browser the scenario page’s entry opens the group’s page, whose chart file is fetched at the width of the screen', async () => {
   const server = await serveStatic(out);
   const browser = await launchChromium();
   try {
@@ -103,10 +118,19 @@ it('in a browser the chart file is fetched when its fold opens, at the width of 
       await page.setViewportSize({ width, height: 900 });
       fetched.length = 0;
       await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`, { waitUntil: 'load' });
-      expect(fetched, 'nothing fetched while the fold is closed').toEqual([]);
-      const group = page.locator('section.measured-group', { has: page.locator('h3', { hasText: '8 cores' }) });
-      await group.locator('details.more > summary').click();
-      const img = group.locator('figure.chart img');
+      expect(fetched, 'no chart file fetched by the scenario page').toEqual([]);
+      // The group's entry, and its link from the group's answer card, lead to the same page.
+      const entry = page.locator('li.measured-entry', { hasText: '8 cores' });
+      const href = await entry.locator('a').getAttribute('href');
+      await expect(
+        page
+          .locator('.answer-card', { hasText: '8 cores' })
+          .locator('a', { hasText: 'its figures, chart and runs' })
+          .getAttribute('href'),
+      ).resolves.toBe(href);
+      await entry.locator('a').click();
+      await page.waitForURL(`**${href}`);
+      const img = page.locator('section.measured-group figure.chart img');
       await img.scrollIntoViewIfNeeded();
       await expect
         .poll(() => img.evaluate((i: HTMLImageElement) => (i.complete ? i.naturalWidth : 0)), { timeout: 20_000 })
@@ -123,7 +147,7 @@ it('in a browser the chart file is fetched when its fold opens, at the width of 
   }
 }, 120_000);
 
-it('with more than four classes on the page every class’s chart is a file, a small one still drawn dot by dot; a group of more runs than it lists says so', async () => {
+it('with six classes only the large group’s chart is a file, the small ones drawn inline on their pages; a group of more runs than it lists says so', async () => {
   // And 81 more runs on the fleet machine: 101, more than a group lists.
   await ingest([
     ...MORE.map((m): [MachineSpec, number] => [m, 0]),
@@ -132,27 +156,40 @@ it('with more than four classes on the page every class’s chart is a file, a s
   const more = join(work, 'site-more');
   await build(more);
   const html = await readFile(join(more, PAGE), 'utf8');
-  const groups = [...html.matchAll(/<section id="(g-[^"]+)" class="measured-group"[^>]*>([\s\S]*?)<\/section>/g)];
-  expect(groups).toHaveLength(6);
-  for (const [, id, body] of groups) {
-    expect(body, id).not.toContain('<svg');
-    expect(body, id).toContain(`<img src="/scenarios/vacuum-index-cleanup/charts/${id}-wide.svg"`);
+  const listed = entries(html);
+  expect(listed).toHaveLength(6);
+  const groups = await Promise.all(
+    listed.map(async (e) => {
+      const page = await readFile(join(more, e.href, 'index.html'), 'utf8');
+      return [
+        e.id,
+        e.heading,
+        /<section id="g-[^"]+" class="measured-group"[^>]*>([\s\S]*?)<\/section>/.exec(page)?.[1] ?? '',
+      ] as const;
+    }),
+  );
+  for (const [id, heading, body] of groups) {
+    const large = heading.startsWith(`${FLEET.cores} cores`);
+    expect(body.includes('<svg'), id).toBe(!large);
+    expect(body.includes(`<img src="/scenarios/vacuum-index-cleanup/charts/${id}-wide.svg"`), id).toBe(large);
     for (const width of ['wide', 'narrow'])
-      await expect(
-        readFile(join(more, 'scenarios/vacuum-index-cleanup/charts', `${id}-${width}.svg`), 'utf8'),
-      ).resolves.toMatch(/^<svg xmlns/);
+      expect(existsSync(join(more, 'scenarios/vacuum-index-cleanup/charts', `${id}-${width}.svg`)), id).toBe(large);
   }
   // A group of more runs than it lists says so, and where every run is.
-  const fleetGroup = groups.find(([, , body]) => new RegExp(`<h3[^>]*>${FLEET.cores} cores`).test(body ?? ''));
+  const fleetGroup = groups.find(([, heading]) => heading.startsWith(`${FLEET.cores} cores`));
   const runsLine = /<p class="meta runs"[^>]*>([\s\S]*?)<\/p>/.exec(fleetGroup?.[2] ?? '')?.[1] ?? '';
   expect(runsLine.replace(/\s+/g, ' ')).toMatch(
     /^ ?The newest 100 of its 101 runs \(every run: <a href="\/downloads\/runs\.csv">runs\.csv<\/a>\): <a href="\/runs\//,
   );
   expect(runsLine.match(/href="\/runs\//g)).toHaveLength(100);
-  expect(/<summary>([\s\S]*?)<\/summary>/.exec(fleetGroup?.[2] ?? '')?.[1]?.replace(/\s+/g, ' ')).toMatch(
-    /^ ?Every repetition as a chart, the newest 100 of the 101 runs behind this table/,
+  expect(/<h2 id="runs">([\s\S]*?)<\/h2>/.exec(fleetGroup?.[2] ?? '')?.[1]?.replace(/\s+/g, ' ')).toMatch(
+    /^ ?The newest 100 of the 101 runs behind these figures/,
   );
-  const smallGroup = groups.find(([, , body]) => /<h3[^>]*>4 cores/.test(body ?? ''));
+  // The scenario page's entry says how many runs the group has.
+  expect(html).toMatch(
+    new RegExp(`<li id="${fleetGroup?.[0]}" class="measured-entry"[^>]*>[\\s\\S]*?— 101 runs on 1 machine`),
+  );
+  const smallGroup = groups.find(([, heading]) => heading.startsWith('4 cores'));
   expect(/<p class="meta runs"[^>]*>\s*Runs: <a/.test(smallGroup?.[2] ?? '')).toBe(true);
   // Where a chart is drawn is the page's business, not the published tables'.
   const published = JSON.parse(
@@ -161,6 +198,6 @@ it('with more than four classes on the page every class’s chart is a file, a s
   expect(published).toHaveLength(6);
   for (const table of published) expect(Object.keys(table)).not.toContain('chartIsFile');
   // Only the fleet machine's group draws its overlapping dots as one shape.
-  const oneShape = groups.filter(([, , body]) => body?.includes('overlapping dots drawn as one'));
-  expect(oneShape.map(([, , body]) => /<h3[^>]*>(\d+) cores/.exec(body ?? '')?.[1])).toEqual([String(FLEET.cores)]);
+  const oneShape = groups.filter(([, , body]) => body.includes('overlapping dots drawn as one'));
+  expect(oneShape.map(([, heading]) => /^(\d+) cores/.exec(heading)?.[1])).toEqual([String(FLEET.cores)]);
 }, 300_000);

@@ -11,7 +11,8 @@
  * - every page's first focusable element is a "Skip to content" link, shown when focused;
  * - a class with a disk the probe could not tell is "virtual or unknown disk" on every page and in
  *   the feed, never also "unknown disk" (answers' classLabel);
- * - the home page's links to an answer (its picker's measured classes) land on an id that exists;
+ * - the home page's links to an answer (its picker's measured classes) land on an id that exists,
+ *   and every link of a scenario page and of its measured groups' pages lands on a page and id;
  * - recovery-init-sync, which fits the article's figures, does not then say "No table reproduced";
  * - the article's imported figures are not "scenario version 1 of 2" of the scenario;
  * - recovery-init-sync's sweep chart and metric tables are in ms, as its answers and tables are, never s;
@@ -87,8 +88,10 @@ describe('words a review found', () => {
     const bare: string[] = [];
     for (const p of pages) if ((await pageText(p)).includes('is (default) here')) bare.push(p);
     expect(bare).toEqual([]);
-    // The real runs' warnings, on the scenario page and the run pages: PostgreSQL's defaults.
-    const text = await pageText('scenarios/vacuum-index-cleanup/index.html');
+    // The real runs' warnings, on the pages of the scenario's measured groups and the run pages: PostgreSQL's defaults.
+    const groups = await htmlPages('scenarios/vacuum-index-cleanup/groups');
+    expect(groups.length).toBeGreaterThan(0);
+    const text = (await Promise.all(groups.map(pageText))).join(' ');
     expect(text).toContain('server setting synchronous_commit is on (the default) here; the published run used off');
     expect(text).toContain('server setting max_parallel_maintenance_workers is 2 (the default) here');
   });
@@ -112,8 +115,8 @@ describe('words a review found', () => {
       if (text.includes('say nothing about the storage behind it); pass --storage ssd|hdd|nvme')) said.push(p);
     }
     expect(doubled).toEqual([]);
-    // The real runs ran on a virtual disk: their scenario and run pages carry the warning.
-    expect(said).toContain('scenarios/recovery-init-sync/index.html');
+    // The real runs ran on a virtual disk: their measured groups' pages and run pages carry the warning.
+    expect(said.filter((p) => p.startsWith('scenarios/recovery-init-sync/groups/')).length).toBeGreaterThan(0);
     expect(said.filter((p) => p.startsWith('runs/')).length).toBeGreaterThan(0);
   });
 
@@ -174,6 +177,33 @@ describe('words a review found', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every link of a scenario page and of its groups’ pages to this site lands on a page, and on an id that page has', async () => {
+    const pages = await htmlPages('scenarios');
+    const groupPages = pages.filter((p) => p.includes('/groups/'));
+    // Every measured group of every scenario has its page, linked from its scenario's page.
+    expect(groupPages.length).toBeGreaterThanOrEqual(17);
+    const missing: string[] = [];
+    let checked = 0;
+    for (const from of pages) {
+      const html = await readFile(join(out, from), 'utf8');
+      for (const link of new Set([...html.matchAll(/href="(\/[^"]*|#[^"]+)"/g)].map((m) => m[1]!))) {
+        const [path, id] = link.split('#') as [string, string | undefined];
+        const file = path === '' ? join(out, from) : join(out, path, path.endsWith('/') ? 'index.html' : '');
+        const target = await readFile(file, 'utf8').catch(() => null);
+        checked++;
+        if (target === null || (id !== undefined && !target.includes(`id="${id}"`))) missing.push(`${from}: ${link}`);
+      }
+      if (from.includes('/groups/')) {
+        const scenario = from.replace(/groups\/.*$/, 'index.html');
+        const href = `/${from.replace(/index\.html$/, '')}`;
+        if (!(await readFile(join(out, scenario), 'utf8')).includes(`href="${href}"`))
+          missing.push(`${scenario} → ${href}`);
+      }
+    }
+    expect(checked).toBeGreaterThan(300);
+    expect(missing).toEqual([]);
+  });
+
   it('a page that shows the article’s single figures says where they are, not "No table reproduced"', async () => {
     const text = await pageText('scenarios/recovery-init-sync/index.html');
     expect(text).toContain('µs per file: the article');
@@ -218,8 +248,17 @@ describe('words a review found', () => {
   it('a box plot’s axis note agrees with the axis drawn', async () => {
     await page.setViewportSize({ width: 1366, height: 900 });
     const seen = { zero: 0, above: 0 };
-    for (const key of ['recovery-init-sync', 'vacuum-index-cleanup', 'vacuum-full-rewrite']) {
-      await page.goto(`${server.url}/scenarios/${key}/`);
+    // The box plots are on the measured groups' pages.
+    const groups = (
+      await Promise.all(
+        ['recovery-init-sync', 'vacuum-index-cleanup', 'vacuum-full-rewrite'].map((key) =>
+          htmlPages(`scenarios/${key}/groups`),
+        ),
+      )
+    ).flat();
+    expect(groups.length).toBeGreaterThan(10);
+    for (const path of groups) {
+      await page.goto(`${server.url}/${path.replace(/index\.html$/, '')}`);
       const charts = await page.evaluate(async () => {
         document.querySelectorAll('details').forEach((d) => (d.open = true));
         const out: { caption: string; first: number | null }[] = [];

@@ -238,27 +238,14 @@ describe('site built from a results database with measured and published runs', 
     );
     // The question and method come from the scenario's README.
     await expect(page.locator('article.readme').textContent()).resolves.toContain('INDEX_CLEANUP on');
-    // Measured tables per hardware class with n, CI and a verdict sentence.
-    const measured = page.locator('section.measured-group');
-    expect(await measured.count()).toBe(4);
-    const ssd = measured.filter({ hasText: '2 cores / 24 GB / SSD' });
-    expect(await ssd.locator('table.measured-table thead th').allTextContents()).toEqual([
-      'Variant',
-      'Repetitions',
-      'AVG',
-      'n',
-      '95% CI of the mean',
-      '% faster',
-    ]);
-    expect(await ssd.locator('table.measured-table tbody tr').count()).toBe(4);
-    await expect(ssd.locator('table.measured-table caption').textContent()).resolves.toMatch(
-      /^duration of the timed block in \S+, 2 cores \/ 24 GB \/ SSD/,
-    );
-    // The class's verdict is its answer card's, one link away.
-    await ssd.locator('a', { hasText: 'its answer' }).click();
-    await expect(
-      page.locator('.answer-card:target li.answer-pair[data-baseline="1-1"] p.sentence').textContent(),
-    ).resolves.toMatch(/1-2 is [\d.]+% faster than 1-1 \([\d.]+% CI .*n = 6 \+ 6\)/);
+    // One entry per measured group on the scenario page, each linking to the group's page.
+    const entries = page.locator('li.measured-entry');
+    expect(await entries.count()).toBe(4);
+    await expect(page.locator('section.measured-group').count()).resolves.toBe(0);
+    const ssdEntry = entries.filter({ hasText: '2 cores / 24 GB / SSD' });
+    await expect(ssdEntry.textContent()).resolves.toMatch(/— \d+ runs? on \d+ machines? · newest /);
+    const ssdHref = (await ssdEntry.locator('a').getAttribute('href'))!;
+    expect(ssdHref).toMatch(/^\/scenarios\/vacuum-index-cleanup\/groups\/g-measured-2-cores-24-gb-ssd-[^/]+\/$/);
     // Charts: build-time SVG with a text alternative.
     const charts = page.locator('figure.chart');
     expect(await charts.count()).toBeGreaterThanOrEqual(4);
@@ -288,8 +275,36 @@ describe('site built from a results database with measured and published runs', 
     ).resolves.toBeNull();
     await page.screenshot({ path: join(SCREENSHOTS, '2-scenario.png'), fullPage: true });
 
-    await ssd.locator('details.more > summary').click();
-    await ssd.locator('p.runs a').first().click();
+    // The group's page: its table per variant with n, CI and a verdict sentence, its chart and its runs.
+    await ssdEntry.locator('a').click();
+    await page.waitForURL(`**${ssdHref}`);
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/^2 cores \/ 24 GB \/ SSD/);
+    const ssd = page.locator('section.measured-group');
+    expect(await ssd.locator('table.measured-table thead th').allTextContents()).toEqual([
+      'Variant',
+      'Repetitions',
+      'AVG',
+      'n',
+      '95% CI of the mean',
+      '% faster',
+    ]);
+    expect(await ssd.locator('table.measured-table tbody tr').count()).toBe(4);
+    await expect(ssd.locator('table.measured-table caption').textContent()).resolves.toMatch(
+      /^duration of the timed block in \S+, 2 cores \/ 24 GB \/ SSD/,
+    );
+    await expect(ssd.locator('figure.chart .chart-one[role="img"]').getAttribute('aria-label')).resolves.toMatch(
+      /^Box and strip plot of .* on 2 cores \/ 24 GB \/ SSD/,
+    );
+    // Its answer card is on its page too, and the group's verdict is its card's beside the others, one link away.
+    await expect(page.locator('.answer-card .answer-class').textContent()).resolves.toContain('2 cores / 24 GB / SSD');
+    await ssd.locator('a', { hasText: 'its answer beside the others' }).click();
+    await page.waitForURL('**/scenarios/vacuum-index-cleanup/#answer-*');
+    await expect(
+      page.locator('.answer-card:target li.answer-pair[data-baseline="1-1"] p.sentence').textContent(),
+    ).resolves.toMatch(/1-2 is [\d.]+% faster than 1-1 \([\d.]+% CI .*n = 6 \+ 6\)/);
+    await page.goto(`${server.url}${ssdHref}`);
+    await page.screenshot({ path: join(SCREENSHOTS, '2-group.png'), fullPage: true });
+    await page.locator('section.measured-group p.runs a').first().click();
     await page.waitForURL('**/runs/*/');
     await page.goBack();
     await page.goto(`${server.url}/hardware/`);
@@ -415,6 +430,8 @@ describe('site built from a results database with measured and published runs', 
     expect(legend).toBe(true);
     // A throughput's spread is drawn from zero, and the caption says where a duration's axis starts.
     await page.goto(`${server.url}/scenarios/innodb-compression-insert/`);
+    await page.locator('li.measured-entry a').first().click();
+    await page.waitForURL('**/scenarios/innodb-compression-insert/groups/*/');
     await expect(page.locator('section.measured-group figcaption').first().textContent()).resolves.toContain(
       'The axis starts at zero.',
     );
@@ -588,18 +605,22 @@ describe('site built from a results database with measured and published runs', 
     const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     const html = await readFile(join(out, 'index.html'), 'utf8');
     expect(html).toContain('/hardware/');
-    const run = /href="(\/runs\/[0-9a-f-]+\/)"/.exec(
+    const group = /href="(\/scenarios\/vacuum-index-cleanup\/groups\/[^"]+\/)"/.exec(
       await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8'),
     )?.[1];
+    expect(group).toBeDefined();
+    const run = /href="(\/runs\/[0-9a-f-]+\/)"/.exec(await readFile(join(out, group!, 'index.html'), 'utf8'))?.[1];
+    expect(run).toBeDefined();
     const machine = /href="(\/hardware\/[0-9a-f]{64}\/)"/.exec(
       await readFile(join(out, 'hardware/index.html'), 'utf8'),
     )?.[1];
     const pages: [string, string][] = [
       ['home', '/'],
       ['scenario', '/scenarios/vacuum-index-cleanup/'],
+      ['group', group!],
       ['hardware-list', '/hardware/'],
       ['machine', machine ?? '/hardware/'],
-      ['run', run ?? '/'],
+      ['run', run!],
       ['downloads', '/downloads/'],
       // Swept, managed-cluster and time-series scenarios: fit, ratio and series tables and charts.
       ['scenario-sweep', '/scenarios/recovery-init-sync/'],
@@ -641,7 +662,7 @@ describe('site built from a results database with measured and published runs', 
     }
     await p.emulateMedia({ colorScheme: 'light' });
     expect(violations).toEqual([]);
-    // 27 audits and 18 full-page screenshots: an upper bound for a loaded machine, not a timing.
+    // 30 audits and 20 full-page screenshots: an upper bound for a loaded machine, not a timing.
   }, 400_000);
 
   it('has a 404 page, a sitemap, meta descriptions, the article title in its language, and no build-machine paths', async () => {

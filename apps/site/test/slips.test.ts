@@ -110,14 +110,14 @@ describe('slips shown as fact', () => {
     expect(main).not.toContain('No measured runs of this scenario yet');
   });
 
-  it('the scenario page has no id twice, and each measured group a heading of its own (server and scale)', async () => {
+  it('the scenario page has no id twice, and each measured group an entry of its own (server and scale)', async () => {
     await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
     const ids = await page.locator('[id]').evaluateAll((es) => es.map((e) => e.id));
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
     expect(ids).toContain('versions');
     expect(ids).toContain('scenario-versions');
     const headings = await page
-      .locator('section.measured-group h3')
+      .locator('li.measured-entry > a')
       .evaluateAll((hs) => hs.map((h) => (h.textContent ?? '').trim()));
     const mine = headings.filter((h) => h.includes('8 cores / 32 GB'));
     expect(mine).toHaveLength(4);

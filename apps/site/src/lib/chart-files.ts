@@ -1,10 +1,9 @@
 /**
- * A hardware class's distribution chart (MeasuredGroup.astro) is drawn inline, except when it
- * holds more than MANY_DOTS repetitions or its page has more than INLINE_CHART_GROUPS groups:
- * then it is its own file beside the scenario page
- * (`/scenarios/<key>/charts/<group>-wide.svg` and `-narrow.svg`, src/pages/scenarios/[key]/charts),
- * which the page shows in a <picture> inside its fold, fetched when the fold is opened. A fleet's
- * scenario page of 75 such classes carried 150 inline charts, 12 of its 13 MB.
+ * A measured group's distribution chart (MeasuredGroup.astro, on the group's own page) is drawn
+ * inline, except when it holds more than MANY_DOTS repetitions: then it is its own file beside the
+ * scenario page (`/scenarios/<key>/charts/<group>-wide.svg` and `-narrow.svg`,
+ * src/pages/scenarios/[key]/charts), which the group's page shows in a <picture>, fetched lazily
+ * and at the width of the screen; a fleet's group of thousands of repetitions drew 2 MB inline.
  */
 import { distributionDesc, drawsDotsAsOneShape, type DistributionInput } from './charts.ts';
 import { durationUnitLabel, formatValue } from './format.ts';
@@ -24,17 +23,8 @@ export function distributionInput(t: MeasuredTable, metric: Metric): Distributio
   };
 }
 
-/**
- * A scenario page draws at most this many measured groups' charts inline (a group is one hardware
- * class at one sweep point, scenario version and server). With more groups every group's chart is
- * a file, so the page does not grow with the fleet: at 1,000 runs on 75 classes (a dozen runs each,
- * under MANY_DOTS) the 75 inline charts were 4.0 of the page's 4.9 MB.
- */
-export const INLINE_CHART_GROUPS = 4;
-
-/** Whether a group's chart is a file of its own rather than inline, on a page of `groupsOnPage` measured groups. */
-export const chartIsFile = (t: MeasuredTable, groupsOnPage: number) =>
-  groupsOnPage > INLINE_CHART_GROUPS || drawsDotsAsOneShape(t.rows);
+/** Whether a group's chart is a file of its own rather than inline. */
+export const chartIsFile = (t: MeasuredTable) => drawsDotsAsOneShape(t.rows);
 
 /** The file name of a group's chart at one width, under `/scenarios/<key>/charts/`. */
 export const chartFileName = (t: MeasuredTable, width: ChartWidth) => `${t.id}-${width}.svg`;

@@ -118,6 +118,13 @@ export const groupAnchor = (
 ) =>
   `g-${g.source}-${g.hardware.class.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}-${shortHash(g.scenario.version).slice(0, 8)}-${conditionsTag(g)}${g.point ? `-${g.point.param}-${String(g.point.value).replace(/[^0-9]+/g, '-')}` : ''}`;
 
+/**
+ * The page of one measured group's full detail (its figures per variant, every repetition as a
+ * chart, its runs): `/scenarios/<key>/groups/<group anchor>/`, stable while the group's conditions are.
+ */
+export const groupPageUrl = (g: Parameters<typeof groupAnchor>[0]) =>
+  `/scenarios/${g.scenario.key}/groups/${groupAnchor(g)}/`;
+
 /** Values of one group, per variant, gathered from the runs behind it. */
 export function groupValues(g: ComparisonGroup, runDetail: Map<string, RunDetail>): Map<string, number[]> {
   const out = new Map<string, number[]>();

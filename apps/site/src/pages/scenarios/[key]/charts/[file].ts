@@ -10,9 +10,8 @@ import { chartFileName, chartIsFile, distributionInput, type ChartWidth } from '
 export const getStaticPaths: GetStaticPaths = async () => {
   const data = await siteData();
   return data.scenarios.flatMap((sc) => {
-    const tables = measuredTables(sc, data);
-    return tables
-      .filter((t) => chartIsFile(t, tables.length))
+    return measuredTables(sc, data)
+      .filter((t) => chartIsFile(t))
       .flatMap((t) =>
         (['wide', 'narrow'] as const).map((width) => ({
           params: { key: sc.key, file: chartFileName(t, width) },
