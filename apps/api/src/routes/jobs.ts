@@ -20,6 +20,12 @@ import { ApiError } from '../problem.ts';
 
 const JobId = z.object({ id: z.uuid() });
 
+/** Who may call a fleet route, as its OpenAPI operation says: an operator, or an agent (runner token). */
+const BY_OPERATOR = { tags: ['fleet'], security: [{ operatorToken: [] }] };
+const BY_AGENT = { tags: ['fleet'], security: [{ runnerToken: [] }] };
+/** An agent's call about its attempt: a bad body, no runner token, a job not its own (409), the database away. */
+const AGENT_CALL_ERRORS = { 400: Problem, 401: Problem, 409: Problem, 503: Problem };
+
 /** Thrown by the fleet for a request the scenario refuses, or an agent call on a job not its own. */
 function asApiError(err: unknown): never {
   if (err instanceof JobRequestError)
@@ -51,8 +57,7 @@ function addJobRoutes(app: ZodApp): void {
       schema: {
         summary: 'Request a run from the fleet',
         description: `Queues a job: a scenario with parameter overrides (checked by the scenario's own parameter schema), repetitions, an optional server major (a PostgreSQL scenario: one of the managed majors ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}; a MariaDB/MySQL scenario: none, the fleet knows no list of their majors — 400 naming \`/server\` otherwise), an optional \`release\` of such a major (MAJOR.MINOR, e.g. 17.4; 400 naming \`/release\` for another major or one that disagrees with \`server\`; whether the npm registry has it is the agent's to find: one that cannot install it fails the job with the registry's releases of that major), and which machines may run it (\`for\`: a hardware class, a runner, or labels an agent must all have).`,
-        tags: ['fleet'],
-        security: [{ operatorToken: [] }],
+        ...BY_OPERATOR,
         body: JobRequest,
         response: { 201: Job, 400: Problem, 401: Problem, 403: Problem, 503: Problem },
       },
@@ -71,8 +76,7 @@ function addJobRoutes(app: ZodApp): void {
       schema: {
         summary: 'Request a scenario on several releases in one call',
         description: `One job per release (MAJOR.MINOR of a managed major, ${SUPPORTED_POSTGRESQL_MAJORS.join(', ')}), each as \`POST /v1/jobs\` with that \`release\`, in the order given. Every release is checked before any job is queued: a refused one is 400 naming \`/releases/N\` and nothing is queued. \`tunelab servers list --available --json\` lists the releases the npm registry has.`,
-        tags: ['fleet'],
-        security: [{ operatorToken: [] }],
+        ...BY_OPERATOR,
         body: JobReleasesRequest,
         response: { 201: JobList, 400: Problem, 401: Problem, 403: Problem, 503: Problem },
       },
@@ -120,8 +124,7 @@ function addJobRoutes(app: ZodApp): void {
       schema: {
         summary: 'Cancel a queued or active job',
         description: 'An agent running it stops at its next heartbeat and cleans up.',
-        tags: ['fleet'],
-        security: [{ operatorToken: [] }],
+        ...BY_OPERATOR,
         params: JobId,
         response: { 200: Job, 400: Problem, 401: Problem, 403: Problem, 404: Problem, 503: Problem },
       },
@@ -144,8 +147,7 @@ function addClaimRoute(app: ZodApp): void {
         summary: 'Claim a job this agent can run (long poll)',
         description:
           "Answers 200 with a job as soon as one fits the agent (engine and server major of its target; a job naming a release only to an agent whose target runs it, `release`, or that installs any release of its major, `anyRelease`; the job's class, runner or labels), or 204 after `waitSeconds`.",
-        tags: ['fleet'],
-        security: [{ runnerToken: [] }],
+        ...BY_AGENT,
         body: ClaimRequest,
         response: { 200: ClaimedJob, 204: z.null(), 400: Problem, 401: Problem, 503: Problem },
       },
@@ -185,11 +187,10 @@ function addAttemptRoutes(app: ZodApp): void {
       schema: {
         summary: "Keep this agent's lease on a job",
         description: '`stop: true` when the job was cancelled, re-leased to another agent or already answered.',
-        tags: ['fleet'],
-        security: [{ runnerToken: [] }],
+        ...BY_AGENT,
         params: JobId,
         body: JobAttemptBody,
-        response: { 200: HeartbeatAnswer, 400: Problem, 401: Problem, 409: Problem, 503: Problem },
+        response: { 200: HeartbeatAnswer, ...AGENT_CALL_ERRORS },
       },
     },
     async (request) =>
@@ -204,11 +205,10 @@ function addAttemptRoutes(app: ZodApp): void {
         summary: 'Report that this attempt failed, with the runner’s own sentence',
         description:
           'The job is retried with backoff until its retry limit, then failed; with `final: true` (the runner refused the job itself: a release the registry does not have, a scenario it does not hold, a refused parameter) it fails now, without its retries.',
-        tags: ['fleet'],
-        security: [{ runnerToken: [] }],
+        ...BY_AGENT,
         params: JobId,
         body: JobFailBody,
-        response: { 200: Job, 400: Problem, 401: Problem, 409: Problem, 503: Problem },
+        response: { 200: Job, ...AGENT_CALL_ERRORS },
       },
     },
     async (request) =>
@@ -229,11 +229,10 @@ function addAttemptRoutes(app: ZodApp): void {
       onRequest: [app.requireRunner],
       schema: {
         summary: 'Give a job back (the agent is stopping); it is queued again at once',
-        tags: ['fleet'],
-        security: [{ runnerToken: [] }],
+        ...BY_AGENT,
         params: JobId,
         body: JobAttemptBody,
-        response: { 200: Job, 400: Problem, 401: Problem, 409: Problem, 503: Problem },
+        response: { 200: Job, ...AGENT_CALL_ERRORS },
       },
     },
     async (request) =>
