@@ -1,10 +1,12 @@
 /**
  * The release line in Chromium (the real `astro build` over an embedded results database):
  * vacuum-index-cleanup's pair measured on eight PostgreSQL releases across 16 and 17 with a +15 %
- * change planted at 17.3, and vacuum-full-rewrite's on one release only. The first scenario's page
- * draws one line through the eight releases with one change marked, at 17.3, its size in the
- * table; the second has no release line; the feed carries the change as a new event. At 1366 and
- * 390 px, light and dark, the drawing fits the page and screenshots go to TUNELAB_SHOTS_DIR when set.
+ * change planted at 17.3 and, on 16.2, twelve runs whose ratio rose by about 16 % after the sixth
+ * (a change over time, its pooled ratio unmoved), and vacuum-full-rewrite's on one release only.
+ * The first scenario's page draws one line through the eight releases with one change marked, at
+ * 17.3, its size in the table, and 16.2 ringed with the run its change over time starts at; the
+ * second has no release line; the feed carries both changes as new events. At 1366 and 390 px,
+ * light and dark, the drawing fits the page and screenshots go to TUNELAB_SHOTS_DIR when set.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,7 +29,14 @@ let page: Page;
 beforeAll(async () => {
   const db = await openTestResultsDb(dataDir);
   try {
-    const runs = releaseRuns({ releases: RELEASES, stepAt: '17.3', step: 0.15, runsPerRelease: 2, seed: 5 });
+    // 16.2 drifts from 7.5 % below the pair's ratio to 7.5 % above it, six runs each side.
+    const drifting = (step: number, seed: number) =>
+      releaseRuns({ releases: ['16.2'], runsPerRelease: 6, stepAt: '16.2', step, seed });
+    const runs = [
+      ...drifting(-0.075, 31),
+      ...drifting(0.075, 32),
+      ...releaseRuns({ releases: RELEASES.slice(1), stepAt: '17.3', step: 0.15, runsPerRelease: 2, seed: 5 }),
+    ];
     for (const [i, doc] of runs.entries()) await ingestDocument(db, doc, `release-line-${i}`);
     const [one] = releaseRuns({ releases: ['17.4'], runsPerRelease: 1 });
     const other = { ...one!, scenario: { ...(one!.scenario as object), key: 'vacuum-full-rewrite' } };
@@ -57,9 +66,24 @@ describe('the release line', () => {
       expect.stringMatching(/^17\.3 \+1\d\.\d%$/),
     ]);
     expect(await figure.locator('svg.wide text.major').allTextContents()).toEqual(['16', '17']);
-    const rows = await figure.locator('tbody tr').allTextContents();
+    const rows = await figure.locator('table:not(.drift) tbody tr').allTextContents();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatch(/^17\.317\.2\+1\d\.\d% \(95% CI \+.*\), adjusted p/);
+  });
+
+  it('rings 16.2, whose ratio changed over time, and names the run the change starts at', async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.goto(`${site!.url}/scenarios/vacuum-index-cleanup/`);
+    const figure = page.locator('#release-line figure');
+    await expect(figure.locator('svg.wide circle.drift-ring').count()).resolves.toBe(1);
+    const ringX = Number(await figure.locator('svg.wide circle.drift-ring').getAttribute('cx'));
+    const firstDotX = Number(await figure.locator('svg.wide circle.dot').first().getAttribute('cx'));
+    expect(ringX).toBe(firstDotX);
+    expect(await figure.locator('table.drift tbody tr').allTextContents()).toEqual([
+      expect.stringMatching(
+        /^16\.2run 7 of 12, received \d{4}-\d\d-\d\d\+1\d\.\d% \(×0\.7\d\d to ×0\.8\d\d\), p < 0\.001$/,
+      ),
+    ]);
   });
 
   it('is absent where one release is measured', async () => {
@@ -67,16 +91,22 @@ describe('the release line', () => {
     await expect(page.locator('#release-line').count()).resolves.toBe(0);
   });
 
-  it('the feed carries the change as a new event linking to the line', async () => {
+  it('the feed carries both changes as new events linking to the line', async () => {
     const feed = await readFile(join(out, 'feed.xml'), 'utf8');
-    const entry =
-      /<entry>\s*<id>tag:tunelab,2026:release-event\/[^<]+<\/id>\s*<title>([^<]+)<\/title>[\s\S]*?<link [^>]*href="([^"]+)"/.exec(
-        feed,
-      );
-    expect(entry?.[1]).toMatch(
-      /^vacuum-index-cleanup on .*: PostgreSQL 17\.3 changed 1-2 vs 1-1 by \+1\d\.\d% from 17\.2 \(new\)$/,
-    );
-    expect(entry?.[2]).toMatch(/\/scenarios\/vacuum-index-cleanup\/#release-line$/);
+    const entries = [
+      ...feed.matchAll(
+        /<entry>\s*<id>tag:tunelab,2026:release-event\/[^<]+<\/id>\s*<title>([^<]+)<\/title>[\s\S]*?<link [^>]*href="([^"]+)"/g,
+      ),
+    ];
+    expect(entries.map((e) => e[1]).sort()).toEqual([
+      expect.stringMatching(
+        /^vacuum-index-cleanup on .*: 1-2 vs 1-1 changed over time on PostgreSQL 16\.2 by \+1\d\.\d% from the run received \d{4}-\d\d-\d\d \(new\)$/,
+      ),
+      expect.stringMatching(
+        /^vacuum-index-cleanup on .*: PostgreSQL 17\.3 changed 1-2 vs 1-1 by \+1\d\.\d% from 17\.2 \(new\)$/,
+      ),
+    ]);
+    for (const e of entries) expect(e[2]).toMatch(/\/scenarios\/vacuum-index-cleanup\/#release-line$/);
   });
 
   for (const [width, height] of [
