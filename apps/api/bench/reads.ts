@@ -2,7 +2,7 @@
  * Reads against writes (not a test): does a flood of public comparison reads starve a runner's
  * submissions?
  *
- *   npm run bench:reads -- [--readers 50] [--submissions 40] [--interval-ms 100] [--rounds 2]
+ *   npm run bench:reads -- [--readers 50] [--submissions 40] [--interval-ms 100] [--rounds 2] [--cpu-prof DIR]
  *
  * Starts the API as its own process (`src/server.ts`, as `npm run api` does) on a fresh embedded
  * results database in a temp dir (removed at the end; with DATABASE_URL set, on that database
@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '2' },
     seed: { type: 'string', default: '40' },
     'reader-child': { type: 'string' },
+    'cpu-prof': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -114,7 +115,7 @@ function options() {
 async function main(): Promise<void> {
   if (args.help) {
     console.log(
-      'usage: npm run bench:reads -- [--readers 50] [--submissions 40] [--interval-ms 100] [--rounds 2] [--seed 40]',
+      'usage: npm run bench:reads -- [--readers 50] [--submissions 40] [--interval-ms 100] [--rounds 2] [--seed 40] [--cpu-prof DIR]',
     );
     return;
   }
@@ -213,8 +214,10 @@ function startQuickstartApi(
   onChild: (child: ChildProcess) => void,
 ): Promise<{ url: string; token: string }> {
   const server = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+  // `--cpu-prof DIR`: the API runs under node --cpu-prof and leaves its .cpuprofile in DIR.
+  const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
   return new Promise((resolve, reject) => {
-    const api = spawn(process.execPath, ['--import', 'tsx', server, '--quickstart'], {
+    const api = spawn(process.execPath, [...profile, '--import', 'tsx', server, '--quickstart'], {
       env: { ...env, PORT: '0', HOST: '127.0.0.1', TUNELAB_READ_RATE_LIMIT: '1000000000' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
