@@ -78,16 +78,15 @@ export function linkFinding({ runIds, comparison, ...rest }: FindingRecord): Fin
   return { ...rest, runs: runIds.map(runPath), links: { comparison: comparisonsPath(comparison) } };
 }
 
+/** The classes of a "hardware like …" answer, each linking its comparisons. */
+const linkSimilarItems = (items: SimilarHardwareRecord['items']): SimilarHardware['items'] =>
+  items.map(({ comparison, ...item }) => ({ ...item, links: { comparisons: comparisonsPath(comparison) } }));
+
 /** A "hardware like mine" answer whose classes link their comparisons. */
-export function linkSimilar(similar: SimilarHardwareRecord): SimilarHardware {
-  return {
-    ...similar,
-    items: similar.items.map(({ comparison, ...item }) => ({
-      ...item,
-      links: { comparisons: comparisonsPath(comparison) },
-    })),
-  };
-}
+export const linkSimilar = (similar: SimilarHardwareRecord): SimilarHardware => ({
+  ...similar,
+  items: linkSimilarItems(similar.items),
+});
 
 const linkGroupAnswer = (a: GroupAnswerRecord): GroupAnswer => ({
   ...a,
@@ -102,12 +101,7 @@ export const linkAnswers = (answers: ScenarioAnswersRecord): ScenarioAnswers => 
 });
 
 /** A "hardware like mine" answer for a spec, its classes linking their comparisons. */
-export function linkSimilarBySpec(similar: SimilarBySpecRecord): SimilarBySpec {
-  return {
-    ...similar,
-    items: similar.items.map(({ comparison, ...item }) => ({
-      ...item,
-      links: { comparisons: comparisonsPath(comparison) },
-    })),
-  };
-}
+export const linkSimilarBySpec = (similar: SimilarBySpecRecord): SimilarBySpec => ({
+  ...similar,
+  items: linkSimilarItems(similar.items),
+});

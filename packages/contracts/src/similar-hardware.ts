@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { boundedString, count, sha256Hex } from './primitives.ts';
-import { StorageKind } from './hardware.ts';
+import { boundedString, sha256Hex } from './primitives.ts';
+import { HardwareSpec, StorageKind } from './hardware.ts';
 import { FIGURE_RANGES, MeasuredHardware, StorageTier, storageTierOf } from './measured-hardware.ts';
 
 /**
@@ -13,12 +13,8 @@ const GIB = 1024 ** 3;
 
 /** The machine `tunelab probe --json` ran on: cores, memory, and the storage kind the kernel's flags give the directory. */
 export const ProbeMachine = z.strictObject({
-  physicalCores: count.min(1).max(4096),
-  memoryBytes: z
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53 - 1),
+  physicalCores: HardwareSpec.shape.physicalCores,
+  memoryBytes: HardwareSpec.shape.memoryBytes,
   storageKind: StorageKind,
 });
 export type ProbeMachine = z.infer<typeof ProbeMachine>;
