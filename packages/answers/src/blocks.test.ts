@@ -3,6 +3,7 @@ import { pairedVerdict, welchTTest } from '@tunelab/stats';
 import { ScenarioDocument, type Sample } from '@tunelab/contracts';
 import { decideBlocks } from './blocks.ts';
 import { groupSamples, type SampleRow } from './groups.ts';
+import { testRow } from './test-rows.ts';
 import { groupSpread } from './spread.ts';
 
 const RUN = '00000000-0000-4000-8000-000000000001';
@@ -20,36 +21,19 @@ function blockRows(
   positions = true,
 ): SampleRow[] {
   return load.flatMap((factor, i) =>
-    Object.entries(perVariant).map(([variant, base], place) => ({
-      variant,
-      point_param: null,
-      point_value: null,
-      repetition: i + 1,
-      position: positions ? ((place + i) % Object.keys(perVariant).length) + 1 : null,
-      // A small per-unit wobble on top of the block's load.
-      value: base * factor * (1 + ((i * 7 + place * 3) % 5) * 0.004),
-      unit: 's',
-      run_id: RUN,
-      scenario_key: 'blocks',
-      version_hash: 'a'.repeat(64),
-      comparisons: pairs,
-      fingerprint: 'b'.repeat(64),
-      hardware_class: '2 cores',
-      cpu_model: 'cpu',
-      storage_kind: 'ssd',
-      physical_cores: 2,
-      memory_bytes: 2 * 1024 ** 3,
-      source: 'measured',
-      received_at: new Date('2026-01-01T00:00:00Z'),
-      engine: 'postgresql',
-      db_version: '17.2',
-      major: 17,
-      minor: 2,
-      params: {},
-      run_warnings: [],
-      settings: {},
-      ...extra,
-    })),
+    Object.entries(perVariant).map(([variant, base], place) =>
+      testRow({
+        variant,
+        repetition: i + 1,
+        position: positions ? ((place + i) % Object.keys(perVariant).length) + 1 : null,
+        // A small per-unit wobble on top of the block's load.
+        value: base * factor * (1 + ((i * 7 + place * 3) % 5) * 0.004),
+        run_id: RUN,
+        scenario_key: 'blocks',
+        comparisons: pairs,
+        ...extra,
+      }),
+    ),
   );
 }
 

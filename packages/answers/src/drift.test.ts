@@ -6,40 +6,24 @@
 import { describe, expect, it } from 'vitest';
 import { releaseDrift, DRIFT_MIN_SEGMENT } from './drift.ts';
 import type { SampleRow } from './groups.ts';
+import { testRow } from './test-rows.ts';
 
 /** Runs of three paired blocks each, `ratios[i]` the true ratio of run i, received a day apart. */
 function runs(ratios: readonly number[]): SampleRow[] {
   return ratios.flatMap((ratio, i) =>
     [1, 2, 3].flatMap((block) =>
-      (['a', 'b'] as const).map((variant) => ({
-        variant,
-        point_param: null,
-        point_value: null,
-        repetition: block,
-        position: variant === 'a' ? 1 : 2,
-        // A wobble per block that both variants share, and a small one of the candidate's own.
-        value: (1 + 0.3 * ((block * 7 + i) % 3)) * (variant === 'a' ? 1 : ratio * (1 + 0.01 * (((block + i) % 3) - 1))),
-        unit: 's',
-        run_id: `run-${String(i).padStart(2, '0')}`,
-        scenario_key: 'drift',
-        version_hash: 'a'.repeat(64),
-        comparisons: [{ baseline: 'a', candidate: 'b' }],
-        fingerprint: 'b'.repeat(64),
-        hardware_class: '2 cores',
-        cpu_model: 'cpu',
-        storage_kind: 'ssd',
-        physical_cores: 2,
-        memory_bytes: 2 * 1024 ** 3,
-        source: 'measured',
-        received_at: new Date(Date.UTC(2026, 0, 1 + i)),
-        engine: 'postgresql',
-        db_version: '17.2',
-        major: 17,
-        minor: 2,
-        params: {},
-        run_warnings: [],
-        settings: {},
-      })),
+      (['a', 'b'] as const).map((variant) =>
+        testRow({
+          variant,
+          repetition: block,
+          position: variant === 'a' ? 1 : 2,
+          // A wobble per block that both variants share, and a small one of the candidate's own.
+          value:
+            (1 + 0.3 * ((block * 7 + i) % 3)) * (variant === 'a' ? 1 : ratio * (1 + 0.01 * (((block + i) % 3) - 1))),
+          run_id: `run-${String(i).padStart(2, '0')}`,
+          received_at: new Date(Date.UTC(2026, 0, 1 + i)),
+        }),
+      ),
     ),
   );
 }

@@ -8,7 +8,7 @@
  */
 import type { ReleaseDrift } from '@tunelab/contracts';
 import { detectChangePoints, formatP, formatPercent } from '@tunelab/stats';
-import type { SampleRow } from './groups.ts';
+import { pairBlocks, type SampleRow } from './groups.ts';
 
 /** Fewest runs on each side of a change: one or two odd runs are not drift. */
 export const DRIFT_MIN_SEGMENT = 3;
@@ -17,20 +17,23 @@ export const DRIFT_MAX_P = 0.001;
 
 type RunRows = { at: Date; rows: SampleRow[] };
 
+const blockSample = (r: SampleRow) => ({
+  value: r.value,
+  runId: r.run_id,
+  repetition: r.repetition,
+  position: r.position ?? null,
+});
+
 /** One run's ratio: the geometric mean of its blocks' ratios where it has blocks, else the ratio of its means. */
 function runRatio(rows: readonly SampleRow[], baseline: string, candidate: string): number | null {
   const of = (variant: string) => rows.filter((r) => r.variant === variant && r.value > 0);
   const b = of(baseline);
   const c = of(candidate);
   if (b.length === 0 || c.length === 0) return null;
-  const paired = b.every((r) => r.position !== null && r.position !== undefined);
-  if (paired) {
-    const logs = b.flatMap((x) => {
-      const y = c.find((r) => r.repetition === x.repetition);
-      return y ? [Math.log(y.value / x.value)] : [];
-    });
-    if (logs.length > 0) return Math.exp(logs.reduce((s, x) => s + x, 0) / logs.length);
-  }
+  const logs = (pairBlocks(b.map(blockSample), c.map(blockSample)) ?? []).map((p) =>
+    Math.log(p.candidate / p.baseline),
+  );
+  if (logs.length > 0) return Math.exp(logs.reduce((s, x) => s + x, 0) / logs.length);
   const mean = (xs: readonly SampleRow[]) => xs.reduce((s, r) => s + r.value, 0) / xs.length;
   return mean(c) / mean(b);
 }

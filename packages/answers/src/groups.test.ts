@@ -1,35 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { relativeDifference, welchTTest } from '@tunelab/stats';
 import { groupSamples, type SampleRow } from './groups.ts';
+import { testRow } from './test-rows.ts';
 
 function rows(variant: string, values: readonly number[]): SampleRow[] {
-  return values.map((value, i) => ({
-    variant,
-    point_param: null,
-    point_value: null,
-    repetition: i + 1,
-    value,
-    unit: 's',
-    run_id: `00000000-0000-4000-8000-00000000000${variant === 'a' ? 1 : 2}`,
-    scenario_key: 'noisy',
-    version_hash: 'a'.repeat(64),
-    comparisons: null,
-    fingerprint: 'b'.repeat(64),
-    hardware_class: '2 cores',
-    cpu_model: 'cpu',
-    storage_kind: 'ssd',
-    physical_cores: 2,
-    memory_bytes: 2 * 1024 ** 3,
-    source: 'measured',
-    received_at: new Date('2026-01-01T00:00:00Z'),
-    engine: 'postgresql',
-    db_version: '17.2',
-    major: 17,
-    minor: 2,
-    params: {},
-    run_warnings: [],
-    settings: {},
-  }));
+  return values.map((value, i) =>
+    testRow({
+      variant,
+      repetition: i + 1,
+      value,
+      run_id: `00000000-0000-4000-8000-00000000000${variant === 'a' ? 1 : 2}`,
+      scenario_key: 'noisy',
+    }),
+  );
 }
 
 describe('mean intervals of durations', () => {

@@ -104,6 +104,25 @@ const MAX_RUN_WARNINGS = 50;
 
 const MAX_RUN_LINKS = 100;
 
+/** A sample as block pairing reads it: its value, its run and block (repetition), its place in the block. */
+export type BlockSample = { value: number; runId: string; repetition: number; position: number | null };
+
+/**
+ * The two variants' samples measured in one block (the same run and repetition), paired in the
+ * candidate's order; null unless every sample of both has a place in its block (runs measured in blocks).
+ */
+export function pairBlocks(
+  xs: readonly BlockSample[],
+  ys: readonly BlockSample[],
+): { runId: string; baseline: number; candidate: number }[] | null {
+  if (!xs.every((x) => x.position !== null) || !ys.every((y) => y.position !== null)) return null;
+  const inBlock = new Map(xs.map((x) => [`${x.runId}\u0000${x.repetition}`, x.value]));
+  return ys.flatMap((y) => {
+    const x = inBlock.get(`${y.runId}\u0000${y.repetition}`);
+    return x === undefined ? [] : [{ runId: y.runId, baseline: x, candidate: y.value }];
+  });
+}
+
 type Acc = {
   first: SampleRow;
   /** The group's key without its sweep point: the groups of one family of tests (multiplicity). */
@@ -111,7 +130,7 @@ type Acc = {
   settings: Map<string, Set<string>>;
   /** Each run's warnings, in the run's order. */
   warnings: Map<string, string[]>;
-  byVariant: Map<string, { value: number; runId: string; repetition: number; position: number | null }[]>;
+  byVariant: Map<string, BlockSample[]>;
   runs: Map<string, Date>;
   databases: Map<string, { engine: string; version: string; major: number; minor: number; runs: Set<string> }>;
   profiles: Set<string>;
@@ -161,20 +180,13 @@ function blocksOf(
 ): { baseline: number[]; candidate: number[]; runs: number } | null {
   const xs = acc.byVariant.get(baseline);
   const ys = acc.byVariant.get(candidate);
-  if (!xs || !ys) return null;
-  if (!xs.every((x) => x.position !== null) || !ys.every((y) => y.position !== null)) return null;
-  const inBlock = new Map(xs.map((x) => [`${x.runId}\u0000${x.repetition}`, x.value]));
-  const out = { baseline: [] as number[], candidate: [] as number[] };
-  const runs = new Set<string>();
-  for (const y of ys) {
-    const x = inBlock.get(`${y.runId}\u0000${y.repetition}`);
-    if (x === undefined) continue;
-    if (!(x > 0 && y.value > 0)) return null;
-    out.baseline.push(x);
-    out.candidate.push(y.value);
-    runs.add(y.runId);
-  }
-  return out.baseline.length >= 2 ? { ...out, runs: runs.size } : null;
+  const pairs = xs && ys ? pairBlocks(xs, ys) : null;
+  if (!pairs || pairs.length < 2 || pairs.some((p) => !(p.baseline > 0 && p.candidate > 0))) return null;
+  return {
+    baseline: pairs.map((p) => p.baseline),
+    candidate: pairs.map((p) => p.candidate),
+    runs: new Set(pairs.map((p) => p.runId)).size,
+  };
 }
 
 /** Per variant n, mean, median, spread, CI and outliers; the variants whose spread overflowed or whose CI is cut at 0. */

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '@tunelab/stats';
 import { groupSamples, type SampleRow } from './groups.ts';
 import { answerVersions } from './versions.ts';
+import { testRow } from './test-rows.ts';
 
 const UNITS = ['s', 'ms', 'tps', 'NOPM', 'MB', 'bytes', 'count', '%'] as const;
 const CASES = 200;
@@ -24,37 +25,26 @@ function generated(seed: number, unit: string): SampleRow[] {
         const spread = 0.01 + random() * 3;
         const n = 3 + Math.floor(random() * 6);
         for (let i = 0; i < n; i += 1)
-          rows.push({
-            variant,
-            point_param: 'vus',
-            point_value: point,
-            repetition: i + 1,
-            // Positive: a log-normal-ish value around the center.
-            value: center * Math.exp(spread * (random() - 0.5) * 2),
-            unit,
-            run_id: `00000000-0000-4000-8000-0000000${String(major)}${String(point)}00`,
-            scenario_key: 'generated',
-            version_hash: 'a'.repeat(64),
-            comparisons: [
-              { baseline: 'a', candidate: 'b' },
-              { baseline: 'a', candidate: 'c' },
-            ],
-            fingerprint: 'b'.repeat(64),
-            hardware_class: '2 cores',
-            cpu_model: 'cpu',
-            storage_kind: 'ssd',
-            physical_cores: 2,
-            memory_bytes: 2 * 1024 ** 3,
-            source: 'measured',
-            received_at: new Date('2026-01-01T00:00:00Z'),
-            engine: 'postgresql',
-            db_version: `${major}.1`,
-            major,
-            minor: 1,
-            params: {},
-            run_warnings: [],
-            settings: {},
-          });
+          rows.push(
+            testRow({
+              variant,
+              point_param: 'vus',
+              point_value: point,
+              repetition: i + 1,
+              // Positive: a log-normal-ish value around the center.
+              value: center * Math.exp(spread * (random() - 0.5) * 2),
+              unit,
+              run_id: `00000000-0000-4000-8000-0000000${String(major)}${String(point)}00`,
+              scenario_key: 'generated',
+              comparisons: [
+                { baseline: 'a', candidate: 'b' },
+                { baseline: 'a', candidate: 'c' },
+              ],
+              db_version: `${major}.1`,
+              major,
+              minor: 1,
+            }),
+          );
       }
   return rows;
 }

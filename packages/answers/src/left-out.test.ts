@@ -12,6 +12,7 @@ import { answerRun } from './run.ts';
 import { articleFindings } from './article-findings.ts';
 import { findingsOf, groupSamples, type SampleRow } from './groups.ts';
 import { publishedSubmissions } from './published.ts';
+import { testRow } from './test-rows.ts';
 
 const realRun = () =>
   RunSubmission.parse(
@@ -107,37 +108,23 @@ describe('runs left out of the verdict', () => {
   it('the findings of a group of only noisy runs carry the same label under exclude, none under include', () => {
     const rows: SampleRow[] = realRun()
       .samples.filter((s) => s.metric === 'duration')
-      .map((s) => ({
-        variant: s.variant,
-        point_param: null,
-        point_value: null,
-        repetition: s.repetition,
-        value: s.value,
-        unit: s.unit,
-        run_id: '00000000-0000-4000-8000-000000000001',
-        scenario_key: 'vacuum-index-cleanup',
-        version_hash: 'a'.repeat(64),
-        comparisons: [
-          { baseline: '1-1', candidate: '1-2' },
-          { baseline: '2-1', candidate: '2-2' },
-        ],
-        fingerprint: 'b'.repeat(64),
-        hardware_class: '2 cores / 8 GB / SSD',
-        cpu_model: 'cpu',
-        storage_kind: 'ssd',
-        physical_cores: 2,
-        memory_bytes: 8 * 1024 ** 3,
-        source: 'measured',
-        received_at: new Date('2026-11-20T00:00:00Z'),
-        engine: 'postgresql',
-        db_version: '17.2',
-        major: 17,
-        minor: 2,
-        params: {},
-        run_warnings: [],
-        settings: {},
-        noisy: true,
-      }));
+      .map((s) =>
+        testRow({
+          variant: s.variant,
+          repetition: s.repetition,
+          value: s.value,
+          unit: s.unit,
+          scenario_key: 'vacuum-index-cleanup',
+          comparisons: [
+            { baseline: '1-1', candidate: '1-2' },
+            { baseline: '2-1', candidate: '2-2' },
+          ],
+          hardware_class: '2 cores / 8 GB / SSD',
+          memory_bytes: 8 * 1024 ** 3,
+          received_at: new Date('2026-11-20T00:00:00Z'),
+          noisy: true,
+        }),
+      );
     const { groups } = groupSamples(rows, { metric: 'duration', source: 'measured', groupBy: 'class' });
     const excluded = findingsOf(groups, () => null, 'exclude');
     expect(excluded.length).toBe(2);
