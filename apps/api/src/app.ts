@@ -10,6 +10,7 @@ import jsonBodyPlugin from './plugins/app/json-body.ts';
 import authPlugin from './plugins/app/auth.ts';
 import requestDeadlinePlugin from './plugins/app/request-deadline.ts';
 import readCachePlugin from './plugins/app/read-cache.ts';
+import keptAnswersPlugin, { type KeptAnswersPluginOptions } from './plugins/app/kept-answers.ts';
 import healthRoutes from './routes/health.ts';
 import runsRoutes from './routes/runs.ts';
 import catalogRoutes from './routes/catalog.ts';
@@ -45,6 +46,8 @@ export type BuildAppOptions = {
   connectionTimeoutMs?: number;
   /** Backstop for a whole request, database work included (default 60 s): 503 + Retry-After. */
   handlerTimeoutMs?: number;
+  /** Kept answers of GET /v1/answers: their recomputation in the background and read budget (default `readBudgetMs`). */
+  keptAnswers?: KeptAnswersPluginOptions;
   /** The fleet's job queue (lease, retries); `false` leaves the job routes out. */
   fleet?: FleetOptions | false;
 };
@@ -154,6 +157,11 @@ export async function buildApp(opts: BuildAppOptions = {}) {
     readsPerMinute: opts.readRateLimitPerMinute ?? 600,
     ...(opts.readCacheMaxAgeMs !== undefined ? { maxAgeMs: opts.readCacheMaxAgeMs } : {}),
     ...(opts.readBudgetMs !== undefined ? { readBudgetMs: opts.readBudgetMs } : {}),
+  });
+
+  await app.register(keptAnswersPlugin, {
+    ...(opts.readBudgetMs !== undefined ? { readBudgetMs: opts.readBudgetMs } : {}),
+    ...opts.keptAnswers,
   });
 
   await app.register(healthRoutes);

@@ -3,7 +3,7 @@
  * PGlite: a kept answer is byte for byte the fresh computation, an ingest makes it stale, the
  * queued recomputation (pg-boss) makes it current again, a failed one keeps the last body.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AnswersQuery } from '@tunelab/contracts';
 import { listScenarioDirs } from '@tunelab/scenarios';
 import { openResultsDb, type ResultsDb } from './index.ts';
@@ -14,14 +14,6 @@ import { realRun, REAL_RUN_KEYS, SCENARIOS } from './real-runs.ts';
 import { BACKENDS } from './test-backends.ts';
 
 const query = (q: Record<string, string>) => AnswersQuery.parse(q);
-
-async function until(check: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe.each(BACKENDS)('kept answers (%s)', (backend) => {
   let db: ResultsDb;
@@ -84,7 +76,10 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     try {
       // A burst of requests queues one recomputation.
       await Promise.all([1, 2, 3].map(() => worker.refreshSoon(scenario)));
-      await until(async () => (await db.keptAnswer(q))?.state === 'current');
+      await vi.waitFor(async () => expect(await db.keptAnswer(q)).toMatchObject({ state: 'current' }), {
+        timeout: 60_000,
+        interval: 200,
+      });
     } finally {
       await worker.stop();
     }
