@@ -273,11 +273,12 @@ async function recordScenario(db: DbContext, scenario: string): Promise<void> {
 
 /** The events of one scenario or of every scenario in the catalog, recorded first; newest first. */
 export async function listReleaseEvents(db: DbContext, q: ReleaseEventsQuery = {}): Promise<ReleaseEventList> {
-  // A database migrated before release events existed (a site build reads it without migrating) has none yet.
-  const [table] = await db.prisma.$queryRaw<
-    { t: string | null }[]
-  >`SELECT to_regclass('public.release_events')::text AS t`;
-  if (table?.t == null) return { items: [] };
+  // A database migrated before release events, or before their kinds, existed (a site build reads
+  // it without migrating) has none to show yet.
+  const [table] = await db.prisma.$queryRaw<{ kinds: boolean }[]>`SELECT EXISTS (
+    SELECT 1 FROM information_schema.columns
+    WHERE table_schema = 'public' AND table_name = 'release_events' AND column_name = 'kind') AS kinds`;
+  if (!table?.kinds) return { items: [] };
   const scenarios = q.scenario ? [q.scenario] : [...(await db.catalog.docs()).keys()];
   for (const scenario of scenarios) await recordScenario(db, scenario);
   const rows = await db.prisma.releaseEvent.findMany({
