@@ -50,10 +50,12 @@ export const ReleasePoint = z.object({
 });
 export type ReleasePoint = z.infer<typeof ReleasePoint>;
 
+/** From one PostgreSQL release (MAJOR.MINOR) to another. */
+const RELEASE_RANGE = { from: z.string(), to: z.string() };
+
 /** The pair's ratio from one release to the next one measured. */
 export const ReleaseStep = z.object({
-  from: z.string(),
-  to: z.string(),
+  ...RELEASE_RANGE,
   /** ratio on `to` ÷ ratio on `from` − 1, with its 95 % interval. */
   change: z.number(),
   ci95: Bounds,
@@ -84,10 +86,8 @@ export type ReleaseSeries = z.infer<typeof ReleaseSeries>;
 
 /** What upgrading changes for one pair on one class. */
 export const UpgradePair = z.object({
-  hardwareClass: z.string(),
-  params: z.record(z.string(), z.unknown()),
-  point: SweepPoint.nullable(),
-  ...variantPair,
+  /** The series the pair is on: its class, conditions and pair. */
+  ...ReleaseSeries.pick({ hardwareClass: true, params: true, point: true, baseline: true, candidate: true }).shape,
   before: ReleasePoint,
   after: ReleasePoint,
   /** The pair's ratio on `to` against that on `from`, tested directly (adjusted over the upgrade's pairs). */
@@ -99,8 +99,7 @@ export const UpgradePair = z.object({
 export type UpgradePair = z.infer<typeof UpgradePair>;
 
 export const UpgradeAnswer = z.object({
-  from: z.string(),
-  to: z.string(),
+  ...RELEASE_RANGE,
   metric: z.string(),
   pairs: z.array(UpgradePair),
   /** Every release series of the answer (class × conditions × pair), with its steps. */

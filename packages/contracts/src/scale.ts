@@ -127,15 +127,20 @@ export const ScaleGroupAnswer = z.object({
 });
 export type ScaleGroupAnswer = z.infer<typeof ScaleGroupAnswer>;
 
+/** How far answers at a scale may reach, as every answer across scale states it. */
+const SCALE_LIMITS = {
+  /** Answers go at most this factor beyond the measured range (either side). */
+  limit: z.number(),
+  /** The fewest distinct measured scales a fit answers from. */
+  minScales: z.number().int(),
+};
+
 export const ScaleAnswers = z.object({
   param: z.string(),
   value: z.number(),
   metric: z.string(),
   unit: z.string(),
-  /** Answers go at most this factor beyond the measured range (either side). */
-  limit: z.number(),
-  /** The fewest distinct measured scales a fit answers from. */
-  minScales: z.number().int(),
+  ...SCALE_LIMITS,
   groups: z.array(ScaleGroupAnswer),
   /** Why there are no groups, when there are none. */
   empty: z.string().nullable(),
@@ -192,8 +197,7 @@ export const ScaleCurves = z.object({
   metricLabel: z.string(),
   unit: z.string(),
   direction: UsedDirection,
-  limit: z.number(),
-  minScales: z.number().int(),
+  ...SCALE_LIMITS,
   /** The declared pairs, answered in this order; their count is the family the intervals share. */
   pairs: z.array(z.object(variantPair)),
   /** The relative change that counts as none (scenario.yaml `decision.margin`, else ±10 %). */
