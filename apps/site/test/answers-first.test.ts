@@ -172,9 +172,10 @@ describe('the p beside a verdict', () => {
           expect(l.evidence.replace(decided(m), '')).not.toContain(`p ${formatP(m.welch.p)}`);
         }
       }
-      // The scenario page's versions table: each row's verdict with the p its group's answer decided it by.
+      // The versions tables (on the scenario's versions page, every pair in full): each row's verdict
+      // with the p its group's answer decided it by.
       const vic = (await answersOf('vacuum-index-cleanup')).groups;
-      await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
+      await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/versions/`);
       const rows = await page.locator('section.version-pair').evaluateAll((sections) =>
         sections.flatMap((s) =>
           Array.from(s.querySelectorAll('table.version-table:not(.variant-across) tbody tr')).map((tr) => ({
@@ -205,19 +206,30 @@ describe('the p beside a verdict', () => {
 });
 
 describe('the scenario page per server version', () => {
-  it('has a versions table that does not scroll at 1366 px, in version order, with how the versions were measured', async () => {
+  it('links each pair the version does not change to its versions page, whose tables do not scroll at 1366 px, in version order, with how the versions were measured', async () => {
     await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
-    // Where the version does not change the answer (its summary says so), its figures are folded.
-    const folded = await page
-      .locator('section.version-pair:has(details.version-figures)')
-      .evaluateAll((els) => els.map((e) => e.querySelector('.version-summary')?.textContent ?? ''));
-    expect(folded.length).toBeGreaterThan(0);
-    for (const summary of folded) expect(summary).toMatch(/^No evidence that the version changes the answer/);
-    // Open them to measure.
-    await page.evaluate(() =>
-      document.querySelectorAll<HTMLDetailsElement>('section.versions details').forEach((d) => (d.open = true)),
+    // Where the version does not change the answer (its summary says so), its figures are a link
+    // to the pair on the scenario's versions page.
+    const linked = await page.locator('section.version-pair:has(.version-figures a)').evaluateAll((els) =>
+      els.map((e) => ({
+        summary: e.querySelector('.version-summary')?.textContent ?? '',
+        href: e.querySelector('.version-figures a')?.getAttribute('href') ?? '',
+        id: e.getAttribute('aria-labelledby'),
+      })),
     );
+    expect(linked.length).toBeGreaterThan(0);
+    for (const l of linked) {
+      expect(l.summary).toMatch(/^No evidence that the version changes the answer/);
+      expect(l.href).toBe(`/scenarios/vacuum-index-cleanup/versions/#${l.id}`);
+    }
+    await expect(page.locator('section.versions table').count()).resolves.toBe(0);
+    // There every pair in full, in the same order.
+    await page.locator('section.version-pair .version-figures a').first().click();
+    await page.waitForURL('**/scenarios/vacuum-index-cleanup/versions/#*');
+    await expect(
+      page.locator('section.version-pair').evaluateAll((els) => els.map((e) => e.getAttribute('aria-labelledby'))),
+    ).resolves.toEqual(linked.map((l) => l.id));
     const regions = page.locator('section.versions .table-scroll');
     expect(await regions.count()).toBeGreaterThan(0);
     const widths = await regions.evaluateAll((els) => els.map((e) => [e.scrollWidth, e.clientWidth]));
@@ -312,9 +324,14 @@ describe('accessibility', () => {
           const hardware = (await readdir(join(out, 'hardware'), { withFileTypes: true })).find((e) =>
             e.isDirectory(),
           )!.name;
+          const group = (await readdir(join(out, 'scenarios/vacuum-index-cleanup/groups')))[0]!;
           const pages = [
             '/',
             '/scenarios/vacuum-index-cleanup/',
+            `/scenarios/vacuum-index-cleanup/groups/${group}/`,
+            '/scenarios/vacuum-index-cleanup/versions/',
+            '/scenarios/vacuum-index-cleanup/published/',
+            '/scenarios/fillfactor-hot-updates/charts/',
             '/scenarios/recovery-init-sync/',
             '/coverage/',
             '/hardware/',

@@ -286,3 +286,14 @@ function series(
     caption: `${label} (${unit.label}) against ${xName}, mean over repetitions, one line per variant, ${classLabel(cls)}${at}. ${variantKey(sc.variantLabels, [...acc.keys()])}.${marks.length > 0 ? ` ${marks.map((m) => m.text).join('; ')} (pin).` : ' The lines do not cross.'}`,
   };
 }
+
+/**
+ * The charts a scenario page shows open — those of the answer's metric, or the first chart when
+ * none is — and the others, which are on the scenario's charts page (src/pages/scenarios/[key]/charts).
+ */
+export function chartsByPlace(sc: ScenarioView, charts: readonly DeclaredChart[]) {
+  const open = charts.some((c) => c.metric === sc.metric.key)
+    ? charts.filter((c) => c.metric === sc.metric.key)
+    : charts.slice(0, 1);
+  return { open, elsewhere: charts.filter((c) => !open.includes(c)) };
+}

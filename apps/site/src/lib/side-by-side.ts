@@ -92,3 +92,13 @@ export const pairId = (
 /** The id of one pair across hardware classes (ClassDetail.astro), on the scenario page or its classes page. */
 export const classPairId = (c: { server: string; baseline: string; candidate: string }, index: number) =>
   pairId('classes', c.server, c, index);
+
+/**
+ * Whether a pair across server versions shows its figures (forest plot, tables) on the scenario's
+ * versions page only: the version does not change its answer, and the scenario has more than two
+ * such pairs, so its page says the answer in a sentence and links the figures.
+ */
+export const versionFiguresElsewhere = (
+  c: { versionChangesAnswer: boolean },
+  comparisons: readonly { versionChangesAnswer: boolean }[],
+) => !c.versionChangesAnswer && comparisons.length > 2;
