@@ -10,10 +10,12 @@ import { MIGRATIONS_DIR } from './migrate.ts';
 import { createTestDatabase, scriptsOf } from './testing.ts';
 
 const TABLES = [
+  'answer_data_versions',
   'database_environments',
   'fleet_jobs',
   'hardware_measurements',
   'hardware_profiles',
+  'kept_answers',
   'release_events',
   'runners',
   'runs',
