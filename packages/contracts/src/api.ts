@@ -4,7 +4,7 @@ import { MeasuredHardware, StorageTier } from './measured-hardware.ts';
 import { DatabaseEnvironment, Engine } from './database.ts';
 import { RunNote, RunSubmissionOptions, Sample, TimeSeriesPoint } from './run.ts';
 import { RunNoiseDetail } from './noise.ts';
-import { identifier, isoDateTime, scalar, sha256Hex, text } from './primitives.ts';
+import { identifier, isoDateTime, List, scalar, sha256Hex, text } from './primitives.ts';
 
 /** RFC 9457 problem details, with the failing field paths and the request id. */
 export const Problem = z.object({
@@ -74,8 +74,8 @@ export const RunDetail = RunSummary.extend({
 });
 export type RunDetail = z.infer<typeof RunDetail>;
 
-export const Page = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+/** A page of a list: its items and the cursor of the next page. */
+export const Page = <T extends z.ZodType>(item: T) => List(item).extend({ nextCursor: z.string().nullable() });
 
 export const RunList = Page(RunSummary);
 export type RunList = z.infer<typeof RunList>;
@@ -147,7 +147,7 @@ export const ScenarioSummary = z.object({
   runs: z.number().int(),
   versions: z.array(z.object({ version: z.string(), firstSeenAt: isoDateTime, runs: z.number().int() })),
 });
-export const ScenarioList = z.object({ items: z.array(ScenarioSummary) });
+export const ScenarioList = List(ScenarioSummary);
 export type ScenarioList = z.infer<typeof ScenarioList>;
 
 export const Health = z.object({ status: z.literal('ok') });

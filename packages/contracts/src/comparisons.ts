@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { StorageKind } from './hardware.ts';
 import { Engine } from './database.ts';
-import { identifier, isoDateTime, pageLimit, ParamValues, sha256Hex } from './primitives.ts';
+import { identifier, isoDateTime, List, pageLimit, ParamValues, sha256Hex } from './primitives.ts';
 import { SweepPoint } from './run.ts';
 import { NoiseCounts, NoisyPolicy } from './noise.ts';
 import { LeftOut } from './left-out.ts';
@@ -402,7 +402,7 @@ export const Finding = z.object({
   leftOut: LeftOut.optional(),
 });
 export type Finding = z.infer<typeof Finding>;
-export const FindingList = z.object({ items: z.array(Finding) });
+export const FindingList = List(Finding);
 export type FindingList = z.infer<typeof FindingList>;
 
 /** What ranks a machine or a class for "hardware like mine": its class, storage, size and probe figures. */

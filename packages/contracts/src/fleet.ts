@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Engine, ServerRelease } from './database.ts';
 import { HardwareSpec } from './hardware.ts';
-import { identifier, isoDateTime, pageLimit, ParamValues } from './primitives.ts';
+import { identifier, isoDateTime, List, pageLimit, ParamValues } from './primitives.ts';
 
 /**
  * The fleet: operators request runs (jobs), agents claim and run them. Jobs live in pg-boss in the
@@ -107,7 +107,7 @@ export const Job = z.object({
 });
 export type Job = z.infer<typeof Job>;
 
-export const JobList = z.object({ items: z.array(Job) });
+export const JobList = List(Job);
 export type JobList = z.infer<typeof JobList>;
 
 export const JobListQuery = z.object({

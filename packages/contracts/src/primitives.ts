@@ -61,6 +61,9 @@ const ParamValue = z.union([z.string(), z.number(), z.boolean()]);
 /** A run's (or job's, or group's) scenario parameter values by name. */
 export const ParamValues = z.record(z.string(), ParamValue);
 
+/** A list response: its items under `items`. */
+export const List = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+
 /** `?limit=` of a list: a whole number from 1 to `max`, `fallback` when absent. */
 export const pageLimit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
