@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { childEnv } from './env.ts';
-import { progressLines } from './support.ts';
+import { processSeconds, progressLines } from './support.ts';
 import { makeSubmission } from './workload.ts';
 
 const { values: args } = parseArgs({
@@ -185,27 +185,49 @@ async function main(): Promise<void> {
     const idle: number[] = [];
     const flooded: number[] = [];
     const readerStats: ReaderStats[] = [];
+    // The API process's CPU seconds in each kind of phase: on a shared machine the latencies move
+    // with other processes' load, its CPU per submission and per read much less.
+    const cpu = { idle: 0, flooded: 0 };
+    const cpuOf = async (kind: keyof typeof cpu, work: () => Promise<void>) => {
+      const before = processSeconds(api?.pid);
+      await work();
+      cpu[kind] += processSeconds(api?.pid) - before;
+    };
     for (let round = 0; round < rounds; round++) {
       [step, done] = [`round ${round + 1} of ${rounds}, idle: ${submissions} submissions`, 0];
-      idle.push(...(await phase()));
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', self, '--reader-child', started.url, '--readers', String(readerCount)],
-        { stdio: ['pipe', 'pipe', 'inherit'] },
-      );
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      await new Promise((r) => setTimeout(r, 1000)); // the readers are up and reading
+      await cpuOf('idle', async () => void idle.push(...(await phase())));
+      const readers = await startReaders(self, started.url, readerCount);
       [step, done] = [`round ${round + 1} of ${rounds}, ${readerCount} readers: ${submissions} submissions`, 0];
-      flooded.push(...(await phase()));
-      child.stdin.end();
-      await new Promise((r) => child.once('exit', r));
-      readerStats.push(JSON.parse(out) as ReaderStats);
+      await cpuOf('flooded', async () => {
+        flooded.push(...(await phase()));
+        readerStats.push(await readers.stop());
+      });
     }
-    report({ readerCount, submissions, rounds, seedRuns, cold, idle, flooded, readerStats });
+    report({ readerCount, submissions, rounds, seedRuns, cold, idle, flooded, readerStats, cpu });
   } finally {
     await cleanup();
   }
+}
+
+/** The readers' process (this script with --reader-child), reading once started; `stop` ends it and answers its figures. */
+async function startReaders(self: string, url: string, readerCount: number) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', self, '--reader-child', url, '--readers', String(readerCount)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((r) => setTimeout(r, 1000)); // the readers are up and reading
+  return {
+    stop: async (): Promise<ReaderStats> => {
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+      return JSON.parse(out) as ReaderStats;
+    },
+  };
 }
 
 /** The API over the embedded results database, started with --quickstart: its address and the token it printed. */
@@ -245,8 +267,9 @@ function report(r: {
   idle: number[];
   flooded: number[];
   readerStats: ReaderStats[];
+  cpu: { idle: number; flooded: number };
 }): void {
-  const { readerCount, submissions, rounds, seedRuns, cold, idle, flooded, readerStats } = r;
+  const { readerCount, submissions, rounds, seedRuns, cold, idle, flooded, readerStats, cpu } = r;
   const fmt = (x: number) => x.toFixed(1).padStart(8);
   const row = (name: string, xs: number[]) =>
     console.log(
@@ -266,6 +289,13 @@ function report(r: {
     `\nmeasured: the latency of one runner's POST /v1/runs alone and while ${readerCount} readers GET /v1/comparisons, ${submissions} submissions per phase × ${rounds} rounds`,
   );
   console.log(`submission p99 flooded ÷ idle: ${ratio.toFixed(2)}× (aim ≤ 3)`);
+  const reads = readerStats.reduce((n, stats) => n + stats.reads, 0);
+  const perSubmission = (cpu.idle / Math.max(1, idle.length)) * 1000;
+  // The flooded phases' CPU less what their submissions cost alone: reads served and answers recomputed.
+  const perRead = ((cpu.flooded - (perSubmission / 1000) * flooded.length) / Math.max(1, reads)) * 1000;
+  console.log(
+    `API process CPU: ${perSubmission.toFixed(2)} ms per submission alone; ${perRead.toFixed(2)} ms per read while flooded (${cpu.flooded.toFixed(1)} s over ${reads} reads and ${flooded.length} submissions, their recomputations included)`,
+  );
   for (const [i, stats] of readerStats.entries())
     console.log(
       `readers round ${i + 1}: ${stats.reads} reads, ${stats.perSecond.toFixed(0)}/s, p50 ${stats.p50.toFixed(1)} ms, p99 ${stats.p99.toFixed(1)} ms (aim ≤ 1000 ms), statuses ${JSON.stringify(stats.statuses)}`,
