@@ -35,6 +35,7 @@ describe('changes over time on one release', () => {
     expect(d.changes).toHaveLength(1);
     const [c] = d.changes;
     expect(c!.runsBefore).toBe(8);
+    expect(c!.run).toBe('run-08');
     expect(c!.at).toBe('2026-01-09T00:00:00.000Z');
     expect(c!.change).toBeCloseTo(0.15, 2);
     expect(c!.p).toBeLessThan(0.001);

@@ -15,7 +15,7 @@ export const DRIFT_MIN_SEGMENT = 3;
 /** The t-test's p a change must stay below (Otava's default `max_pvalue`). */
 export const DRIFT_MAX_P = 0.001;
 
-type RunRows = { at: Date; rows: SampleRow[] };
+type RunRows = { id: string; at: Date; rows: SampleRow[] };
 
 const blockSample = (r: SampleRow) => ({
   value: r.value,
@@ -45,15 +45,15 @@ function runRatio(rows: readonly SampleRow[], baseline: string, candidate: strin
 export function releaseDrift(rows: readonly SampleRow[], baseline: string, candidate: string): ReleaseDrift | null {
   const byRun = new Map<string, RunRows>();
   for (const r of rows) {
-    const run = byRun.get(r.run_id) ?? { at: r.received_at, rows: [] };
+    const run = byRun.get(r.run_id) ?? { id: r.run_id, at: r.received_at, rows: [] };
     run.rows.push(r);
     byRun.set(r.run_id, run);
   }
   const runs = [...byRun.values()]
-    .sort((x, y) => x.at.getTime() - y.at.getTime())
+    .sort((x, y) => x.at.getTime() - y.at.getTime() || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
     .flatMap((r) => {
       const ratio = runRatio(r.rows, baseline, candidate);
-      return ratio !== null && Number.isFinite(ratio) ? [{ at: r.at, ratio }] : [];
+      return ratio !== null && Number.isFinite(ratio) ? [{ id: r.id, at: r.at, ratio }] : [];
     });
   if (runs.length < 2 * DRIFT_MIN_SEGMENT) return null;
   const found = detectChangePoints(
@@ -61,6 +61,7 @@ export function releaseDrift(rows: readonly SampleRow[], baseline: string, candi
     { maxP: DRIFT_MAX_P, minSegment: DRIFT_MIN_SEGMENT },
   );
   const changes = found.map((c) => ({
+    run: runs[c.index]!.id,
     at: runs[c.index]!.at.toISOString(),
     runsBefore: c.index,
     before: c.stats.meanBefore,

@@ -18,7 +18,8 @@ export const ReleaseDrift = z.object({
   runs: z.number().int(),
   changes: z.array(
     z.object({
-      /** When the first run of the new segment was received. */
+      /** The first run of the new segment (its id) and when it was received. */
+      run: z.string(),
       at: z.string(),
       /** Runs before the change. */
       runsBefore: z.number().int(),

@@ -158,16 +158,6 @@ async function reportedChanges(db: DbContext, scenario: string): Promise<{ steps
   return { steps, drifts };
 }
 
-/** The run of the scenario's version received at `at` (ISO, ms): where a drift starts. */
-async function runReceivedAt(db: DbContext, d: Drift): Promise<string | null> {
-  const [row] = await db.prisma.$queryRaw<{ id: string }[]>`
-    SELECT r.id::text AS id FROM runs r
-      JOIN scenario_versions v ON v.id = r.scenario_version_id JOIN scenarios s ON s.id = v.scenario_id
-    WHERE s.key = ${d.scenario} AND v.version_hash = ${d.series.scenarioVersion}
-      AND r.received_at = ${new Date(d.c.at)} ORDER BY r.id LIMIT 1`;
-  return row?.id ?? null;
-}
-
 type EventColumns = Partial<Prisma.ReleaseEventCreateInput>;
 
 /** What a change of either kind is recorded under: the series, as the first sighting stores it. */
@@ -225,10 +215,8 @@ const recordStep = (db: DbContext, c: Change, now: Date) =>
     },
   );
 
-/** Records a change over time: once, later sightings moving its start run and refreshing its figures; its key, or null when its run is gone. */
-async function recordDrift(db: DbContext, d: Drift, now: Date): Promise<string | null> {
-  const runId = await runReceivedAt(db, d);
-  if (runId === null) return null;
+/** Records a change over time: once, later sightings moving its start run and refreshing its figures; returns its key. */
+function recordDrift(db: DbContext, d: Drift, now: Date): Promise<string> {
   const { c } = d;
   const pair = `${d.series.candidate} / ${d.series.baseline}`;
   return recordEvent(
@@ -243,7 +231,7 @@ async function recordDrift(db: DbContext, d: Drift, now: Date): Promise<string |
       state: 'new',
     },
     {
-      runId,
+      runId: c.run,
       receivedAt: new Date(c.at),
       runsBefore: c.runsBefore,
       ratioBefore: c.before,
@@ -261,10 +249,7 @@ async function recordScenario(db: DbContext, scenario: string): Promise<void> {
   const now = new Date();
   const keys: string[] = [];
   for (const c of steps) keys.push(await recordStep(db, c, now));
-  for (const d of drifts) {
-    const key = await recordDrift(db, d, now);
-    if (key !== null) keys.push(key);
-  }
+  for (const d of drifts) keys.push(await recordDrift(db, d, now));
   await db.prisma.releaseEvent.updateMany({
     where: { scenarioKey: scenario, current: true, key: { notIn: keys } },
     data: { current: false },
