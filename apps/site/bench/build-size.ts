@@ -29,7 +29,7 @@ import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from '../test/seed.ts';
 import { loadBenchEnv } from './env.ts';
-import { pageWeights, printWeights } from './page-weight.ts';
+import { pageWeights, printSubPages, printWeights, subPageWeights } from './page-weight.ts';
 import { seedAnswersFixture } from '../test/answers-fixture.ts';
 import { CORES, DISKS, ingestFleet, MEMORY, seedFleet } from './seed-fleet.ts';
 
@@ -145,6 +145,7 @@ async function pageWeight() {
   if (BENCH.BENCH_WEIGHT_BEFORE)
     printWeights(`page weight of ${BENCH.BENCH_WEIGHT_BEFORE} (before)`, await pageWeights(BENCH.BENCH_WEIGHT_BEFORE));
   printWeights('page weight over the answers-first fixture (this code)', await pageWeights(out));
+  printSubPages('the pages one link below a scenario page (this code)', await subPageWeights(out));
   measured.push('gzipped bytes per answered group of the home and scenario pages over the answers fixture (weight)');
 }
 

@@ -32,7 +32,38 @@ export async function pageWeights(dir: string): Promise<PageWeight[]> {
   ];
 }
 
+/**
+ * The pages one link below the scenario pages (a measured group's, the versions, the article's
+ * runs, the other charts, the method, the classes), per kind: how many and their gzipped bytes
+ * (median and largest). They are read when a reader opens them, not with the scenario page.
+ */
+export async function subPageWeights(dir: string): Promise<{ kind: string; gzip: number[] }[]> {
+  const byKind = new Map<string, number[]>();
+  for (const e of await readdir(join(dir, 'scenarios'), { recursive: true, withFileTypes: true })) {
+    if (!e.isFile() || e.name !== 'index.html') continue;
+    const rel = join(e.parentPath, e.name)
+      .slice(join(dir, 'scenarios').length + 1)
+      .split('/');
+    if (rel.length < 3) continue;
+    const gzip = gzipSync(await readFile(join(e.parentPath, e.name)), { level: 9 }).length;
+    byKind.set(rel[1]!, [...(byKind.get(rel[1]!) ?? []), gzip]);
+  }
+  return [...byKind.entries()]
+    .map(([kind, gzip]) => ({ kind, gzip: gzip.sort((a, b) => a - b) }))
+    .sort((a, b) => a.kind.localeCompare(b.kind));
+}
+
 const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
+
+/** The sub-pages as a table: kind | pages | median gzipped | largest gzipped. */
+export function printSubPages(label: string, kinds: readonly { kind: string; gzip: number[] }[]): void {
+  console.log(`\n${label}\npages below /scenarios/<key>/ | pages | gzipped, median | gzipped, largest`);
+  console.log('--- | ---: | ---: | ---:');
+  for (const k of kinds)
+    console.log(
+      `${k.kind}/ | ${k.gzip.length} | ${kb(k.gzip[Math.floor(k.gzip.length / 2)] ?? 0)} | ${kb(k.gzip.at(-1) ?? 0)}`,
+    );
+}
 
 /** The weights as a table: page | raw | gzipped | answered groups | gzipped per answered group. */
 export function printWeights(label: string, weights: readonly PageWeight[]): void {

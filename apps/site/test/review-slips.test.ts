@@ -233,8 +233,14 @@ describe('words a review found', () => {
     expect(text).toContain('The article’s figures (imported)');
   });
 
-  it('a metric in ms is drawn and tabled in ms on its page, the unit of its answers', async () => {
-    const text = await pageText('scenarios/recovery-init-sync/index.html');
+  it('a metric in ms is drawn and tabled in ms on its pages, the unit of its answers', async () => {
+    // The scenario page, its method page (every metric) and its measured groups' pages.
+    const pages = [
+      'scenarios/recovery-init-sync/index.html',
+      'scenarios/recovery-init-sync/method/index.html',
+      ...(await htmlPages('scenarios/recovery-init-sync/groups')),
+    ];
+    const text = (await Promise.all(pages.map(pageText))).join(' ');
     const metric = 'data-directory sync before recovery (server log, ms resolution)';
     expect(text).toMatch(/prefer syncfs .*? — [\d,.]+ ms for fsync vs [\d,.]+ ms for syncfs/);
     expect(text).toContain(`${metric} (ms) at each tables`);

@@ -236,8 +236,12 @@ describe('site built from a results database with measured and published runs', 
     await expect(page.locator('#published-server-1 .verdict').first().textContent()).resolves.toContain(
       '1-2 is 37.5% faster than 1-1',
     );
-    // The question and method come from the scenario's README.
+    // The question and method come from the scenario's README, on the scenario's method page, one link away.
+    await page.locator('#question ~ p.more-link a', { hasText: 'README' }).click();
+    await page.waitForURL('**/scenarios/vacuum-index-cleanup/method/');
     await expect(page.locator('article.readme').textContent()).resolves.toContain('INDEX_CLEANUP on');
+    await expect(page.locator('#metrics ~ section table.metric-summary').count()).resolves.toBe(4);
+    await page.goBack();
     // One entry per measured group on the scenario page, each linking to the group's page.
     const entries = page.locator('li.measured-entry');
     expect(await entries.count()).toBe(4);
@@ -390,17 +394,22 @@ describe('site built from a results database with measured and published runs', 
             );
           await expectBadgesFollowTheirSentences(p);
         } else await expect(p.locator('section.answer .empty').count()).resolves.toBe(1);
-        // The reference material is folded: the method, every metric, the settings, the versions.
+        // The reference material is folded (the settings, the versions) or on the method page, linked.
         const folded = await p
           .locator('details.section')
           .evaluateAll((els) => els.map((e) => (e as HTMLDetailsElement).open));
-        expect(folded.length, key).toBeGreaterThanOrEqual(3);
+        expect(folded.length, key).toBeGreaterThanOrEqual(2);
         expect(folded.every((open) => !open)).toBe(true);
+        await expect(p.locator('#question ~ p.more-link a').first().getAttribute('href')).resolves.toBe(
+          `/scenarios/${key}/method/`,
+        );
         if (key === 'vacuum-index-cleanup' && width === 390)
           await p.screenshot({ path: join(SCREENSHOTS, '5-scenario-phone.png'), fullPage: false });
         problems.push(...(await tableLayoutProblems(p)).map((x) => `${key} @${width}: ${x}`));
-        // Every column of the every-metric table holds a figure: a variant with none of the declared
-        // metrics (the fixture's own timings) is left out, not shown as a column of dashes.
+        // Every column of the every-metric table (on the method page) holds a figure: a variant with none
+        // of the declared metrics (the fixture's own timings) is left out, not shown as a column of dashes.
+        await p.goto(`${server.url}/scenarios/${key}/method/`);
+        problems.push(...(await tableLayoutProblems(p)).map((x) => `${key}/method @${width}: ${x}`));
         const emptyColumns = await p.locator('table.metric-summary').evaluateAll((tables) =>
           tables.flatMap((t) => {
             const rows = Array.from(t.querySelectorAll('tbody tr'));

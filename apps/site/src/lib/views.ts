@@ -560,6 +560,12 @@ export type MetricSummaryTable = {
   rows: { variant: string; label: string; cells: { text: string; spread: string; n: number }[] }[];
 };
 
+/** The every-metric tables of a scenario's groups, none when the scenario declares only its answer's metric. */
+export function metricTables(sc: ScenarioView, data: SiteData): MetricSummaryTable[] {
+  const summaries = metricSummaries(sc, data);
+  return summaries.length > 0 && summaries[0]!.metrics.length > 1 ? summaries : [];
+}
+
 /** Per hardware class: every declared metric's mean per variant (± sd), in the metric's display unit. */
 export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummaryTable[] {
   const units = scenarioUnits(sc, data);
