@@ -5,8 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import sjson from 'secure-json-parse';
-import { RunSubmission } from '@tunelab/contracts';
-import { hardwareFingerprint, requestHash, settingsHash } from '@tunelab/results-db';
+import { RunAccepted, RunSubmission } from '@tunelab/contracts';
+import { hardwareFingerprint, requestHash, settingsHash, sha256Hex } from '@tunelab/results-db';
 import { RunSubmissionBody } from '../src/routes/runs.ts';
 import { repeatedKey } from '../src/plugins/app/repeated-keys.ts';
 import { makeSubmission } from './workload.ts';
@@ -39,3 +39,19 @@ time('hardwareFingerprint + settingsHash', () => {
   settingsHash(parsed.database.settings);
 });
 time('JSON.stringify(document) (not done: the body text is stored)', () => JSON.stringify(doc));
+time('sha256 of the document text (request_hash)', () => sha256Hex(w.body));
+const accepted: RunAccepted = {
+  id: '00000000-0000-4000-8000-000000000000',
+  status: 'stored',
+  idempotencyKey: w.idempotencyKey,
+  scenario: parsed.scenario,
+  hardware: { fingerprint: hardwareFingerprint(parsed.hardware), class: 'nvme-8c-32g' },
+  samples: parsed.samples.length,
+  timeSeriesPoints: parsed.timeSeries.length,
+  receivedAt: '2026-11-29T10:00:00.000Z',
+  links: { self: '/v1/runs/00000000-0000-4000-8000-000000000000' },
+};
+time('201 answer: zod encode + JSON.stringify (the zod serializer)', () =>
+  JSON.stringify(RunAccepted.encode(accepted)),
+);
+time('201 answer: JSON.stringify (what POST /v1/runs sends)', () => JSON.stringify(accepted));

@@ -11,7 +11,6 @@ import {
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { SqlRunner } from './open.ts';
 import { IdempotencyConflictError, isUniqueViolation, RunnerRevokedError } from './errors.ts';
-import { sha256Hex } from '@tunelab/scenarios';
 import { documentTextHash, runnerMachineFingerprint, settingsHash } from './hashing.ts';
 import { childColumns } from './child-columns.ts';
 
@@ -21,11 +20,6 @@ export type IngestInput = {
   document: unknown;
   /** The body's JSON text exactly as received, stored as the run's document (else `JSON.stringify(document)`). */
   documentText?: string;
-  /**
-   * `documentText`'s UTF-8 bytes (the body as received): hashed and sent to PostgreSQL as they are,
-   * instead of encoding the 36 kB text twice more (for the hash and for the driver).
-   */
-  documentBytes?: Buffer;
   idempotencyKey: string;
   runnerId: string | null;
   source?: RunSource;
@@ -68,11 +62,7 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   const s = input.submission;
   const storedKey = storedIdempotencyKey(input.idempotencyKey, input.runnerId);
   const text = input.documentText ?? JSON.stringify(input.document);
-  const bytes = input.documentText === undefined ? undefined : input.documentBytes;
-  // The same digest either way: sha256 of the text's UTF-8.
-  const hash = bytes ? sha256Hex(bytes) : documentTextHash(text);
-  // pg sends a Buffer as a binary parameter, which for `json` is the text's bytes; PGlite takes text.
-  const document = bytes && sql.binaryParameters ? bytes : text;
+  const hash = documentTextHash(text);
   const source = input.source ?? 'measured';
   const fingerprint = runnerMachineFingerprint(s.hardware, input.runnerId);
   const hardwareClass = hardwareClassOf(s.hardware);
@@ -88,12 +78,12 @@ export async function ingestRun(prisma: PrismaClient, sql: SqlRunner, input: Ing
   };
   let stored: StoredRow | undefined;
   try {
-    const first = await storeRun(sql, input, document, storedKey, hash, source, parentKeys);
+    const first = await storeRun(sql, input, text, storedKey, hash, source, parentKeys);
     stored =
       first === 'new-parents'
         ? await sql.transaction(async (tx) => {
             await createParents(tx, s, fingerprint, hardwareClass, envHash, source);
-            const again = await storeRun(tx, input, document, storedKey, hash, source, parentKeys);
+            const again = await storeRun(tx, input, text, storedKey, hash, source, parentKeys);
             if (again === 'new-parents') throw new Error('parent rows missing right after they were stored');
             return again;
           })
@@ -392,7 +382,7 @@ const INGEST_SQL = `WITH parent AS (
 async function storeRun(
   db: Query,
   input: IngestInput,
-  document: string | Buffer,
+  text: string,
   storedKey: string,
   hash: string,
   source: string,
@@ -409,7 +399,7 @@ async function storeRun(
   }>(
     INGEST_SQL,
     [
-      document,
+      text,
       randomUUID(),
       storedKey,
       hash,

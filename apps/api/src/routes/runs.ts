@@ -102,7 +102,6 @@ const runs: FastifyPluginAsyncZod<RunsRouteOptions> = async (app, opts) => {
             submission: request.body,
             document,
             ...(request.documentText === undefined ? {} : { documentText: request.documentText }),
-            ...(request.documentBytes === undefined ? {} : { documentBytes: request.documentBytes }),
             idempotencyKey,
             runnerId: request.runner?.id ?? null,
           }),

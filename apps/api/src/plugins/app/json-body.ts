@@ -9,8 +9,6 @@ declare module 'fastify' {
     document?: unknown;
     /** The JSON body's text as received (valid UTF-8 and JSON): stored as the run's document without a second JSON.stringify. */
     documentText?: string;
-    /** `documentText`'s UTF-8 bytes: the body as received, unless it began with a byte order mark (which the text drops). */
-    documentBytes?: Buffer;
   }
 }
 
@@ -85,7 +83,6 @@ export default fp(
           }
           request.document = value;
           request.documentText = text;
-          if (!(body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf)) request.documentBytes = body;
           done(null, value);
         } catch (e) {
           const why = e instanceof RangeError ? 'nested too deeply' : e instanceof Error ? e.message : 'invalid JSON';
