@@ -1,7 +1,7 @@
 /** The JSON and CSV files behind the tables, computed once per build from the same views. */
 import type { ComparisonGroup, CsvCell, LeftOut, PairAnswer, PairComparison } from '@tunelab/contracts';
 import type { ScenarioView, SiteData } from './load.ts';
-import { samplesCsv } from './run-files.ts';
+import { sampleExportCsv, sampleExports } from './run-files.ts';
 import {
   differenceRows,
   measuredTables,
@@ -206,7 +206,7 @@ function addVerdicts(scenarios: SiteData['scenarios'], add: Add): void {
   );
 }
 
-/** Site-wide: findings, hardware profiles, runs and every sample (written by the build, or already on disk). */
+/** Site-wide: findings, hardware profiles, runs and the samples (written by the build, or already on disk). */
 function addRunFiles(data: SiteData, add: Add, files: DownloadFile[]): void {
   add('findings.json', 'Measured findings, newest first', json(data.findings), JSON_TYPE);
   add('hardware.json', 'Hardware profiles', json(data.hardware), JSON_TYPE);
@@ -283,15 +283,20 @@ function addRunFiles(data: SiteData, add: Add, files: DownloadFile[]): void {
     ),
     CSV_TYPE,
   );
-  if (data.samplesCsvBytes === null) add('samples.csv', 'Every sample of every run', samplesCsv(data), CSV_TYPE);
-  else
-    files.push({
-      path: 'samples.csv',
-      title: 'Every sample of every run',
-      body: null,
-      bytes: data.samplesCsvBytes,
-      type: CSV_TYPE,
-    });
+  addSampleFiles(data, add, files);
+}
+
+/**
+ * Every sample of every run, and each scenario's, oldest run first (new runs are appended): files
+ * the build wrote already (run-files.ts), or made here for their routes by a plain `astro build`.
+ */
+function addSampleFiles(data: SiteData, add: Add, files: DownloadFile[]): void {
+  for (const e of sampleExports(data.runs)) {
+    const title = `${e.scenario === null ? 'Every sample of every run' : `${e.scenario}: every sample of its runs`}, oldest run first (new runs are appended)`;
+    const bytes = data.sampleSizes?.get(e.path);
+    if (bytes === undefined) add(e.path, title, sampleExportCsv(e, data.runDetail), CSV_TYPE);
+    else files.push({ path: e.path, title, body: null, bytes, type: CSV_TYPE });
+  }
 }
 
 /** A scenario's tables: the article's and the measured ones per hardware class. */

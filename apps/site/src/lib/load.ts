@@ -29,7 +29,7 @@ import { readSiteConfig, type SiteConfig } from './env.ts';
 import { openSiteSource, SiteDataError, validate, type SiteSource } from './source.ts';
 import { readScenarioFolders, type ScenarioFolder } from './scenarios.ts';
 import { readBuiltRuns, readKeptInputs, readManifest, writeInputs } from './built-runs.ts';
-import { writeRunFiles, writeSamplesCsv } from './run-files.ts';
+import { writeRunFiles, writeSampleExports } from './run-files.ts';
 import { metricName, type DurationFormat } from './format.ts';
 
 export type Metric = { key: string; unit: string; direction: MetricDirection; label: string };
@@ -68,8 +68,8 @@ export type SiteData = {
   builtRuns: ReadonlySet<string>;
   /** This build's runs' run.json and samples.csv are written already (run-files.ts); their routes render none. */
   runFilesWritten: boolean;
-  /** The size of `downloads/samples.csv` when the data layer wrote it (run-files.ts), else null: its route makes it. */
-  samplesCsvBytes: number | null;
+  /** The sample exports' sizes by path under downloads/ when the data layer wrote them (run-files.ts), else null: their routes make them. */
+  sampleSizes: ReadonlyMap<string, number> | null;
   runsByHardware: Map<string, RunSummary[]>;
   /** Measured groups per machine (groupBy hardware), by fingerprint. */
   machineGroups: Map<string, ComparisonGroup[]>;
@@ -119,7 +119,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   checkRunsHaveHardware(source, hardware, runs);
 
   const { builtRuns, runDetail, runFilesWritten } = await readRunDetails(source, config, runs, phases);
-  const samplesCsvWritten = startSamplesCsv(config, { runs, runDetail, builtRuns });
+  const samplesWritten = startSampleExports(config, { runs, runDetail, builtRuns });
 
   const { runsByHardware, detailList } = await hardwareDetails(source, hardware, runs, runDetail);
   phases.mark('hardware');
@@ -152,7 +152,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   const findings = siteFindings(classGroups, config);
 
   // Written while the rest loads (disk time, mostly); no page reads it.
-  const samplesCsvBytes = await samplesCsvWritten;
+  const sampleSizes = await samplesWritten;
   phases.mark('samples.csv (rest)');
 
   return {
@@ -166,7 +166,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     runDetail,
     builtRuns,
     runFilesWritten,
-    samplesCsvBytes,
+    sampleSizes,
     runsByHardware,
     machineGroups,
     similar,
@@ -194,14 +194,15 @@ function checkRunsHaveHardware(
 }
 
 /**
- * Every sample of every run, streamed to its file (the earlier build's rows copied after the new
- * runs'), while the rest loads; its bytes, or null without a build output. Awaited by the caller.
+ * The sample exports (every sample, and per scenario), the new runs' rows appended to the earlier
+ * build's files, written while the rest loads; their sizes, or null without a build output.
+ * Awaited by the caller.
  */
-function startSamplesCsv(
+function startSampleExports(
   config: SiteConfig,
   o: { runs: RunSummary[]; runDetail: Map<string, RunDetail>; builtRuns: ReadonlySet<string> },
 ) {
-  const written = config.buildOut ? writeSamplesCsv(config.buildOut, { ...o, config }) : Promise.resolve(null);
+  const written = config.buildOut ? writeSampleExports(config.buildOut, { ...o, config }) : Promise.resolve(null);
   // Awaited later; a failure must not go unhandled in between.
   written.catch(() => undefined);
   return written;
