@@ -2,17 +2,20 @@
  * Incremental builds (scripts/build.ts): after new runs arrive, a rebuild over the earlier
  * output keeps the pages of the runs it already holds, reads only the new runs' samples (the kept
  * runs' comparison inputs are in the earlier output) and gives the same site as a full build of
- * the same data — every new run page, every aggregate page and the kept inputs alike.
+ * the same data — every new run page, every aggregate page and the kept inputs alike; the sample
+ * exports grow by appending the new runs' rows (oldest run first), unless a run arrived late.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openTestResultsDb } from './fresh-db.ts';
-import { ingestDocument, prismaOf } from '@tunelab/results-db/testing';
+import { receiveFirst } from './late-run.ts';
+import { ingestDocument } from '@tunelab/results-db/testing';
 import { buildSiteInto } from '../scripts/build.ts';
 import { envWithoutDataSource } from '../src/lib/env.ts';
 import { INPUTS_FILE, MANIFEST_FILE } from '../src/lib/built-runs.ts';
+import type { RunSummary } from '@tunelab/contracts';
 import { buildSite } from './build.ts';
 import { sampleRun, SCENARIOS_DIR, type MachineSpec } from './seed.ts';
 
@@ -50,6 +53,13 @@ async function files(dir: string): Promise<string[]> {
     .sort();
 }
 
+/** The sample exports under downloads/ (samples.csv, samples/<scenario>.csv), bytes by path. */
+async function sampleFiles(site: string): Promise<Map<string, Buffer>> {
+  const paths = (await files(join(site, 'downloads'))).filter((f) => f === 'samples.csv' || f.startsWith('samples/'));
+  expect(paths.length).toBeGreaterThanOrEqual(2);
+  return new Map(await Promise.all(paths.map(async (f) => [f, await readFile(join(site, 'downloads', f))] as const)));
+}
+
 /** Only the build time differs between two builds of the same data. */
 const withoutBuildTime = (text: string) =>
   text.replace(/Built \d{4}-\d\d-\d\d \d\d:\d\d UTC/g, 'Built <time> UTC').replace(/<lastmod>[^<]*</g, '<lastmod><');
@@ -73,6 +83,7 @@ it('keeps built run pages, renders the new ones and the aggregate pages, and equ
   expect(keptRuns.length).toBeGreaterThanOrEqual(2);
   const keptPages = new Map<string, string>();
   for (const id of keptRuns) keptPages.set(id, await readFile(join(site, 'runs', id, 'index.html'), 'utf8'));
+  const samplesBefore = await sampleFiles(site);
 
   // A new run on a known machine and one on a new machine.
   await ingest(dataDir, [
@@ -85,6 +96,11 @@ it('keeps built run pages, renders the new ones and the aggregate pages, and equ
   expect(second.notes.join('\n')).toMatch(/samples \(new runs\) \d+ ms/);
   // Kept pages were not rendered again: byte for byte what the first build wrote.
   for (const [id, html] of keptPages) expect(await readFile(join(site, 'runs', id, 'index.html'), 'utf8')).toBe(html);
+  // The sample exports grew by appending: each starts with the earlier build's bytes.
+  const samplesAfter = await sampleFiles(site);
+  expect([...samplesAfter.keys()]).toEqual(expect.arrayContaining([...samplesBefore.keys()]));
+  for (const [path, was] of samplesBefore)
+    expect(samplesAfter.get(path)?.subarray(0, was.length).equals(was), path).toBe(true);
 
   const full = join(work, 'full');
   expect(await buildSiteInto(full, { env, full: true, quiet: true })).toMatchObject({ code: 0, incremental: false });
@@ -137,15 +153,8 @@ it('a run that arrives late (received before runs the earlier build holds) still
   const site = join(work, 'site-late');
   expect(await buildSiteInto(site, { env, quiet: true })).toMatchObject({ code: 0, incremental: false });
   await ingest(dataDir, [[MACHINES[2]!, 20]]);
-  // Received before every run of the first build: its rows belong after theirs in samples.csv.
-  const db = await openTestResultsDb(dataDir);
-  try {
-    await prismaOf(db).$executeRawUnsafe(
-      `UPDATE runs SET received_at = (SELECT min(received_at) FROM runs) - interval '1 hour' WHERE idempotency_key = 'inc-c-20'`,
-    );
-  } finally {
-    await db.close();
-  }
+  // Received before every run of the first build: its rows belong before theirs in samples.csv.
+  await receiveFirst(dataDir, 'inc-c-20');
   expect(await buildSiteInto(site, { env, quiet: true })).toMatchObject({ code: 0, incremental: true, newRuns: 1 });
   const full = join(work, 'full-late');
   expect(await buildSiteInto(full, { env, full: true, quiet: true })).toMatchObject({ code: 0, incremental: false });
@@ -156,6 +165,7 @@ it('a run that arrives late (received before runs the earlier build holds) still
     expect(withoutBuildTime(a), f).toBe(withoutBuildTime(b));
   }
   const csv = (await readFile(join(site, 'downloads', 'samples.csv'), 'utf8')).trimEnd().split('\r\n');
-  const late = (await readdir(join(site, 'runs'))).find((id) => csv.at(-1)?.startsWith(`${id},`));
-  expect(late, 'the late run’s rows come last').toBeDefined();
+  const runs = JSON.parse(await readFile(join(site, 'downloads', 'runs.json'), 'utf8')) as RunSummary[];
+  const late = runs.reduce((a, b) => (Date.parse(b.receivedAt) < Date.parse(a.receivedAt) ? b : a));
+  expect(csv[1]?.split(',')[0], 'the late run’s rows come first').toBe(late.id);
 }, 400_000);
