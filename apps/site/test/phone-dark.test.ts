@@ -14,6 +14,7 @@
  * - axe-core finds no violation on the pages these touch.
  */
 import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +65,22 @@ const dirs = async (path: string) =>
   (await readdir(join(out, path), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
 const scenarioPaths = async () => (await dirs('scenarios')).map((k) => `/scenarios/${k}/`);
 const runPaths = async () => (await dirs('runs')).map((id) => `/runs/${id}/`);
+/**
+ * The scenario pages and the pages below them that draw charts: two measured groups' pages of each
+ * scenario (their box/strip charts), its versions, its article's runs and its other charts.
+ */
+async function chartPaths(): Promise<string[]> {
+  const paths: string[] = [];
+  for (const key of await dirs('scenarios')) {
+    const under = `scenarios/${key}`;
+    paths.push(`/${under}/`);
+    for (const sub of ['versions', 'published', 'charts'])
+      if (existsSync(join(out, under, sub, 'index.html'))) paths.push(`/${under}/${sub}/`);
+    if (existsSync(join(out, under, 'groups')))
+      paths.push(...(await dirs(`${under}/groups`)).slice(0, 2).map((g) => `/${under}/groups/${g}/`));
+  }
+  return paths;
+}
 
 async function open(path: string, viewport: { width: number; height: number }, scheme: 'light' | 'dark' = 'light') {
   await page.setViewportSize(viewport);
@@ -117,7 +134,7 @@ describe('charts on a phone', () => {
       const small: string[] = [];
       let seen = 0;
       let boxes = 0;
-      for (const path of await scenarioPaths()) {
+      for (const path of await chartPaths()) {
         await open(path, PHONE);
         const sizes = await chartTextSizes();
         seen += sizes.length;
@@ -173,7 +190,7 @@ describe('charts in the dark', () => {
           });
         });
       let seen = 0;
-      for (const path of await scenarioPaths()) {
+      for (const path of await chartPaths()) {
         await open(path, viewport, 'light');
         const light = await colours();
         await open(path, viewport, 'dark');
