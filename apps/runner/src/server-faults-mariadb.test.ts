@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mysqlDriver } from './engines/mysql/driver.ts';
 import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
+import { DEFAULT_CLEANUP_RETRY_S } from './engine/stall.ts';
 import { EXIT } from './exit-codes.ts';
 import { runTunelab } from './test-support/cli.ts';
 import { checkQuery, TEST_MYSQL_URL } from './test-support/mysql.ts';
@@ -108,8 +109,10 @@ describe('a MariaDB server connection that dies mid-stream', () => {
     expect(sentence).toContain(`SET GLOBAL innodb_buffer_pool_size = ${poolBefore}`);
     console.log(`MariaDB permanent cut: ${left.length} schemas left, buffer pool ${poolDuring} (was ${poolBefore})`);
 
-    // `tunelab cleanup` from the record: schemas dropped, buffer pool back.
-    const c = await runTunelab(['cleanup', '--target', proxy.url(TEST_MYSQL_URL)], r0.env);
+    // `tunelab cleanup` from the record: schemas dropped, buffer pool back. The server is back, so
+    // the default retry budget, not the 2 s the run had to give up quickly (the machine may be loaded).
+    const backEnv = { ...r0.env, TUNELAB_CLEANUP_RETRY_S: String(DEFAULT_CLEANUP_RETRY_S) };
+    const c = await runTunelab(['cleanup', '--target', proxy.url(TEST_MYSQL_URL)], backEnv);
     expect(c.stdout).toContain(`earlier run ${r0.runId}`);
     expect(c.stdout).toContain(`restored innodb_buffer_pool_size = ${poolBefore}`);
     expect(c.code).toBe(EXIT.OK);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from './engines/postgresql/driver.ts';
 import { cleanupRun, runPrefix } from './engine/run-scenario.ts';
+import { DEFAULT_CLEANUP_RETRY_S } from './engine/stall.ts';
 import { EXIT } from './exit-codes.ts';
 import { runTunelab } from './test-support/cli.ts';
 import { databasesWithPrefix, TEST_PG_URL } from './test-support/pg.ts';
@@ -108,13 +109,16 @@ describe('a PostgreSQL server connection that dies', () => {
     noStack(r.stderr);
     expect(r.code).toBe(EXIT.LEFT_BEHIND);
 
-    const c = await runTunelab(['cleanup', '--target', proxy.url(TEST_PG_URL)], r0.env);
+    // The server is back: clean-up gets the default retry budget, not the 2 s the run was given to
+    // give up quickly (DROP DATABASE waits for a checkpoint, seconds on a loaded machine).
+    const backEnv = { ...r0.env, TUNELAB_CLEANUP_RETRY_S: String(DEFAULT_CLEANUP_RETRY_S) };
+    const c = await runTunelab(['cleanup', '--target', proxy.url(TEST_PG_URL)], backEnv);
     expect(c.stdout).toContain(`earlier run ${r0.runId}`);
     expect(c.stdout).toContain(`dropped ${left.join(', ')}`);
     expect(c.code).toBe(EXIT.OK);
     expect(await databasesWithPrefix(r0.prefix)).toEqual([]);
     // Said once: a second clean-up finds nothing.
-    const again = await runTunelab(['cleanup', '--target', proxy.url(TEST_PG_URL)], r0.env);
+    const again = await runTunelab(['cleanup', '--target', proxy.url(TEST_PG_URL)], backEnv);
     expect(again.stdout).toMatch(/nothing left by earlier runs of this machine/);
   }, 120_000);
 });
