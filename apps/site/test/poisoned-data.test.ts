@@ -66,10 +66,15 @@ describe('site build over hostile values in the results database', () => {
     expect(scenario).toMatch(/2 cores \/ 24 GB \/ SSD/);
     // The poisoned class has its own table; the healthy class still has its verdict.
     expect(scenario).toContain('4 cores / 16 GB / HDD');
-    // Its heading names the class, then what tells it from the poisoned group (e.g. the scale).
-    const at = scenario.indexOf('<h3>2 cores / 24 GB / SSD');
-    expect(at).toBeGreaterThanOrEqual(0);
-    const healthy = scenario.slice(at);
+    // Its entry names the class, then what tells it from the poisoned group (e.g. the scale), and
+    // links its page, where its verdict is.
+    const entry = /<li id="g-[^"]+" class="measured-entry"[^>]*>\s*<a href="([^"]+)"[^>]*>2 cores \/ 24 GB \/ SSD/.exec(
+      scenario,
+    );
+    expect(entry).not.toBeNull();
+    const page = await readFile(join(out, entry![1]!, 'index.html'), 'utf8');
+    expect(page).toMatch(/<h1>2 cores \/ 24 GB \/ SSD/);
+    const healthy = page.slice(page.indexOf('class="measured-group"'));
     expect(healthy.slice(0, healthy.indexOf('</section>'))).toMatch(
       /class="verdict [a-z-]+"><span class="kind">Verdict<\/span>1-2 (is|and)/,
     );
