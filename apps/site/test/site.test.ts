@@ -3,7 +3,7 @@
  * Screenshots of every page visited go to apps/site/test-output/screenshots/.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -686,6 +686,14 @@ describe('site built from a results database with measured and published runs', 
     expect(existsSync(join(out, '404.html'))).toBe(true);
     const sitemap = await readFile(join(out, 'sitemap.xml'), 'utf8');
     expect(sitemap).toContain('<loc>https://tunelab.example/scenarios/vacuum-index-cleanup/</loc>');
+    // Listed exactly when built: every HTML page but 404, and nothing else.
+    const listed = [...sitemap.matchAll(/<loc>https:\/\/tunelab\.example(\/[^<]*)<\/loc>/g)].map((m) => m[1]!).sort();
+    const built = (await readdir(out, { recursive: true }))
+      .filter((f) => f === 'index.html' || f.endsWith('/index.html'))
+      .map((f) => `/${f.slice(0, -'index.html'.length)}`)
+      .sort();
+    expect(listed).toEqual(built);
+    expect(listed.some((p) => /^\/scenarios\/[^/]+\/groups\/[^/]+\/$/.test(p))).toBe(true);
     const scenario = await readFile(join(out, 'scenarios/vacuum-index-cleanup/index.html'), 'utf8');
     expect(scenario).toMatch(/<em lang="ko">\[OpenSQL\] VACUUM의/);
     expect(scenario).toMatch(/<meta name="description" content="[^"]+"/);

@@ -2,6 +2,7 @@
 import type { APIRoute } from 'astro';
 import { escapeXml as esc } from '../lib/format.ts';
 import { siteData } from '../lib/load.ts';
+import { scenarioPagePaths } from '../lib/scenario-pages.ts';
 
 export const GET: APIRoute = async () => {
   const data = await siteData();
@@ -11,7 +12,8 @@ export const GET: APIRoute = async () => {
     '/',
     '/hardware/',
     '/downloads/',
-    ...data.scenarios.map((s) => `/scenarios/${s.key}/`),
+    '/coverage/',
+    ...data.scenarios.flatMap((s) => scenarioPagePaths(s, data)),
     ...data.hardware.map((h) => `/hardware/${h.fingerprint}/`),
     ...data.runs.map((r) => `/runs/${r.id}/`),
   ];
