@@ -20,7 +20,7 @@ describe('changes over time through the API', () => {
   let operator: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('tl_h5_api_drift');
+    database = await createTestDatabase('tl_api_drift');
     db = await openResultsDb(database.url, { scenariosDir: SCENARIOS });
     await db.migrate();
     const runs = [

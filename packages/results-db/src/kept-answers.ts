@@ -21,6 +21,7 @@ import { primaryMetric } from '@tunelab/answers';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import { FLEET_SCHEMA } from './fleet.ts';
+import { recordReleaseEvents } from './releases-events.ts';
 import { openPostgresql } from './open-postgresql.ts';
 import type { Connection } from './connection.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -200,9 +201,11 @@ function createKeptAnswersWorker(db: DbContext, options: KeptAnswersOptions = {}
     const loaded = await db.catalog.get(scenario);
     if (!loaded) return;
     const prisma = await prismaForJobs();
-    for (const q of await keptQueriesOf(db, scenario)) {
+    const queries = await keptQueriesOf(db, scenario);
+    for (const q of queries) {
+      let kept: Awaited<ReturnType<typeof computeKept>>;
       try {
-        await computeKept(db, prisma, q, loaded.version);
+        kept = await computeKept(db, prisma, q, loaded.version);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         await db.sql.query(
@@ -211,6 +214,9 @@ function createKeptAnswersWorker(db: DbContext, options: KeptAnswersOptions = {}
         );
         throw err;
       }
+      // The default answers (the first query) carry the release line: its changes become events
+      // after the ingest that asked for this recomputation, not when someone first lists them.
+      if (q === queries[0] && kept) await recordReleaseEvents(db, scenario, kept.answers);
     }
     options.onRefreshed?.(scenario);
   };

@@ -64,9 +64,31 @@ describe('a 15 % step within 17.2 after six runs', () => {
   let url: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ db, url, close } = await databaseWith('tl_h5_drift_events', [...before, ...after.slice(0, 6), ...next]));
+    ({ db, url, close } = await databaseWith('tl_drift_events', [...before, ...after.slice(0, 6), ...next]));
   }, 300_000);
   afterAll(async () => close?.());
+
+  it("is recorded by the kept answers' recomputation the ingests queue, before anyone lists the events", async () => {
+    const kinds = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        return (await c.query<{ kind: string }>('SELECT kind FROM release_events ORDER BY kind')).rows.map(
+          (r) => r.kind,
+        );
+      } finally {
+        await c.end();
+      }
+    };
+    expect(await kinds()).toEqual([]);
+    const worker = db.openKeptAnswers();
+    try {
+      await worker.refresh(RELEASE_RUNS_SCENARIO);
+    } finally {
+      await worker.stop();
+    }
+    expect(await kinds()).toContain('over-time');
+  }, 300_000);
 
   it('is one new over-time event starting at the seventh run of 17.2, with its date and size', async () => {
     const { items } = await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO, kind: 'over-time' });
@@ -99,7 +121,7 @@ describe('a 15 % step within 17.2 after six runs', () => {
 
   it('stays one event, the same id and first sighting, when a thirteenth run is computed with it', async () => {
     const [first] = (await db.releaseEvents({ kind: 'over-time' })).items;
-    await ingestDocument(db, after[6], 'tl_h5_drift_events-late');
+    await ingestDocument(db, after[6], 'tl_drift_events-late');
     const items = overTime((await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO })).items);
     expect(items).toEqual([
       {
@@ -148,7 +170,7 @@ describe('a flat series of twelve runs on 17.2', () => {
   let db: ResultsDb;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ db, close } = await databaseWith('tl_h5_drift_flat', [
+    ({ db, close } = await databaseWith('tl_drift_flat', [
       ...releaseRuns({ releases: ['17.2'], runsPerRelease: 12, seed: 21 }),
       ...next,
     ]));
@@ -164,8 +186,8 @@ describe('the migration adding kinds, on a database holding events', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let dir: string;
   beforeAll(async () => {
-    database = await createTestDatabase('tl_h5_event_kind');
-    dir = await mkdtemp(join(tmpdir(), 'tl_h5_migrations-'));
+    database = await createTestDatabase('tl_event_kind');
+    dir = await mkdtemp(join(tmpdir(), 'tl_migrations-'));
   });
   afterAll(async () => {
     await database?.drop();

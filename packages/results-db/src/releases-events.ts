@@ -2,8 +2,10 @@
  * Changes between PostgreSQL releases as events (GET /v1/release-events): every change a scenario's
  * release line reports (answers.ts → `releaseLine`, computed by @tunelab/answers' releases.ts) is
  * recorded once in `release_events`, keyed by what it is a change of. Recording happens when the
- * events are read (the API's list, a site build), so an event is there as soon as anyone could see
- * the change; later computations refresh its figures and `current`, never its state or first sighting.
+ * scenario's kept answers are recomputed after an ingest (kept-answers.ts, from the answers it has
+ * just computed) and when the events are read (the API's list, a site build), so an event is there
+ * as soon as anyone could see the change; later computations refresh its figures and `current`,
+ * never its state or first sighting.
  * A step to a new major is `expected`; every other change is `new` until an operator acknowledges it.
  *
  * A change over time within one release (a release point's `drift`, @tunelab/answers' drift.ts) is an
@@ -21,6 +23,7 @@ import {
   type ReleasePoint,
   type ReleaseSeries,
   type ReleaseStep,
+  type ScenarioAnswersRecord,
   SweepPoint,
 } from '@tunelab/contracts';
 import { sha256Hex } from '@tunelab/scenarios';
@@ -137,9 +140,19 @@ function toEvent(r: ReleaseEventRow): ReleaseEvent {
   };
 }
 
-/** The changes a scenario's release line reports now, between releases and over time (none without a folder or two measured releases). */
-async function reportedChanges(db: DbContext, scenario: string): Promise<{ steps: Change[]; drifts: Drift[] }> {
-  const answers = await answerScenarioQuery(db.prisma, db.catalog, AnswersQuery.parse({ scenario }));
+/** The query whose answers' release line the events come from: the scenario's default answers. */
+export const releaseEventsQuery = (scenario: string) => AnswersQuery.parse({ scenario });
+
+/**
+ * The changes a scenario's release line reports now, between releases and over time (none without a
+ * folder or two measured releases), from its default answers (`answers`: computed already, else now).
+ */
+async function reportedChanges(
+  db: DbContext,
+  scenario: string,
+  computed?: ScenarioAnswersRecord | null,
+): Promise<{ steps: Change[]; drifts: Drift[] }> {
+  const answers = computed ?? (await answerScenarioQuery(db.prisma, db.catalog, releaseEventsQuery(scenario)));
   const line = answers?.releaseLine;
   if (!answers || !line) return { steps: [], drifts: [] };
   const metric = answers.metric.key;
@@ -243,9 +256,17 @@ function recordDrift(db: DbContext, d: Drift, now: Date): Promise<string> {
   );
 }
 
-/** Records the scenario's reported changes: new ones once, known ones refreshed; the rest no longer current. */
-async function recordScenario(db: DbContext, scenario: string): Promise<void> {
-  const { steps, drifts } = await reportedChanges(db, scenario);
+/**
+ * Records the scenario's reported changes: new ones once, known ones refreshed; the rest no longer
+ * current. `answers`: the scenario's default answers when the caller has just computed them (the
+ * kept answers' recomputation after an ingest), else they are computed here.
+ */
+export async function recordReleaseEvents(
+  db: DbContext,
+  scenario: string,
+  answers?: ScenarioAnswersRecord | null,
+): Promise<void> {
+  const { steps, drifts } = await reportedChanges(db, scenario, answers);
   const now = new Date();
   const keys: string[] = [];
   for (const c of steps) keys.push(await recordStep(db, c, now));
@@ -265,7 +286,7 @@ export async function listReleaseEvents(db: DbContext, q: ReleaseEventsQuery = {
     WHERE table_schema = 'public' AND table_name = 'release_events' AND column_name = 'kind') AS kinds`;
   if (!table?.kinds) return { items: [] };
   const scenarios = q.scenario ? [q.scenario] : [...(await db.catalog.docs()).keys()];
-  for (const scenario of scenarios) await recordScenario(db, scenario);
+  for (const scenario of scenarios) await recordReleaseEvents(db, scenario);
   const rows = await db.prisma.releaseEvent.findMany({
     where: {
       ...(q.scenario ? { scenarioKey: q.scenario } : {}),
