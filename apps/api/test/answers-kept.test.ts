@@ -81,6 +81,11 @@ describe.each(BACKENDS)('GET /v1/answers from kept answers (%s)', (backend) => {
     );
     const before = await get(url);
     expect(before.headers['cache-status']).toBe('tunelab-kept; hit');
+    // Read again, from the answers cached in memory: still said to be kept, with its age.
+    const again = await get(url);
+    expect(again.body).toBe(before.body);
+    expect(again.headers['cache-status']).toBe('tunelab-kept; hit');
+    expect(Number(again.headers['age'])).toBeGreaterThanOrEqual(Number(before.headers['age']));
     // The job starts a few seconds after the ingest (debounceSeconds): until then the answer is stale.
     expect((await ingest(realRun(scenario), 'kept-again')).statusCode).toBe(201);
     const stale = await get(url);

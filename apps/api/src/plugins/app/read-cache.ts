@@ -71,7 +71,16 @@ export type ReadCacheOptions = {
  * a string would be encoded to UTF-8 (and its byte length counted) again on each of them — 130 KiB
  * per read of a comparison under bench:reads' readers (apps/api/bench/README.md).
  */
-type Entry = { version: number; etag: string; body: Buffer; contentType: string; computedAt: number };
+type Entry = {
+  version: number;
+  etag: string;
+  body: Buffer;
+  contentType: string;
+  /** When the answer was computed: now for one computed by the request, earlier for one the route read as kept (its `Age`). */
+  computedAt: number;
+  /** The route's own `Cache-Status` (a kept answer, GET /v1/answers), sent again with every replay and its `Age`. */
+  cacheStatus: string | null;
+};
 type Fill = { key: string; version: number; settle: (entry: Entry | null) => void };
 
 const FILL = Symbol('read-cache fill');
@@ -313,14 +322,15 @@ async function freshWithinBudget(state: ReadCacheState, request: FastifyRequest,
 /** Sends `entry` (fresh or, with `stale`, the last computed answer with its age), or 304 when the client has it. */
 function sendEntry(request: FastifyRequest, reply: FastifyReply, entry: Entry, stale: boolean) {
   reply.header('etag', entry.etag).header('cache-control', 'no-cache');
+  const age = () => String(Math.max(0, Math.floor((Date.now() - entry.computedAt) / 1000)));
   if (stale) {
     reply
-      .header('age', String(Math.max(0, Math.floor((Date.now() - entry.computedAt) / 1000))))
+      .header('age', age())
       .header(
         'cache-status',
         'tunelab; hit; detail="stale: computed before the latest data; a fresh answer is computing"',
       );
-  }
+  } else if (entry.cacheStatus !== null) reply.header('age', age()).header('cache-status', entry.cacheStatus);
   if (matches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
   return reply.code(200).type(entry.contentType).send(entry.body);
 }
@@ -366,7 +376,8 @@ function storeAnswer(state: ReadCacheState, request: WithFill, reply: FastifyRep
     etag,
     body,
     contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-    computedAt: Date.now(),
+    computedAt: Date.now() - 1000 * (Number(reply.getHeader('age')) || 0),
+    cacheStatus: typeof reply.getHeader('cache-status') === 'string' ? String(reply.getHeader('cache-status')) : null,
   };
   state.cache.set(fill.key, entry);
   state.lastGood.set(fill.key, entry);
