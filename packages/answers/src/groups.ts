@@ -350,6 +350,28 @@ function buildGroup(
   };
 }
 
+/**
+ * The rows each group of `groupSamples(rows, q)` is made of, by the group's key (its `key`): the
+ * rows the left-out policy keeps. The key is made once per run, unit and point, as groupSamples does.
+ */
+export function rowsByGroup(rows: readonly SampleRow[], q: Filters): Map<string, SampleRow[]> {
+  const out = new Map<string, SampleRow[]>();
+  const keyOf = new Map<string, SampleRow[]>();
+  for (const r of rows) {
+    if (leftOutReasonOf(r, q.noisy) !== null) continue;
+    const place = `${r.run_id}\u0000${r.unit}\u0000${r.point_param ?? '\u0001'}\u0000${r.point_value ?? '\u0001'}`;
+    let list = keyOf.get(place);
+    if (!list) {
+      const key = groupKeyOf(r, q);
+      list = out.get(key);
+      if (!list) out.set(key, (list = []));
+      keyOf.set(place, list);
+    }
+    list.push(r);
+  }
+  return out;
+}
+
 /** The group key of a sample row: scenario version × source × machine or class × engine major × parameters × metric unit × point. */
 function groupKeyOf(r: SampleRow, q: Filters): string {
   const who = q.groupBy === 'hardware' ? r.fingerprint : r.hardware_class;

@@ -31,7 +31,7 @@ import {
   welchShift,
   type Moments,
 } from '@tunelab/stats';
-import { groupSamples, type Filters, type SampleRow, type ScenarioDocs } from './groups.ts';
+import { groupSamples, rowsByGroup, type Filters, type SampleRow, type ScenarioDocs } from './groups.ts';
 import { groupSpread } from './spread.ts';
 import { classLabel } from './classes.ts';
 import { releaseDrift } from './drift.ts';
@@ -63,22 +63,18 @@ function momentsOf(group: ComparisonGroupRecord, variant: string): Moments | nul
 }
 
 /** The pair on one release's group: ratio and interval from its blocks, else from its means. */
-function pointOf(release: string, rows: readonly SampleRow[], group: ComparisonGroupRecord, c: PairComparison): Point {
-  const runIds = new Set(group.runs.map((r) => r.id));
-  const own = rows.filter((r) => runIds.has(r.run_id));
+/** The pair on one release: `own` are the group's rows (its runs' rows at its point, rowsByGroup). */
+function pointOf(release: string, own: readonly SampleRow[], group: ComparisonGroupRecord, c: PairComparison): Point {
+  const runIds = new Set(own.map((r) => r.run_id));
   const fallbackRuns = new Set(own.filter((r) => r.server_release !== release).map((r) => r.run_id)).size;
-  const atPoint = own.filter((r) => (r.point_value ?? null) === (group.point?.value ?? null));
-  const drift = releaseDrift(atPoint, c.baseline, c.candidate);
+  const drift = releaseDrift(own, c.baseline, c.candidate);
   const base = { release, runs: runIds.size, fallbackRuns, drift };
   if (c.paired) {
     const p = c.paired;
     const evidence = { kind: 'blocks' as const, n: p.blocks, mean: Math.log(p.ratio), sd: p.sdLogRatio };
     return { ...base, blocks: p.blocks, ratio: p.ratio, ratioCi: p.ratioCi, evidence };
   }
-  const onPoint = (variant: string) =>
-    own
-      .filter((r) => r.variant === variant && (r.point_value ?? null) === (group.point?.value ?? null))
-      .map((r) => r.value);
+  const onPoint = (variant: string) => own.filter((r) => r.variant === variant).map((r) => r.value);
   const b = momentsOf(group, c.baseline);
   const k = momentsOf(group, c.candidate);
   const xs = onPoint(c.baseline);
@@ -113,13 +109,19 @@ function collectSeries(rows: readonly SampleRow[], filters: Filters, docs: Scena
   for (const r of rows) {
     const release = releaseOfRow(r);
     if (release === null || r.source === 'published') continue;
-    byRelease.set(release, [...(byRelease.get(release) ?? []), r]);
+    let list = byRelease.get(release);
+    if (!list) byRelease.set(release, (list = []));
+    list.push(r);
   }
   const series = new Map<string, Series>();
   const comparisons = new Map<string, PairComparison[]>();
+  const q: Filters = { ...filters, source: 'measured', groupBy: 'class' };
   for (const [release, own] of byRelease) {
-    for (const g of groupSamples(own, { ...filters, source: 'measured', groupBy: 'class' }, docs).groups) {
-      comparisons.set(g.hardware.class, [...(comparisons.get(g.hardware.class) ?? []), ...g.comparisons]);
+    const rowsOf = rowsByGroup(own, q);
+    for (const g of groupSamples(own, q, docs).groups) {
+      let classComparisons = comparisons.get(g.hardware.class);
+      if (!classComparisons) comparisons.set(g.hardware.class, (classComparisons = []));
+      classComparisons.push(...g.comparisons);
       for (const c of g.comparisons) {
         if (c.direction === 'descriptive') continue;
         const key = seriesKey(g, c);
@@ -133,7 +135,7 @@ function collectSeries(rows: readonly SampleRow[], filters: Filters, docs: Scena
           candidate: c.candidate,
           points: [],
         };
-        s.points.push(pointOf(release, own, g, c));
+        s.points.push(pointOf(release, rowsOf.get(g.key) ?? [], g, c));
         series.set(key, s);
       }
     }
