@@ -1,5 +1,5 @@
 /**
- * A crafted run changes only its own runner's machine, class and answers (issue 42): over the real
+ * A crafted run changes only its own runner's machine, class and answers: over the real
  * API (listening on a port) and a real PostgreSQL results database, an honest runner submits runs,
  * every answer its owner reads for their machine is recorded — GET /v1/answers with `like=` their
  * fingerprint, their hardware page, its similar list — then a hostile runner (another token) copies

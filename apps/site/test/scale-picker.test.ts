@@ -164,7 +164,7 @@ describe('your table size', () => {
       // Inside and outside the documented factor both met.
       expect([...statuses].sort()).toEqual(['answered', 'refused']);
       // The four sizes are one scenario version and the earlier run another: the answer says which
-      // version it comes from, as the cards beside it do (it said nothing, issue 44 §5).
+      // version it comes from, as the cards beside it do.
       await expect(page.locator('.scale-where').first().textContent()).resolves.toMatch(
         / · scenario version \d of 2 \(first seen \d{4}-\d\d-\d\d\):$/,
       );
