@@ -120,6 +120,22 @@ describe('the scenario page answers first', () => {
       }
     }
   });
+
+  it('draws one release line open when no pair changed across releases, folds the others, and says the same note once', async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.goto(`${server.url}/scenarios/vacuum-index-cleanup/`);
+    const section = page.locator('#release-line');
+    const all = await section.locator('figure').count();
+    expect(all).toBeGreaterThan(2);
+    await expect(section.locator(':scope > figure').count()).resolves.toBe(1);
+    await expect(section.locator('details.more > figure').count()).resolves.toBe(all - 1);
+    await expect(section.locator('details.more > summary').textContent()).resolves.toBe(
+      `${all - 1} more release lines, with no change reported`,
+    );
+    const notes = await section.locator('p.note').allTextContents();
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^No change between adjacent releases is reported: /);
+  });
 });
 
 describe('server majors', () => {

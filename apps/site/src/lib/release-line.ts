@@ -172,3 +172,17 @@ export function thresholdNote(s: ReleaseSeries, reported: number): string {
     ? `No change between adjacent releases is reported: ${t}.`
     : `${t.charAt(0).toUpperCase()}${t.slice(1)}.`;
 }
+
+/**
+ * A release line's series as the page shows them: those with a change (between releases, or over
+ * time within one) open, the rest folded once there are more than two; with no change anywhere the
+ * first stays open, so the page still draws what a release line looks like.
+ */
+export function foldedSeries(series: readonly ReleaseSeries[]): { shown: ReleaseSeries[]; folded: ReleaseSeries[] } {
+  if (series.length <= 2) return { shown: [...series], folded: [] };
+  const changed = (s: ReleaseSeries) =>
+    s.steps.some((x) => x.reported) || s.releases.some((p) => (p.drift?.changes.length ?? 0) > 0);
+  const shown = series.filter(changed);
+  if (shown.length === 0) shown.push(series[0]!);
+  return { shown, folded: series.filter((s) => !shown.includes(s)) };
+}
