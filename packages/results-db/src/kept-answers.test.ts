@@ -3,6 +3,7 @@
  * PGlite: a kept answer is byte for byte the fresh computation, an ingest makes it stale, the
  * queued recomputation (pg-boss) makes it current again, a failed one keeps the last body.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AnswersQuery } from '@tunelab/contracts';
 import { listScenarioDirs } from '@tunelab/scenarios';
@@ -19,10 +20,12 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
   let db: ResultsDb;
   let drop: (() => Promise<void>) | undefined;
   let keys: string[];
+  let url: string | undefined;
 
   beforeAll(async () => {
-    const pg = backend === 'postgresql' ? await createTestDatabase('tl_h2_kept') : undefined;
+    const pg = backend === 'postgresql' ? await createTestDatabase('tl_kept') : undefined;
     drop = pg?.drop;
+    url = pg?.url;
     db = await openResultsDb(pg?.url, { dataDir: 'memory://', scenariosDir: SCENARIOS });
     await db.migrate();
     await db.importPublished(SCENARIOS);
@@ -90,6 +93,41 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     expect((await db.keptAnswer(query({ scenario, source: 'published' })))?.state).toBe('current');
     expect(refreshed).toContain(scenario);
   }, 120_000);
+
+  it.runIf(backend === 'postgresql')(
+    'a recomputation starts 10 s after the run that queued it, or 5 × its last duration when that is longer',
+    async () => {
+      const scenario = 'recovery-init-sync';
+      expect(await db.computeKeptAnswer(query({ scenario }))).not.toBeNull();
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const queuedDelay = async () => {
+          await c.query(`DELETE FROM tunelab_fleet.job WHERE name = 'kept-answers' AND singleton_key = $1`, [scenario]);
+          const worker = db.openKeptAnswers();
+          await worker.start();
+          try {
+            await worker.refreshSoon(scenario);
+          } finally {
+            await worker.stop();
+          }
+          const r = await c.query<{ s: number }>(
+            `SELECT extract(epoch FROM start_after - created_on)::float8 AS s FROM tunelab_fleet.job
+              WHERE name = 'kept-answers' AND singleton_key = $1`,
+            [scenario],
+          );
+          expect(r.rows).toHaveLength(1);
+          return r.rows[0]!.s;
+        };
+        expect(await queuedDelay()).toBeCloseTo(10, 0);
+        await c.query('UPDATE kept_answers SET compute_ms = 4000 WHERE scenario_key = $1', [scenario]);
+        expect(await queuedDelay()).toBeCloseTo(20, 0);
+      } finally {
+        await c.end();
+      }
+    },
+    60_000,
+  );
 
   it.runIf(backend === 'postgresql')(
     'a recomputation that fails (past its deadline) keeps the last answer, marked stale and failed',

@@ -41,9 +41,14 @@ function scenarioOfBody(body: unknown): string | null {
 
 /** Per app: the kept answers being computed here (one computation per query however many reads wait). */
 const computing = new WeakMap<FastifyInstance, Map<string, Promise<string | null>>>();
-/** Per app: when a stale read last queued a scenario's recomputation. */
-const queuedByReads = new WeakMap<FastifyInstance, Map<string, number>>();
-/** A burst of stale reads queues (and so writes) one job per scenario this often at most. */
+/** Per app: when a stale read or a stored run last queued a scenario's recomputation. */
+const queuedAt = new WeakMap<FastifyInstance, Map<string, number>>();
+/**
+ * A burst of stale reads or stored runs queues (and so writes) one job per scenario this often at
+ * most: a queued job (it starts seconds later) covers every run stored before it starts, and a
+ * send per stored run cost the ingest a pg-boss insert each (~1 ms of API CPU and as much of the
+ * database's per submission under bench:ingest).
+ */
 const QUEUED_WITHIN_MS = 2000;
 
 function mapOf<K extends object, V>(maps: WeakMap<K, Map<string, V>>, key: K): Map<string, V> {
@@ -58,8 +63,8 @@ async function queueRefresh(app: FastifyInstance, scenario: string): Promise<voi
   });
 }
 
-async function queueRefreshForRead(app: FastifyInstance, scenario: string): Promise<void> {
-  const queued = mapOf(queuedByReads, app);
+async function queueRefreshThrottled(app: FastifyInstance, scenario: string): Promise<void> {
+  const queued = mapOf(queuedAt, app);
   const last = queued.get(scenario);
   if (last !== undefined && Date.now() - last < QUEUED_WITHIN_MS) return;
   queued.set(scenario, Date.now());
@@ -135,7 +140,7 @@ export async function answerFromKept(
     const fresh = await freshWithinBudget(app, query);
     if (fresh !== null) return send(fresh);
     // Queued without waiting for it: the first one starts the queue's worker.
-    void queueRefreshForRead(app, query.scenario);
+    void queueRefreshThrottled(app, query.scenario);
     return sendKept(kept.body, kept.failedAt ? 'failed' : 'stale', kept.computedAt);
   }
   const body = await computeHere(app, query);
@@ -178,7 +183,7 @@ export default fp<KeptAnswersPluginOptions>(
       if (request.method !== 'POST' || request.routeOptions.config.holdsReads !== true || reply.statusCode !== 201)
         return;
       const scenario = scenarioOfBody(request.body);
-      if (scenario) await queueRefresh(app, scenario);
+      if (scenario) await queueRefreshThrottled(app, scenario);
     });
     app.addHook('preClose', async () => keptAnswers.stop());
   },
