@@ -94,6 +94,8 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     expect(refreshed).toContain(scenario);
   }, 120_000);
 
+  // PostgreSQL only: the embedded database lives in this process's memory, with no connection
+  // string to read pg-boss's job table over; the delay is computed by the same code on both.
   it.runIf(backend === 'postgresql')(
     'a recomputation starts 10 s after the run that queued it, or 5 × its last duration when that is longer',
     async () => {
@@ -129,6 +131,8 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     60_000,
   );
 
+  // PostgreSQL only: a deadline is the server's statement_timeout, which PGlite does not have
+  // (there a recomputation cannot be cut short, so it cannot fail this way).
   it.runIf(backend === 'postgresql')(
     'a recomputation that fails (past its deadline) keeps the last answer, marked stale and failed',
     async () => {
