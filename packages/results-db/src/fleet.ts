@@ -295,14 +295,18 @@ type FleetContext = {
   stopped: boolean;
 };
 
-/** pg-boss in the results database: its own pool on PostgreSQL, the embedded PGlite otherwise. */
-function createBoss(conn: Pick<Connection, 'queueTarget'>, options: FleetOptions, lease: number): PgBoss {
+/**
+ * pg-boss in the results database's FLEET_SCHEMA: its own pool of `poolSize` connections on
+ * PostgreSQL, the embedded PGlite otherwise; its supervisor and monitor run every `intervalSeconds`.
+ */
+export function openBoss(
+  conn: Pick<Connection, 'queueTarget'>,
+  o: { intervalSeconds: number; poolSize: number; onError?: (err: Error) => void },
+): PgBoss {
   const bossOptions = {
     schema: FLEET_SCHEMA,
-    // The supervisor notices a lapsed lease within a fifth of it.
-    superviseIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 5))),
-    // A queue's expiry pass runs at most once per monitor interval (default 60 s): as often as the supervisor.
-    monitorIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 5))),
+    superviseIntervalSeconds: o.intervalSeconds,
+    monitorIntervalSeconds: o.intervalSeconds,
     schedule: false,
   };
   const boss =
@@ -312,11 +316,22 @@ function createBoss(conn: Pick<Connection, 'queueTarget'>, options: FleetOptions
           ...bossOptions,
           ...conn.queueTarget.pool,
           connectionString: conn.queueTarget.connectionString,
-          max: options.poolSize ?? 4,
+          max: o.poolSize,
         });
-  boss.on('error', (err: Error) => options.onError?.(err));
+  boss.on('error', (err: Error) => o.onError?.(err));
   return boss;
 }
+
+/**
+ * The fleet's pg-boss: the supervisor notices a lapsed lease within a fifth of it, and a queue's
+ * expiry pass (at most once per monitor interval) runs as often.
+ */
+const createBoss = (conn: Pick<Connection, 'queueTarget'>, options: FleetOptions, lease: number): PgBoss =>
+  openBoss(conn, {
+    intervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 5))),
+    poolSize: options.poolSize ?? 4,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
 
 function createFleetContext(conn: Pick<Connection, 'sql' | 'queueTarget'>, options: FleetOptions): FleetContext {
   const lease = Math.max(10, Math.round(options.leaseSeconds ?? 90));

@@ -15,12 +15,11 @@
  * the job's deadline, not the reads' 5 s.
  */
 import { z } from 'zod';
-import { PgBoss, fromPglite } from 'pg-boss';
 import { linkAnswers, ScenarioAnswers, type AnswersQuery, type ScenarioAnswersRecord } from '@tunelab/contracts';
 import { primaryMetric } from '@tunelab/answers';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
-import { FLEET_SCHEMA } from './fleet.ts';
+import { openBoss } from './fleet.ts';
 import { recordReleaseEvents } from './releases-events.ts';
 import { openPostgresql } from './open-postgresql.ts';
 import type { Connection } from './connection.ts';
@@ -190,24 +189,13 @@ export type KeptAnswersWorker = {
   refresh(scenario: string): Promise<void>;
 };
 
-function createBoss(conn: Connection, onError?: (err: Error) => void): PgBoss {
-  const options = { schema: FLEET_SCHEMA, schedule: false, superviseIntervalSeconds: 30, monitorIntervalSeconds: 30 };
-  const boss =
-    'pglite' in conn.queueTarget
-      ? new PgBoss({ ...options, db: fromPglite(conn.queueTarget.pglite) })
-      : new PgBoss({
-          ...options,
-          ...conn.queueTarget.pool,
-          connectionString: conn.queueTarget.connectionString,
-          max: 2,
-        });
-  boss.on('error', (err: Error) => onError?.(err));
-  return boss;
-}
-
 function createKeptAnswersWorker(db: DbContext, options: KeptAnswersOptions = {}): KeptAnswersWorker {
   const deadlineMs = options.deadlineMs ?? DEFAULT_KEPT_DEADLINE_MS;
-  const boss = createBoss(db.conn, options.onError);
+  const boss = openBoss(db.conn, {
+    intervalSeconds: 30,
+    poolSize: 2,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
   // On PostgreSQL the recomputation reads over its own connection, whose statements may take
   // the job's deadline; PGlite has no statement timeout.
   let own: Promise<Connection> | undefined;
