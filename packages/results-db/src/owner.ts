@@ -10,9 +10,10 @@
  *   process that dies without running any code (SIGKILL, a power cut) leaves it behind.
  * - Beside it, `<dataDir>.owner.json` records the owner's pid, host, start time and (for an API)
  *   the URL it serves, so other openers can say who holds the database and go through its API.
- * - A lock left by a process that is gone is recovered at once when its pid is dead on this host
- *   (under a second lock, so two recoverers cannot both win); any other leftover lock is taken
- *   over once its mtime is older than STALE_MS (proper-lockfile's own staleness rule).
+ * - A lock left by a process that is gone is recovered at once when its pid is dead on this host;
+ *   any other leftover lock is taken over once its mtime is older than STALE_MS (proper-lockfile's
+ *   own staleness rule). Every opener takes the lock and writes its record under a second lock
+ *   (`<dataDir>.recovery`), so a recoverer never mistakes a live opener's lock for the dead one's.
  */
 import { hostname } from 'node:os';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -60,6 +61,8 @@ function describeOwner(dataDir: string, owner: OwnerRecord | null): string {
 
 const lockPathOf = (dir: string) => `${dir}.lock`;
 const recordPathOf = (dir: string) => `${dir}.owner.json`;
+// proper-lockfile keeps its locks by file name: the guard must lock a name of its own.
+const guardPathOf = (dir: string) => `${dir}.recovery`;
 
 /** The owner record next to an embedded database directory, or null when there is none (or it is unreadable). */
 export async function readOwner(dataDir: string): Promise<OwnerRecord | null> {
@@ -124,15 +127,6 @@ export async function takeOwnership(dataDir: string, onLost?: (err: Error) => vo
       retries: 0,
       onCompromised,
     });
-  let unlock: () => Promise<void>;
-  try {
-    unlock = await tryLock();
-  } catch (err) {
-    if (!isLocked(err)) throw err;
-    const owner = await readOwner(dir);
-    if (!owner || !isGoneFromThisHost(owner)) throw new DatabaseOwnedError(dir, owner);
-    unlock = await recover(dir, owner, tryLock);
-  }
   const record: OwnerRecord = {
     pid: process.pid,
     hostname: hostname(),
@@ -142,11 +136,38 @@ export async function takeOwnership(dataDir: string, onLost?: (err: Error) => vo
       .map((a) => a.replace(/^.*node_modules\/\.bin\//, ''))
       .join(' '),
   };
+  // Taking the lock and writing the record happen under a second lock, the guard, for every
+  // opener: so whoever holds the guard never sees a lock beside the record of an earlier owner.
+  // Without it a recoverer could read a dead owner's record next to a lock just taken by a live
+  // opener that had not written its own record yet, remove that lock, and both would win (CI saw
+  // two recoverers win once: the first wrote its record after it had let go of the guard).
+  const guard = await lockfile.lock(guardPathOf(dir), {
+    realpath: false,
+    stale: 10_000,
+    retries: { retries: 30, minTimeout: 50, maxTimeout: 500 },
+    // The guard is held for a mkdir and a small write. If this process stalls 10 s inside them,
+    // another opener may take it over; that must not end this process (the default throws).
+    onCompromised: () => {},
+  });
+  let unlock: () => Promise<void>;
   try {
-    await writeRecord(dir, record);
-  } catch (err) {
-    await unlock();
-    throw err;
+    try {
+      unlock = await tryLock();
+    } catch (err) {
+      if (!isLocked(err)) throw err;
+      const owner = await readOwner(dir);
+      if (!owner || !isGoneFromThisHost(owner)) throw new DatabaseOwnedError(dir, owner);
+      unlock = await recover(dir, owner, tryLock);
+    }
+    try {
+      await writeRecord(dir, record);
+    } catch (err) {
+      await unlock();
+      throw err;
+    }
+  } finally {
+    // A guard taken over while stalled is already gone: releasing it then rejects, harmlessly.
+    await guard().catch(() => {});
   }
   let released = false;
   return {
@@ -167,25 +188,15 @@ export async function takeOwnership(dataDir: string, onLost?: (err: Error) => vo
   };
 }
 
-/** Removes the lock of `dead` and takes it, unless someone else recovered it first. */
+/** Removes the lock of `dead` and takes it (the caller holds the guard). */
 async function recover(dir: string, dead: OwnerRecord, tryLock: () => Promise<() => Promise<void>>) {
-  // proper-lockfile keeps its locks by file name: the guard must lock a name of its own.
-  const guard = await lockfile.lock(`${dir}.recovery`, {
-    realpath: false,
-    stale: 10_000,
-    retries: { retries: 30, minTimeout: 50, maxTimeout: 500 },
-  });
+  const now = await readOwner(dir);
+  const same = now !== null && now.pid === dead.pid && now.startedAt === dead.startedAt;
+  if (same) await rm(lockPathOf(dir), { recursive: true, force: true });
   try {
-    const now = await readOwner(dir);
-    const same = now !== null && now.pid === dead.pid && now.startedAt === dead.startedAt;
-    if (same) await rm(lockPathOf(dir), { recursive: true, force: true });
-    try {
-      return await tryLock();
-    } catch (err) {
-      if (isLocked(err)) throw new DatabaseOwnedError(dir, await readOwner(dir));
-      throw err;
-    }
-  } finally {
-    await guard();
+    return await tryLock();
+  } catch (err) {
+    if (isLocked(err)) throw new DatabaseOwnedError(dir, await readOwner(dir));
+    throw err;
   }
 }
