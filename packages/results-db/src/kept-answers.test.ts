@@ -131,6 +131,32 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     60_000,
   );
 
+  // PostgreSQL only: it changes the kept row behind this process's back, over a connection of its own.
+  it.runIf(backend === 'postgresql')(
+    'a read fetches the kept body once per recomputation: while the row is the one it read, the body held here is sent',
+    async () => {
+      const q = query({ scenario: 'vacuum-full-rewrite', source: 'published' });
+      const body = await db.computeKeptAnswer(q);
+      expect((await db.keptAnswer(q)) as { body: string }).toMatchObject({ state: 'current', body });
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const where = `scenario_key = 'vacuum-full-rewrite' AND query_key LIKE '%source=published'`;
+        // The same row (data version, scenario version, computed_at): its body is not read again.
+        await c.query(`UPDATE kept_answers SET body = body || ' ' WHERE ${where}`);
+        expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+        // A recomputation stamps the row anew: the new body is read.
+        await c.query(`UPDATE kept_answers SET body = '{"changed":true}', computed_at = now() WHERE ${where}`);
+        expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body: '{"changed":true}' });
+      } finally {
+        await c.end();
+      }
+      expect(await db.computeKeptAnswer(q)).toBe(body);
+      expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+    },
+    60_000,
+  );
+
   // PostgreSQL only: a deadline is the server's statement_timeout, which PGlite does not have
   // (there a recomputation cannot be cut short, so it cannot fail this way).
   it.runIf(backend === 'postgresql')(

@@ -89,26 +89,47 @@ async function dataVersionOf(db: Pick<DbContext, 'sql'>, scenario: string): Prom
   return row ? Number(row.version) : 0;
 }
 
+/**
+ * Per results database: the kept bodies this process has read, by scenario and query, with the
+ * row's stamp (data version, scenario version, computed_at). A kept body never changes under one
+ * stamp, so a read asks the database for the row's stamp and gets the body only when it is not the
+ * one held here: a 2 MB body is read and decoded once per recomputation, not once per read (the
+ * in-memory read cache in front of the API is dropped whenever any scenario's runs change).
+ */
+const heldBodies = new WeakMap<DbContext, Map<string, { stamp: string; body: string }>>();
+
 async function readKept(db: DbContext, kept: KeptQuery, scenarioVersion: string): Promise<KeptAnswer> {
+  const held = heldBodies.get(db) ?? new Map<string, { stamp: string; body: string }>();
+  heldBodies.set(db, held);
+  const key = `${kept.scenario}\n${queryKeyOf(kept)}`;
+  const mine = held.get(key);
   const [row] = await db.sql.query<{
-    body: string;
+    body: string | null;
+    stamp: string;
     computed_at: Date;
     data_version: string;
     scenario_version: string;
     failed_at: Date | null;
     current: string;
   }>(
-    `SELECT k.body, k.computed_at, k.data_version::text AS data_version, k.scenario_version, k.failed_at,
+    `SELECT CASE WHEN s.stamp = $3 THEN NULL ELSE k.body END AS body, s.stamp,
+            k.computed_at, k.data_version::text AS data_version, k.scenario_version, k.failed_at,
             coalesce((SELECT version FROM answer_data_versions WHERE scenario_key = $1), 0)::text AS current
-       FROM kept_answers k WHERE k.scenario_key = $1 AND k.query_key = $2`,
-    [kept.scenario, queryKeyOf(kept)],
+       FROM kept_answers k
+      CROSS JOIN LATERAL (SELECT k.data_version::text || ' ' || k.scenario_version || ' ' || k.computed_at::text AS stamp) s
+      WHERE k.scenario_key = $1 AND k.query_key = $2`,
+    [kept.scenario, queryKeyOf(kept), mine?.stamp ?? ''],
     'kept_answers_read',
   );
   if (!row) return { state: 'missing' };
+  const body = row.body ?? mine?.body;
+  // The stamp matched what is held, so the body is the held one; otherwise hold the new one.
+  if (body === undefined) throw new Error(`kept answer ${key}: the database sent no body for a stamp not held here`);
+  if (row.body !== null) held.set(key, { stamp: row.stamp, body: row.body });
   const current = row.data_version === row.current && row.scenario_version === scenarioVersion;
   return {
     state: current ? 'current' : 'stale',
-    body: row.body,
+    body,
     computedAt: new Date(row.computed_at),
     dataVersion: Number(row.data_version),
     failedAt: row.failed_at ? new Date(row.failed_at) : null,
