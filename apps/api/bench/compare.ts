@@ -24,7 +24,8 @@
  * computed over every one of its samples. At each size its kept answer is recomputed (as the job
  * after an ingest does, timed once), then `--iterations` reads of its default query
  * `GET /v1/answers?scenario=vacuum-full-rewrite` are timed, each past the in-memory read cache (a
- * new data version before each), so each reads the kept answer from the database: p50 and p99,
+ * new data version before each), so each asks the database for the kept answer (the body is read
+ * from it once per recomputation, then only the row's stamp): p50 and p99,
  * aim p99 ≤ 100 ms at the largest size; beside each, the kept answer's read from the database
  * alone (`keptAnswer`), to tell the database's part from the HTTP layers'. A progress line on stderr every 5 s (from a worker
  * thread, so also while a recomputation holds this thread) says which size is loading or timed.
