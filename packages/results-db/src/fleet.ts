@@ -41,6 +41,7 @@ import {
   type LoadedScenario,
 } from '@tunelab/scenarios';
 import type { Connection, SqlRunner } from './open.ts';
+import { runnerMachineFingerprint } from './hashing.ts';
 import { buildReleaseMatrix, hasRelease, type ReleaseJobRow, type ReleaseRunRow } from './fleet-releases.ts';
 import type { DbContext, Queries } from './context.ts';
 
@@ -105,6 +106,13 @@ export class JobConflictError extends Error {}
 
 export type AgentIdentity = {
   runnerName: string;
+  /**
+   * The runner's id (its token's). With it, a job for a hardware class is matched against the
+   * class the results database keeps for this runner's machine, the one its runs are answered
+   * under (its stored storage tier): the spec an agent announces may have no disk figures, or
+   * figures of a busy moment, and name another class.
+   */
+  runnerId?: string | null | undefined;
   hardware: HardwareSpec;
   labels: readonly string[];
   engine: string;
@@ -408,8 +416,19 @@ async function queueCriteria(ctx: FleetContext): Promise<QueueCriteria[]> {
 
 const SPECIFICITY: Record<string, number> = { runner: 0, labels: 1, class: 2, any: 3 };
 
-function matcher(agent: AgentIdentity) {
-  const hardwareClass = hardwareClassOf(agent.hardware);
+/** The class the results database keeps for the agent's machine, else the one its announced spec gives. */
+async function agentClassOf(sql: SqlRunner, agent: AgentIdentity): Promise<string> {
+  if (agent.runnerId) {
+    const [row] = await sql.query<{ hardware_class: string }>(
+      'SELECT hardware_class FROM hardware_profiles WHERE fingerprint = $1',
+      [runnerMachineFingerprint(agent.hardware, agent.runnerId)],
+    );
+    if (row) return row.hardware_class;
+  }
+  return hardwareClassOf(agent.hardware);
+}
+
+function matcher(agent: AgentIdentity, hardwareClass: string) {
   return (c: QueueCriteria) => {
     if (!c.engines.includes(agent.engine)) return false;
     if (c.server !== null && c.server !== agent.server) return false;
@@ -467,8 +486,11 @@ async function claimFromQueue(ctx: FleetContext, queue: string, agent: AgentIden
   }
 }
 
-async function tryClaim(ctx: FleetContext, agent: AgentIdentity): Promise<ClaimedJob | null> {
-  const fits = matcher(agent);
+async function tryClaim(
+  ctx: FleetContext,
+  agent: AgentIdentity,
+  fits: (c: QueueCriteria) => boolean,
+): Promise<ClaimedJob | null> {
   const queues = (await queueCriteria(ctx))
     .filter(fits)
     .sort((a, b) => (SPECIFICITY[a.kind] ?? 9) - (SPECIFICITY[b.kind] ?? 9));
@@ -513,10 +535,10 @@ async function claim(
   signal?: AbortSignal,
 ): Promise<ClaimedJob | null> {
   const deadline = Date.now() + waitMs;
-  const fits = matcher(agent);
+  const fits = matcher(agent, await agentClassOf(ctx.sql, agent));
   for (;;) {
     if (ctx.stopped) return null;
-    const job = await tryClaim(ctx, agent);
+    const job = await tryClaim(ctx, agent, fits);
     if (job || ctx.stopped || Date.now() >= deadline || signal?.aborted) return job;
     await waitForJob(ctx, fits, deadline, signal);
   }

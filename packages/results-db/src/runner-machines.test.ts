@@ -87,6 +87,34 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('an agent takes a job for its machine’s kept class, though the spec it announces has no disk figures or a busy moment’s', async () => {
+      const runner = await db.createRunner(`agent-${backend}`);
+      const stored = await ingestDocument(db, onDisk(figures({}), 20, 'Agent CPU'), 'agent-1', runner.id);
+      expect(stored.run.hardware.class).toBe('2 cores / 24 GB / SSD-like');
+      const fleet = db.openFleet({ leaseSeconds: 10, pollMs: 100 });
+      await fleet.start();
+      try {
+        const job = await fleet.requestJob(
+          { scenario: 'vacuum-index-cleanup', params: {}, for: { class: '2 cores / 24 GB / SSD-like' }, priority: 0 },
+          null,
+        );
+        // What `tunelab agent` announces: its spec without figures (a managed server's agent does
+        // not measure the disk at start), or with a busy moment's that read HDD-like.
+        const { measured: _figures, ...bare } = onDisk(figures({}), 21, 'Agent CPU').hardware;
+        const agent = { runnerName: runner.name, hardware: bare, labels: [], engine: 'postgresql', server: 15 };
+        // Without the runner, the spec alone names another class ("unknown" storage): not this job.
+        expect(await fleet.claim(agent, 0)).toBeNull();
+        const busy = onDisk(HDD, 21, 'Agent CPU').hardware;
+        expect(await fleet.claim({ ...agent, hardware: busy }, 0)).toBeNull();
+        // The runner's machine is known: its kept class is matched.
+        const claimed = await fleet.claim({ ...agent, hardware: busy, runnerId: runner.id }, 0);
+        expect(claimed?.id).toBe(job.id);
+        await fleet.cancelJob(job.id);
+      } finally {
+        await fleet.stop();
+      }
+    });
+
     it('a run without a runner (an imported article) keeps the plain fingerprint of its spec', async () => {
       const doc = onDisk(figures({}), 27);
       const res = await ingestDocument(db, doc, 'no-runner', null);

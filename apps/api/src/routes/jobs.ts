@@ -162,6 +162,7 @@ function addClaimRoute(app: ZodApp): void {
       const job = await app.fleet.claim(
         {
           runnerName: request.runner?.name ?? '',
+          runnerId: request.runner?.id ?? null,
           hardware: b.hardware,
           labels: b.labels,
           engine: b.engine,

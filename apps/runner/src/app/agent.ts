@@ -15,6 +15,7 @@
  * running scenario cleans up, the job is released (queued again at once) and the agent exits.
  */
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   ClaimedJob,
@@ -86,8 +87,10 @@ async function announce(
   const { target, labels, storage } = opts;
   const storageOverride = storage ? { storageOverride: storage } : {};
   if (opts.server !== undefined) {
-    // A managed server lives in a temporary directory of this machine, made per job.
-    const probed = await probeHardware({ dataDirectory: null, ...storageOverride });
+    // A managed server lives in a temporary directory of this machine, made per job: the storage
+    // its runs report is that directory's, so the machine announced is the same machine (the disk
+    // is measured by each run, not here).
+    const probed = await probeHardware({ dataDirectory: tmpdir(), measure: false, ...storageOverride });
     return {
       hardware: probed.spec,
       labels,
