@@ -204,6 +204,20 @@ describe('words a review found', () => {
     expect(missing).toEqual([]);
   });
 
+  it('a group page says its runs, machines, newest run and servers once: in its answer card, not again below it', async () => {
+    const groupPages = (await htmlPages('scenarios')).filter((p) => p.includes('/groups/'));
+    const repeated: string[] = [];
+    let withCard = 0;
+    for (const page of groupPages) {
+      const text = await pageText(page);
+      const said = text.match(/\d+ runs? on \d+ machines?(?: of \d+ runners)? · newest/g) ?? [];
+      if (text.includes('Its answer')) withCard++;
+      if (said.length !== 1) repeated.push(`${page}: ${said.length}`);
+    }
+    expect(withCard).toBeGreaterThan(0);
+    expect(repeated).toEqual([]);
+  });
+
   it('a page that shows the article’s single figures says where they are, not "No table reproduced"', async () => {
     const text = await pageText('scenarios/recovery-init-sync/index.html');
     expect(text).toContain('µs per file: the article');

@@ -174,6 +174,19 @@ export function thresholdNote(s: ReleaseSeries, reported: number): string {
 }
 
 /**
+ * The one note said above every series when each would say the same; it names the class its
+ * "this class" means (or says it holds on each class), since it no longer sits under one class's line.
+ */
+export function sharedThresholdNote(series: readonly ReleaseSeries[]): string | null {
+  if (series.length < 2) return null;
+  const notes = series.map((s) => thresholdNote(s, s.steps.filter((x) => x.reported).length));
+  if (!notes.every((n) => n === notes[0])) return null;
+  const classes = [...new Set(series.map((s) => s.hardwareClass))];
+  const where = classes.length === 1 ? `On ${classes[0]}` : `On each of the ${classes.length} classes`;
+  return `${where}: ${notes[0]!.charAt(0).toLowerCase()}${notes[0]!.slice(1)}`;
+}
+
+/**
  * A release line's series as the page shows them: those with a change (between releases, or over
  * time within one) open, the rest folded once there are more than two; with no change anywhere the
  * first stays open, so the page still draws what a release line looks like.
