@@ -3,8 +3,8 @@ import { answerReleaseLine } from './releases.ts';
 import type { SampleRow } from './groups.ts';
 import { testRow } from './test-rows.ts';
 
-/** `runs` runs of variants a and b (3 repetitions each, b 20 % slower) on PostgreSQL 17.`minor`. */
-function runsOn(minor: number, runs: number): SampleRow[] {
+/** `runs` runs of variants a and b (3 repetitions each, b `ratio`× a: 20 % slower) on PostgreSQL 17.`minor`. */
+function runsOn(minor: number, runs: number, ratio = 1.2): SampleRow[] {
   return Array.from({ length: runs }, (_, i) => {
     const run_id = `00000000-0000-4000-8000-${String(minor).padStart(4, '0')}${String(i).padStart(8, '0')}`;
     const received_at = new Date(Date.UTC(2026, 0, 1, 0, minor * 1000 + i));
@@ -13,7 +13,7 @@ function runsOn(minor: number, runs: number): SampleRow[] {
         testRow({
           variant,
           repetition,
-          value: (variant === 'a' ? 1 : 1.2) * (1 + 0.01 * ((i + repetition) % 5)),
+          value: (variant === 'a' ? 1 : ratio) * (1 + 0.01 * ((i + repetition) % 5)),
           run_id,
           received_at,
           db_version: `17.${minor}`,
@@ -40,5 +40,23 @@ describe('a release line over many runs', () => {
     ]);
     // Drift looks at every run of 17.2 too.
     expect(series!.releases[0]!.drift!.runs).toBe(130);
+  });
+});
+
+describe('a change and its reversal', () => {
+  it('are reported alike: a threshold is a factor, so a fall by ÷1.105 counts as a rise by ×1.105 does', () => {
+    // No blocks: the threshold is the scenario's margin, 10 %. 17.3 raises the ratio by 10.5 %, and
+    // 17.4 brings it back: −9.5 % on a linear scale, the same factor down.
+    const line = answerReleaseLine({
+      rows: [...runsOn(1, 6), ...runsOn(2, 6), ...runsOn(3, 6, 1.2 * 1.105), ...runsOn(4, 6)],
+      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
+      docs: new Map(),
+    })!;
+    const [series] = line.series;
+    expect(series!.threshold).toMatchObject({ basis: 'margin', value: 0.1 });
+    const steps = Object.fromEntries(series!.steps.map((x) => [x.to, x]));
+    expect(steps['17.3']!.change).toBeCloseTo(0.105, 3);
+    expect(steps['17.4']!.change).toBeCloseTo(1 / 1.105 - 1, 3);
+    expect([steps['17.2']!.reported, steps['17.3']!.reported, steps['17.4']!.reported]).toEqual([false, true, true]);
   });
 });

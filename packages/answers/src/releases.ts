@@ -214,7 +214,10 @@ function finishSteps(raw: readonly RawStep[], threshold: (i: number) => number):
   );
   return raw.map((s, i) => {
     const a = { method: 'benjamini-hochberg' as const, p: adjusted[i]!, family: raw.length };
-    const step = { ...s, adjusted: a, reported: a.p <= 0.05 && Math.abs(s.change) > threshold(i) };
+    // The threshold is a factor either way: a fall to 1 / (1 + t) is as large as a rise to 1 + t
+    // (compared as |log|, as the class's noise itself is measured on log ratios).
+    const large = Math.abs(Math.log1p(s.change)) > Math.log1p(threshold(i));
+    const step = { ...s, adjusted: a, reported: a.p <= 0.05 && large };
     return { ...step, sentence: stepSentence(step, threshold(i)) };
   });
 }
