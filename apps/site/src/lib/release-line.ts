@@ -14,6 +14,9 @@ import { formatP, formatPercent } from '@tunelab/stats';
 export const WIDTHS = { wide: 720, narrow: 360 } as const;
 export const HEIGHT = 260;
 const PAD = { left: 46, right: 8, top: 16, bottom: 58 };
+/** Rows a change's label may take, and the room one character of it needs (11 px bold). */
+const MARK_ROWS = 3;
+const labelWidth = (label: string) => 6 + label.length * 7;
 
 /** `cut`: the interval reaches beyond the drawing at that end (or is unbounded there): drawn with an arrow. */
 export type LinePoint = {
@@ -26,7 +29,8 @@ export type LinePoint = {
   title: string;
 };
 export type LineBand = { major: number; x: number; width: number; shaded: boolean };
-export type LineMark = { x: number; label: string; up: boolean; title: string };
+/** A reported change at a release; `row` lifts its label below a neighbour's it would overlap (0: the top row). */
+export type LineMark = { x: number; label: string; up: boolean; title: string; row: number };
 /** A release whose runs changed over time: a ring round its dot. */
 export type LineDrift = { x: number; y: number; title: string };
 export type ReleaseLineDrawing = {
@@ -133,14 +137,20 @@ export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): 
     else bands.push({ major, x: PAD.left + step * i, width: step, shaded: bands.length % 2 === 1 });
   });
   const index = new Map(pts.map((p, i) => [p.release, i]));
-  const marks = s.steps
-    .filter((x) => x.reported)
-    .map((x) => ({
+  const marks: LineMark[] = [];
+  for (const x of s.steps.filter((st) => st.reported)) {
+    const mark = {
       x: xOf(index.get(x.to) ?? 0) - step / 2,
       label: width < WIDTHS.wide ? signed(x.change) : `${x.to} ${signed(x.change)}`,
       up: x.change >= 0,
       title: `${x.from} → ${x.to}: ${stepText(x)}`,
-    }));
+      row: 0,
+    };
+    // Changes at adjacent releases: the label goes a row down while the one before would reach it.
+    const before = marks.at(-1);
+    if (before && mark.x < before.x + labelWidth(before.label)) mark.row = (before.row + 1) % MARK_ROWS;
+    marks.push(mark);
+  }
   const drifts = pts.flatMap((p, i) =>
     p.drift && p.drift.changes.length > 0
       ? [
