@@ -120,6 +120,12 @@ const SLOW_INSERTS = ['--param', 'rows=5000000', '--param', 'threads=1', '--para
 
 type Env = Record<string, string> & { TUNELAB_LEDGER_DIR: string };
 const ledgerOf = async (env: Env) => readdir(env.TUNELAB_LEDGER_DIR).catch(() => [] as string[]);
+/**
+ * The ledger's host records: `host-….json`, not the `host-….json.PID.tmp` a renewal writes before
+ * its rename (a 2 s lease renews every 0.5 s, and a listing can catch one), as the ledger's readers skip it.
+ */
+const hostRecordsOf = async (env: Env) =>
+  (await ledgerOf(env)).filter((f) => f.startsWith('host-') && f.endsWith('.json'));
 const schemasOf = async (runId: string) =>
   checkQuery('SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [
     `${runPrefix(runId)}%`,
@@ -133,7 +139,7 @@ function newEnv(name: string, extra: Record<string, string> = {}): Env {
 async function expectThrottledBy(runnerPid: number, env: Env) {
   const during = blkioPathOf(await mariadb.cgroups());
   expect(during).toMatch(new RegExp(`^/tunelab-envelope-${runnerPid}-[0-9a-f]+$`));
-  const records = (await ledgerOf(env)).filter((f) => f.startsWith('host-'));
+  const records = await hostRecordsOf(env);
   expect(records).toHaveLength(1);
   const record = JSON.parse(await readFile(path.join(env.TUNELAB_LEDGER_DIR, records[0]!), 'utf8')) as HostChangeRecord;
   expect(record.process.pid).toBe(mariadb.pid);
@@ -235,7 +241,7 @@ describe('a SIGKILLed run that throttled the local MariaDB', () => {
       expect(pid).toBeGreaterThan(0);
       const { dir, record } = await expectThrottledBy(pid, env);
       // Stopped, it renews nothing: wait until the recorded lease has run out (no guess at speed).
-      const file = (await ledgerOf(env)).find((f) => f.startsWith('host-'))!;
+      const file = (await hostRecordsOf(env))[0]!;
       const expiresAt = () =>
         Date.parse(
           (JSON.parse(readFileSync(path.join(env.TUNELAB_LEDGER_DIR, file), 'utf8')) as HostChangeRecord).expiresAt,
