@@ -1,5 +1,6 @@
 /** What both openers (open-postgresql.ts, open-pglite.ts) return, and the options they take. */
 import type { PGlite } from '@electric-sql/pglite';
+import type { PgliteThread } from './pglite-thread.ts';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import type { Ownership } from './owner.ts';
 
@@ -22,6 +23,13 @@ export type OpenOptions = {
   timeouts?: Partial<DatabaseTimeouts>;
   /** Called if this process loses the lock on its embedded database (default: throw, ending the process). */
   onOwnershipLost?: (err: Error) => void;
+  /**
+   * Where an embedded database runs its statements: on a worker thread of its own (default), so
+   * that a long statement never stops this thread (an API's requests), or on this thread (`main`:
+   * a batch job such as the site's build, which has nothing else to do meanwhile and is bundled
+   * by Vite, where the worker's file is not beside the module).
+   */
+  pgliteThread?: 'worker' | 'main';
 };
 
 /**
@@ -90,5 +98,5 @@ export type Connection = {
   /** The lock this process holds on an embedded database directory (none for PostgreSQL and memory://). */
   ownership?: Ownership;
   /** What pg-boss (the fleet's queue) connects through: its own small pool, or the same PGlite. */
-  queueTarget: { connectionString: string; pool: QueuePoolOptions } | { pglite: PGlite };
+  queueTarget: { connectionString: string; pool: QueuePoolOptions } | { pglite: PGlite | PgliteThread };
 };

@@ -1,6 +1,7 @@
 import type { RunSubmission } from '@tunelab/contracts';
 import { openConnection, type OpenOptions } from './open.ts';
 import { ingestRun, type IngestInput } from './ingest.ts';
+import { withWritePriority } from './pglite-thread.ts';
 import { runnerQueries } from './runners.ts';
 import { fleetQueries } from './fleet.ts';
 import { runQueries } from './queries.ts';
@@ -59,7 +60,8 @@ export {
 
 // Ingest's entries; they belong at the end of ingest.ts (as `ingestQueries`) like the other domains'.
 const ingestQueries = {
-  ingestRun: (db: DbContext, input: IngestInput) => ingestRun(db.prisma, db.sql, input),
+  // A runner's ingest goes ahead of queued reads on an embedded database (pglite-thread.ts).
+  ingestRun: (db: DbContext, input: IngestInput) => withWritePriority(() => ingestRun(db.prisma, db.sql, input)),
   fingerprintOf: (_db: DbContext, hardware: RunSubmission['hardware']) => hardwareFingerprint(hardware),
 } satisfies Queries;
 

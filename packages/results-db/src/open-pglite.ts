@@ -6,6 +6,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client.ts';
 import { applyMigrations, type ScriptRunner } from './migrate.ts';
 import { takeOwnership } from './owner.ts';
+import { PgliteThread } from './pglite-thread.ts';
 import { DEFAULT_DATA_DIR, type Connection, type OpenOptions, type SqlRunner } from './connection.ts';
 
 export async function openPglite(options: OpenOptions = {}): Promise<Connection> {
@@ -14,14 +15,16 @@ export async function openPglite(options: OpenOptions = {}): Promise<Connection>
   if (!inMemory) await mkdir(dataDir, { recursive: true });
   // One process per directory (see owner.ts): taken before PGlite reads a single file.
   const ownership = inMemory ? undefined : await takeOwnership(dataDir, options.onOwnershipLost);
-  let client: PGlite;
+  let client: PGlite | PgliteThread;
   try {
-    client = await PGlite.create(inMemory ? dataDir : resolve(dataDir));
+    const where = inMemory ? dataDir : resolve(dataDir);
+    client = options.pgliteThread === 'main' ? await PGlite.create(where) : await PgliteThread.create(where);
   } catch (err) {
     await ownership?.release();
     throw err;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  // The adapter calls query (rowMode, parsers), exec and transaction, which PgliteThread offers as PGlite does.
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client as PGlite) });
   // pglite-prisma-adapter 0.7's executeScript does not await PGlite's exec (errors would escape
   // as unhandled rejections), so scripts go to the PGlite client directly.
   const scripts: ScriptRunner = {
@@ -39,7 +42,7 @@ export async function openPglite(options: OpenOptions = {}): Promise<Connection>
     binaryParameters: false,
     query: async <T>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
     transaction: (fn) =>
-      client.transaction((tx) =>
+      (client as PGlite).transaction((tx) =>
         fn({ query: async <T>(text: string, params: unknown[]) => (await tx.query<T>(text, params)).rows }),
       ),
   };

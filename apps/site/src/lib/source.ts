@@ -140,7 +140,12 @@ async function openDbSource(config: Extract<SiteConfig, { kind: 'postgresql' | '
   try {
     db =
       config.kind === 'pglite'
-        ? await openResultsDb(undefined, { dataDir: config.dataDir, scenariosDir: config.scenariosDir })
+        ? // On this thread: the build has nothing else to do while it reads, and Vite bundles this module.
+          await openResultsDb(undefined, {
+            dataDir: config.dataDir,
+            scenariosDir: config.scenariosDir,
+            pgliteThread: 'main',
+          })
         : await openResultsDb(config.url, { poolSize: 4, scenariosDir: config.scenariosDir });
   } catch (err) {
     // One process owns an embedded database (a running API): read through its API instead.
