@@ -59,9 +59,9 @@ export type ReadCacheOptions = {
    */
   maxAgeMs?: number;
   /**
-   * Answers computed at once. Default 1 on an embedded database — PGlite runs every query on this
-   * process's one thread, so each computation waiting here is one fewer query queued ahead of a
-   * runner's ingest — and 4 on PostgreSQL.
+   * Answers computed at once. Default 1 on an embedded database — PGlite runs one statement at a
+   * time (on its own thread, results-db's pglite-thread.ts), so a second computation would only
+   * queue there — and 4 on PostgreSQL.
    */
   maxConcurrentComputations?: number;
 };
