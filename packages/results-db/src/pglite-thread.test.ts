@@ -38,7 +38,7 @@ describe('the embedded database on its own thread', () => {
 
   it('commits a transaction whose callback returns, rolls back one that throws or calls rollback', async () => {
     const value = await db.transaction(async (tx) => {
-      await tx.query('INSERT INTO t (id) VALUES (2)');
+      await tx.sql`INSERT INTO t (id) VALUES (${2})`;
       return (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).rows[0]!.n;
     });
     expect(value).toBe(2);

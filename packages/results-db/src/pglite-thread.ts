@@ -16,6 +16,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import { messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
+import { query as templatedQuery } from '@electric-sql/pglite/template';
 
 type ErrorData = { name: string; message: string; database: boolean; props: Record<string, unknown> };
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: ErrorData };
@@ -122,10 +123,15 @@ export class PgliteThread {
     const open = () => {
       if (closed) throw new Error('Transaction is closed');
     };
-    const tx = {
+    const tx: Transaction = {
       query: <R>(text: string, params?: unknown[], options?: QueryOptions) => {
         open();
         return this.#query<R>(text, params, options, id);
+      },
+      sql: <R>(strings: TemplateStringsArray, ...values: unknown[]) => {
+        open();
+        const { query, params } = templatedQuery(strings, ...values);
+        return this.#query<R>(query, params, undefined, id);
       },
       exec: (text: string) => {
         open();
@@ -136,10 +142,15 @@ export class PgliteThread {
         await this.#call({ op: 'rollback', tx: id });
         closed = true;
       },
+      // NOTIFY is delivered at COMMIT whoever listens, so a listener set up inside the transaction is the database's.
+      listen: (channel: string, callback: (payload: string) => void) => {
+        open();
+        return this.listen(channel, callback);
+      },
       get closed() {
         return closed;
       },
-    } as unknown as Transaction;
+    };
     let result: T;
     try {
       result = await callback(tx);
