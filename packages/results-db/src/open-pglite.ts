@@ -42,7 +42,7 @@ export async function openPglite(options: OpenOptions = {}): Promise<Connection>
     binaryParameters: false,
     query: async <T>(text: string, params: unknown[]) => (await client.query<T>(text, params)).rows,
     transaction: (fn) =>
-      (client as PGlite).transaction((tx) =>
+      client.transaction((tx) =>
         fn({ query: async <T>(text: string, params: unknown[]) => (await tx.query<T>(text, params)).rows }),
       ),
   };
