@@ -6,7 +6,12 @@
  * next time, reads only the new runs' from the database: `compareInputs` and `answerInputs` give
  * what `compare` and `answers` give over the same runs, whatever order the rows come in.
  */
-import type { AnswersQuery, ComparisonResultRecord, ScenarioAnswersRecord } from '@tunelab/contracts';
+import type {
+  AnswersQuery,
+  ComparisonResultRecord,
+  ReleaseEventsQuery,
+  ScenarioAnswersRecord,
+} from '@tunelab/contracts';
 import { groupSamples, type Filters, type SampleRow, type SeriesPoint, type UnitSample } from '@tunelab/answers';
 import { z } from 'zod';
 import type { PrismaClient } from './generated/prisma/client.ts';
@@ -14,6 +19,7 @@ import { loadSamples } from './comparison-samples.ts';
 import { resolveMetric, type ComparisonFilters } from './comparisons.ts';
 import { answerFromReads, answerMetrics, seriesPoints, unitSamples } from './answers.ts';
 import type { ScenarioCatalog } from './scenario-catalog.ts';
+import { listReleaseEvents, releaseEventsQuery } from './releases-events.ts';
 import type { DbContext, Queries } from './context.ts';
 
 export type ComparisonInputs = {
@@ -333,4 +339,11 @@ export const comparisonInputQueries = {
   compareInputs: (db: DbContext, inputs: ComparisonInputs, q: ComparisonFilters) =>
     compareInputs(db.catalog, inputs, q),
   answerInputs: (db: DbContext, inputs: ComparisonInputs, q: AnswersQuery) => answerInputs(db.catalog, inputs, q),
+  /**
+   * What `releaseEvents(q)` gives, the events recorded from the answers computed from the inputs
+   * (which must hold every kept run's primary metric): a site build's, without reading every
+   * sample again.
+   */
+  releaseEventsFromInputs: (db: DbContext, inputs: ComparisonInputs, q?: ReleaseEventsQuery) =>
+    listReleaseEvents(db, q, (scenario) => answerInputs(db.catalog, inputs, releaseEventsQuery(scenario))),
 } satisfies Queries;

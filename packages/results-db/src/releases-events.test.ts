@@ -57,6 +57,21 @@ describe('a +15 % change at 17.3', () => {
     ]);
   });
 
+  it('is what a site build records from its comparison inputs, without reading every sample again', async () => {
+    const read = await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO });
+    const inputs = await db.loadInputs(['duration']);
+    const fromInputs = await db.releaseEventsFromInputs(inputs, { scenario: RELEASE_RUNS_SCENARIO });
+    expect(fromInputs.items).toHaveLength(1);
+    expect(fromInputs.items).toEqual(read.items.map((e, i) => ({ ...e, lastSeenAt: fromInputs.items[i]!.lastSeenAt })));
+    // Inputs without the runs of the change report none: the events come from them, not from the database.
+    const none = await db.loadInputs(['duration'], []);
+    expect((await db.releaseEventsFromInputs(none, { scenario: RELEASE_RUNS_SCENARIO })).items).toEqual([
+      { ...fromInputs.items[0]!, current: false },
+    ]);
+    // Read from the database again, the change is current again.
+    expect((await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO })).items[0]!.current).toBe(true);
+  });
+
   it('an operator acknowledges it with a note; the state filter finds it there and not among the new', async () => {
     const [e] = (await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO })).items;
     const operator = await db.createRunner('ops-events', { kind: 'operator' });

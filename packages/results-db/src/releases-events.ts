@@ -145,14 +145,16 @@ export const releaseEventsQuery = (scenario: string) => AnswersQuery.parse({ sce
 
 /**
  * The changes a scenario's release line reports now, between releases and over time (none without a
- * folder or two measured releases), from its default answers (`answers`: computed already, else now).
+ * folder or two measured releases), from its default answers (`computed`: computed already, null
+ * when it has none; else computed now).
  */
 async function reportedChanges(
   db: DbContext,
   scenario: string,
   computed?: ScenarioAnswersRecord | null,
 ): Promise<{ steps: Change[]; drifts: Drift[] }> {
-  const answers = computed ?? (await answerScenarioQuery(db.prisma, db.catalog, releaseEventsQuery(scenario)));
+  const answers =
+    computed !== undefined ? computed : await answerScenarioQuery(db.prisma, db.catalog, releaseEventsQuery(scenario));
   const line = answers?.releaseLine;
   if (!answers || !line) return { steps: [], drifts: [] };
   const metric = answers.metric.key;
@@ -277,8 +279,21 @@ export async function recordReleaseEvents(
   });
 }
 
-/** The events of one scenario or of every scenario in the catalog, recorded first; newest first. */
-export async function listReleaseEvents(db: DbContext, q: ReleaseEventsQuery = {}): Promise<ReleaseEventList> {
+/**
+ * A scenario's default answers (`releaseEventsQuery`) as the caller has them already: a site build
+ * computes them from the comparison inputs it holds instead of reading every sample again.
+ */
+export type DefaultAnswersOf = (scenario: string) => Promise<ScenarioAnswersRecord | null>;
+
+/**
+ * The events of one scenario or of every scenario in the catalog, recorded first (from the answers
+ * `answersOf` gives, else computed from the database); newest first.
+ */
+export async function listReleaseEvents(
+  db: DbContext,
+  q: ReleaseEventsQuery = {},
+  answersOf?: DefaultAnswersOf,
+): Promise<ReleaseEventList> {
   // A database migrated before release events, or before their kinds, existed (a site build reads
   // it without migrating) has none to show yet.
   const [table] = await db.prisma.$queryRaw<{ kinds: boolean }[]>`SELECT EXISTS (
@@ -286,7 +301,7 @@ export async function listReleaseEvents(db: DbContext, q: ReleaseEventsQuery = {
     WHERE table_schema = 'public' AND table_name = 'release_events' AND column_name = 'kind') AS kinds`;
   if (!table?.kinds) return { items: [] };
   const scenarios = q.scenario ? [q.scenario] : [...(await db.catalog.docs()).keys()];
-  for (const scenario of scenarios) await recordReleaseEvents(db, scenario);
+  for (const scenario of scenarios) await recordReleaseEvents(db, scenario, await answersOf?.(scenario));
   const rows = await db.prisma.releaseEvent.findMany({
     where: {
       ...(q.scenario ? { scenarioKey: q.scenario } : {}),

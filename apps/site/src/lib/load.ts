@@ -125,14 +125,18 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   phases.mark('hardware');
   const hardwareDetail = new Map(detailList.map((h) => [h.fingerprint, h]));
 
-  const { classGroups, machineGroupList, publishedGroups, answers } = await loadComparisons(source, config, {
-    keys,
-    folderByKey,
-    runs,
-    runDetail,
-    builtRuns,
-    phases,
-  });
+  const { classGroups, machineGroupList, publishedGroups, answers, releaseEvents } = await loadComparisons(
+    source,
+    config,
+    {
+      keys,
+      folderByKey,
+      runs,
+      runDetail,
+      builtRuns,
+      phases,
+    },
+  );
   phases.mark('comparisons');
   const answersOf = await scenarioAnswers(keys, folderByKey, answers, config);
   phases.mark('answers');
@@ -147,8 +151,9 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
   phases.mark('similar hardware');
   // Read with the rest (an embedded database is opened once per build).
   const coverage = await source.coverage();
-  const releaseEvents = (await source.releaseEvents()).items;
   phases.mark('coverage');
+  const events = (await releaseEvents()).items;
+  phases.mark('release events');
   const findings = siteFindings(classGroups, config);
 
   // Written while the rest loads (disk time, mostly); no page reads it.
@@ -173,7 +178,7 @@ async function loadFrom(source: SiteSource, config: SiteConfig): Promise<SiteDat
     hardwareByClass,
     findings,
     coverage,
-    releaseEvents,
+    releaseEvents: events,
     loadPhases: phases.toString(),
   };
 }
@@ -370,6 +375,7 @@ async function loadComparisons(
   const publishedGroups: ComparisonGroup[] = [];
   let compare = (q: ComparisonQuery) => source.compare(q);
   let answers = (q: AnswersQuery) => source.answers(q);
+  let releaseEvents = () => source.releaseEvents();
   if (source.inputs) {
     const api = source.inputs;
     const metricKeys = [...new Set([...metrics.values()].map((m) => m.key))];
@@ -393,6 +399,7 @@ async function loadComparisons(
       );
     compare = (q) => api.compare(inputs, q);
     answers = (q) => api.answers(inputs, q);
+    releaseEvents = () => api.releaseEvents(inputs);
   }
   for (const m of metrics.values()) {
     const base = { metric: m.key, direction: m.direction };
@@ -414,7 +421,7 @@ async function loadComparisons(
         );
   }
 
-  return { classGroups, machineGroupList, publishedGroups, answers };
+  return { classGroups, machineGroupList, publishedGroups, answers, releaseEvents };
 }
 
 /** One view per scenario key: its folder, metric, run counts, groups and answers. */

@@ -68,6 +68,8 @@ export type SiteSource = {
     load(metrics: readonly string[], runIds?: readonly string[]): Promise<ComparisonInputs>;
     compare(inputs: ComparisonInputs, q: ComparisonQuery): Promise<ComparisonResult>;
     answers(inputs: ComparisonInputs, q: AnswersQuery): Promise<ScenarioAnswers | null>;
+    /** `releaseEvents()`, recorded from the answers computed from the inputs, not from every sample read again. */
+    releaseEvents(inputs: ComparisonInputs): Promise<ReleaseEventList>;
   };
   close(): Promise<void>;
 };
@@ -254,6 +256,10 @@ function dbSource(db: ResultsDb, where: string): SiteSource {
           const a = await db.answerInputs(inputs, q);
           return a ? validate(ScenarioAnswers, linkAnswers(a), `answers for ${q.scenario}`, where) : null;
         }),
+      releaseEvents: (inputs) =>
+        read('release events', where, async () =>
+          validate(ReleaseEventList, await db.releaseEventsFromInputs(inputs), 'release events', where),
+        ),
     },
     close: () => db.close(),
   };
