@@ -12,9 +12,10 @@
  * phase again. A claim's cost
  * must not grow with the history (the ratio after/before is printed).
  *
- * Last, claims against a history of completed jobs (fleet-history.ts): `--round-jobs` jobs claimed
- * by `--round-agents` agents, `--completed` completed jobs written into their queue, the same round
- * again; p99 after ÷ p99 before is printed (aim ≤ 2).
+ * Last, claims against a history of completed jobs (fleet-history.ts), two queues side by side:
+ * `--round-jobs` jobs per queue claimed by `--round-agents` agents (half per queue), `--completed`
+ * completed jobs written into one queue, the same round again; the history queue's claim p99 ÷ the
+ * other's, measured at the same time, is printed (aim ≤ 2).
  *
  *   npm run bench:fleet -- [--agents 1000] [--jobs 10000] [--tokens 50] [--history 1000]
  *                          [--idle-agents 20] [--idle-seconds 10] [--completed 1000000]
