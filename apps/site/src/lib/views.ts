@@ -566,8 +566,17 @@ export function metricTables(sc: ScenarioView, data: SiteData): MetricSummaryTab
   return summaries.length > 0 && summaries[0]!.metrics.length > 1 ? summaries : [];
 }
 
+/** Each scenario's metric summaries, computed once per build: every group's page shows its own. */
+const summariesOf = new WeakMap<ScenarioView, MetricSummaryTable[]>();
+
 /** Per hardware class: every declared metric's mean per variant (± sd), in the metric's display unit. */
 export function metricSummaries(sc: ScenarioView, data: SiteData): MetricSummaryTable[] {
+  let summaries = summariesOf.get(sc);
+  if (!summaries) summariesOf.set(sc, (summaries = computeMetricSummaries(sc, data)));
+  return summaries;
+}
+
+function computeMetricSummaries(sc: ScenarioView, data: SiteData): MetricSummaryTable[] {
   const units = scenarioUnits(sc, data);
   const metrics = [...units.entries()];
   const multipleVersions = new Set(sc.classGroups.map((g) => g.scenario.version)).size > 1;
