@@ -43,8 +43,22 @@ export function runMetricRows(run: Pick<RunDetail, 'samples'>, metric: string): 
   return { unit: display.label, rows };
 }
 
+/** Per scenario's answers, the groups holding each run: indexed once, not scanned again for each run page. */
+const holdingOf = new WeakMap<ScenarioAnswers, Map<string, ScenarioAnswers['groups']>>();
+
 /** The groups of the scenario's answers that hold this run: counted towards the verdict, or left out (and why). */
 export function answersHolding(answers: ScenarioAnswers | null, runId: string): ScenarioAnswers['groups'] {
   if (!answers) return [];
-  return [...answers.groups, ...answers.leftOut].filter((a) => a.group.runs.some((r) => r.id === runId));
+  let byRun = holdingOf.get(answers);
+  if (!byRun) {
+    byRun = new Map();
+    for (const a of [...answers.groups, ...answers.leftOut])
+      for (const id of new Set(a.group.runs.map((r) => r.id))) {
+        const list = byRun.get(id);
+        if (list) list.push(a);
+        else byRun.set(id, [a]);
+      }
+    holdingOf.set(answers, byRun);
+  }
+  return byRun.get(runId) ?? [];
 }
