@@ -152,6 +152,11 @@ async function computeKept(
   const answers = await answerScenarioQuery(prisma, db.catalog, kept);
   if (!answers) return null;
   const body = renderAnswers(answers);
+  const computeMs = Date.now() - started;
+  // The default answers carry the release line: its changes become events whenever they are
+  // computed (after an ingest, or by a read), before the kept body says they are current, so that
+  // listing the events may trust a current default answer (releases-events.ts).
+  if (await isDefaultQuery(db, kept)) await recordReleaseEvents(db, kept.scenario, answers);
   await db.sql.query(
     `INSERT INTO kept_answers AS k (scenario_key, query_key, scenario_version, data_version, body, computed_at, compute_ms)
      VALUES ($1, $2, $3, $4, $5, now(), $6)
@@ -159,9 +164,38 @@ async function computeKept(
         SET scenario_version = EXCLUDED.scenario_version, data_version = EXCLUDED.data_version, body = EXCLUDED.body,
             computed_at = EXCLUDED.computed_at, compute_ms = EXCLUDED.compute_ms, failed_at = NULL, failure = NULL
       WHERE k.data_version <= EXCLUDED.data_version OR k.scenario_version <> EXCLUDED.scenario_version`,
-    [kept.scenario, queryKeyOf(kept), scenarioVersion, dataVersion, body, Date.now() - started],
+    [kept.scenario, queryKeyOf(kept), scenarioVersion, dataVersion, body, computeMs],
   );
   return { body, answers };
+}
+
+/** The scenario's default kept query: its primary metric, measured (GET /v1/answers?scenario=…); null without a folder. */
+async function defaultQueryOf(db: DbContext, scenario: string): Promise<KeptQuery | null> {
+  const loaded = await db.catalog.get(scenario);
+  return loaded ? { scenario, metric: primaryMetric(loaded.doc), source: 'measured' } : null;
+}
+
+async function isDefaultQuery(db: DbContext, q: KeptQuery): Promise<boolean> {
+  const d = await defaultQueryOf(db, q.scenario);
+  return d !== null && queryKeyOf(d) === queryKeyOf(q);
+}
+
+/**
+ * Whether the scenario's default kept answer is current (computed from its runs as they are, by
+ * its scenario version): its release events were then recorded from exactly these answers.
+ */
+export async function defaultAnswerCurrent(db: DbContext, scenario: string): Promise<boolean> {
+  const loaded = await db.catalog.get(scenario);
+  const q = await defaultQueryOf(db, scenario);
+  if (!loaded || !q) return false;
+  const [row] = await db.sql.query<{ current: boolean }>(
+    `SELECT k.scenario_version = $3
+            AND k.data_version = coalesce((SELECT version FROM answer_data_versions WHERE scenario_key = $1), 0) AS current
+       FROM kept_answers k WHERE k.scenario_key = $1 AND k.query_key = $2`,
+    [scenario, queryKeyOf(q), loaded.version],
+    'kept_answers_default_current',
+  );
+  return row?.current === true;
 }
 
 /** The kept queries of a scenario: those kept so far, and its default one (primary metric, measured). */
@@ -232,9 +266,8 @@ function createKeptAnswersWorker(db: DbContext, options: KeptAnswersOptions = {}
     const prisma = await prismaForJobs();
     const queries = await keptQueriesOf(db, scenario);
     for (const q of queries) {
-      let kept: Awaited<ReturnType<typeof computeKept>>;
       try {
-        kept = await computeKept(db, prisma, q, loaded.version);
+        await computeKept(db, prisma, q, loaded.version);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         await db.sql.query(
@@ -243,9 +276,6 @@ function createKeptAnswersWorker(db: DbContext, options: KeptAnswersOptions = {}
         );
         throw err;
       }
-      // The default answers (the first query) carry the release line: its changes become events
-      // after the ingest that asked for this recomputation, not when someone first lists them.
-      if (q === queries[0] && kept) await recordReleaseEvents(db, scenario, kept.answers);
     }
     options.onRefreshed?.(scenario);
   };

@@ -94,6 +94,23 @@ describe('a +15 % change at 17.3', () => {
     const [series] = a.releaseLine!.series;
     expect(series!.steps.filter((s) => s.reported).map((s) => s.to)).toEqual(['17.3']);
   });
+
+  it('a current kept answer recorded the events: listing them computes nothing until a run changes the scenario', async () => {
+    const q = AnswersQuery.parse({ scenario: RELEASE_RUNS_SCENARIO });
+    expect(await db.computeKeptAnswer(q)).not.toBeNull();
+    const [recorded] = (await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO })).items;
+    // Not recorded again (its last sighting stays the kept computation's) while the answer is current.
+    const [listed] = (await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO })).items;
+    expect(listed).toEqual(recorded);
+    expect((await db.keptAnswer(q))?.state).toBe('current');
+    // One more run on 17.5: the kept answer is stale, so the list computes and records again.
+    const [extra] = releaseRuns({ releases: ['17.5'], runsPerRelease: 1, seed: 7 });
+    await ingestDocument(db, extra, 'tl_release_events-extra');
+    expect((await db.keptAnswer(q))?.state).toBe('stale');
+    const [again] = (await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO })).items;
+    expect(again!.id).toBe(recorded!.id);
+    expect(Date.parse(again!.lastSeenAt)).toBeGreaterThan(Date.parse(recorded!.lastSeenAt));
+  });
 });
 
 describe('a +15 % change at the first release of a new major', () => {

@@ -2,10 +2,11 @@
  * Changes between PostgreSQL releases as events (GET /v1/release-events): every change a scenario's
  * release line reports (answers.ts → `releaseLine`, computed by @tunelab/answers' releases.ts) is
  * recorded once in `release_events`, keyed by what it is a change of. Recording happens when the
- * scenario's kept answers are recomputed after an ingest (kept-answers.ts, from the answers it has
- * just computed) and when the events are read (the API's list, a site build), so an event is there
- * as soon as anyone could see the change; later computations refresh its figures and `current`,
- * never its state or first sighting.
+ * scenario's default kept answers are computed (kept-answers.ts: after an ingest, or by a read, from
+ * the answers it has just computed) and when the events are read (the API's list, unless that kept
+ * answer is current; a site build, from the answers it computed), so an event is there as soon as
+ * anyone could see the change; later computations refresh its figures and `current`, never its
+ * state or first sighting.
  * A step to a new major is `expected`; every other change is `new` until an operator acknowledges it.
  *
  * A change over time within one release (a release point's `drift`, @tunelab/answers' drift.ts) is an
@@ -31,6 +32,7 @@ import { formatP, formatPercent } from '@tunelab/stats';
 import type { Prisma, ReleaseEvent as ReleaseEventRow } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import type { DbContext, Queries } from './context.ts';
+import { defaultAnswerCurrent } from './kept-answers.ts';
 
 type Change = { scenario: string; metric: string; series: ReleaseSeries; step: ReleaseStep };
 type DriftChange = NonNullable<ReleasePoint['drift']>['changes'][number];
@@ -301,7 +303,11 @@ export async function listReleaseEvents(
     WHERE table_schema = 'public' AND table_name = 'release_events' AND column_name = 'kind') AS kinds`;
   if (!table?.kinds) return { items: [] };
   const scenarios = q.scenario ? [q.scenario] : [...(await db.catalog.docs()).keys()];
-  for (const scenario of scenarios) await recordReleaseEvents(db, scenario, await answersOf?.(scenario));
+  for (const scenario of scenarios) {
+    if (answersOf) await recordReleaseEvents(db, scenario, await answersOf(scenario));
+    // A current default kept answer recorded its events when it was computed: nothing to compute.
+    else if (!(await defaultAnswerCurrent(db, scenario))) await recordReleaseEvents(db, scenario);
+  }
   const rows = await db.prisma.releaseEvent.findMany({
     where: {
       ...(q.scenario ? { scenarioKey: q.scenario } : {}),
