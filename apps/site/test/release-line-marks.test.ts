@@ -35,6 +35,7 @@ const series = (reportedAt: readonly string[]): ReleaseSeries => ({
     release,
     runs: 1,
     fallbackRuns: 0,
+    noisyRuns: 0,
     blocks: 15,
     ratio: 1.2,
     ratioCi: { low: 1.1, high: 1.3 },

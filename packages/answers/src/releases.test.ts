@@ -4,7 +4,7 @@ import type { SampleRow } from './groups.ts';
 import { testRow } from './test-rows.ts';
 
 /** `runs` runs of variants a and b (3 repetitions each, b `ratio`× a: 20 % slower) on PostgreSQL 17.`minor`. */
-function runsOn(minor: number, runs: number, ratio = 1.2): SampleRow[] {
+function runsOn(minor: number, runs: number, ratio = 1.2, noisy: boolean | null = null): SampleRow[] {
   return Array.from({ length: runs }, (_, i) => {
     const run_id = `00000000-0000-4000-8000-${String(minor).padStart(4, '0')}${String(i).padStart(8, '0')}`;
     const received_at = new Date(Date.UTC(2026, 0, 1, 0, minor * 1000 + i));
@@ -19,6 +19,7 @@ function runsOn(minor: number, runs: number, ratio = 1.2): SampleRow[] {
           db_version: `17.${minor}`,
           minor,
           server_release: `17.${minor}`,
+          noisy,
         }),
       ),
     );
@@ -58,5 +59,44 @@ describe('a change and its reversal', () => {
     expect(steps['17.3']!.change).toBeCloseTo(0.105, 3);
     expect(steps['17.4']!.change).toBeCloseTo(1 / 1.105 - 1, 3);
     expect([steps['17.2']!.reported, steps['17.3']!.reported, steps['17.4']!.reported]).toEqual([false, true, true]);
+  });
+});
+
+describe('a change measured on a busy machine', () => {
+  const line = (noisy: [boolean, boolean]) =>
+    answerReleaseLine({
+      // 17.3 raises the ratio by 30 %, far above the 10 % margin; its runs flagged noisy or not.
+      rows: [...runsOn(2, 6, 1.2, noisy[0]), ...runsOn(3, 6, 1.2 * 1.3, noisy[1])],
+      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
+      docs: new Map(),
+    })!.series[0]!;
+
+  it('is not reported when every run on one side was flagged noisy, and says which release to measure again', () => {
+    const quiet = line([false, false]);
+    expect(quiet.steps[0]).toMatchObject({ to: '17.3', reported: true });
+    const busy = line([false, true]);
+    expect(busy.releases.map((r) => [r.release, r.runs, r.noisyRuns])).toEqual([
+      ['17.2', 6, 0],
+      ['17.3', 6, 6],
+    ]);
+    // The same figures, not reported.
+    expect(busy.steps[0]).toMatchObject({ change: quiet.steps[0]!.change, p: quiet.steps[0]!.p, reported: false });
+    expect(busy.steps[0]!.sentence).toMatch(
+      /not reported: every run on 17\.3 was flagged noisy .* measure 17\.3 again/,
+    );
+  });
+
+  it('is reported when some runs of each side were quiet', () => {
+    const mixed = answerReleaseLine({
+      rows: [
+        ...runsOn(2, 6, 1.2, false),
+        ...runsOn(3, 3, 1.2 * 1.3, true),
+        ...runsOn(3, 3, 1.2 * 1.3, false).map((r) => ({ ...r, run_id: r.run_id.replace(/^0/, '1') })),
+      ],
+      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
+      docs: new Map(),
+    })!.series[0]!;
+    expect(mixed.releases[1]).toMatchObject({ release: '17.3', runs: 6, noisyRuns: 3 });
+    expect(mixed.steps[0]).toMatchObject({ to: '17.3', reported: true });
   });
 });

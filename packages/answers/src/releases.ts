@@ -6,7 +6,8 @@
  * releases — Welch on the two releases' block log ratios (`welchShift`), or the interaction test on
  * the ratio of means for runs without blocks — Benjamini–Hochberg-adjusted over every step of the
  * answer, and reported only above the class's noise (the smallest change its blocks can tell from
- * none, as each group's `spread` states it). `answerUpgrade` says what upgrading from one release
+ * none, as each group's `spread` states it) and only when neither release's runs were all flagged
+ * noisy (a step measured on a busy machine asks for the release to be measured again). `answerUpgrade` says what upgrading from one release
  * to another changes, with the changes between and the release that introduced each.
  */
 import {
@@ -52,7 +53,8 @@ type Evidence =
   { kind: 'blocks'; n: number; mean: number; sd: number } | { kind: 'means'; baseline: Moments; candidate: Moments };
 type Point = ReleasePoint & { evidence: Evidence | null };
 type Series = Omit<ReleaseSeries, 'releases' | 'steps' | 'threshold'> & { points: Point[] };
-type RawStep = Omit<ReleaseStep, 'adjusted' | 'reported' | 'sentence'>;
+/** `busy`: the release of the two whose every run was flagged noisy (the first when both were); such a step is never reported. */
+type RawStep = Omit<ReleaseStep, 'adjusted' | 'reported' | 'sentence'> & { busy: string | null };
 
 /** The release a row's server reported (PostgreSQL: MAJOR.MINOR); null for engines without a release axis. */
 const releaseOfRow = (r: SampleRow) => releaseOfParts(r.engine, { major: r.major, minor: r.minor });
@@ -68,7 +70,8 @@ function pointOf(release: string, own: readonly SampleRow[], group: ComparisonGr
   const runIds = new Set(own.map((r) => r.run_id));
   const fallbackRuns = new Set(own.filter((r) => r.server_release !== release).map((r) => r.run_id)).size;
   const drift = releaseDrift(own, c.baseline, c.candidate);
-  const base = { release, runs: runIds.size, fallbackRuns, drift };
+  const noisyRuns = new Set(own.filter((r) => r.noisy === true).map((r) => r.run_id)).size;
+  const base = { release, runs: runIds.size, fallbackRuns, noisyRuns, drift };
   if (c.paired) {
     const p = c.paired;
     const evidence = { kind: 'blocks' as const, n: p.blocks, mean: Math.log(p.ratio), sd: p.sdLogRatio };
@@ -149,6 +152,7 @@ function stepBetween(a: Point, b: Point): RawStep | null {
   const ea = a.evidence;
   const eb = b.evidence;
   if (!ea || !eb) return null;
+  const busy = [a, b].find((p) => p.runs > 0 && p.noisyRuns === p.runs)?.release ?? null;
   if (ea.kind === 'blocks' && eb.kind === 'blocks') {
     if (ea.n < 2 || eb.n < 2) return null;
     const s = welchShift(ea, eb);
@@ -159,6 +163,7 @@ function stepBetween(a: Point, b: Point): RawStep | null {
       ci95: { low: Math.expm1(s.low), high: Math.expm1(s.high) },
       method: 'paired-blocks',
       p: s.p,
+      busy,
     };
   }
   if (ea.kind !== 'means' || eb.kind !== 'means') return null;
@@ -172,6 +177,7 @@ function stepBetween(a: Point, b: Point): RawStep | null {
     ci95: { low: t.ci.low - 1, high: t.ci.high - 1 },
     method: 'ratio-of-means',
     p: t.p,
+    busy,
   };
 }
 
@@ -198,9 +204,11 @@ const ratioText = (p: ReleasePoint) =>
 
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Math.abs(x))}`;
 
-function stepSentence(s: Omit<ReleaseStep, 'sentence'>, threshold: number): string {
+function stepSentence(s: Omit<ReleaseStep, 'sentence'>, threshold: number, busy: string | null): string {
   const size = `${signed(s.change)} (95% CI ${formatPercent(s.ci95.low ?? Number.NaN)} to ${formatPercent(s.ci95.high ?? Number.NaN)})`;
   const p = `adjusted ${formatP(s.adjusted.p)}, ${s.adjusted.family} steps`;
+  if (busy !== null)
+    return `${s.from} → ${s.to}: ${size}, ${p}, not reported: every run on ${busy} was flagged noisy (measured on a busy machine); measure ${busy} again on a quiet one`;
   if (s.reported) return `${s.to} changed the ratio by ${size} from ${s.from}, ${p}`;
   if (s.adjusted.p > 0.05) return `no change from ${s.from} to ${s.to}: ${size}, ${p}`;
   return `${s.from} → ${s.to}: ${size}, ${p}, within the class's noise (${formatPercent(threshold)})`;
@@ -212,13 +220,15 @@ function finishSteps(raw: readonly RawStep[], threshold: (i: number) => number):
     raw.map((s) => s.p),
     'benjamini-hochberg',
   );
-  return raw.map((s, i) => {
+  return raw.map(({ busy, ...s }, i) => {
     const a = { method: 'benjamini-hochberg' as const, p: adjusted[i]!, family: raw.length };
     // The threshold is a factor either way: a fall to 1 / (1 + t) is as large as a rise to 1 + t
     // (compared as |log|, as the class's noise itself is measured on log ratios).
     const large = Math.abs(Math.log1p(s.change)) > Math.log1p(threshold(i));
-    const step = { ...s, adjusted: a, reported: a.p <= 0.05 && large };
-    return { ...step, sentence: stepSentence(step, threshold(i)) };
+    // A side measured only on a busy machine says nothing about the release: its change is not
+    // reported, whatever its size (it still counts in the adjustment, as every step computed).
+    const step = { ...s, adjusted: a, reported: a.p <= 0.05 && large && busy === null };
+    return { ...step, sentence: stepSentence(step, threshold(i), busy) };
   });
 }
 

@@ -42,6 +42,8 @@ export const ReleasePoint = z.object({
   runs: z.number().int(),
   /** Runs that did not ask for this release (`--server MAJOR`, or a server of their own): placed at the release their server reported. */
   fallbackRuns: z.number().int(),
+  /** Runs flagged noisy (contracts' judgeNoise) among `runs`: when all are, no step from or to this release is reported. */
+  noisyRuns: z.number().int(),
   /** Paired blocks behind the ratio; null when the runs have no blocks (the ratio of means then). */
   blocks: z.number().int().nullable(),
   ratio: z.number(),
@@ -65,7 +67,7 @@ export const ReleaseStep = z.object({
   p: z.number(),
   /** Benjamini–Hochberg over every step of the answer (`family` steps). */
   adjusted: z.object({ method: z.literal('benjamini-hochberg'), p: z.number(), family: z.number().int() }),
-  /** Significant after adjustment and larger than the class's noise threshold. */
+  /** Significant after adjustment, larger than the class's noise threshold, and neither release's runs all flagged noisy. */
   reported: z.boolean(),
   sentence: z.string(),
 });
