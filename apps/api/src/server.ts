@@ -2,8 +2,9 @@
  * Starts the API: opens the results database (embedded PGlite in .tunelab/results unless
  * DATABASE_URL is set), applies migrations, listens, and closes gracefully on SIGINT/SIGTERM.
  * `--quickstart` also mints a runner token and prints how to POST the sample submission.
- * Exit codes: 0 stopped by a signal, 1 failure, 2 bad environment, 3 cannot listen, 4 the
- * embedded database is owned by another process (named in the message).
+ * Exit codes: 0 stopped by a signal, 1 failure (the embedded database's thread ending among them),
+ * 2 bad environment, 3 cannot listen, 4 the embedded database is owned by another process (named
+ * in the message).
  */
 import { DatabaseOwnedError, openResultsDb, type ResultsDb } from '@tunelab/results-db';
 import { buildApp } from './app.ts';
@@ -23,6 +24,11 @@ try {
   db = await openResultsDb(env.DATABASE_URL, {
     dataDir: env.TUNELAB_DATA_DIR,
     timeouts: { statementMs: env.TUNELAB_DB_STATEMENT_TIMEOUT_MS, connectMs: env.TUNELAB_DB_CONNECT_TIMEOUT_MS },
+    // Without its database a server answers every request with an error: stop, so that a supervisor restarts it.
+    onThreadExit: (err) => {
+      console.error(`tunelab-api: ${err.message}; stopping`);
+      process.exit(1);
+    },
   });
 } catch (e) {
   if (!(e instanceof DatabaseOwnedError)) throw e;

@@ -1,4 +1,5 @@
 /** What both openers (open-postgresql.ts, open-pglite.ts) return, and the options they take. */
+import type { ResourceLimits } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PgliteThread } from './pglite-thread.ts';
 import type { PrismaClient } from './generated/prisma/client.ts';
@@ -30,6 +31,15 @@ export type OpenOptions = {
    * by Vite, where the worker's file is not beside the module).
    */
   pgliteThread?: 'worker' | 'main';
+  /**
+   * Called if the embedded database's thread ends other than by close (out of memory, an error
+   * PGlite did not catch): every call pending or later fails with that error. Default: throw,
+   * ending the process, as a lost lock does, so that a supervisor starts it again instead of a
+   * server answering every request with an error.
+   */
+  onThreadExit?: (err: Error) => void;
+  /** worker_threads' resource limits of the embedded database's thread (past its heap limit the thread ends). */
+  pgliteThreadLimits?: ResourceLimits;
 };
 
 /**

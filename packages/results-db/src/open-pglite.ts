@@ -18,7 +18,17 @@ export async function openPglite(options: OpenOptions = {}): Promise<Connection>
   let client: PGlite | PgliteThread;
   try {
     const where = inMemory ? dataDir : resolve(dataDir);
-    client = options.pgliteThread === 'main' ? await PGlite.create(where) : await PgliteThread.create(where);
+    client =
+      options.pgliteThread === 'main'
+        ? await PGlite.create(where)
+        : await PgliteThread.create(where, {
+            onExit:
+              options.onThreadExit ??
+              ((err) => {
+                throw err;
+              }),
+            ...(options.pgliteThreadLimits ? { resourceLimits: options.pgliteThreadLimits } : {}),
+          });
   } catch (err) {
     await ownership?.release();
     throw err;

@@ -1,6 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { messages } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgliteThread, withWritePriority } from './pglite-thread.ts';
@@ -114,4 +116,63 @@ describe('the embedded database on its own thread', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+/** A statement whose result (200 MB of text) cannot fit a thread limited to a 48 MB heap. */
+const TOO_BIG = "SELECT repeat('x', 1000000) AS x FROM generate_series(1, 200)";
+
+describe('the embedded database’s thread ending', () => {
+  it('fails the pending and every later call with why, and tells the owner once; a close tells nothing', async () => {
+    const exits: Error[] = [];
+    const db = await PgliteThread.create('memory://', {
+      resourceLimits: { maxOldGenerationSizeMb: 48 },
+      onExit: (err) => exits.push(err),
+    });
+    expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    const err = (await db.query(TOO_BIG).then(
+      () => new Error('the query returned'),
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(/^the embedded database's thread exited \(code 1\): .*memory limit/);
+    expect(exits).toEqual([err]);
+    await expect(db.query('SELECT 1')).rejects.toBe(err);
+    await db.close();
+    expect(exits).toHaveLength(1);
+
+    const closed: Error[] = [];
+    const other = await PgliteThread.create('memory://', { onExit: (e) => closed.push(e) });
+    await other.close();
+    expect(closed).toEqual([]);
+  });
+
+  it('ends the process by default, as a lost lock does, so that a supervisor starts it again', async () => {
+    const index = fileURLToPath(new URL('./index.ts', import.meta.url));
+    const testing = fileURLToPath(new URL('./testing.ts', import.meta.url));
+    const script = `
+      import { openResultsDb } from ${JSON.stringify(index)};
+      import { prismaOf } from ${JSON.stringify(testing)};
+      const db = await openResultsDb(undefined, { dataDir: 'memory://', pgliteThreadLimits: { maxOldGenerationSizeMb: 48 } });
+      console.log('opened');
+      await prismaOf(db).$queryRawUnsafe(${JSON.stringify(TOO_BIG)}).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 5000));
+      console.log('still running');`;
+    const dir = await mkdtemp(join(tmpdir(), 'tunelab-thread-exit-'));
+    let out = '';
+    let code: number | null;
+    try {
+      await writeFile(join(dir, 'open-and-overflow.mjs'), script);
+      const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'open-and-overflow.mjs')], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(out).toContain('opened');
+    expect(out).not.toContain('still running');
+    expect(out).toMatch(/the embedded database's thread exited \(code 1\)/);
+    expect(code).not.toBe(0);
+  }, 60_000);
 });

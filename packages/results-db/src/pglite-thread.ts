@@ -14,7 +14,7 @@
  * types they cover and they run here.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { messages, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { query as templatedQuery } from '@electric-sql/pglite/template';
 
@@ -44,8 +44,10 @@ export class PgliteThread {
   readonly #listeners = new Map<number, (payload: string) => void>();
   #nextId = 1;
   #dead: Error | undefined;
+  /** Set once close() (or a failed open) ends the thread: its exit is then no failure. */
+  #closing = false;
 
-  private constructor(worker: Worker) {
+  private constructor(worker: Worker, onExit: ((err: Error) => void) | undefined) {
     this.#worker = worker;
     // Kept running only while a request waits for its answer: an idle database never holds the process open.
     worker.unref();
@@ -61,22 +63,42 @@ export class PgliteThread {
       if (msg.ok) p.resolve(msg.value);
       else p.reject(rebuildError(msg.error));
     });
-    const die = (err: Error) => {
+    // The thread's error (out of memory, an exception PGlite did not catch) comes before its exit.
+    let cause: Error | undefined;
+    worker.on('error', (err) => {
+      cause ??= err;
+    });
+    worker.on('exit', (code) => {
+      if (this.#closing) return;
+      const err = new Error(
+        `the embedded database's thread exited (code ${code})${cause ? `: ${cause.message}` : ''}`,
+        cause ? { cause } : undefined,
+      );
       this.#dead ??= err;
-      for (const p of this.#pending.values()) p.reject(this.#dead);
+      for (const p of this.#pending.values()) p.reject(err);
       this.#pending.clear();
-    };
-    worker.on('error', die);
-    worker.on('exit', (code) => die(new Error(`the embedded database's thread exited (code ${code})`)));
+      onExit?.(err);
+    });
   }
 
-  /** Starts the thread and opens PGlite in `dataDir` (a directory, or `memory://`) there. */
-  static async create(dataDir: string): Promise<PgliteThread> {
-    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir } });
-    const thread = new PgliteThread(worker);
+  /**
+   * Starts the thread and opens PGlite in `dataDir` (a directory, or `memory://`) there.
+   * `onExit` is called if the thread ends other than by close() (every call pending or later
+   * fails); `resourceLimits` bound the thread (worker_threads' limits: past its heap it ends).
+   */
+  static async create(
+    dataDir: string,
+    options: { onExit?: (err: Error) => void; resourceLimits?: ResourceLimits } = {},
+  ): Promise<PgliteThread> {
+    const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+      workerData: { dataDir },
+      ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
+    });
+    const thread = new PgliteThread(worker, options.onExit);
     try {
       await thread.#call({ op: 'open' });
     } catch (err) {
+      thread.#closing = true;
       await worker.terminate();
       throw err;
     }
@@ -175,6 +197,7 @@ export class PgliteThread {
 
   async close(): Promise<void> {
     if (this.#dead) return;
+    this.#closing = true;
     try {
       await this.#call({ op: 'close' });
     } finally {
