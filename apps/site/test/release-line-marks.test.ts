@@ -1,10 +1,11 @@
 /**
  * A release line's change labels: changes at adjacent releases (as the release matrix measured
- * 15.18 and 16.1 on this VM) stack their labels in rows instead of writing one over the other.
+ * 15.18 and 16.1 on this VM) stack their labels in rows instead of writing one over the other;
+ * the note under a line names the releases measured only on a busy machine.
  */
 import { describe, expect, it } from 'vitest';
 import type { ReleaseSeries, ReleaseStep } from '@tunelab/contracts';
-import { drawReleaseLine } from '../src/lib/release-line.ts';
+import { drawReleaseLine, thresholdNote } from '../src/lib/release-line.ts';
 
 const RELEASES = ['15.5', '15.10', '15.18', '16.1', '16.5', '17.0', '17.6', '18.0', '18.4'];
 
@@ -64,5 +65,31 @@ describe('change labels on a release line', () => {
 
   it('far apart stay on the top row', () => {
     expect(boxes(['15.10', '17.6']).map((x) => x.row)).toEqual([0, 0]);
+  });
+});
+
+describe('the note under a release line', () => {
+  const noisyOn = (busy: readonly string[]): ReleaseSeries => {
+    const s = series([]);
+    return { ...s, releases: s.releases.map((p) => (busy.includes(p.release) ? { ...p, noisyRuns: p.runs } : p)) };
+  };
+
+  it('names the releases whose every run was flagged noisy, and asks for them to be measured again', () => {
+    expect(thresholdNote(noisyOn([]), 0)).not.toContain('noisy');
+    expect(thresholdNote(noisyOn(['15.18']), 0)).toContain(
+      'Every run on 15.18 was flagged noisy (measured on a busy machine), so no change to or from it is reported: measure it again on a quiet machine.',
+    );
+    expect(thresholdNote(noisyOn(['15.10', '15.18', '16.1']), 0)).toContain(
+      'Every run on 15.10, 15.18 and 16.1 was flagged noisy',
+    );
+  });
+
+  it('does not name a release where only some runs were flagged noisy', () => {
+    const s = series([]);
+    const some = {
+      ...s,
+      releases: s.releases.map((p) => ({ ...p, runs: 3, noisyRuns: p.release === '15.18' ? 2 : 0 })),
+    };
+    expect(thresholdNote(some, 0)).not.toContain('noisy');
   });
 });

@@ -175,12 +175,23 @@ export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): 
   };
 }
 
-/** The class's noise threshold as the note under a line: a sentence, capitalised. */
+/** The releases whose every run was flagged noisy: no step to or from them is reported (@tunelab/answers). */
+function busyNote(s: ReleaseSeries): string {
+  const busy = s.releases.filter((p) => p.runs > 0 && p.noisyRuns === p.runs).map((p) => p.release);
+  if (busy.length === 0) return '';
+  const names = busy.length === 1 ? busy[0]! : `${busy.slice(0, -1).join(', ')} and ${busy.at(-1)!}`;
+  const them = busy.length === 1 ? 'it' : 'them';
+  return ` Every run on ${names} was flagged noisy (measured on a busy machine), so no change to or from ${them} is reported: measure ${them} again on a quiet machine.`;
+}
+
+/** The class's noise threshold as the note under a line (and the releases measured only on a busy machine): sentences, capitalised. */
 export function thresholdNote(s: ReleaseSeries, reported: number): string {
   const t = s.threshold.sentence;
-  return reported === 0
-    ? `No change between adjacent releases is reported: ${t}.`
-    : `${t.charAt(0).toUpperCase()}${t.slice(1)}.`;
+  return (
+    (reported === 0
+      ? `No change between adjacent releases is reported: ${t}.`
+      : `${t.charAt(0).toUpperCase()}${t.slice(1)}.`) + busyNote(s)
+  );
 }
 
 /**
