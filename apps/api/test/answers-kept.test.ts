@@ -95,7 +95,7 @@ describe.each(BACKENDS)('GET /v1/answers from kept answers (%s)', (backend) => {
       expect(stale.body).not.toBe(before.body);
     } else {
       expect(stale.headers['cache-status']).toBe(
-        'tunelab-kept; hit; detail="stale: runs were stored since it was computed; a recomputation is queued"',
+        'tunelab-kept; hit; detail="stale: runs were stored, or the scenario or TuneLab changed, since it was computed; a recomputation is queued"',
       );
       expect(stale.headers['age']).toMatch(/^\d+$/);
       expect(stale.body).toBe(before.body);

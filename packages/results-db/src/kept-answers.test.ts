@@ -10,7 +10,8 @@ import { listScenarioDirs } from '@tunelab/scenarios';
 import { openResultsDb, type ResultsDb } from './index.ts';
 import { renderAnswers } from './kept-answers.ts';
 import { createTestDatabase } from './test-database.ts';
-import { ingestDocument } from './testing.ts';
+import { ingestDocument, prismaOf } from './testing.ts';
+import { answersCodeVersion } from './code-version.ts';
 import { realRun, REAL_RUN_KEYS, SCENARIOS } from './real-runs.ts';
 import { BACKENDS } from './test-backends.ts';
 
@@ -93,6 +94,21 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     expect((await db.keptAnswer(query({ scenario, source: 'published' })))?.state).toBe('current');
     expect(refreshed).toContain(scenario);
   }, 120_000);
+
+  it('a kept answer computed by other code (before an upgrade) is stale until computed again', async () => {
+    expect(answersCodeVersion()).toMatch(/^[0-9a-f]{16}$/);
+    const q = query({ scenario: 'vacuum-full-rewrite' });
+    const body = await db.computeKeptAnswer(q);
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+    // The row as the code before this one left it: stamped with another code version.
+    await prismaOf(db).$executeRawUnsafe(
+      `UPDATE kept_answers SET scenario_version = regexp_replace(scenario_version, ' code [0-9a-f]+$', ' code 0123456789abcdef')
+        WHERE scenario_key = 'vacuum-full-rewrite' AND query_key LIKE '%source=measured'`,
+    );
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'stale', body });
+    expect(await db.computeKeptAnswer(q)).toBe(body);
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+  });
 
   // PostgreSQL only: the embedded database lives in this process's memory, with no connection
   // string to read pg-boss's job table over; the delay is computed by the same code on both.

@@ -21,6 +21,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import { openBoss } from './fleet.ts';
 import { recordReleaseEvents } from './releases-events.ts';
+import { answersCodeVersion } from './code-version.ts';
 import { openPostgresql } from './open-postgresql.ts';
 import type { Connection } from './connection.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -76,8 +77,18 @@ async function keptQueryOf(db: DbContext, q: AnswersQuery): Promise<{ kept: Kept
   if (Object.values(rest).some((v) => v !== undefined)) return null;
   const loaded = await db.catalog.get(scenario);
   if (!loaded) return null;
-  return { kept: { scenario, metric: metric ?? primaryMetric(loaded.doc), source }, version: loaded.version };
+  return {
+    kept: { scenario, metric: metric ?? primaryMetric(loaded.doc), source },
+    version: keptVersion(loaded.version),
+  };
 }
+
+/**
+ * What a kept answer was computed by, stored in its `scenario_version`: the scenario's version and
+ * the answers code's (code-version.ts), so that neither an edited scenario nor an upgrade of the
+ * code serves an answer computed the old way as current.
+ */
+const keptVersion = (scenarioVersion: string) => `${scenarioVersion} code ${answersCodeVersion()}`;
 
 /** The scenario's data version: how many writing statements changed its runs (0 before any). */
 async function dataVersionOf(db: Pick<DbContext, 'sql'>, scenario: string): Promise<number> {
@@ -192,7 +203,7 @@ export async function defaultAnswerCurrent(db: DbContext, scenario: string): Pro
     `SELECT k.scenario_version = $3
             AND k.data_version = coalesce((SELECT version FROM answer_data_versions WHERE scenario_key = $1), 0) AS current
        FROM kept_answers k WHERE k.scenario_key = $1 AND k.query_key = $2`,
-    [scenario, queryKeyOf(q), loaded.version],
+    [scenario, queryKeyOf(q), keptVersion(loaded.version)],
     'kept_answers_default_current',
   );
   return row?.current === true;
@@ -267,7 +278,7 @@ function createKeptAnswersWorker(db: DbContext, options: KeptAnswersOptions = {}
     const queries = await keptQueriesOf(db, scenario);
     for (const q of queries) {
       try {
-        await computeKept(db, prisma, q, loaded.version);
+        await computeKept(db, prisma, q, keptVersion(loaded.version));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         await db.sql.query(

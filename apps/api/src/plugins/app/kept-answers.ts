@@ -22,9 +22,10 @@ export type KeptAnswersPluginOptions = KeptAnswersOptions & {
 /** What `Cache-Status` (RFC 9211) says of an answer read from a kept answer; one computed for the read has none. */
 const CACHE_STATUS = {
   current: 'tunelab-kept; hit',
-  stale: 'tunelab-kept; hit; detail="stale: runs were stored since it was computed; a recomputation is queued"',
+  stale:
+    'tunelab-kept; hit; detail="stale: runs were stored, or the scenario or TuneLab changed, since it was computed; a recomputation is queued"',
   failed:
-    'tunelab-kept; hit; detail="stale: runs were stored since it was computed; its last recomputation failed and another is queued"',
+    'tunelab-kept; hit; detail="stale: runs were stored, or the scenario or TuneLab changed, since it was computed; its last recomputation failed and another is queued"',
 } as const;
 
 /** `Cache-Control: no-cache` or `max-age=0` (RFC 9111 §5.2.1): the client takes no answer computed before the latest runs. */

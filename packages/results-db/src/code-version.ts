@@ -1,0 +1,42 @@
+/**
+ * The version of the code that computes answers: a hash of the sources of @tunelab/answers, stats,
+ * contracts and results-db (their `src`, tests left out), read once per process. A kept answer
+ * stamped with another (computed before an upgrade changed a rule or a field) is stale, as one
+ * computed from other runs is: it is recomputed instead of being served as current.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGES = ['answers', 'stats', 'contracts', 'results-db'];
+const SOURCE = /\.(ts|mjs)$/;
+const NOT_SOURCE = /\.test\.ts$/;
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sourcesUnder(path);
+    return SOURCE.test(e.name) && !NOT_SOURCE.test(e.name) ? [path] : [];
+  });
+}
+
+let version: string | undefined;
+
+/**
+ * 16 hex digits of the hash, or `bundled` where the sources are not beside this module (a bundle:
+ * the site's build, which computes its answers itself and keeps none).
+ */
+export function answersCodeVersion(): string {
+  if (version !== undefined) return version;
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const dirs = PACKAGES.map((p) => join(root, p, 'src'));
+  if (!dirs.every((d) => existsSync(d))) return (version = 'bundled');
+  const hash = createHash('sha256');
+  for (const file of dirs.flatMap(sourcesUnder).sort()) {
+    hash.update(`${relative(root, file)}\u0000`);
+    hash.update(readFileSync(file));
+    hash.update('\u0000');
+  }
+  return (version = hash.digest('hex').slice(0, 16));
+}
