@@ -1,6 +1,7 @@
 /**
  * The version of the code that computes answers: a hash of the sources of @tunelab/answers, stats,
- * contracts and results-db (their `src`, tests left out), read once per process. A kept answer
+ * contracts and results-db (their `src` as git holds it: tests and the generated Prisma client left
+ * out), read once per process. A kept answer
  * stamped with another (computed before an upgrade changed a rule or a field) is stale, as one
  * computed from other runs is: it is recomputed instead of being served as current.
  */
@@ -13,10 +14,13 @@ const PACKAGES = ['answers', 'stats', 'contracts', 'results-db'];
 const SOURCE = /\.(ts|mjs)$/;
 const NOT_SOURCE = /\.test\.ts$/;
 
+/** Generated at install (the Prisma client, from the schema): not the answers' code, and not in git. */
+const SKIP_DIRS = new Set(['generated', 'node_modules']);
+
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return sourcesUnder(path);
+    if (e.isDirectory()) return SKIP_DIRS.has(e.name) ? [] : sourcesUnder(path);
     return SOURCE.test(e.name) && !NOT_SOURCE.test(e.name) ? [path] : [];
   });
 }
