@@ -84,6 +84,12 @@ describe('the note under a release line', () => {
     );
   });
 
+  it('draws such a release hollow, its title saying why', () => {
+    const d = drawReleaseLine(noisyOn(['15.18']));
+    expect(d.points.filter((p) => p.busy).map((p) => p.release)).toEqual(['15.18']);
+    expect(d.points.find((p) => p.busy)!.title).toContain('every one flagged noisy (a busy machine)');
+  });
+
   it('does not name a release where only some runs were flagged noisy', () => {
     const s = series([]);
     const some = {
