@@ -102,6 +102,10 @@ describe('a +15 % change at 17.3', () => {
     // Not recorded again (its last sighting stays the kept computation's) while the answer is current.
     const [listed] = (await db.releaseEvents({ scenario: RELEASE_RUNS_SCENARIO })).items;
     expect(listed).toEqual(recorded);
+    // A site build's inputs are not read either while the kept answer is current (these, empty,
+    // would have made the event no longer current).
+    const none = await db.loadInputs(['duration'], []);
+    expect((await db.releaseEventsFromInputs(none, { scenario: RELEASE_RUNS_SCENARIO })).items).toEqual([recorded]);
     expect((await db.keptAnswer(q))?.state).toBe('current');
     // One more run on 17.5: the kept answer is stale, so the list computes and records again.
     const [extra] = releaseRuns({ releases: ['17.5'], runsPerRelease: 1, seed: 7 });

@@ -288,8 +288,9 @@ export async function recordReleaseEvents(
 export type DefaultAnswersOf = (scenario: string) => Promise<ScenarioAnswersRecord | null>;
 
 /**
- * The events of one scenario or of every scenario in the catalog, recorded first (from the answers
- * `answersOf` gives, else computed from the database); newest first.
+ * The events of one scenario or of every scenario in the catalog, recorded first where the
+ * scenario's default kept answer is not current (from the answers `answersOf` gives, else
+ * computed from the database); newest first.
  */
 export async function listReleaseEvents(
   db: DbContext,
@@ -304,9 +305,9 @@ export async function listReleaseEvents(
   if (!table?.kinds) return { items: [] };
   const scenarios = q.scenario ? [q.scenario] : [...(await db.catalog.docs()).keys()];
   for (const scenario of scenarios) {
-    if (answersOf) await recordReleaseEvents(db, scenario, await answersOf(scenario));
     // A current default kept answer recorded its events when it was computed: nothing to compute.
-    else if (!(await defaultAnswerCurrent(db, scenario))) await recordReleaseEvents(db, scenario);
+    if (await defaultAnswerCurrent(db, scenario)) continue;
+    await recordReleaseEvents(db, scenario, answersOf ? await answersOf(scenario) : undefined);
   }
   const rows = await db.prisma.releaseEvent.findMany({
     where: {
