@@ -133,14 +133,23 @@ describe('innodb-compression-insert on MariaDB (tiny scale)', () => {
     const runId = newRunId();
     const prefix = runPrefix(runId);
     let killed = 0;
-    // What a crash does to in-flight sessions: every connection of the stream dies at once.
+    // What a crash does to in-flight sessions: every connection of the stream dies at once. On a
+    // loaded machine the stream's sessions may not be in the run's database yet when `during`
+    // fires: look again until they are (the stream runs far longer than this waits).
     const run = streamUntil(runId, async () => {
-      const sessions = await checkQuery(
-        'SELECT ID AS id FROM information_schema.PROCESSLIST WHERE LEFT(DB, CHAR_LENGTH(?)) = ?',
-        [prefix, prefix],
-      );
-      for (const { id } of sessions) await checkQuery(`KILL CONNECTION ${Number(id)}`).catch(() => undefined);
-      killed = sessions.length;
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const sessions = await checkQuery(
+          'SELECT ID AS id FROM information_schema.PROCESSLIST WHERE LEFT(DB, CHAR_LENGTH(?)) = ?',
+          [prefix, prefix],
+        );
+        if (sessions.length > 0 || Date.now() > deadline) {
+          for (const { id } of sessions) await checkQuery(`KILL CONNECTION ${Number(id)}`).catch(() => undefined);
+          killed = sessions.length;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     });
     const error = await run.then(
       () => null,
