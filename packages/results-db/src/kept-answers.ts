@@ -21,7 +21,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import { openBoss } from './fleet.ts';
 import { recordReleaseEvents } from './releases-events.ts';
-import { answersCodeVersion } from './code-version.ts';
+import { isDefaultQuery, keptVersion, queryKeyOf, type KeptQuery } from './kept-keys.ts';
 import { openPostgresql } from './open-postgresql.ts';
 import type { Connection } from './connection.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -44,9 +44,6 @@ async function debounceOf(db: Pick<DbContext, 'sql'>, scenario: string): Promise
   return Math.max(KEPT_DEBOUNCE_S, Math.ceil((KEPT_DEBOUNCE_PER_COMPUTE * (row?.ms ?? 0)) / 1000));
 }
 
-/** A kept query: a scenario, its metric (the primary one when not asked for) and the source. */
-export type KeptQuery = { scenario: string; metric: string; source: 'measured' | 'published' };
-
 /** How the kept answer of a query stands: current, stale (the runs changed since) or missing. */
 export type KeptAnswer =
   | { state: 'current' | 'stale'; body: string; computedAt: Date; dataVersion: number; failedAt: Date | null }
@@ -56,9 +53,6 @@ export type KeptAnswer =
 export function renderAnswers(answers: ScenarioAnswersRecord): string {
   return JSON.stringify(z.encode(ScenarioAnswers, linkAnswers(answers)));
 }
-
-/** `metric=…&source=…`: the row key of a kept query within its scenario. */
-const queryKeyOf = (q: KeptQuery) => `metric=${encodeURIComponent(q.metric)}&source=${q.source}`;
 
 function keptQueryOfKey(scenario: string, key: string): KeptQuery | null {
   const p = new URLSearchParams(key);
@@ -82,13 +76,6 @@ async function keptQueryOf(db: DbContext, q: AnswersQuery): Promise<{ kept: Kept
     version: keptVersion(loaded.version),
   };
 }
-
-/**
- * What a kept answer was computed by, stored in its `scenario_version`: the scenario's version and
- * the answers code's (code-version.ts), so that neither an edited scenario nor an upgrade of the
- * code serves an answer computed the old way as current.
- */
-const keptVersion = (scenarioVersion: string) => `${scenarioVersion} code ${answersCodeVersion()}`;
 
 /** The scenario's data version: how many writing statements changed its runs (0 before any). */
 async function dataVersionOf(db: Pick<DbContext, 'sql'>, scenario: string): Promise<number> {
@@ -178,35 +165,6 @@ async function computeKept(
     [kept.scenario, queryKeyOf(kept), scenarioVersion, dataVersion, body, computeMs],
   );
   return { body, answers };
-}
-
-/** The scenario's default kept query: its primary metric, measured (GET /v1/answers?scenario=…); null without a folder. */
-async function defaultQueryOf(db: DbContext, scenario: string): Promise<KeptQuery | null> {
-  const loaded = await db.catalog.get(scenario);
-  return loaded ? { scenario, metric: primaryMetric(loaded.doc), source: 'measured' } : null;
-}
-
-async function isDefaultQuery(db: DbContext, q: KeptQuery): Promise<boolean> {
-  const d = await defaultQueryOf(db, q.scenario);
-  return d !== null && queryKeyOf(d) === queryKeyOf(q);
-}
-
-/**
- * Whether the scenario's default kept answer is current (computed from its runs as they are, by
- * its scenario version): its release events were then recorded from exactly these answers.
- */
-export async function defaultAnswerCurrent(db: DbContext, scenario: string): Promise<boolean> {
-  const loaded = await db.catalog.get(scenario);
-  const q = await defaultQueryOf(db, scenario);
-  if (!loaded || !q) return false;
-  const [row] = await db.sql.query<{ current: boolean }>(
-    `SELECT k.scenario_version = $3
-            AND k.data_version = coalesce((SELECT version FROM answer_data_versions WHERE scenario_key = $1), 0) AS current
-       FROM kept_answers k WHERE k.scenario_key = $1 AND k.query_key = $2`,
-    [scenario, queryKeyOf(q), keptVersion(loaded.version)],
-    'kept_answers_default_current',
-  );
-  return row?.current === true;
 }
 
 /** The kept queries of a scenario: those kept so far, and its default one (primary metric, measured). */

@@ -32,7 +32,7 @@ import { formatP, formatPercent } from '@tunelab/stats';
 import type { Prisma, ReleaseEvent as ReleaseEventRow } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import type { DbContext, Queries } from './context.ts';
-import { defaultAnswerCurrent } from './kept-answers.ts';
+import { defaultAnswerCurrent } from './kept-keys.ts';
 
 type Change = { scenario: string; metric: string; series: ReleaseSeries; step: ReleaseStep };
 type DriftChange = NonNullable<ReleasePoint['drift']>['changes'][number];

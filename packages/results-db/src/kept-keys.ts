@@ -1,0 +1,51 @@
+/**
+ * What identifies a kept answer (kept-answers.ts) and what it was computed by: the row key of a
+ * kept query, the version stamp (the scenario's and the answers code's), and whether a scenario's
+ * default kept answer is current. Apart from kept-answers.ts so that releases-events.ts, which
+ * kept-answers.ts records events through, can ask the last without an import cycle.
+ */
+import { primaryMetric } from '@tunelab/answers';
+import { answersCodeVersion } from './code-version.ts';
+import type { DbContext } from './context.ts';
+
+/** A kept query: a scenario, its metric (the primary one when not asked for) and the source. */
+export type KeptQuery = { scenario: string; metric: string; source: 'measured' | 'published' };
+
+/** `metric=…&source=…`: the row key of a kept query within its scenario. */
+export const queryKeyOf = (q: KeptQuery) => `metric=${encodeURIComponent(q.metric)}&source=${q.source}`;
+
+/**
+ * What a kept answer was computed by, stored in its `scenario_version`: the scenario's version and
+ * the answers code's (code-version.ts), so that neither an edited scenario nor an upgrade of the
+ * code serves an answer computed the old way as current.
+ */
+export const keptVersion = (scenarioVersion: string) => `${scenarioVersion} code ${answersCodeVersion()}`;
+
+/** The scenario's default kept query: its primary metric, measured (GET /v1/answers?scenario=…); null without a folder. */
+export async function defaultQueryOf(db: DbContext, scenario: string): Promise<KeptQuery | null> {
+  const loaded = await db.catalog.get(scenario);
+  return loaded ? { scenario, metric: primaryMetric(loaded.doc), source: 'measured' } : null;
+}
+
+export async function isDefaultQuery(db: DbContext, q: KeptQuery): Promise<boolean> {
+  const d = await defaultQueryOf(db, q.scenario);
+  return d !== null && queryKeyOf(d) === queryKeyOf(q);
+}
+
+/**
+ * Whether the scenario's default kept answer is current (computed from its runs as they are, by
+ * its scenario version): its release events were then recorded from exactly these answers.
+ */
+export async function defaultAnswerCurrent(db: DbContext, scenario: string): Promise<boolean> {
+  const loaded = await db.catalog.get(scenario);
+  const q = await defaultQueryOf(db, scenario);
+  if (!loaded || !q) return false;
+  const [row] = await db.sql.query<{ current: boolean }>(
+    `SELECT k.scenario_version = $3
+            AND k.data_version = coalesce((SELECT version FROM answer_data_versions WHERE scenario_key = $1), 0) AS current
+       FROM kept_answers k WHERE k.scenario_key = $1 AND k.query_key = $2`,
+    [scenario, queryKeyOf(q), keptVersion(loaded.version)],
+    'kept_answers_default_current',
+  );
+  return row?.current === true;
+}
