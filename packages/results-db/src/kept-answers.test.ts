@@ -3,7 +3,6 @@
  * PGlite: a kept answer is byte for byte the fresh computation, an ingest makes it stale, the
  * queued recomputation (pg-boss) makes it current again, a failed one keeps the last body.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AnswersQuery } from '@tunelab/contracts';
 import { listScenarioDirs } from '@tunelab/scenarios';
@@ -21,12 +20,10 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
   let db: ResultsDb;
   let drop: (() => Promise<void>) | undefined;
   let keys: string[];
-  let url: string | undefined;
 
   beforeAll(async () => {
     const pg = backend === 'postgresql' ? await createTestDatabase('tl_kept') : undefined;
     drop = pg?.drop;
-    url = pg?.url;
     db = await openResultsDb(pg?.url, { dataDir: 'memory://', scenariosDir: SCENARIOS });
     await db.migrate();
     await db.importPublished(SCENARIOS);
@@ -110,68 +107,53 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
   });
 
-  // PostgreSQL only: the embedded database lives in this process's memory, with no connection
-  // string to read pg-boss's job table over; the delay is computed by the same code on both.
-  it.runIf(backend === 'postgresql')(
-    'a recomputation starts 10 s after the run that queued it, or 5 × its last duration when that is longer',
-    async () => {
-      const scenario = 'recovery-init-sync';
-      expect(await db.computeKeptAnswer(query({ scenario }))).not.toBeNull();
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
+  it('a recomputation starts 10 s after the run that queued it, or 5 × its last duration when that is longer', async () => {
+    const scenario = 'recovery-init-sync';
+    expect(await db.computeKeptAnswer(query({ scenario }))).not.toBeNull();
+    const sql = prismaOf(db);
+    const queuedDelay = async () => {
+      await sql.$executeRawUnsafe(
+        `DELETE FROM tunelab_fleet.job WHERE name = 'kept-answers' AND singleton_key = $1`,
+        scenario,
+      );
+      const worker = db.openKeptAnswers();
+      await worker.start();
       try {
-        const queuedDelay = async () => {
-          await c.query(`DELETE FROM tunelab_fleet.job WHERE name = 'kept-answers' AND singleton_key = $1`, [scenario]);
-          const worker = db.openKeptAnswers();
-          await worker.start();
-          try {
-            await worker.refreshSoon(scenario);
-          } finally {
-            await worker.stop();
-          }
-          const r = await c.query<{ s: number }>(
-            `SELECT extract(epoch FROM start_after - created_on)::float8 AS s FROM tunelab_fleet.job
-              WHERE name = 'kept-answers' AND singleton_key = $1`,
-            [scenario],
-          );
-          expect(r.rows).toHaveLength(1);
-          return r.rows[0]!.s;
-        };
-        expect(await queuedDelay()).toBeCloseTo(10, 0);
-        await c.query('UPDATE kept_answers SET compute_ms = 4000 WHERE scenario_key = $1', [scenario]);
-        expect(await queuedDelay()).toBeCloseTo(20, 0);
+        await worker.refreshSoon(scenario);
       } finally {
-        await c.end();
+        await worker.stop();
       }
-    },
-    60_000,
-  );
+      const rows = await sql.$queryRawUnsafe<{ s: number }[]>(
+        `SELECT extract(epoch FROM start_after - created_on)::float8 AS s FROM tunelab_fleet.job
+          WHERE name = 'kept-answers' AND singleton_key = $1`,
+        scenario,
+      );
+      expect(rows).toHaveLength(1);
+      return rows[0]!.s;
+    };
+    expect(await queuedDelay()).toBeCloseTo(10, 0);
+    await sql.$executeRawUnsafe('UPDATE kept_answers SET compute_ms = 4000 WHERE scenario_key = $1', scenario);
+    expect(await queuedDelay()).toBeCloseTo(20, 0);
+  }, 60_000);
 
-  // PostgreSQL only: it changes the kept row behind this process's back, over a connection of its own.
-  it.runIf(backend === 'postgresql')(
-    'a read fetches the kept body once per recomputation: while the row is the one it read, the body held here is sent',
-    async () => {
-      const q = query({ scenario: 'vacuum-full-rewrite', source: 'published' });
-      const body = await db.computeKeptAnswer(q);
-      expect((await db.keptAnswer(q)) as { body: string }).toMatchObject({ state: 'current', body });
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      try {
-        const where = `scenario_key = 'vacuum-full-rewrite' AND query_key LIKE '%source=published'`;
-        // The same row (data version, scenario version, computed_at): its body is not read again.
-        await c.query(`UPDATE kept_answers SET body = body || ' ' WHERE ${where}`);
-        expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
-        // A recomputation stamps the row anew: the new body is read.
-        await c.query(`UPDATE kept_answers SET body = '{"changed":true}', computed_at = now() WHERE ${where}`);
-        expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body: '{"changed":true}' });
-      } finally {
-        await c.end();
-      }
-      expect(await db.computeKeptAnswer(q)).toBe(body);
-      expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
-    },
-    60_000,
-  );
+  it('a read fetches the kept body once per recomputation: while the row is the one it read, the body held here is sent', async () => {
+    const q = query({ scenario: 'vacuum-full-rewrite', source: 'published' });
+    const body = await db.computeKeptAnswer(q);
+    expect((await db.keptAnswer(q)) as { body: string }).toMatchObject({ state: 'current', body });
+    const sql = prismaOf(db);
+    const where = `scenario_key = 'vacuum-full-rewrite' AND query_key LIKE '%source=published'`;
+    // The same row (data version, scenario version, computed_at), changed behind the reader's back:
+    // its body is not read again.
+    await sql.$executeRawUnsafe(`UPDATE kept_answers SET body = body || ' ' WHERE ${where}`);
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+    // A recomputation stamps the row anew: the new body is read.
+    await sql.$executeRawUnsafe(
+      `UPDATE kept_answers SET body = '{"changed":true}', computed_at = now() WHERE ${where}`,
+    );
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body: '{"changed":true}' });
+    expect(await db.computeKeptAnswer(q)).toBe(body);
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+  }, 60_000);
 
   // PostgreSQL only: a deadline is the server's statement_timeout, which PGlite does not have
   // (there a recomputation cannot be cut short, so it cannot fail this way).
