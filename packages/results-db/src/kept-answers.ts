@@ -21,7 +21,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import { openBoss } from './fleet.ts';
 import { recordReleaseEvents } from './releases-events.ts';
-import { isDefaultQuery, keptVersion, queryKeyOf, type KeptQuery } from './kept-keys.ts';
+import { defaultQuery, isDefaultQuery, keptVersion, queryKeyOf, type KeptQuery } from './kept-keys.ts';
 import { openPostgresql } from './open-postgresql.ts';
 import type { Connection } from './connection.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -176,7 +176,7 @@ async function keptQueriesOf(db: DbContext, scenario: string): Promise<KeptQuery
     [scenario],
   );
   const byKey = new Map<string, KeptQuery>();
-  const first: KeptQuery = { scenario, metric: primaryMetric(loaded.doc), source: 'measured' };
+  const first = defaultQuery(scenario, loaded.doc);
   byKey.set(queryKeyOf(first), first);
   for (const r of rows) {
     const q = keptQueryOfKey(scenario, r.query_key);

@@ -7,6 +7,7 @@
 import { primaryMetric } from '@tunelab/answers';
 import { answersCodeVersion } from './code-version.ts';
 import type { DbContext } from './context.ts';
+import type { ScenarioDocument } from '@tunelab/contracts';
 
 /** A kept query: a scenario, its metric (the primary one when not asked for) and the source. */
 export type KeptQuery = { scenario: string; metric: string; source: 'measured' | 'published' };
@@ -21,30 +22,31 @@ export const queryKeyOf = (q: KeptQuery) => `metric=${encodeURIComponent(q.metri
  */
 export const keptVersion = (scenarioVersion: string) => `${scenarioVersion} code ${answersCodeVersion()}`;
 
-/** The scenario's default kept query: its primary metric, measured (GET /v1/answers?scenario=…); null without a folder. */
-export async function defaultQueryOf(db: DbContext, scenario: string): Promise<KeptQuery | null> {
-  const loaded = await db.catalog.get(scenario);
-  return loaded ? { scenario, metric: primaryMetric(loaded.doc), source: 'measured' } : null;
-}
+/** The scenario's default kept query: its primary metric, measured (GET /v1/answers?scenario=…). */
+export const defaultQuery = (scenario: string, doc: ScenarioDocument): KeptQuery => ({
+  scenario,
+  metric: primaryMetric(doc),
+  source: 'measured',
+});
 
+/** Whether `q` is its scenario's default kept query (false for a scenario without a folder). */
 export async function isDefaultQuery(db: DbContext, q: KeptQuery): Promise<boolean> {
-  const d = await defaultQueryOf(db, q.scenario);
-  return d !== null && queryKeyOf(d) === queryKeyOf(q);
+  const loaded = await db.catalog.get(q.scenario);
+  return loaded !== null && queryKeyOf(defaultQuery(q.scenario, loaded.doc)) === queryKeyOf(q);
 }
 
 /**
  * Whether the scenario's default kept answer is current (computed from its runs as they are, by
- * its scenario version): its release events were then recorded from exactly these answers.
+ * its scenario version and this code): its release events were then recorded from exactly these answers.
  */
 export async function defaultAnswerCurrent(db: DbContext, scenario: string): Promise<boolean> {
   const loaded = await db.catalog.get(scenario);
-  const q = await defaultQueryOf(db, scenario);
-  if (!loaded || !q) return false;
+  if (!loaded) return false;
   const [row] = await db.sql.query<{ current: boolean }>(
     `SELECT k.scenario_version = $3
             AND k.data_version = coalesce((SELECT version FROM answer_data_versions WHERE scenario_key = $1), 0) AS current
        FROM kept_answers k WHERE k.scenario_key = $1 AND k.query_key = $2`,
-    [scenario, queryKeyOf(q), keptVersion(loaded.version)],
+    [scenario, queryKeyOf(defaultQuery(scenario, loaded.doc)), keptVersion(loaded.version)],
     'kept_answers_default_current',
   );
   return row?.current === true;
