@@ -82,4 +82,10 @@ export { answerCurvesAtScale, answersAtScale } from './scale-curves.ts';
 export { answerLikeMine, type GroupSimilarityOf, type LikeMineGroup, type LikeMineOf } from './like-mine.ts';
 export { weighRunners } from './runners.ts';
 export { decideBlocks, type BlocksDecision, type PairDecision } from './blocks.ts';
-export { answerReleaseLine, answerReleaseSeries, answerUpgrade, ReleaseQueryError } from './releases.ts';
+export {
+  answerReleaseLine,
+  answerReleaseSeries,
+  answerUpgrade,
+  measuredOnBusyMachine,
+  ReleaseQueryError,
+} from './releases.ts';

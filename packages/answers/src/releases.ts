@@ -7,8 +7,9 @@
  * the ratio of means for runs without blocks — Benjamini–Hochberg-adjusted over every step of the
  * answer, and reported only above the class's noise (the smallest change its blocks can tell from
  * none, as each group's `spread` states it) and only when neither release's runs were all flagged
- * noisy (a step measured on a busy machine asks for the release to be measured again). `answerUpgrade` says what upgrading from one release
- * to another changes, with the changes between and the release that introduced each.
+ * noisy (a step measured on a busy machine asks for the release to be measured again).
+ * `answerUpgrade` says what upgrading from one release to another changes, with the changes between
+ * and the release that introduced each.
  */
 import {
   compareReleases,
@@ -53,6 +54,10 @@ type Evidence =
   { kind: 'blocks'; n: number; mean: number; sd: number } | { kind: 'means'; baseline: Moments; candidate: Moments };
 type Point = ReleasePoint & { evidence: Evidence | null };
 type Series = Omit<ReleaseSeries, 'releases' | 'steps' | 'threshold'> & { points: Point[] };
+/** Every run on the release was flagged noisy (measured on a busy machine): no step to or from it is reported. */
+export const measuredOnBusyMachine = (p: Pick<ReleasePoint, 'runs' | 'noisyRuns'>): boolean =>
+  p.runs > 0 && p.noisyRuns === p.runs;
+
 /** `busy`: the release of the two whose every run was flagged noisy (the first when both were); such a step is never reported. */
 type RawStep = Omit<ReleaseStep, 'adjusted' | 'reported' | 'sentence'> & { busy: string | null };
 
@@ -152,7 +157,7 @@ function stepBetween(a: Point, b: Point): RawStep | null {
   const ea = a.evidence;
   const eb = b.evidence;
   if (!ea || !eb) return null;
-  const busy = [a, b].find((p) => p.runs > 0 && p.noisyRuns === p.runs)?.release ?? null;
+  const busy = [a, b].find(measuredOnBusyMachine)?.release ?? null;
   if (ea.kind === 'blocks' && eb.kind === 'blocks') {
     if (ea.n < 2 || eb.n < 2) return null;
     const s = welchShift(ea, eb);

@@ -6,7 +6,7 @@
  * release that introduced it, and each release whose runs changed over time (its `drift`: the
  * machine or its kernel, not the release) ringed. Only positions and words are made here.
  */
-import { classLabel } from '@tunelab/answers';
+import { classLabel, measuredOnBusyMachine } from '@tunelab/answers';
 import { majorOfRelease, type ReleasePoint, type ReleaseSeries, type ReleaseStep } from '@tunelab/contracts';
 import { formatP, formatPercent } from '@tunelab/stats';
 
@@ -101,9 +101,6 @@ function ticksOf(lo: number, hi: number): number[] {
   return out;
 }
 
-/** Every run on the release was flagged noisy: no step to or from it is reported (@tunelab/answers). */
-export const isBusy = (p: ReleaseSeries['releases'][number]) => p.runs > 0 && p.noisyRuns === p.runs;
-
 /** The drawing of one series; its y axis is the ratio on a log scale (equal changes, equal heights). */
 export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): ReleaseLineDrawing {
   const pts = s.releases;
@@ -132,8 +129,8 @@ export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): 
     low: yOf(p.ratioCi.low ?? lo),
     high: yOf(p.ratioCi.high ?? hi),
     cut: { low: p.ratioCi.low === null || p.ratioCi.low < lo, high: p.ratioCi.high === null || p.ratioCi.high > hi },
-    busy: isBusy(p),
-    title: `PostgreSQL ${p.release}: ${s.candidate} ÷ ${s.baseline} = ${p.ratio.toFixed(3)}× (95% CI ${p.ratioCi.low?.toFixed(3) ?? 'unbounded'}–${p.ratioCi.high?.toFixed(3) ?? 'unbounded'}), ${p.blocks === null ? `${p.runs} runs` : `${p.blocks} blocks of ${p.runs} runs`}${isBusy(p) ? ', every one flagged noisy (a busy machine): no change to or from it is reported' : ''}`,
+    busy: measuredOnBusyMachine(p),
+    title: `PostgreSQL ${p.release}: ${s.candidate} ÷ ${s.baseline} = ${p.ratio.toFixed(3)}× (95% CI ${p.ratioCi.low?.toFixed(3) ?? 'unbounded'}–${p.ratioCi.high?.toFixed(3) ?? 'unbounded'}), ${p.blocks === null ? `${p.runs} runs` : `${p.blocks} blocks of ${p.runs} runs`}${measuredOnBusyMachine(p) ? ', every one flagged noisy (a busy machine): no change to or from it is reported' : ''}`,
   }));
   const bands: LineBand[] = [];
   pts.forEach((p, i) => {
@@ -183,7 +180,7 @@ export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): 
 
 /** The releases whose every run was flagged noisy, as a sentence ('' when none). */
 function busyNote(s: ReleaseSeries): string {
-  const busy = s.releases.filter(isBusy).map((p) => p.release);
+  const busy = s.releases.filter(measuredOnBusyMachine).map((p) => p.release);
   if (busy.length === 0) return '';
   const names = busy.length === 1 ? busy[0]! : `${busy.slice(0, -1).join(', ')} and ${busy.at(-1)!}`;
   const them = busy.length === 1 ? 'it' : 'them';
