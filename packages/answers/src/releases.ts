@@ -215,7 +215,10 @@ function stepSentence(s: Omit<ReleaseStep, 'sentence'>, threshold: number, busy:
   if (busy !== null)
     return `${s.from} → ${s.to}: ${size}, ${p}, not reported: every run on ${busy} was flagged noisy (measured on a busy machine); measure ${busy} again on a quiet one`;
   if (s.reported) return `${s.to} changed the ratio by ${size} from ${s.from}, ${p}`;
-  if (s.adjusted.p > 0.05) return `no change from ${s.from} to ${s.to}: ${size}, ${p}`;
+  // The interval is the step's own 95 % one; the decision is on the adjusted p, so the words say
+  // which (an interval that excludes 0 may still not be significant over the family).
+  if (s.adjusted.p > 0.05)
+    return `${s.from} → ${s.to}: ${size}, ${p}: not significant after Benjamini–Hochberg adjustment, not reported`;
   return `${s.from} → ${s.to}: ${size}, ${p}, within the class's noise (${formatPercent(threshold)})`;
 }
 
