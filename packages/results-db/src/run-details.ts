@@ -49,12 +49,14 @@ export async function getRuns(
        FROM time_series_points WHERE run_id = ANY($1::uuid[]) GROUP BY run_id`,
       [wanted],
     ),
-    // The shown parts of the stored submission as JSON paths: the whole document repeats every sample.
+    // The shown parts of the stored submission, not the whole document (which repeats every
+    // sample). The column is json (text): each `->` parses the whole document again, so it is
+    // parsed once, into the record of the parts (116 → 45 ms for 250 runs on PGlite).
     sql.query<DocRow>(
-      `SELECT id::text, document->'options' AS options, document->'order' AS "order", document->'notes' AS notes,
-              document->'warnings' AS warnings, CASE WHEN document->'hardware'->'measured' IS NOT NULL
-                   THEN json_build_object('measured', document->'hardware'->'measured') END AS hardware
-       FROM runs WHERE id = ANY($1::uuid[])`,
+      `SELECT id::text, d.options, d."order", d.notes, d.warnings,
+              CASE WHEN d.hardware->'measured' IS NOT NULL THEN json_build_object('measured', d.hardware->'measured') END AS hardware
+       FROM runs, json_to_record(document) AS d(options json, "order" json, notes json, warnings json, hardware json)
+       WHERE id = ANY($1::uuid[])`,
       [wanted],
     ),
   ]);
