@@ -65,6 +65,7 @@ function row(loops: number, i: number, queries: number, n: RunNoise | null): str
     f(n.cpuStealPct),
     f(n.loadAverage ? n.loadAverage.mean / n.logicalCpus : null, 2),
     f(n.cpuProbe.cvPct),
+    f(n.cpuProbe.robustCvPct),
     f(n.cpuProbe.cpuSharePct),
     f(n.timerLatenessMs?.p99),
     f(n.ioProbe?.cvPct),
@@ -77,7 +78,7 @@ await client.connect();
 const t = NOISE_THRESHOLDS;
 console.log(`bench:noise on ${os.availableParallelism()} logical CPUs, load average at the start ${load()}`);
 console.log(
-  `loops | window | queries | steal % (> ${t.cpuStealPct}) | load/core (> ${t.loadPerCore}) | CPU probe CV % (> ${t.cpuProbeCvPct}) | CPU share % (< ${t.cpuSharePct}) | timer p99 ms (> ${t.timerP99Ms}) | I/O probe CV % (> ${t.ioProbeCvPct}) | judgement`,
+  `loops | window | queries | steal % (> ${t.cpuStealPct}) | load/core (> ${t.loadPerCore}) | CPU probe CV % | robust CV % (> ${t.cpuProbeCvPct}) | CPU share % (< ${t.cpuSharePct}) | timer p99 ms (> ${t.timerP99Ms}) | I/O probe CV % (> ${t.ioProbeCvPct}) | judgement`,
 );
 const summary: string[] = [];
 let step = 'starting';

@@ -37,6 +37,19 @@ describe('judgeNoise', () => {
     expect(judgeNoise({ ...QUIET, cpuStealPct: t.cpuStealPct }).noisy).toBe(false);
   });
 
+  it('judges the CPU probe by its robust CV when the run recorded one, else by its CV', () => {
+    // One repetition of eight slowed by 5 ms: a CV of 10.3 %, a robust CV of 1.2 % (reference.py).
+    const oneSlow = { runsMs: [17.4, 17.1, 17.1, 17.1, 19.1, 16.5, 17.1, 22.1], cvPct: 10.3, cpuSharePct: 100 };
+    expect(judgeNoise({ ...QUIET, cpuProbe: { ...oneSlow, robustCvPct: 1.2 } })).toEqual({ noisy: false, reasons: [] });
+    expect(judgeNoise({ ...QUIET, cpuProbe: oneSlow }).reasons).toEqual(['CPU probe CV 10.3 % > 10 %']);
+    // Most repetitions spread: both are high, and the robust one decides.
+    expect(judgeNoise({ ...QUIET, cpuProbe: { ...oneSlow, cvPct: 10.3, robustCvPct: 11.4 } }).reasons).toEqual([
+      'CPU probe robust CV 11.4 % > 10 %',
+    ]);
+    expect(judgeNoise({ ...QUIET, cpuProbe: { ...oneSlow, cvPct: null, robustCvPct: null } }).noisy).toBe(false);
+    expect(RunNoise.safeParse({ ...QUIET, cpuProbe: { ...oneSlow, robustCvPct: -1 } }).success).toBe(false);
+  });
+
   it('leaves out what a platform cannot measure (no steal, no load, no fsync probe)', () => {
     expect(judgeNoise({ ...QUIET, cpuStealPct: null, loadAverage: null, ioProbe: null }).noisy).toBe(false);
   });

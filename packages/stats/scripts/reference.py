@@ -46,6 +46,11 @@ CASES = [
     ("larger samples",
      [12.1, 14.3, 11.8, 13.5, 12.9, 15.2, 12.4, 13.1, 14.8, 12.7, 13.9, 12.2],
      [11.2, 12.5, 10.9, 11.8, 13.0, 11.4, 12.1, 10.7, 11.9, 12.8, 11.1, 12.3, 11.6, 10.5, 12.0]),
+    # The runner's CPU probe (ms), four repetitions before a run and four after: a quiet machine
+    # with one slow repetition, and a busy one.
+    ("CPU probe, one slow repetition vs busy",
+     [17.369, 17.109, 17.118, 17.088, 19.121, 16.518, 17.131, 22.108],
+     [26.0, 29.0, 28.0, 32.0, 25.0, 24.0, 24.0, 26.0]),
 ]
 MAD_SCALE = 1.4826
 OUTLIER_Z = 3.5
@@ -74,6 +79,11 @@ def summary(values):
         "max": float(np.max(x)),
         "outliers": outliers,
         "geometricMean": float(stats.gmean(x)) if np.min(x) > 0 else None,
+        "robustCv": (
+            float(stats.median_abs_deviation(x, scale="normal")) / abs(float(np.median(x)))
+            if np.median(x) != 0
+            else None
+        ),
     }
 
 

@@ -4,6 +4,8 @@ export {
   sampleStdDev,
   standardError,
   coefficientOfVariation,
+  robustCoefficientOfVariation,
+  MAD_SCALE,
   confidenceIntervalMean,
   geometricMean,
   geometricMeanOfRatios,
@@ -11,7 +13,7 @@ export {
   type ConfidenceInterval,
   type RatioPair,
 } from './descriptive.ts';
-export { summarize, findOutliers, OUTLIER_MODIFIED_Z, MAD_SCALE, type Summary } from './summarize.ts';
+export { summarize, findOutliers, OUTLIER_MODIFIED_Z, type Summary } from './summarize.ts';
 export {
   welchTTest,
   mannWhitneyU,

@@ -3,6 +3,7 @@ import reference from './reference-values.json' with { type: 'json' };
 import {
   adjustPValues,
   coefficientOfVariation,
+  robustCoefficientOfVariation,
   interactionTest,
   confidenceIntervalMean,
   geometricMean,
@@ -39,6 +40,8 @@ describe.each(reference.cases)('$name', (testCase) => {
     expectClose(sampleStdDev(values), expected.sd, `${side} sd`);
     expectClose(standardError(values), expected.se, `${side} se`);
     expectClose(coefficientOfVariation(values), expected.cv, `${side} cv`);
+    if (expected.robustCv === null) expect(() => robustCoefficientOfVariation(values)).toThrow(RangeError);
+    else expectClose(robustCoefficientOfVariation(values), expected.robustCv, `${side} robust cv`);
     if (expected.geometricMean === null) expect(() => geometricMean(values)).toThrow(RangeError);
     else expectClose(geometricMean(values), expected.geometricMean, `${side} geometric mean`);
     const ci99 = confidenceIntervalMean(values, 0.99);

@@ -1,6 +1,7 @@
 import {
   coefficientOfVariation,
   confidenceIntervalMean,
+  MAD_SCALE,
   sampleStdDev,
   meanOf,
   scaled,
@@ -41,8 +42,6 @@ export type Summary = {
 
 /** Iglewicz & Hoaglin (1993), "How to Detect and Handle Outliers": flag |modified z| > 3.5. */
 export const OUTLIER_MODIFIED_Z = 3.5;
-/** Makes the MAD a consistent estimator of σ for normal data (1 / Φ⁻¹(3/4)). */
-export const MAD_SCALE = 1.4826;
 
 /**
  * Indices of values whose modified z-score |x − median| / (1.4826 · MAD) exceeds 3.5.

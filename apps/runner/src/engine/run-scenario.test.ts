@@ -143,6 +143,11 @@ describe('vacuum-index-cleanup end to end (tiny scale)', async () => {
     expect(run.options?.untilStable).toBeUndefined();
   });
 
+  it('records the CPU probe robust CV beside its CV, and the noise line names both', () => {
+    expect(run.noise?.cpuProbe.robustCvPct).toEqual(expect.any(Number));
+    expect(renderRunTable(scenario, run)).toMatch(/^noise: .*CPU probe CV [\d.]+ % \(robust [\d.]+ %\)/m);
+  });
+
   it('leaves no database behind', async () => {
     expect(await databasesWithPrefix(runPrefix(runId))).toEqual([]);
     expect(events.some((e) => e.type === 'phase' && e.phase === 'cleanup')).toBe(true);

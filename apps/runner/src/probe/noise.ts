@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RunNoise } from '@tunelab/contracts';
-import { coefficientOfVariation } from '@tunelab/stats';
+import { coefficientOfVariation, robustCoefficientOfVariation } from '@tunelab/stats';
 
 /**
  * Repetitions of each probe before the window and again after it: up to PROBE_RUNS, fewer (never
@@ -79,6 +79,17 @@ async function runIoProbe(file: string): Promise<number> {
 function cvPercent(xs: readonly number[]): number | null {
   if (xs.length < 2 || xs.reduce((a, b) => a + b, 0) <= 0) return null;
   return coefficientOfVariation(xs) * 100;
+}
+
+/** 1.4826 × MAD ÷ median in percent (stats' robustCoefficientOfVariation); null below two values or with a median of 0. */
+function robustCvPercent(xs: readonly number[]): number | null {
+  if (xs.length < 2) return null;
+  try {
+    return robustCoefficientOfVariation(xs) * 100;
+  } catch (e) {
+    if (e instanceof RangeError) return null;
+    throw e;
+  }
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -207,6 +218,7 @@ export async function watchNoise<T>(
     cpuProbe: {
       runsMs: cpuRuns.map((r) => round(r.wallMs)),
       cvPct: nullableRound(cvPercent(cpuRuns.map((r) => r.wallMs))),
+      robustCvPct: nullableRound(robustCvPercent(cpuRuns.map((r) => r.wallMs))),
       cpuSharePct: round(Math.min(1000, cpuWall > 0 ? (cpuTime / cpuWall) * 100 : 100), 1),
     },
     ioProbe:
