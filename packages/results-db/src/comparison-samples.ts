@@ -102,11 +102,14 @@ function loadRuns(prisma: PrismaClient, q: Filters, samples: readonly SampleValu
   if (q.source !== 'all') runWhere.push(Prisma.sql`r.source = ${q.source}`);
   if (q.engine !== undefined) runWhere.push(Prisma.sql`de.engine = ${q.engine}`);
   if (q.major !== undefined) runWhere.push(Prisma.sql`de.major = ANY(${q.major}::int[])`);
+  // The stored submission is json (text): parsed once per run into the two parts read, not once
+  // per path (1.65 → 0.95 s for 10,105 runs on PGlite).
   return prisma.$queryRaw<RunRow[]>`
     SELECT r.id::text, r.source, r.received_at, de.engine, de.version AS db_version, de.major, de.minor,
-           r.params, r.document->'warnings' AS warnings, de.settings, r.noise, r.runner_id::text AS runner_id,
-           r.document->'options'->>'serverRelease' AS server_release
-    FROM runs r JOIN database_environments de ON de.id = r.database_environment_id
+           r.params, d.warnings, de.settings, r.noise, r.runner_id::text AS runner_id,
+           d.options->>'serverRelease' AS server_release
+    FROM runs r JOIN database_environments de ON de.id = r.database_environment_id,
+         json_to_record(r.document) AS d(warnings json, options json)
     WHERE ${Prisma.join(runWhere, ' AND ')}`;
 }
 
