@@ -71,8 +71,14 @@ describe('GET /v1/answers from one PostgreSQL release to another', () => {
     expect(p.step.p).toBeCloseTo(welch.p, 12);
     expect(p.step.change).toBeGreaterThan(0.1);
     expect(p.step.change).toBeLessThan(0.2);
-    // One test in the upgrade's family: the adjusted p is the raw one.
-    expect(p.step.adjusted).toEqual({ method: 'benjamini-hochberg', p: p.step.p, family: 1 });
+    // One test in the upgrade's family: the adjusted p is the raw one, its interval the 95 % one.
+    expect(p.step.adjusted).toEqual({
+      method: 'benjamini-hochberg',
+      p: p.step.p,
+      family: 1,
+      ci: p.step.ci95,
+      level: 0.95,
+    });
     expect(p.changes.map((c) => [c.from, c.to])).toEqual([['17.0', '17.3']]);
     expect(p.sentence).toMatch(/^On .*, upgrading PostgreSQL 16\.4 → 17\.6 moves 1-2 vs 1-1 from 0\.\d{3}× /);
     expect(p.sentence).toMatch(/introduced by 17\.3/);

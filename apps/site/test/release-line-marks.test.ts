@@ -17,7 +17,13 @@ function step(from: string, to: string, change: number, reported: boolean): Rele
     ci95: { low: change - 0.05, high: change + 0.05 },
     method: 'paired-blocks',
     p: 0.001,
-    adjusted: { method: 'benjamini-hochberg', p: 0.004, family: 8 },
+    adjusted: {
+      method: 'benjamini-hochberg',
+      p: 0.004,
+      family: 8,
+      ci: { low: change - 0.07, high: change + 0.07 },
+      level: 0.99375,
+    },
     reported,
     sentence: '',
   };

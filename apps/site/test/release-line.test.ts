@@ -68,7 +68,7 @@ describe('the release line', () => {
     expect(await figure.locator('svg.wide text.major').allTextContents()).toEqual(['16', '17']);
     const rows = await figure.locator('table:not(.drift) tbody tr').allTextContents();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(/^17\.317\.2\+1\d\.\d% \(95% CI \+.*\), adjusted p/);
+    expect(rows[0]).toMatch(/^17\.317\.2\+1\d\.\d% \(\d\d\.\d% CI \+.*\), adjusted p/);
   });
 
   it('rings 16.2, whose ratio changed over time, and names the run the change starts at', async () => {

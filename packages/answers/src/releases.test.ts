@@ -60,6 +60,28 @@ describe('a change and its reversal', () => {
     expect(steps['17.4']!.change).toBeCloseTo(1 / 1.105 - 1, 3);
     expect([steps['17.2']!.reported, steps['17.3']!.reported, steps['17.4']!.reported]).toEqual([false, true, true]);
   });
+
+  it('print the interval adjusted with the p: it excludes 0 exactly when the step is significant', () => {
+    const line = answerReleaseLine({
+      rows: [...runsOn(1, 6), ...runsOn(2, 6), ...runsOn(3, 6, 1.2 * 1.105), ...runsOn(4, 6)],
+      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
+      docs: new Map(),
+    })!;
+    const steps = line.series[0]!.steps;
+    const significant = steps.filter((x) => x.adjusted.p <= 0.05).length;
+    expect(significant).toBeGreaterThan(0);
+    expect(significant).toBeLessThan(steps.length);
+    for (const x of steps) {
+      // Benjamini–Yekutieli: 1 − R·q/m, R of the m steps significant after BH.
+      expect(x.adjusted.level).toBeCloseTo(1 - (significant * 0.05) / steps.length, 12);
+      const { low, high } = x.adjusted.ci;
+      expect(low! > 0 || high! < 0).toBe(x.adjusted.p <= 0.05);
+      // Wider than the step's own 95 % interval.
+      expect(low!).toBeLessThan(x.ci95.low!);
+      expect(high!).toBeGreaterThan(x.ci95.high!);
+      expect(x.sentence).toContain(`${Number((x.adjusted.level * 100).toFixed(1))}% CI`);
+    }
+  });
 });
 
 describe('a change measured on a busy machine', () => {

@@ -5,7 +5,9 @@
  * are, so the paired block log ratios are the ones its verdicts use), the change between adjacent
  * releases — Welch on the two releases' block log ratios (`welchShift`), or the interaction test on
  * the ratio of means for runs without blocks — Benjamini–Hochberg-adjusted over every step of the
- * answer, and reported only above the class's noise (the smallest change its blocks can tell from
+ * answer, each printed with its false-coverage-rate interval (Benjamini & Yekutieli, 2005: at
+ * 1 − R·0.05/m, R of the m steps significant after the adjustment, so the interval excludes 0
+ * exactly when the step is significant), and reported only above the class's noise (the smallest change its blocks can tell from
  * none, as each group's `spread` states it) and only when neither release's runs were all flagged
  * noisy (a step measured on a busy machine asks for the release to be measured again).
  * `answerUpgrade` says what upgrading from one release to another changes, with the changes between
@@ -26,6 +28,7 @@ import {
 import {
   adjustPValues,
   EQUIVALENCE_MARGIN,
+  formatLevel,
   formatP,
   formatPercent,
   interactionTest,
@@ -59,7 +62,11 @@ export const measuredOnBusyMachine = (p: Pick<ReleasePoint, 'runs' | 'noisyRuns'
   p.runs > 0 && p.noisyRuns === p.runs;
 
 /** `busy`: the release of the two whose every run was flagged noisy (the first when both were); such a step is never reported. */
-type RawStep = Omit<ReleaseStep, 'adjusted' | 'reported' | 'sentence'> & { busy: string | null };
+type RawStep = Omit<ReleaseStep, 'adjusted' | 'reported' | 'sentence'> & {
+  busy: string | null;
+  /** The change's interval at 1 − alpha (the same test as `p`, so it excludes 0 exactly when p < alpha). */
+  intervalAt: (alpha: number) => { low: number; high: number };
+};
 
 /** The release a row's server reported (PostgreSQL: MAJOR.MINOR); null for engines without a release axis. */
 const releaseOfRow = (r: SampleRow) => releaseOfParts(r.engine, { major: r.major, minor: r.minor });
@@ -169,6 +176,10 @@ function stepBetween(a: Point, b: Point): RawStep | null {
       method: 'paired-blocks',
       p: s.p,
       busy,
+      intervalAt: (alpha) => {
+        const at = welchShift(ea, eb, alpha);
+        return { low: Math.expm1(at.low), high: Math.expm1(at.high) };
+      },
     };
   }
   if (ea.kind !== 'means' || eb.kind !== 'means') return null;
@@ -183,6 +194,10 @@ function stepBetween(a: Point, b: Point): RawStep | null {
     method: 'ratio-of-means',
     p: t.p,
     busy,
+    intervalAt: (alpha) => {
+      const at = interactionTest(eb, ea, 1 - alpha).ci;
+      return { low: at.low - 1, high: at.high - 1 };
+    },
   };
 }
 
@@ -209,16 +224,19 @@ const ratioText = (p: ReleasePoint) =>
 
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Math.abs(x))}`;
 
+/** A step's adjusted interval with its level (the one that excludes 0 exactly when the step is significant). */
+const adjustedCi = ({ ci, level }: ReleaseStep['adjusted']) =>
+  `${formatLevel(level)}% CI ${formatPercent(ci.low ?? Number.NaN)} to ${formatPercent(ci.high ?? Number.NaN)}`;
+
+const stepSize = (s: Pick<ReleaseStep, 'change' | 'adjusted'>) => `${signed(s.change)} (${adjustedCi(s.adjusted)})`;
+
 function stepSentence(s: Omit<ReleaseStep, 'sentence'>, threshold: number, busy: string | null): string {
-  const size = `${signed(s.change)} (95% CI ${formatPercent(s.ci95.low ?? Number.NaN)} to ${formatPercent(s.ci95.high ?? Number.NaN)})`;
+  const size = stepSize(s);
   const p = `adjusted ${formatP(s.adjusted.p)}, ${s.adjusted.family} steps`;
   if (busy !== null)
     return `${s.from} → ${s.to}: ${size}, ${p}, not reported: every run on ${busy} was flagged noisy (measured on a busy machine); measure ${busy} again on a quiet one`;
   if (s.reported) return `${s.to} changed the ratio by ${size} from ${s.from}, ${p}`;
-  // The interval is the step's own 95 % one; the decision is on the adjusted p, so the words say
-  // which (an interval that excludes 0 may still not be significant over the family).
-  if (s.adjusted.p > 0.05)
-    return `${s.from} → ${s.to}: ${size}, ${p}: not significant after Benjamini–Hochberg adjustment, not reported`;
+  if (s.adjusted.p > 0.05) return `${s.from} → ${s.to}: ${size}, ${p}: no significant change, not reported`;
   return `${s.from} → ${s.to}: ${size}, ${p}, within the class's noise (${formatPercent(threshold)})`;
 }
 
@@ -228,8 +246,18 @@ function finishSteps(raw: readonly RawStep[], threshold: (i: number) => number):
     raw.map((s) => s.p),
     'benjamini-hochberg',
   );
-  return raw.map(({ busy, ...s }, i) => {
-    const a = { method: 'benjamini-hochberg' as const, p: adjusted[i]!, family: raw.length };
+  // Benjamini–Yekutieli's false-coverage-rate intervals: at 1 − R·q/m for the R steps BH selects
+  // (every selected p is ≤ R·q/m, every other one above it), at 1 − q/m when none is selected.
+  const selected = adjusted.filter((p) => p <= 0.05).length;
+  const alpha = (Math.max(selected, 1) * 0.05) / Math.max(raw.length, 1);
+  return raw.map(({ busy, intervalAt, ...s }, i) => {
+    const a = {
+      method: 'benjamini-hochberg' as const,
+      p: adjusted[i]!,
+      family: raw.length,
+      ci: intervalAt(alpha),
+      level: 1 - alpha,
+    };
     // The threshold is a factor either way: a fall to 1 / (1 + t) is as large as a rise to 1 + t
     // (compared as |log|, as the class's noise itself is measured on log ratios).
     const large = Math.abs(Math.log1p(s.change)) > Math.log1p(threshold(i));
@@ -287,7 +315,7 @@ export function answerReleaseLine(input: Parameters<typeof answerReleaseSeries>[
 function upgradeSentence(p: Omit<UpgradePair, 'sentence'>, from: string, to: string): string {
   const pair = `${p.candidate} vs ${p.baseline}`;
   const head = `On ${classLabel(p.hardwareClass)}, upgrading PostgreSQL ${from} → ${to} moves ${pair} from ${ratioText(p.before)} to ${ratioText(p.after)}`;
-  const size = `${signed(p.step.change)} (95% CI ${formatPercent(p.step.ci95.low ?? Number.NaN)} to ${formatPercent(p.step.ci95.high ?? Number.NaN)}, adjusted ${formatP(p.step.adjusted.p)})`;
+  const size = `${signed(p.step.change)} (${adjustedCi(p.step.adjusted)}, adjusted ${formatP(p.step.adjusted.p)})`;
   const change = p.step.adjusted.p <= 0.05 ? `: the ratio changes by ${size}` : `: no significant change, ${size}`;
   const between =
     p.changes.length === 0

@@ -59,14 +59,25 @@ const RELEASE_RANGE = { from: z.string(), to: z.string() };
 /** The pair's ratio from one release to the next one measured. */
 export const ReleaseStep = z.object({
   ...RELEASE_RANGE,
-  /** ratio on `to` ÷ ratio on `from` − 1, with its 95 % interval. */
+  /** ratio on `to` ÷ ratio on `from` − 1, with its own 95 % interval (not adjusted: `adjusted.ci` is). */
   change: z.number(),
   ci95: Bounds,
   /** `paired-blocks`: Welch on the two releases' block log ratios; `ratio-of-means`: the interaction test on their means. */
   method: z.enum(['paired-blocks', 'ratio-of-means']),
   p: z.number(),
-  /** Benjamini–Hochberg over every step of the answer (`family` steps). */
-  adjusted: z.object({ method: z.literal('benjamini-hochberg'), p: z.number(), family: z.number().int() }),
+  /**
+   * Benjamini–Hochberg over every step of the answer (`family` steps), and the interval that goes
+   * with it: `ci` at `level` = 1 − max(R, 1) × 0.05 ÷ family, R the steps significant after the
+   * adjustment — Benjamini & Yekutieli's false-coverage-rate interval (2005). It excludes 0 exactly
+   * when the adjusted p is ≤ 0.05, so the words and the interval printed say one thing.
+   */
+  adjusted: z.object({
+    method: z.literal('benjamini-hochberg'),
+    p: z.number(),
+    family: z.number().int(),
+    ci: Bounds,
+    level: z.number(),
+  }),
   /** Significant after adjustment, larger than the class's noise threshold, and neither release's runs all flagged noisy. */
   reported: z.boolean(),
   sentence: z.string(),

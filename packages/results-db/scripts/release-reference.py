@@ -17,6 +17,8 @@ ratio 1-2 / 1-1 is 0.8, times 1.15 from STEP_AT on.
   confidence_interval(); change = exp(difference) - 1.
 - The adjacent steps adjusted together by scipy.stats.false_discovery_control(method='bh'); an
   upgrade's direct step is the only one of its family (one pair), so its adjusted p is its p.
+  Each step's false-coverage-rate interval: confidence_interval(1 - max(R, 1) * 0.05 / m), R of
+  the family's m steps with an adjusted p <= 0.05 (95 % for an upgrade's single step).
 """
 import json
 
@@ -78,6 +80,19 @@ def step(before, after):
     }
 
 
+def adjust(family, pairs):
+    """BH over the family, and each step's false-coverage-rate interval (Benjamini & Yekutieli
+    2005) at 1 - max(R, 1) * 0.05 / m, R the steps with an adjusted p <= 0.05."""
+    adjusted = stats.false_discovery_control([s["p"] for s in family], method="bh")
+    level = 1 - max(int(np.sum(adjusted <= 0.05)), 1) * 0.05 / len(family)
+    for s, p, (before, after) in zip(family, adjusted, pairs):
+        ci = stats.ttest_ind(after, before, equal_var=False).confidence_interval(level)
+        s["adjustedP"] = float(p)
+        s["level"] = float(level)
+        s["adjustedLow"] = float(np.expm1(ci.low))
+        s["adjustedHigh"] = float(np.expm1(ci.high))
+
+
 data = {r: runs_of(r, RATIO * (1 + STEP if r >= STEP_AT else 1)) for r in RELEASES}
 d = {r: log_ratios(runs) for r, runs in data.items()}
 points = []
@@ -96,10 +111,10 @@ for r in RELEASES:
         }
     )
 steps = [{"from": a, "to": b, **step(d[a], d[b])} for a, b in zip(RELEASES, RELEASES[1:])]
-adjusted = stats.false_discovery_control([s["p"] for s in steps], method="bh")
-for s, p in zip(steps, adjusted):
-    s["adjustedP"] = float(p)
+adjust(steps, [(d[a], d[b]) for a, b in zip(RELEASES, RELEASES[1:])])
 upgrades = [{"from": a, "to": b, **step(d[a], d[b])} for a, b in UPGRADES]
+for u, (a, b) in zip(upgrades, UPGRADES):
+    adjust([u], [(d[a], d[b])])
 
 print(
     json.dumps(

@@ -12,7 +12,18 @@ import { openResultsDb, type ResultsDb } from './index.ts';
 import { SCENARIOS } from './real-runs.ts';
 import { createTestDatabase, ingestDocument, releaseSubmission, RELEASE_RUNS_SCENARIO } from './testing.ts';
 
-type Step = { from: string; to: string; change: number; low: number; high: number; p: number; adjustedP?: number };
+type Step = {
+  from: string;
+  to: string;
+  change: number;
+  low: number;
+  high: number;
+  p: number;
+  adjustedP: number;
+  level: number;
+  adjustedLow: number;
+  adjustedHigh: number;
+};
 type Reference = {
   stepAt: string;
   runs: { release: string; blocks: [number, number][] }[];
@@ -68,9 +79,15 @@ describe('the release answer against SciPy', () => {
       close(got.ci95.low, want.low);
       close(got.ci95.high, want.high);
       close(got.p, want.p);
-      close(got.adjusted.p, want.adjustedP!);
+      close(got.adjusted.p, want.adjustedP);
       expect(got.adjusted).toMatchObject({ method: 'benjamini-hochberg', family: REF.steps.length });
-      expect(got.reported).toBe(want.adjustedP! <= 0.05 && Math.abs(want.change) > series!.threshold.value);
+      close(got.adjusted.level, want.level, 1e-12);
+      close(got.adjusted.ci.low, want.adjustedLow);
+      close(got.adjusted.ci.high, want.adjustedHigh);
+      // The adjusted interval excludes 0 exactly when the step is significant after the adjustment.
+      const excludes0 = got.adjusted.ci.low! > 0 || got.adjusted.ci.high! < 0;
+      expect(excludes0).toBe(want.adjustedP <= 0.05);
+      expect(got.reported).toBe(want.adjustedP <= 0.05 && Math.abs(want.change) > series!.threshold.value);
     }
     const planted = series!.steps.find((s) => s.to === REF.stepAt)!;
     expect(planted.reported).toBe(true);
@@ -88,8 +105,12 @@ describe('the release answer against SciPy', () => {
       close(pair.step.ci95.low, want.low);
       close(pair.step.ci95.high, want.high);
       close(pair.step.p, want.p);
-      // One pair: the family of the upgrade's direct step is one, its adjusted p its p.
+      // One pair: the family of the upgrade's direct step is one, its adjusted p its p and its
+      // adjusted interval the 95 % one.
       close(pair.step.adjusted.p, want.p);
+      close(pair.step.adjusted.level, 0.95, 1e-12);
+      close(pair.step.adjusted.ci.low, want.adjustedLow);
+      close(pair.step.adjusted.ci.high, want.adjustedHigh);
       const series = u.series[0]!;
       const onTheWay = series.steps.filter(
         (s) => s.reported && compareReleases(s.to, want.from) > 0 && compareReleases(s.to, want.to) <= 0,

@@ -8,7 +8,7 @@
  */
 import { classLabel, measuredOnBusyMachine } from '@tunelab/answers';
 import { majorOfRelease, type ReleasePoint, type ReleaseSeries, type ReleaseStep } from '@tunelab/contracts';
-import { formatP, formatPercent } from '@tunelab/stats';
+import { formatLevel, formatP, formatPercent } from '@tunelab/stats';
 
 /** Drawn at two widths: the page's, and a phone's (where the wide one would shrink its text by half). */
 export const WIDTHS = { wide: 720, narrow: 360 } as const;
@@ -54,9 +54,14 @@ export const signed = (x: number) => `${x >= 0 ? '+' : '−'}${formatPercent(Mat
 /** An interval's end: signed, or unbounded. */
 export const signedBound = (x: number | null) => (x === null ? 'unbounded' : signed(x));
 
-/** "+15.2 % (95% CI +9.8 % to +20.9 %), adjusted p = 0.001": a step's size, interval and adjusted p. */
+/**
+ * "+15.2 % (99.2% CI +9.8 % to +20.9 %), adjusted p = 0.001": a step's size, its false-coverage-rate
+ * interval (the one adjusted with the p, which excludes 0 exactly when the step is significant) and
+ * its adjusted p.
+ */
 export function stepText(s: ReleaseStep): string {
-  return `${signed(s.change)} (95% CI ${signedBound(s.ci95.low)} to ${signedBound(s.ci95.high)}), adjusted ${formatP(s.adjusted.p)}`;
+  const { ci, level, p } = s.adjusted;
+  return `${signed(s.change)} (${formatLevel(level)}% CI ${signedBound(ci.low)} to ${signedBound(ci.high)}), adjusted ${formatP(p)}`;
 }
 
 type DriftChange = NonNullable<ReleasePoint['drift']>['changes'][number];
