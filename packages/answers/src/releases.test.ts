@@ -44,6 +44,16 @@ describe('a release line over many runs', () => {
   });
 });
 
+describe('runs on one release', () => {
+  it('have no release line, as no series can span two releases', () => {
+    const filters = { metric: 'duration', source: 'measured', groupBy: 'class' } as const;
+    expect(answerReleaseLine({ rows: runsOn(2, 12), filters, docs: new Map() })).toBeUndefined();
+    // A second release makes a line of the same rows' series.
+    const line = answerReleaseLine({ rows: [...runsOn(2, 12), ...runsOn(3, 2)], filters, docs: new Map() })!;
+    expect(line.releases).toEqual(['17.2', '17.3']);
+  });
+});
+
 describe('a change and its reversal', () => {
   it('are reported alike: a threshold is a factor, so a fall by ÷1.105 counts as a rise by ×1.105 does', () => {
     // No blocks: the threshold is the scenario's margin, 10 %. 17.3 raises the ratio by 10.5 %, and

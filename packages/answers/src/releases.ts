@@ -118,6 +118,19 @@ const seriesKey = (g: ComparisonGroupRecord, c: PairComparison) =>
     c.candidate,
   ]);
 
+/** Whether the measured rows are on two releases or more (collectSeries's releases). */
+function onTwoReleases(rows: readonly SampleRow[]): boolean {
+  let first: string | null = null;
+  for (const r of rows) {
+    if (r.source === 'published') continue;
+    const release = releaseOfRow(r);
+    if (release === null) continue;
+    if (first === null) first = release;
+    else if (release !== first) return true;
+  }
+  return false;
+}
+
 /** Every release's groups, the pair's point on each, collected per series (class × conditions × pair). */
 function collectSeries(rows: readonly SampleRow[], filters: Filters, docs: ScenarioDocs) {
   const byRelease = new Map<string, SampleRow[]>();
@@ -306,6 +319,9 @@ export function answerReleaseSeries(input: {
 
 /** The release line of a scenario's answers: its series measured on two releases or more; undefined when none is. */
 export function answerReleaseLine(input: Parameters<typeof answerReleaseSeries>[0]): ReleaseLine | undefined {
+  // No series can span two releases when the rows do not: the grouping, drift searches and steps
+  // of every release's groups would be computed only to be left out (a fleet on one release).
+  if (!onTwoReleases(input.rows)) return undefined;
   const series = answerReleaseSeries(input).series.filter((s) => s.releases.length >= 2);
   if (series.length === 0) return undefined;
   const releases = [...new Set(series.flatMap((s) => s.releases.map((r) => r.release)))].sort(compareReleases);
