@@ -25,22 +25,37 @@ function sourcesUnder(dir: string): string[] {
   });
 }
 
-let version: string | undefined;
+const versions = new Map<string, string>();
 
 /**
- * 16 hex digits of the hash, or `bundled` where the sources are not beside this module (a bundle:
- * the site's build, which computes its answers itself and keeps none).
+ * 16 hex digits of the hash of `packages`' sources, or `bundled` where the sources are not beside
+ * this module (a bundle: the site's build, which computes its answers itself and keeps none).
  */
-export function answersCodeVersion(): string {
-  if (version !== undefined) return version;
+function versionOf(packages: readonly string[]): string {
+  const key = packages.join(',');
+  const known = versions.get(key);
+  if (known !== undefined) return known;
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const dirs = PACKAGES.map((p) => join(root, p, 'src'));
-  if (!dirs.every((d) => existsSync(d))) return (version = 'bundled');
-  const hash = createHash('sha256');
-  for (const file of dirs.flatMap(sourcesUnder).sort()) {
-    hash.update(`${relative(root, file)}\u0000`);
-    hash.update(readFileSync(file));
-    hash.update('\u0000');
+  const dirs = packages.map((p) => join(root, p, 'src'));
+  let version = 'bundled';
+  if (dirs.every((d) => existsSync(d))) {
+    const hash = createHash('sha256');
+    for (const file of dirs.flatMap(sourcesUnder).sort()) {
+      hash.update(`${relative(root, file)}\u0000`);
+      hash.update(readFileSync(file));
+      hash.update('\u0000');
+    }
+    version = hash.digest('hex').slice(0, 16);
   }
-  return (version = hash.digest('hex').slice(0, 16));
+  versions.set(key, version);
+  return version;
 }
+
+/** The version of the code that computes answers (answers, stats, contracts, results-db). */
+export const answersCodeVersion = () => versionOf(PACKAGES);
+
+/**
+ * The version of the answers' shape: a hash of @tunelab/contracts' sources, whose schemas the API's
+ * responses follow. A kept body of another shape is never sent, not even as a stale answer.
+ */
+export const answersShapeVersion = () => versionOf(['contracts']);

@@ -10,7 +10,7 @@ import { openResultsDb, type ResultsDb } from './index.ts';
 import { renderAnswers } from './kept-answers.ts';
 import { createTestDatabase } from './test-database.ts';
 import { ingestDocument, prismaOf } from './testing.ts';
-import { answersCodeVersion } from './code-version.ts';
+import { answersCodeVersion, answersShapeVersion } from './code-version.ts';
 import { realRun, REAL_RUN_KEYS, SCENARIOS } from './real-runs.ts';
 import { BACKENDS } from './test-backends.ts';
 
@@ -99,12 +99,32 @@ describe.each(BACKENDS)('kept answers (%s)', (backend) => {
     expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
     // The row as the code before this one left it: stamped with another code version.
     await prismaOf(db).$executeRawUnsafe(
-      `UPDATE kept_answers SET scenario_version = regexp_replace(scenario_version, ' code [0-9a-f]+$', ' code 0123456789abcdef')
+      `UPDATE kept_answers SET scenario_version = regexp_replace(scenario_version, ' code [0-9a-f]+ ', ' code 0123456789abcdef ')
         WHERE scenario_key = 'vacuum-full-rewrite' AND query_key LIKE '%source=measured'`,
     );
     expect(await db.keptAnswer(q)).toMatchObject({ state: 'stale', body });
     expect(await db.computeKeptAnswer(q)).toBe(body);
     expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+  });
+
+  it('a kept answer of another shape (kept before the response schemas changed) is never sent, not even as stale', async () => {
+    expect(answersShapeVersion()).toMatch(/^[0-9a-f]{16}$/);
+    const q = query({ scenario: 'vacuum-full-rewrite' });
+    const body = await db.computeKeptAnswer(q);
+    const restamp = (to: string) =>
+      prismaOf(db).$executeRawUnsafe(
+        `UPDATE kept_answers SET scenario_version = regexp_replace(scenario_version, ' shape [0-9a-f]+$', $1)
+          WHERE scenario_key = 'vacuum-full-rewrite' AND query_key LIKE '%source=measured'`,
+        to,
+      );
+    await restamp(' shape 0123456789abcdef');
+    expect(await db.keptAnswer(q)).toEqual({ state: 'missing' });
+    // Computed again, it is kept and current.
+    expect(await db.computeKeptAnswer(q)).toBe(body);
+    expect(await db.keptAnswer(q)).toMatchObject({ state: 'current', body });
+    // A row from before kept answers were stamped with a shape is another shape too.
+    await restamp('');
+    expect(await db.keptAnswer(q)).toEqual({ state: 'missing' });
   });
 
   it('a recomputation starts 10 s after the run that queued it, or 5 × its last duration when that is longer', async () => {

@@ -21,7 +21,7 @@ import type { PrismaClient } from './generated/prisma/client.ts';
 import { answerScenarioQuery } from './answers.ts';
 import { openBoss } from './fleet.ts';
 import { recordReleaseEvents } from './releases-events.ts';
-import { defaultQuery, isDefaultQuery, keptVersion, queryKeyOf, type KeptQuery } from './kept-keys.ts';
+import { defaultQuery, isDefaultQuery, keptVersion, queryKeyOf, sameShape, type KeptQuery } from './kept-keys.ts';
 import { openPostgresql } from './open-postgresql.ts';
 import type { Connection } from './connection.ts';
 import type { DbContext, Queries } from './context.ts';
@@ -119,7 +119,9 @@ async function readKept(db: DbContext, kept: KeptQuery, scenarioVersion: string)
     [kept.scenario, queryKeyOf(kept), mine?.stamp ?? ''],
     'kept_answers_read',
   );
-  if (!row) return { state: 'missing' };
+  // A body in another shape (kept before an upgrade changed a response schema) would break a
+  // client that reads the documented one: it is computed again, as if none were kept.
+  if (!row || !sameShape(row.scenario_version)) return { state: 'missing' };
   const body = row.body ?? mine?.body;
   // The stamp matched what is held, so the body is the held one; otherwise hold the new one.
   if (body === undefined) throw new Error(`kept answer ${key}: the database sent no body for a stamp not held here`);

@@ -5,7 +5,7 @@
  * kept-answers.ts records events through, can ask the last without an import cycle.
  */
 import { primaryMetric } from '@tunelab/answers';
-import { answersCodeVersion } from './code-version.ts';
+import { answersCodeVersion, answersShapeVersion } from './code-version.ts';
 import type { DbContext } from './context.ts';
 import type { ScenarioDocument } from '@tunelab/contracts';
 
@@ -20,7 +20,11 @@ export const queryKeyOf = (q: KeptQuery) => `metric=${encodeURIComponent(q.metri
  * the answers code's (code-version.ts), so that neither an edited scenario nor an upgrade of the
  * code serves an answer computed the old way as current.
  */
-export const keptVersion = (scenarioVersion: string) => `${scenarioVersion} code ${answersCodeVersion()}`;
+export const keptVersion = (scenarioVersion: string) =>
+  `${scenarioVersion} code ${answersCodeVersion()} shape ${answersShapeVersion()}`;
+
+/** Whether a kept answer stamped `version` has the shape this code answers in (keptVersion's `shape`). */
+export const sameShape = (version: string) => version.endsWith(` shape ${answersShapeVersion()}`);
 
 /** The scenario's default kept query: its primary metric, measured (GET /v1/answers?scenario=…). */
 export const defaultQuery = (scenario: string, doc: ScenarioDocument): KeptQuery => ({
