@@ -50,7 +50,9 @@ describe('a group measured in blocks', () => {
     expect(ab.paired?.decision).toBe('differs');
     expect(ab.verdict.kind).toBe('faster');
     expect(ab.verdict.conclusive).toBe(true);
-    expect(ab.verdict.sentence).toMatch(/^b is 1[45]\.\d% faster than a \(95% CI .*always valid.*8 paired blocks\)$/);
+    expect(ab.verdict.sentence).toMatch(
+      /^b is 1[45]\.\d% faster than a \(97\.5% CI .*always valid.*over 2 decisions.*8 paired blocks\)$/,
+    );
     // The same values as independent samples: the load swamps the 15 %.
     expect(ab.welch!.p).toBeGreaterThan(0.3);
     expect(ab.paired?.ratio).toBeCloseTo(0.85, 2);

@@ -95,6 +95,10 @@ describe('pairedVerdict', () => {
     expect(many.ci.high - many.ci.low).toBeGreaterThan(alone.ci.high - alone.ci.low);
     expect(many.pAdjusted).toBeCloseTo(Math.min(1, alone.p * 20), 12);
     expect(many.sentence).toMatch(/over 20 decisions \(Bonferroni\)/);
+    // Each interval is printed at its own level, 1 − 0.05/20, as verdict() prints it; 95 % is the family's.
+    expect(alone.sentence).toContain('(95% CI ');
+    expect(many.sentence).toContain('99.8% CI ');
+    expect(many.level).toBe(0.95);
   });
 
   it('rates: higher is better, and the improvement is the ratio − 1', () => {

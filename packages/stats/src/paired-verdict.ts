@@ -120,10 +120,13 @@ export function pairedVerdict(input: PairedVerdictInput): PairedVerdict {
   const shownCi = down ? { low: 1 - ratio.high, high: 1 - ratio.low } : { low: ratio.low - 1, high: ratio.high - 1 };
   const change = phrase(quantity, down, c, b, formatPercent(Math.abs(ratio.estimate - 1)), input.label);
   const level = 1 - alpha;
+  // Printed as each interval's own level, 1 − alpha/family, as verdict() and the reports print it
+  // ("97.5% CI … over 2 decisions"): the family-wise 1 − alpha is what `level` says.
+  const shown = formatLevel(1 - alpha / family);
   const blocksText = `${cs.n} paired blocks${runs > 1 ? ` of ${runs} runs` : ''}`;
   const pText =
     family > 1 ? `${formatP(pAdjusted, alpha)} over ${family} decisions (Bonferroni)` : formatP(cs.p, alpha);
-  const details = `${formatLevel(level)}% CI ${formatInterval(shownCi)}, always valid, ${pText}, ${blocksText}`;
+  const details = `${shown}% CI ${formatInterval(shownCi)}, always valid, ${pText}, ${blocksText}`;
   const could = Number.isFinite(detectable)
     ? `could only have detected differences above ${formatPercent(detectable)}`
     : 'are too few to detect any difference';
@@ -136,7 +139,7 @@ export function pairedVerdict(input: PairedVerdictInput): PairedVerdict {
   else if (!enough)
     sentence = `Undecided whether ${c} differs from ${b} after only ${blocksText}: a decision waits for ${input.minBlocks ?? MIN_DECISION_BLOCKS}, enough to judge their spread; so far ${change.short} (${details})`;
   else
-    sentence = `Undecided whether ${c} differs from ${b}: ${change.short}, but the ${formatLevel(level)}% CI, ${formatInterval(shownCi)}, holds both no change and a change beyond ±${formatPercent(margin)}; ${blocksText} ${could} (always valid, ${pText})`;
+    sentence = `Undecided whether ${c} differs from ${b}: ${change.short}, but the ${shown}% CI, ${formatInterval(shownCi)}, holds both no change and a change beyond ±${formatPercent(margin)}; ${blocksText} ${could} (always valid, ${pText})`;
   return {
     kind,
     decision,
