@@ -107,6 +107,10 @@ describe('the release line', () => {
       ),
     ]);
     for (const e of entries) expect(e[2]).toMatch(/\/scenarios\/vacuum-index-cleanup\/#release-line$/);
+    // The step's entry gives one interval, the one adjusted with its p, as the step's sentence words it.
+    const step = feed.match(/<summary[^>]*>(17\.3 changed the ratio by [^<]+)<\/summary>/)?.[1];
+    expect(step).toMatch(/^17\.3 changed the ratio by \+1\d\.\d% \(\d\d\.\d% CI [^)]+\) from 17\.2, adjusted p/);
+    expect(step!.match(/% CI/g)).toHaveLength(1);
   });
 
   for (const [width, height] of [

@@ -6,9 +6,8 @@
  */
 import { classLabel } from '@tunelab/answers';
 import type { ReleaseEvent } from '@tunelab/contracts';
-import { formatP } from '@tunelab/stats';
 import { escapeXml as esc } from './format.ts';
-import { signed, signedBound as bound } from './release-line.ts';
+import { signed } from './release-line.ts';
 
 /** The scenario page's anchor of its release line (ReleaseLine.astro). */
 export const RELEASE_LINE_ANCHOR = 'release-line';
@@ -21,11 +20,13 @@ export function releaseEventTitle(e: ReleaseEvent): string {
     : `${on}: PostgreSQL ${e.to} changed ${e.candidate} vs ${e.baseline} by ${signed(e.change)} from ${e.from} (${e.state})`;
 }
 
-/** What follows the event's sentence: a step's interval and adjusted p; the run a drift starts at (its sentence has its figures). */
+/**
+ * What follows the event's sentence: the run a drift starts at. A step's sentence has its size,
+ * the interval adjusted with its p and that p already (the step's own 95 % interval, `ci95`, stays
+ * in the API's event: printed here beside the adjusted one, the entry gave two intervals).
+ */
 function figuresOf(e: ReleaseEvent): string {
-  return e.kind === 'over-time'
-    ? `first run of the change ${e.run} (change points as Apache Otava finds them)`
-    : `95% CI ${bound(e.ci95.low)} to ${bound(e.ci95.high)}, adjusted ${formatP(e.adjustedP)} (Benjamini–Hochberg)`;
+  return e.kind === 'over-time' ? `: first run of the change ${e.run} (change points as Apache Otava finds them)` : '';
 }
 
 /** Atom `<entry>` elements for the events, newest sighting first, linking to each scenario's release line. */
@@ -41,7 +42,7 @@ export function releaseEventEntries(events: readonly ReleaseEvent[], site: strin
           : e.state === 'acknowledged'
             ? `Acknowledged${e.reason ? `: ${e.reason}` : ''}.`
             : 'New.';
-      const summary = `${e.sentence}: ${figuresOf(e)}. ${state} Metric ${e.metric}; first seen ${e.firstSeenAt}.`;
+      const summary = `${e.sentence}${figuresOf(e)}. ${state} Metric ${e.metric}; first seen ${e.firstSeenAt}.`;
       return `  <entry>
     <id>${esc(`tag:tunelab,2026:release-event/${e.id}`)}</id>
     <title>${esc(releaseEventTitle(e))}</title>
