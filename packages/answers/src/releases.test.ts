@@ -26,13 +26,13 @@ function runsOn(minor: number, runs: number, ratio = 1.2, noisy: boolean | null 
   }).flat();
 }
 
+/** The release line of `rows` (duration, measured, by class; no scenario folders). */
+const lineOf = (rows: SampleRow[]) =>
+  answerReleaseLine({ rows, filters: { metric: 'duration', source: 'measured', groupBy: 'class' }, docs: new Map() });
+
 describe('a release line over many runs', () => {
   it('counts every run of a release, not the runs a group links (at most 100)', () => {
-    const line = answerReleaseLine({
-      rows: [...runsOn(2, 130), ...runsOn(3, 4)],
-      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
-      docs: new Map(),
-    })!;
+    const line = lineOf([...runsOn(2, 130), ...runsOn(3, 4)])!;
     expect(line.releases).toEqual(['17.2', '17.3']);
     const [series] = line.series;
     expect(series!.releases.map((p) => [p.release, p.runs])).toEqual([
@@ -46,23 +46,20 @@ describe('a release line over many runs', () => {
 
 describe('runs on one release', () => {
   it('have no release line, as no series can span two releases', () => {
-    const filters = { metric: 'duration', source: 'measured', groupBy: 'class' } as const;
-    expect(answerReleaseLine({ rows: runsOn(2, 12), filters, docs: new Map() })).toBeUndefined();
+    expect(lineOf(runsOn(2, 12))).toBeUndefined();
     // A second release makes a line of the same rows' series.
-    const line = answerReleaseLine({ rows: [...runsOn(2, 12), ...runsOn(3, 2)], filters, docs: new Map() })!;
+    const line = lineOf([...runsOn(2, 12), ...runsOn(3, 2)])!;
     expect(line.releases).toEqual(['17.2', '17.3']);
   });
 });
 
 describe('a change and its reversal', () => {
+  // No blocks: 17.3 raises the ratio by 10.5 %, and 17.4 brings it back.
+  const reversal = () => lineOf([...runsOn(1, 6), ...runsOn(2, 6), ...runsOn(3, 6, 1.2 * 1.105), ...runsOn(4, 6)])!;
+
   it('are reported alike: a threshold is a factor, so a fall by ÷1.105 counts as a rise by ×1.105 does', () => {
-    // No blocks: the threshold is the scenario's margin, 10 %. 17.3 raises the ratio by 10.5 %, and
-    // 17.4 brings it back: −9.5 % on a linear scale, the same factor down.
-    const line = answerReleaseLine({
-      rows: [...runsOn(1, 6), ...runsOn(2, 6), ...runsOn(3, 6, 1.2 * 1.105), ...runsOn(4, 6)],
-      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
-      docs: new Map(),
-    })!;
+    // The threshold is the scenario's margin, 10 %; 17.4's fall is −9.5 % on a linear scale, the same factor down.
+    const line = reversal();
     const [series] = line.series;
     expect(series!.threshold).toMatchObject({ basis: 'margin', value: 0.1 });
     const steps = Object.fromEntries(series!.steps.map((x) => [x.to, x]));
@@ -72,12 +69,7 @@ describe('a change and its reversal', () => {
   });
 
   it('print the interval adjusted with the p: it excludes 0 exactly when the step is significant', () => {
-    const line = answerReleaseLine({
-      rows: [...runsOn(1, 6), ...runsOn(2, 6), ...runsOn(3, 6, 1.2 * 1.105), ...runsOn(4, 6)],
-      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
-      docs: new Map(),
-    })!;
-    const steps = line.series[0]!.steps;
+    const steps = reversal().series[0]!.steps;
     const significant = steps.filter((x) => x.adjusted.p <= 0.05).length;
     expect(significant).toBeGreaterThan(0);
     expect(significant).toBeLessThan(steps.length);
@@ -96,12 +88,8 @@ describe('a change and its reversal', () => {
 
 describe('a change measured on a busy machine', () => {
   const line = (noisy: [boolean, boolean]) =>
-    answerReleaseLine({
-      // 17.3 raises the ratio by 30 %, far above the 10 % margin; its runs flagged noisy or not.
-      rows: [...runsOn(2, 6, 1.2, noisy[0]), ...runsOn(3, 6, 1.2 * 1.3, noisy[1])],
-      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
-      docs: new Map(),
-    })!.series[0]!;
+    // 17.3 raises the ratio by 30 %, far above the 10 % margin; its runs flagged noisy or not.
+    lineOf([...runsOn(2, 6, 1.2, noisy[0]), ...runsOn(3, 6, 1.2 * 1.3, noisy[1])])!.series[0]!;
 
   it('is not reported when every run on one side was flagged noisy, and says which release to measure again', () => {
     const quiet = line([false, false]);
@@ -119,15 +107,11 @@ describe('a change measured on a busy machine', () => {
   });
 
   it('is reported when some runs of each side were quiet', () => {
-    const mixed = answerReleaseLine({
-      rows: [
-        ...runsOn(2, 6, 1.2, false),
-        ...runsOn(3, 3, 1.2 * 1.3, true),
-        ...runsOn(3, 3, 1.2 * 1.3, false).map((r) => ({ ...r, run_id: r.run_id.replace(/^0/, '1') })),
-      ],
-      filters: { metric: 'duration', source: 'measured', groupBy: 'class' },
-      docs: new Map(),
-    })!.series[0]!;
+    const mixed = lineOf([
+      ...runsOn(2, 6, 1.2, false),
+      ...runsOn(3, 3, 1.2 * 1.3, true),
+      ...runsOn(3, 3, 1.2 * 1.3, false).map((r) => ({ ...r, run_id: r.run_id.replace(/^0/, '1') })),
+    ])!.series[0]!;
     expect(mixed.releases[1]).toMatchObject({ release: '17.3', runs: 6, noisyRuns: 3 });
     expect(mixed.steps[0]).toMatchObject({ to: '17.3', reported: true });
   });

@@ -7,9 +7,10 @@
  * the ratio of means for runs without blocks — Benjamini–Hochberg-adjusted over every step of the
  * answer, each printed with its false-coverage-rate interval (Benjamini & Yekutieli, 2005: at
  * 1 − R·0.05/m, R of the m steps significant after the adjustment, so the interval excludes 0
- * exactly when the step is significant), and reported only above the class's noise (the smallest change its blocks can tell from
- * none, as each group's `spread` states it) and only when neither release's runs were all flagged
- * noisy (a step measured on a busy machine asks for the release to be measured again).
+ * exactly when the step is significant), and reported only above the class's noise (the smallest
+ * change its blocks can tell from none, as each group's `spread` states it) and only when neither
+ * release's runs were all flagged noisy (a step measured on a busy machine asks for the release to
+ * be measured again).
  * `answerUpgrade` says what upgrading from one release to another changes, with the changes between
  * and the release that introduced each.
  */

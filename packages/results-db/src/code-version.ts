@@ -1,9 +1,11 @@
 /**
- * The version of the code that computes answers: a hash of the sources of @tunelab/answers, stats,
- * contracts and results-db (their `src` as git holds it: tests and the generated Prisma client left
- * out), read once per process. A kept answer
- * stamped with another (computed before an upgrade changed a rule or a field) is stale, as one
- * computed from other runs is: it is recomputed instead of being served as current.
+ * The versions a kept answer is stamped with, each a hash of sources (their `src` as git holds it:
+ * tests and the generated Prisma client left out), read once per process:
+ * - the code that computes answers (@tunelab/answers, stats, contracts and results-db): a kept
+ *   answer stamped with another (computed before an upgrade changed a rule) is stale, as one
+ *   computed from other runs is, and is recomputed instead of being served as current;
+ * - the shape of the answers (contracts, whose schemas the responses follow): one stamped with
+ *   another is never sent, not even as a stale answer.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

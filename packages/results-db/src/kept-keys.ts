@@ -1,6 +1,6 @@
 /**
  * What identifies a kept answer (kept-answers.ts) and what it was computed by: the row key of a
- * kept query, the version stamp (the scenario's and the answers code's), and whether a scenario's
+ * kept query, the version stamp (the scenario's, the answers code's and their shape's), and whether a scenario's
  * default kept answer is current. Apart from kept-answers.ts so that releases-events.ts, which
  * kept-answers.ts records events through, can ask the last without an import cycle.
  */
@@ -16,9 +16,10 @@ export type KeptQuery = { scenario: string; metric: string; source: 'measured' |
 export const queryKeyOf = (q: KeptQuery) => `metric=${encodeURIComponent(q.metric)}&source=${q.source}`;
 
 /**
- * What a kept answer was computed by, stored in its `scenario_version`: the scenario's version and
- * the answers code's (code-version.ts), so that neither an edited scenario nor an upgrade of the
- * code serves an answer computed the old way as current.
+ * What a kept answer was computed by, stored in its `scenario_version`: the scenario's version, the
+ * answers code's and the answers' shape (code-version.ts), so that neither an edited scenario nor
+ * an upgrade of the code serves an answer computed the old way as current (nor, after a change of
+ * shape, at all: sameShape).
  */
 export const keptVersion = (scenarioVersion: string) =>
   `${scenarioVersion} code ${answersCodeVersion()} shape ${answersShapeVersion()}`;

@@ -1,11 +1,7 @@
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
-import { median as ssMedian, medianAbsoluteDeviation } from 'simple-statistics';
 import { assertProbability, assertSample } from './validate.ts';
 
 export type Interval = { low: number; high: number };
-
-/** Makes the MAD a consistent estimator of σ for normal data (1 / Φ⁻¹(3/4)). */
-export const MAD_SCALE = 1.4826;
 export type ConfidenceInterval = Interval & {
   level: number;
   /** True when the t interval reached below 0 for a sample with no negative value and `low` was set to 0. */
@@ -47,19 +43,29 @@ export function coefficientOfVariation(values: readonly number[]): number {
   return sd / Math.abs(m);
 }
 
+/** Makes the MAD a consistent estimator of σ for normal data (1 / Φ⁻¹(3/4)). */
+export const MAD_SCALE = 1.4826;
+
+/** The median of `values` and their MAD, the median of |x − median| (unscaled): findOutliers' and the robust CV's. */
+export function medianAndMad(values: readonly number[]): { center: number; mad: number } {
+  const center = sortedMedian([...values].sort((x, y) => x - y));
+  const mad = sortedMedian(values.map((value) => Math.abs(value - center)).sort((x, y) => x - y));
+  return { center, mad };
+}
+
 /**
  * 1.4826 · MAD / |median| (scipy.stats.median_abs_deviation(x, scale='normal') / |median|): the
  * coefficient of variation's robust counterpart, an estimate of sd / mean for normal data that one
  * slow value among several barely moves. Of eight repetitions of about 17 ms with one at 22 ms the
  * CV is 10.3 %, this 1.2 %; with every repetition spread it is about the CV (10.3 and 11.4 % for
- * 24–32 ms; reference.py's last case). Undefined
+ * 24–32 ms; reference.py's last case). Scale-free, so computed on scaled values. Undefined
  * (RangeError) when the median is 0.
  */
 export function robustCoefficientOfVariation(values: readonly number[]): number {
   assertSample(values, 'values', 2);
-  const center = ssMedian([...values]);
+  const { center, mad } = medianAndMad(scaled(values, scaleOf(values)));
   if (center === 0) throw new RangeError('values have median 0, so their robust coefficient of variation is undefined');
-  return (MAD_SCALE * medianAbsoluteDeviation([...values])) / Math.abs(center);
+  return (MAD_SCALE * mad) / Math.abs(center);
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   coefficientOfVariation,
   confidenceIntervalMean,
   MAD_SCALE,
+  medianAndMad,
   sampleStdDev,
   meanOf,
   scaled,
@@ -51,8 +52,7 @@ export function findOutliers(values: readonly number[]): number[] {
   assertSample(values, 'values');
   // Modified z-scores are scale-free; scaled values keep |x − median| from overflowing.
   values = scaled(values, scaleOf(values));
-  const center = sortedMedian([...values].sort((x, y) => x - y));
-  const mad = sortedMedian(values.map((value) => Math.abs(value - center)).sort((x, y) => x - y));
+  const { center, mad } = medianAndMad(values);
   if (mad === 0) return [];
   const scale = MAD_SCALE * mad;
   return values.flatMap((value, index) => (Math.abs(value - center) / scale > OUTLIER_MODIFIED_Z ? [index] : []));

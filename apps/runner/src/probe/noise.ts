@@ -192,6 +192,7 @@ export async function watchNoise<T>(
   if (!before || !after) return [result, null];
 
   const cpuRuns = [...before.cpu, ...after.cpu];
+  const cpuWallMs = cpuRuns.map((r) => r.wallMs);
   const cpuWall = cpuRuns.reduce((a, r) => a + r.wallMs, 0);
   const cpuTime = cpuRuns.reduce((a, r) => a + r.cpuMs, 0);
   const ioRuns = before.io && after.io ? [...before.io, ...after.io] : null;
@@ -216,9 +217,9 @@ export async function watchNoise<T>(
           }
         : null,
     cpuProbe: {
-      runsMs: cpuRuns.map((r) => round(r.wallMs)),
-      cvPct: nullableRound(cvPercent(cpuRuns.map((r) => r.wallMs))),
-      robustCvPct: nullableRound(robustCvPercent(cpuRuns.map((r) => r.wallMs))),
+      runsMs: cpuWallMs.map((x) => round(x)),
+      cvPct: nullableRound(cvPercent(cpuWallMs)),
+      robustCvPct: nullableRound(robustCvPercent(cpuWallMs)),
       cpuSharePct: round(Math.min(1000, cpuWall > 0 ? (cpuTime / cpuWall) * 100 : 100), 1),
     },
     ioProbe:

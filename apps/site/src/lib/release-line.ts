@@ -127,16 +127,19 @@ export function drawReleaseLine(s: ReleaseSeries, width: number = WIDTHS.wide): 
     const clamped = Math.min(Math.max(r, lo), hi);
     return PAD.top + plotH * (1 - (Math.log(clamped) - Math.log(lo)) / (Math.log(hi) - Math.log(lo) || 1));
   };
-  const points = pts.map((p, i) => ({
-    release: p.release,
-    x: xOf(i),
-    y: yOf(p.ratio),
-    low: yOf(p.ratioCi.low ?? lo),
-    high: yOf(p.ratioCi.high ?? hi),
-    cut: { low: p.ratioCi.low === null || p.ratioCi.low < lo, high: p.ratioCi.high === null || p.ratioCi.high > hi },
-    busy: measuredOnBusyMachine(p),
-    title: `PostgreSQL ${p.release}: ${s.candidate} ÷ ${s.baseline} = ${p.ratio.toFixed(3)}× (95% CI ${p.ratioCi.low?.toFixed(3) ?? 'unbounded'}–${p.ratioCi.high?.toFixed(3) ?? 'unbounded'}), ${p.blocks === null ? `${p.runs} runs` : `${p.blocks} blocks of ${p.runs} runs`}${measuredOnBusyMachine(p) ? ', every one flagged noisy (a busy machine): no change to or from it is reported' : ''}`,
-  }));
+  const points = pts.map((p, i) => {
+    const busy = measuredOnBusyMachine(p);
+    return {
+      release: p.release,
+      x: xOf(i),
+      y: yOf(p.ratio),
+      low: yOf(p.ratioCi.low ?? lo),
+      high: yOf(p.ratioCi.high ?? hi),
+      cut: { low: p.ratioCi.low === null || p.ratioCi.low < lo, high: p.ratioCi.high === null || p.ratioCi.high > hi },
+      busy,
+      title: `PostgreSQL ${p.release}: ${s.candidate} ÷ ${s.baseline} = ${p.ratio.toFixed(3)}× (95% CI ${p.ratioCi.low?.toFixed(3) ?? 'unbounded'}–${p.ratioCi.high?.toFixed(3) ?? 'unbounded'}), ${p.blocks === null ? `${p.runs} runs` : `${p.blocks} blocks of ${p.runs} runs`}${busy ? ', every one flagged noisy (a busy machine): no change to or from it is reported' : ''}`,
+    };
+  });
   const bands: LineBand[] = [];
   pts.forEach((p, i) => {
     const major = majorOfRelease(p.release);
